@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+// Strata: an embedded object database for Swift on Linux with Realm's programming model,
+// and strata-bench, the harness that measures it against SQLite.
+//
+// Dependencies point one way: strata-bench → StrataBench → Strata → StrataStorage.
+// package-benchmark micro-benchmarks live in the nested package `Benchmarks/` so that
+// `swift build` / `swift test` of this package never pay for building it.
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataBench", targets: ["StrataBench"]),
+        .executable(name: "strata-bench", targets: ["strata-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    ],
+    targets: [
+        .target(
+            name: "StrataStorage",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "Strata",
+            dependencies: ["StrataStorage"]
+        ),
+        .target(
+            name: "StrataBench",
+            dependencies: [
+                "Strata",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: [
+                "StrataBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Child process used by the crash and two-process tests of StrataStorage.
+        .executableTarget(
+            name: "strata-storage-probe",
+            dependencies: ["StrataStorage"],
+            path: "Tests/StrataStorageProbe"
+        ),
+        .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata"]),
+        .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,67 @@
+// The contract between the page file (pager, transactions) and the trees built on it.
+//
+// Invariants:
+// - A page is `PageLayout.pageSize` bytes on disk. Its first `PageLayout.headerSize` bytes belong
+//   to the pager (checksum, encryption nonce and tag); trees see only the payload that follows.
+// - A committed page is never modified in place. Tree code changes a page only through
+//   `PageWriting.writablePage(_:)`, which copies it to a page owned by the current write
+//   transaction the first time (copy-on-write) and hands back the new reference.
+// - `PageRef.null` (page 0) is never a tree page: page 0 and 1 hold the meta slots.
+
+/// The number of a page in the file. Page `n` starts at byte `n * PageLayout.pageSize`.
+public struct PageRef: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var raw: UInt32
+
+    @inlinable public init(_ raw: UInt32) { self.raw = raw }
+
+    /// No page: an empty tree, an absent child.
+    public static let null = PageRef(0)
+
+    @inlinable public var isNull: Bool { raw == 0 }
+
+    @inlinable public static func < (lhs: PageRef, rhs: PageRef) -> Bool { lhs.raw < rhs.raw }
+
+    public var description: String { "page#\(raw)" }
+}
+
+/// Sizes shared by the pager and the trees.
+public enum PageLayout {
+    /// 4 KiB: the unit of the OS page cache and of one cipher call per page.
+    public static let pageSize = 4096
+    /// Pager-owned bytes at the start of every page: room for a 12-byte nonce and a 16-byte
+    /// authentication tag when encrypted, a checksum and the writing version when not.
+    public static let headerSize = 32
+    /// Bytes of a page that tree code may use.
+    public static let payloadSize = pageSize - headerSize
+}
+
+/// Read access to the pages of one version. Implemented by read and write transactions.
+///
+/// Pointers returned stay valid until the transaction ends. A `PageReading` may be used from
+/// several threads at once for reads (a frozen realm does that).
+public protocol PageReading: AnyObject {
+    /// The payload (`PageLayout.payloadSize` bytes) of page `ref`, verified (checksum or
+    /// authentication tag) the first time it is read.
+    func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer
+}
+
+/// Write access within one write transaction. Confined to the thread that holds the
+/// write transaction.
+public protocol PageWriting: PageReading {
+    /// A new zero-filled page owned by this transaction.
+    func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer)
+
+    /// Copy-on-write. If `ref` was allocated by this transaction, returns it unchanged with its
+    /// writable payload. Otherwise copies it into a new page, frees `ref` as of this
+    /// transaction, and returns the new page: the caller must store the new reference in the
+    /// parent (which it makes writable the same way).
+    func writablePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer)
+
+    /// `ref` is no longer reachable from this transaction's version. If it was allocated by
+    /// this transaction it is reusable at once; otherwise it becomes reusable once no reader
+    /// can see a version that contains it.
+    func freePage(_ ref: PageRef)
+
+    /// Whether `ref` was allocated by this transaction (so writing it needs no copy).
+    func isOwned(_ ref: PageRef) -> Bool
+}

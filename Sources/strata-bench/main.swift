@@ -1,0 +1,2 @@
+import StrataBench
+print("strata-bench")

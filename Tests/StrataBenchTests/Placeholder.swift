@@ -1,0 +1,4 @@
+import Testing
+@testable import StrataBench
+
+@Test func moduleLoads() { #expect(Bool(true)) }

@@ -1,0 +1,4 @@
+import Testing
+@testable import StrataStorage
+
+@Test func moduleLoads() { #expect(Bool(true)) }
