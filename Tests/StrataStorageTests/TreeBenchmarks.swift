@@ -47,6 +47,17 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
         }
         print("tree-bench random lookup in \(n): \(Self.seconds(lookup) / Double(n) * 1e9) ns per lookup")
         #expect(sum == probes.reduce(0, &+))
+        sum = 0
+
+        let hot = probes.prefix(10_000).map { $0 % 10_000 }
+        let hotLookup = try clock.measure {
+            for _ in 0..<100 {
+                for key in hot {
+                    sum &+= try tree.withValue(forKey: key, in: pages) { $0.loadUnaligned(as: UInt64.self) } ?? 0
+                }
+            }
+        }
+        print("tree-bench lookup of 10,000 hot keys (cached pages): \(Self.seconds(hotLookup) / 1e6 * 1e9) ns per lookup")
 
         var scanned = 0
         let scan = try clock.measure {
@@ -54,6 +65,7 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
         }
         print("tree-bench full scan: \(Self.seconds(scan) / Double(n) * 1e9) ns per entry")
         #expect(scanned == n)
+        #expect(sum == 100 &* hot.reduce(0, &+))
     }
 
     @Test func positionalAppendRemoveFirst() throws {

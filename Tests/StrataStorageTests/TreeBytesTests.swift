@@ -32,6 +32,7 @@ import Testing
         var reversed: [[UInt8]] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(Array(key)); return true }
         #expect(reversed == keys.reversed())
+        #expect(try TreeShapeCheck.bytes(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(11), 12, 13])

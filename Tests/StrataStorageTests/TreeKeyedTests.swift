@@ -23,6 +23,7 @@ import Testing
         #expect(reversed == model.keys.sorted().reversed())
         #expect(try tree.lastKey(in: pages) == model.keys.max())
         #expect(try tree.firstKey(in: pages) == model.keys.min())
+        #expect(try TreeShapeCheck.keyed(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4])

@@ -17,6 +17,7 @@ import Testing
         }
         #expect(elements == model)
         #expect(indices == Array(0..<model.count))
+        #expect(try TreeShapeCheck.positional(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(31), 32, 33])

@@ -31,12 +31,12 @@ public struct KeyedTree: Hashable, Sendable {
     /// nil when absent. The buffer is valid only inside `body`.
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        guard let (leaf, index) = try TreeReader<KeyedFlavor>.find(root, key, pages) else { return nil }
+        guard let (leaf, index) = try KeyedFlavor.find(root, key, pages) else { return nil }
         return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
 
     public func contains(_ key: UInt64, in pages: some PageReading) throws -> Bool {
-        try TreeReader<KeyedFlavor>.find(root, key, pages) != nil
+        try KeyedFlavor.find(root, key, pages) != nil
     }
 
     /// Inserts or replaces. Returns true when `key` was not present before.

@@ -135,7 +135,8 @@ enum TreeCells {
         let inline = keySize + TreeLayout.valueHeaderSize + value.count <= TreeLayout.maxCellSize
         let size = keySize + (inline ? TreeLayout.valueHeaderSize + value.count : TreeLayout.overflowValuePartSize)
         let first = inline ? PageRef.null : try TreeOverflow.write(value, pages)
-        return try withUnsafeTemporaryAllocation(byteCount: TreeLayout.maxCellSize, alignment: 8) { buffer in
+        // Exactly the cell's size: buffers up to 1 KiB live on the stack (no allocation per put).
+        return try withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer in
             guard let cell = buffer.baseAddress else { throw StorageError(.invalidState, "no cell buffer") }
             key.write(to: cell)
             if inline {
