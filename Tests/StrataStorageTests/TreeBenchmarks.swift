@@ -1,6 +1,7 @@
 // Tree micro-benchmarks, run only with STRATA_TREE_BENCH=1 (CI never times them):
 //   STRATA_TREE_BENCH=1 swift test -c release -Xswiftc -enable-testing --filter TreeBenchmarks
-// They use the in-memory page double, so they measure tree work alone (no pager, no I/O).
+// They use the in-memory page double, so they measure tree work alone (no pager, no I/O);
+// each "transaction" ends with commit + releaseRetired (no reader holds old versions).
 // The checks at the end only confirm the work was done; the figures are printed.
 
 #if canImport(Glibc)
@@ -30,7 +31,7 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
                 for key in 0..<UInt64(n) {
                     buffer.storeBytes(of: key, as: UInt64.self)
                     try tree.put(key, UnsafeRawBufferPointer(buffer), in: pages)
-                    if key % 10_000 == 9_999 { pages.commit() }
+                    if key % 10_000 == 9_999 { pages.commit(); pages.releaseRetired() }
                 }
             }
         }
@@ -80,7 +81,7 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
             for i in 0..<pairs {
                 try tree.appendUInt64(UInt64(10_000 + i), in: pages)
                 try tree.remove(at: 0, in: pages)
-                if i % 1000 == 999 { pages.commit() }
+                if i % 1000 == 999 { pages.commit(); pages.releaseRetired() }
             }
         }
         print("tree-bench positional append+remove(at:0) at 10k, commit every 1000 pairs: \(Self.seconds(batched) / Double(pairs) * 1e9) ns per pair")
@@ -95,5 +96,63 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
         print("tree-bench positional append+remove(at:0) at 10k, commit every pair: \(Self.seconds(single) / Double(pairs) * 1e9) ns per pair")
         #expect(try tree.count(in: pages) == 10_000)
         #expect(try tree.element64(at: 0, in: pages) == UInt64(2 * pairs))
+    }
+
+    /// The unfavourable case for interpolation: sparse random keys inserted in random order.
+    @Test func randomSparseKeys() throws {
+        let pages = TreeTestPages()
+        pages.trackCommitted = false
+        var tree = KeyedTree()
+        let n = 1_000_000
+        var rng = SplitMix64(seed: 2)
+        let keys = (0..<n).map { _ in rng.next() }
+        let value = [UInt8](repeating: 0x42, count: 24)
+        let clock = ContinuousClock()
+        let insert = try clock.measure {
+            try value.withUnsafeBytes { buffer in
+                for (i, key) in keys.enumerated() {
+                    try tree.put(key, buffer, in: pages)
+                    if i % 10_000 == 9_999 { pages.commit(); pages.releaseRetired() }
+                }
+            }
+        }
+        pages.commit()
+        print("tree-bench insert random sparse: \(n) keys in \(Self.seconds(insert)) s = \(Double(n) / Self.seconds(insert) / 1e6) M keys/s, \(pages.livePageCount) pages")
+        let probes = (0..<n).map { _ in keys[Int.random(in: 0..<n, using: &rng)] }
+        var found = 0
+        let lookup = try clock.measure {
+            for key in probes where try tree.contains(key, in: pages) { found += 1 }
+        }
+        print("tree-bench random lookup of sparse keys in \(n): \(Self.seconds(lookup) / Double(n) * 1e9) ns per lookup")
+        #expect(found == n)
+    }
+
+    @Test func bytesTreeIndexKeys() throws {
+        let pages = TreeTestPages()
+        pages.trackCommitted = false
+        var tree = BytesTree()
+        let n = 300_000
+        var rng = SplitMix64(seed: 3)
+        // Index-like keys: an 8-byte big-endian value then an 8-byte object key.
+        let keys = (0..<n).map { i -> [UInt8] in
+            withUnsafeBytes(of: rng.next().bigEndian) { Array($0) } + withUnsafeBytes(of: UInt64(i).bigEndian) { Array($0) }
+        }
+        let clock = ContinuousClock()
+        let insert = try clock.measure {
+            for (i, key) in keys.enumerated() {
+                _ = try key.withUnsafeBytes { try tree.put($0, UnsafeRawBufferPointer(start: nil, count: 0), in: pages) }
+                if i % 10_000 == 9_999 { pages.commit(); pages.releaseRetired() }
+            }
+        }
+        print("tree-bench bytes tree insert of \(n) random 16-byte keys: \(Self.seconds(insert) / Double(n) * 1e9) ns per key")
+        var found = 0
+        let lookup = try clock.measure {
+            for _ in 0..<n {
+                let key = keys[Int.random(in: 0..<n, using: &rng)]
+                if try key.withUnsafeBytes({ try tree.contains($0, in: pages) }) { found += 1 }
+            }
+        }
+        print("tree-bench bytes tree random lookup in \(n): \(Self.seconds(lookup) / Double(n) * 1e9) ns per lookup")
+        #expect(found == n)
     }
 }

@@ -25,10 +25,10 @@ final class TreeTestPages: PageWriting {
     /// Pages allocated since the last commit, so `commit()` costs O(pages written).
     @exclusivity(unchecked) private var ownedList: [Int] = []
     @exclusivity(unchecked) private var retiredList: [Int] = []
-    private var freeList: [UInt32] = []
-    private(set) var violations: [String] = []
-    private(set) var livePageCount = 0
-    private(set) var copies = 0
+    @exclusivity(unchecked) private var freeList: [UInt32] = []
+    @exclusivity(unchecked) private(set) var violations: [String] = []
+    @exclusivity(unchecked) private(set) var livePageCount = 0
+    @exclusivity(unchecked) private(set) var copies = 0
     /// Hash committed pages (for `changedCommittedPages`); off for benchmarks.
     var trackCommitted = true
 

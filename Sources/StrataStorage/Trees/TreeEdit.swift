@@ -127,8 +127,11 @@ enum TreeEditor<F: TreeFlavor> {
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let cellOffset = branch.slot(index)
         writableBase.setTreeU32(cellOffset + TreeLayout.branchChildOffset, result.ref.raw)
-        writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, UInt64(Int64(oldChildCount) + Int64(result.delta)))
-        branch.total = UInt64(Int64(branch.total) + Int64(result.delta))
+        // Wrapping arithmetic: counts come from the page, and a corrupt one must not trap
+        // (the underflow case is rejected above; the checker in the tests verifies counts).
+        let delta = UInt64(bitPattern: Int64(result.delta))
+        writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, oldChildCount &+ delta)
+        branch.total = branch.total &+ delta
 
         var split: TreeSplit?
         if let childSplit = result.split {
