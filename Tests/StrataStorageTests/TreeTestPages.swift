@@ -25,6 +25,8 @@ final class TreeTestPages: PageWriting {
     /// Pages allocated since the last commit, so `commit()` costs O(pages written).
     @exclusivity(unchecked) private var ownedList: [Int] = []
     @exclusivity(unchecked) private var retiredList: [Int] = []
+    /// Pages retired since the last commit (restored by `rollback`).
+    @exclusivity(unchecked) private var retiredInTransaction: [Int] = []
     @exclusivity(unchecked) private var freeList: [UInt32] = []
     @exclusivity(unchecked) private(set) var violations: [String] = []
     @exclusivity(unchecked) private(set) var livePageCount = 0
@@ -95,6 +97,7 @@ final class TreeTestPages: PageWriting {
             copy.payload.copyMemory(from: pointer, byteCount: PageLayout.payloadSize)
             states[index] = .retired
             retiredList.append(index)
+            retiredInTransaction.append(index)
             livePageCount -= 1
             copies += 1
             return copy
@@ -118,6 +121,7 @@ final class TreeTestPages: PageWriting {
         case .committed:
             states[index] = .retired
             retiredList.append(index)
+            retiredInTransaction.append(index)
             livePageCount -= 1
         case .free, .retired:
             _ = violation("double free of \(ref)")
@@ -136,6 +140,24 @@ final class TreeTestPages: PageWriting {
             if trackCommitted, let pointer = memory[index] { hashes[index] = Self.hash(pointer) }
         }
         ownedList.removeAll(keepingCapacity: true)
+        retiredInTransaction.removeAll(keepingCapacity: true)
+    }
+
+    /// Abandons the "transaction": pages it allocated are freed (poisoned), pages it retired
+    /// are committed again.
+    func rollback() {
+        for index in ownedList where states[index] == .owned {
+            memory[index]?.initializeMemory(as: UInt8.self, repeating: 0xDB, count: PageLayout.payloadSize)
+            states[index] = .free
+            freeList.append(UInt32(index))
+            livePageCount -= 1
+        }
+        ownedList.removeAll(keepingCapacity: true)
+        for index in retiredInTransaction where states[index] == .retired {
+            states[index] = .committed
+            livePageCount += 1
+        }
+        retiredInTransaction.removeAll(keepingCapacity: true)
     }
 
     /// No reader needs retired pages any more: poison and reuse them.

@@ -171,11 +171,20 @@ enum BytesFlavor: TreeFlavor {
     }
 
     /// memcmp order, a proper prefix sorting first. Negative, zero or positive.
+    /// Compares 8 bytes at a time as big-endian words (index keys are short: no libc call).
     @inline(__always)
     static func compare(_ a: UnsafeRawPointer, _ aCount: Int, _ b: UnsafeRawBufferPointer) -> Int {
         let common = min(aCount, b.count)
-        if common > 0, let bBase = b.baseAddress {
-            let c = Int(memcmp(a, bBase, common))
+        guard common > 0, let bBase = b.baseAddress else { return aCount - b.count }
+        var i = 0
+        while i + 8 <= common {
+            let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let y = UInt64(bigEndian: bBase.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if x != y { return x < y ? -1 : 1 }
+            i += 8
+        }
+        if i < common {
+            let c = Int(memcmp(a + i, bBase + i, common - i))
             if c != 0 { return c }
         }
         return aCount - b.count
