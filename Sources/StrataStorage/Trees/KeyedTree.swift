@@ -13,6 +13,15 @@
 ///
 /// Inserting keys in ascending order at the end of the tree fills leaves completely
 /// (append-mode splits), so bulk inserts of increasing object keys leave dense pages.
+///
+/// Threading: the tree value itself is immutable between mutations and `Sendable`. Reads may
+/// run on any thread the given `PageReading` allows (several at once on a frozen version);
+/// mutations run on the thread that holds the write transaction (`PageWriting`), which the
+/// transaction enforces. Pointers handed to `body` closures are valid only during the call.
+///
+/// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
+/// valid until the transaction ends (or the page is freed), and `readPage` of a page the
+/// transaction owns returns its current contents.
 public struct KeyedTree: Hashable, Sendable {
     public private(set) var root: PageRef
 

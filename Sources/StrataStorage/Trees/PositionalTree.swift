@@ -8,6 +8,15 @@
 /// A copy-on-write B+tree of byte-string elements addressed by position, with subtree counts:
 /// get, insert, remove and replace at an index and append are O(log n). Lists live here
 /// (a list of links stores 8-byte object keys).
+///
+/// Threading: the tree value itself is immutable between mutations and `Sendable`. Reads may
+/// run on any thread the given `PageReading` allows (several at once on a frozen version);
+/// mutations run on the thread that holds the write transaction (`PageWriting`), which the
+/// transaction enforces. Pointers handed to `body` closures are valid only during the call.
+///
+/// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
+/// valid until the transaction ends (or the page is freed), and `readPage` of a page the
+/// transaction owns returns its current contents.
 public struct PositionalTree: Hashable, Sendable {
     public private(set) var root: PageRef
 
