@@ -21,6 +21,12 @@ import Testing
         var reversed: [UInt64] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(key); return true }
         #expect(reversed == model.keys.sorted().reversed())
+        if let probe = model.keys.randomElement() {
+            let end = probe &+ UInt64(probe % 3)   // sometimes a present key, sometimes between keys
+            var from: [UInt64] = []
+            try tree.forEachReversed(through: end, in: pages) { key, _ in from.append(key); return from.count < 50 }
+            #expect(from == Array(model.keys.filter { $0 <= end }.sorted().reversed().prefix(50)))
+        }
         #expect(try tree.lastKey(in: pages) == model.keys.max())
         #expect(try tree.firstKey(in: pages) == model.keys.min())
         #expect(try TreeShapeCheck.keyed(tree, pages) == [])

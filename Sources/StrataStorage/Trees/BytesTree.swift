@@ -80,11 +80,12 @@ public struct BytesTree: Hashable, Sendable {
         }
     }
 
-    /// Visits all entries in descending key order until `body` returns false.
-    public func forEachReversed(in pages: some PageReading,
+    /// Visits entries with key ≤ `end` (all when nil) in descending key order until `body`
+    /// returns false.
+    public func forEachReversed(through end: UnsafeRawBufferPointer? = nil, in pages: some PageReading,
                                 _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
-        try TreeReader<BytesFlavor>.scanReverse(root, depth: 0, pages) { leaf, index in
+        try TreeReader<BytesFlavor>.scanReverse(root, through: end, depth: 0, pages) { leaf, index in
             let cell = try leaf.leafCell(index, BytesFlavor.self)
             let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
             return try cell.value.withBytes(pages) { try body(key, $0) }

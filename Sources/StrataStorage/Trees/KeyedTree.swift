@@ -93,11 +93,12 @@ public struct KeyedTree: Hashable, Sendable {
         }
     }
 
-    /// Visits all entries in descending key order until `body` returns false.
-    public func forEachReversed(in pages: some PageReading,
+    /// Visits entries with key ≤ `end` (all when nil) in descending key order until `body`
+    /// returns false.
+    public func forEachReversed(through end: UInt64? = nil, in pages: some PageReading,
                                 _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
-        try TreeReader<KeyedFlavor>.scanReverse(root, depth: 0, pages) { leaf, index in
+        try TreeReader<KeyedFlavor>.scanReverse(root, through: end, depth: 0, pages) { leaf, index in
             let cell = try leaf.leafCell(index, KeyedFlavor.self)
             let key = leaf.base.treeU64(cell.offset)
             return try cell.value.withBytes(pages) { try body(key, $0) }

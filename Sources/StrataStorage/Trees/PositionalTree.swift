@@ -129,6 +129,21 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Visits elements from `end` (the last one when nil or beyond the end) down to index 0
+    /// until `body` returns false.
+    public func forEachReversed(through end: Int? = nil, in pages: some PageReading,
+                                _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let count = try count(in: pages)
+        guard count > 0 else { return }
+        if let end, end < 0 { return }
+        var index = min(end ?? count - 1, count - 1)
+        try TreeReader<PositionalFlavor>.scanReverse(root, through: UInt64(index), depth: 0, pages) { leaf, position in
+            let cell = try leaf.leafCell(position, PositionalFlavor.self)
+            defer { index -= 1 }
+            return try cell.value.withBytes(pages) { try body(index, $0) }
+        }
+    }
+
     public mutating func destroy(in pages: some PageWriting) throws {
         guard !root.isNull else { return }
         try TreeReader<PositionalFlavor>.destroy(root, depth: 0, pages)

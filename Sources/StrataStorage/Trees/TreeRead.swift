@@ -73,19 +73,30 @@ enum TreeReader<F: TreeFlavor> {
         return true
     }
 
-    /// Visits leaf entries in descending order, all of them, until `body` returns false.
+    /// Visits leaf entries in descending order — those with key ≤ `through`, all when nil —
+    /// until `body` returns false. Returns false when `body` stopped the scan.
     @discardableResult
-    static func scanReverse(_ ref: PageRef, depth: Int, _ pages: any PageReading,
+    static func scanReverse(_ ref: PageRef, through end: F.SearchKey?, depth: Int, _ pages: any PageReading,
                             _ body: (TreeNode, Int) throws -> Bool) throws -> Bool {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree too deep") }
         let node = try TreeNode.read(ref, pages, F.self)
         var i = node.count - 1
+        var childEnd: F.SearchKey? = nil
+        if let end {
+            if node.isLeaf {
+                let (index, found) = try F.searchLeaf(node, end)
+                i = found ? index : index - 1
+            } else {
+                (i, childEnd) = try F.searchBranch(node, end)
+            }
+        }
         while i >= 0 {
             if node.isLeaf {
                 if try !body(node, i) { return false }
-            } else if try !scanReverse(try node.child(i), depth: depth + 1, pages, body) {
+            } else if try !scanReverse(try node.child(i), through: childEnd, depth: depth + 1, pages, body) {
                 return false
             }
+            childEnd = nil
             i -= 1
         }
         return true
