@@ -144,7 +144,7 @@ public final class StorageFile: @unchecked Sendable {
     /// The newest committed version number (including commits by other processes).
     public func latestVersion() throws -> UInt64 {
         try ensureOpen()
-        return core.currentVersion().version
+        return try core.currentVersion().version
     }
 
     public func sizes() throws -> FileSizes {
