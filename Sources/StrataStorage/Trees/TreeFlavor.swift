@@ -1,0 +1,250 @@
+// What differs between the three trees: the key part of a cell and how a search routes.
+// Everything else (layout, split, merge, overflow, iteration) is shared and generic over
+// `TreeFlavor`; the generic code is specialised per flavor inside the module.
+//
+// Invariants:
+// - `keyPartSize` never reads outside the page: it checks the bytes it reads and the size it
+//   returns against the payload size.
+// - Searches load keys with `loadUnaligned` straight from the page: no allocation, no closure
+//   per comparison.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+protocol TreeFlavor {
+    associatedtype SearchKey
+    static var leafKind: UInt8 { get }
+    static var branchKind: UInt8 { get }
+    static var name: String { get }
+    /// Size of the key part at `offset` of a cell (bounds-checked).
+    static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int
+    /// Bytes of the key part of branch cell 0 of a new root (its key is never used).
+    static var placeholderKeyPartSize: Int { get }
+    /// Leaf: the position of `key` (or where it would be inserted) and whether it is there.
+    static func searchLeaf(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, found: Bool)
+    /// Branch: the child to descend into and the key to search for in it.
+    static func searchBranch(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, key: SearchKey)
+}
+
+// MARK: - KeyedTree: UInt64 keys
+
+enum KeyedFlavor: TreeFlavor {
+    typealias SearchKey = UInt64
+    static var leafKind: UInt8 { TreePageKind.keyedLeaf }
+    static var branchKind: UInt8 { TreePageKind.keyedBranch }
+    static var name: String { "keyed" }
+    static var placeholderKeyPartSize: Int { 8 }
+
+    @inline(__always)
+    static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int {
+        guard offset + 8 <= TreeLayout.payloadSize else { throw TreeError.corrupt(ref, "key outside the page") }
+        return 8
+    }
+
+    @inline(__always)
+    static func leafKey(_ node: TreeNode, _ i: Int) throws -> UInt64 {
+        node.base.treeU64(try node.cellOffset(i, need: 8))
+    }
+
+    @inline(__always)
+    static func branchKey(_ node: TreeNode, _ i: Int) throws -> UInt64 {
+        node.base.treeU64(try node.cellOffset(i, need: TreeLayout.branchKeyOffset + 8) + TreeLayout.branchKeyOffset)
+    }
+
+    /// The first index in `low..<high` whose key is not "before" `target` (before: `<`, or `<=`
+    /// when `orEqual`). Object keys are mostly allocated in sequence, so keys within a node are
+    /// close to evenly spaced: one interpolation probe usually lands on the key itself (or
+    /// next to it, and one more probe brackets it), instead of the ~7 cache-missing probes of
+    /// a binary search. Irregular keys only cost a few extra probes before the binary search.
+    /// `lowerKey`/`upperKey`, when known from the parent's separators, bound the node's keys
+    /// (lowerKey ≤ every key < upperKey) and save reading the node's first and last keys.
+    @inline(__always)
+    static func partition(_ node: TreeNode, low: Int, high: Int, keyOffset: Int, _ target: UInt64, orEqual: Bool,
+                          lowerKey: UInt64? = nil, upperKey: UInt64? = nil) throws -> Int {
+        @inline(__always) func keyAt(_ i: Int) throws -> UInt64 {
+            node.base.treeU64(try node.cellOffset(i, need: keyOffset + 8) + keyOffset)
+        }
+        @inline(__always) func before(_ key: UInt64) -> Bool { orEqual ? key <= target : key < target }
+        var low = low, high = high
+        if high - low > 8 {
+            // Interpolate: index `low` holds about `base`, index `high` about `base + span`.
+            var base: UInt64, span: UInt64
+            if let lowerKey, let upperKey, upperKey > lowerKey, target >= lowerKey, target < upperKey {
+                base = lowerKey
+                span = upperKey - lowerKey
+            } else {
+                let first = try keyAt(low)
+                if !before(first) { return low }
+                let last = try keyAt(high - 1)
+                if before(last) { return high }
+                // first ≤ target ≤ last and first < last: search within (low, high − 1).
+                low += 1
+                high -= 1
+                base = first
+                span = last &- first
+                if high - low <= 1 { base = target; span = 1 }
+            }
+            var guess = low + Int(Double(target &- base) / Double(span) * Double(high - low))
+            guess = min(max(guess, low), high - 1)
+            let key = try keyAt(guess)
+            if key == target { return orEqual ? guess + 1 : guess }  // keys within a node are unique
+            if before(key) {
+                low = guess + 1
+                let probe = min(guess + 4, high - 1)
+                if probe >= low {
+                    if before(try keyAt(probe)) { low = probe + 1 } else { high = probe }
+                }
+            } else {
+                high = guess
+                let probe = max(guess - 4, low)
+                if probe < high {
+                    if before(try keyAt(probe)) { low = probe + 1 } else { high = probe }
+                }
+            }
+        }
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if before(try keyAt(mid)) { low = mid &+ 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// Point lookup carrying the parent's separators down as interpolation bounds.
+    @inline(__always)
+    static func find(_ root: PageRef, _ key: UInt64, _ pages: any PageReading) throws -> (leaf: TreeNode, index: Int)? {
+        if root.isNull { return nil }
+        var node = try TreeNode.read(root, pages, Self.self)
+        var lower: UInt64?, upper: UInt64?
+        var depth = 0
+        while !node.isLeaf {
+            depth += 1
+            guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(root, "tree too deep") }
+            let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key,
+                                      orEqual: true, lowerKey: lower, upperKey: upper) - 1
+            if index > 0 { lower = try branchKey(node, index) }
+            if index + 1 < node.count { upper = try branchKey(node, index + 1) }
+            node = try TreeNode.read(try node.child(index), pages, Self.self)
+        }
+        let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false,
+                                  lowerKey: lower, upperKey: upper)
+        guard index < node.count, try leafKey(node, index) == key else { return nil }
+        return (node, index)
+    }
+
+    @inline(__always)
+    static func searchLeaf(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, found: Bool) {
+        let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false)
+        guard index < node.count else { return (index, false) }
+        return (index, try leafKey(node, index) == key)
+    }
+
+    @inline(__always)
+    static func searchBranch(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, key: UInt64) {
+        // The last cell whose key is ≤ `key`, cell 0 standing for −∞.
+        let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key, orEqual: true)
+        return (index - 1, key)
+    }
+}
+
+// MARK: - BytesTree: byte-string keys in memcmp order
+
+enum BytesFlavor: TreeFlavor {
+    typealias SearchKey = UnsafeRawBufferPointer
+    static var leafKind: UInt8 { TreePageKind.bytesLeaf }
+    static var branchKind: UInt8 { TreePageKind.bytesBranch }
+    static var name: String { "bytes" }
+    static var placeholderKeyPartSize: Int { 2 }
+
+    @inline(__always)
+    static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int {
+        guard offset + 2 <= TreeLayout.payloadSize else { throw TreeError.corrupt(ref, "key outside the page") }
+        let length = base.treeU16(offset)
+        guard length <= BytesTree.maxKeySize, offset + 2 + length <= TreeLayout.payloadSize else {
+            throw TreeError.corrupt(ref, "key of \(length) bytes runs past the page")
+        }
+        return 2 + length
+    }
+
+    /// memcmp order, a proper prefix sorting first. Negative, zero or positive.
+    @inline(__always)
+    static func compare(_ a: UnsafeRawPointer, _ aCount: Int, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(aCount, b.count)
+        if common > 0, let bBase = b.baseAddress {
+            let c = Int(memcmp(a, bBase, common))
+            if c != 0 { return c }
+        }
+        return aCount - b.count
+    }
+
+    /// Compares the key part at `offset` (already bounds-checked by `keyPartSize`) with `key`.
+    @inline(__always)
+    static func compareKey(_ node: TreeNode, at offset: Int, _ key: UnsafeRawBufferPointer) throws -> Int {
+        let size = try keyPartSize(node.base, at: offset, ref: node.ref)
+        return compare(node.base + offset + 2, size - 2, key)
+    }
+
+    @inline(__always)
+    static func searchLeaf(_ node: TreeNode, _ key: UnsafeRawBufferPointer) throws -> (index: Int, found: Bool) {
+        var low = 0, high = node.count
+        while low < high {
+            let mid = (low &+ high) >> 1
+            if try compareKey(node, at: node.cellOffset(mid, need: 0), key) < 0 { low = mid &+ 1 } else { high = mid }
+        }
+        guard low < node.count else { return (low, false) }
+        return (low, try compareKey(node, at: node.cellOffset(low, need: 0), key) == 0)
+    }
+
+    @inline(__always)
+    static func searchBranch(_ node: TreeNode, _ key: UnsafeRawBufferPointer) throws -> (index: Int, key: UnsafeRawBufferPointer) {
+        var low = 1, high = node.count
+        while low < high {
+            let mid = (low &+ high) >> 1
+            let offset = try node.cellOffset(mid, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset
+            if try compareKey(node, at: offset, key) <= 0 { low = mid &+ 1 } else { high = mid }
+        }
+        return (low - 1, key)
+    }
+}
+
+// MARK: - PositionalTree: no keys, routing by subtree counts
+
+enum PositionalFlavor: TreeFlavor {
+    /// An index within the subtree.
+    typealias SearchKey = UInt64
+    static var leafKind: UInt8 { TreePageKind.positionalLeaf }
+    static var branchKind: UInt8 { TreePageKind.positionalBranch }
+    static var name: String { "positional" }
+    static var placeholderKeyPartSize: Int { 0 }
+
+    @inline(__always)
+    static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int { 0 }
+
+    @inline(__always)
+    static func searchLeaf(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, found: Bool) {
+        guard key <= UInt64(node.count) else {
+            throw TreeError.corrupt(node.ref, "position \(key) beyond a leaf of \(node.count); subtree counts are wrong")
+        }
+        return (Int(key), key < UInt64(node.count))
+    }
+
+    /// The first child whose count exceeds the remaining index; an index equal to the total
+    /// (insertion at the end) goes to the last child.
+    @inline(__always)
+    static func searchBranch(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, key: UInt64) {
+        var remaining = key
+        let last = node.count - 1
+        var i = 0
+        while i < last {
+            let count = try node.childCount(i)
+            if remaining < count { return (i, remaining) }
+            remaining -= count
+            i += 1
+        }
+        return (last, remaining)
+    }
+}
