@@ -1,0 +1,274 @@
+// Evaluates a QueryPredicate against one object through the QueryValueSource protocol.
+//
+// Semantics (Realm's):
+// - A key path through a to-many property reaches *many* values; a comparison with such an
+//   operand holds if ANY value matches (implicit), or per the explicit ANY/ALL/NONE quantifier.
+//   ALL and NONE hold for an empty collection; ANY does not.
+// - A key path through a nil to-one link yields nil, so `owner.name == nil` holds for a dog
+//   without owner; ordering comparisons with nil are false.
+// - `x IN list` holds when x equals some element; `BETWEEN {a, b}` is `>= a AND <= b`.
+// - `@count` counts elements (bytes for a string or data value, 0 for nil); `@min`/`@max` ignore
+//   nils and are nil for no values; `@sum` is 0 and `@avg` nil for no values; integer sums
+//   that overflow 64 bits continue in Double.
+// - `SUBQUERY(c, $x, p).@count` counts the elements of c for which p holds with $x bound.
+// Errors: a value source's own errors propagate unchanged; reading a property of a value that is
+// not an object is a `.typeMismatch` QueryError (a schema check would have caught it).
+import Foundation
+
+extension QueryPredicate {
+    /// Whether `object` matches the predicate.
+    /// - Throws: the source's errors (e.g. an unknown property), or `QueryError` for a key path
+    ///   that reads a property of a non-object value or a BETWEEN without two bounds.
+    public func evaluate(on object: some QueryValueSource) throws -> Bool {
+        var evaluator = QueryEvaluator(root: object)
+        return try evaluator.predicate(self)
+    }
+}
+
+/// One side of a comparison: a single value, or the values reached through a to-many path.
+enum QueryOperand {
+    case one(QueryValue)
+    case many([QueryValue])
+
+    var values: [QueryValue] {
+        switch self {
+        case .one(let value): return [value]
+        case .many(let values): return values
+        }
+    }
+}
+
+struct QueryEvaluator {
+    let root: any QueryValueSource
+    /// SUBQUERY variables bound to the current element.
+    var bindings: [String: QueryValue] = [:]
+
+    init(root: any QueryValueSource) { self.root = root }
+
+    mutating func predicate(_ predicate: QueryPredicate) throws -> Bool {
+        switch predicate {
+        case .truePredicate: return true
+        case .falsePredicate: return false
+        case .and(let a, let b): return try self.predicate(a) && self.predicate(b)
+        case .or(let a, let b): return try self.predicate(a) || self.predicate(b)
+        case .not(let a): return try !self.predicate(a)
+        case .comparison(let c): return try comparison(c)
+        }
+    }
+
+    // MARK: - Operands
+
+    /// The values `path` reaches from the root object or its bound variable.
+    func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
+        var sources: [any QueryValueSource] = [root]
+        if let variable = path.variable {
+            guard let bound = bindings[variable] else {
+                throw QueryError(.syntax, "variable '\(variable)' is not bound")
+            }
+            if path.components.isEmpty {
+                return .one(bound)
+            }
+            guard case .object(let reference) = bound else {
+                if bound.isNull { return .one(.null) }
+                throw QueryError(.typeMismatch, "cannot read '\(path.components[0])' of a non-object value bound to \(variable)")
+            }
+            sources = [reference.source]
+        }
+        var isMany = false
+        for (position, name) in path.components.enumerated() {
+            var next: [QueryValue] = []
+            for source in sources {
+                let value = try source.queryValue(forKey: name)
+                if let elements = value.collectionElements {
+                    isMany = true
+                    next.append(contentsOf: elements)
+                } else {
+                    next.append(value)
+                }
+            }
+            if position == path.components.count - 1 {
+                return isMany ? .many(next) : .one(next.first ?? .null)
+            }
+            sources = []
+            sources.reserveCapacity(next.count)
+            for value in next {
+                switch value {
+                case .object(let reference): sources.append(reference.source)
+                case .null: continue
+                default:
+                    throw QueryError(.typeMismatch, "cannot read '\(path.components[position + 1])' of '\(name)', which is not a link")
+                }
+            }
+            if sources.isEmpty { return isMany ? .many([]) : .one(.null) }
+        }
+        // Empty path from the root: the object itself cannot be a value.
+        throw QueryError(.syntax, "empty key path")
+    }
+
+    mutating func operand(_ expression: QueryExpression) throws -> QueryOperand {
+        switch expression {
+        case .constant(let value):
+            if let elements = value.collectionElements { return .many(elements) }
+            return .one(value)
+        case .keyPath(let path):
+            return try resolve(path)
+        case .aggregate(let aggregate, let path):
+            return .one(Self.aggregate(aggregate, try resolve(path)))
+        case .subqueryCount(let collection, let variable, let predicate):
+            let elements: [QueryValue]
+            switch try resolve(collection) {
+            case .many(let values): elements = values
+            case .one(let value): elements = value.isNull ? [] : [value]
+            }
+            let saved = bindings[variable]
+            defer { bindings[variable] = saved }
+            var count: Int64 = 0
+            for element in elements {
+                bindings[variable] = element
+                if try self.predicate(predicate) { count += 1 }
+            }
+            return .one(.int(count))
+        case .list(let elements):
+            var values: [QueryValue] = []
+            for element in elements { values.append(contentsOf: try operand(element).values) }
+            return .many(values)
+        }
+    }
+
+    static func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperand) -> QueryValue {
+        let values: [QueryValue]
+        switch operand {
+        case .many(let many): values = many
+        case .one(let value):
+            if aggregate == .count {
+                switch value {
+                case .null: return .int(0)
+                case .string(let s): return .int(Int64(s.utf8.count))
+                case .data(let d): return .int(Int64(d.count))
+                default: return .int(1)
+                }
+            }
+            values = value.isNull ? [] : [value]
+        }
+        switch aggregate {
+        case .count:
+            return .int(Int64(values.count))
+        case .min, .max:
+            var best: QueryValue?
+            for value in values where !value.isNull {
+                guard let current = best else { best = value; continue }
+                if let order = QueryValueComparison.order(value, current),
+                   aggregate == .min ? order < 0 : order > 0 {
+                    best = value
+                }
+            }
+            return best ?? .null
+        case .sum, .avg:
+            return sumOrAverage(values, average: aggregate == .avg)
+        }
+    }
+
+    private static func sumOrAverage(_ values: [QueryValue], average: Bool) -> QueryValue {
+        var intSum: Int64 = 0
+        var doubleSum = 0.0
+        var decimalSum = Decimal(0)
+        var sawDouble = false, sawDecimal = false, overflowed = false
+        var count = 0
+        for value in values {
+            switch value {
+            case .int(let i):
+                count += 1
+                doubleSum += Double(i)
+                decimalSum += Decimal(i)
+                if !overflowed {
+                    let (sum, overflow) = intSum.addingReportingOverflow(i)
+                    if overflow { overflowed = true } else { intSum = sum }
+                }
+            case .float, .double:
+                count += 1
+                sawDouble = true
+                let d = QueryValueComparison.doubleValue(value) ?? 0
+                doubleSum += d
+                if d.isFinite { decimalSum += Decimal(d) }
+            case .decimal(let d):
+                count += 1
+                sawDecimal = true
+                decimalSum += d
+                doubleSum += NSDecimalNumber(decimal: d).doubleValue
+            default:
+                continue
+            }
+        }
+        if average {
+            guard count > 0 else { return .null }
+            if sawDecimal { return .decimal(decimalSum / Decimal(count)) }
+            return .double(doubleSum / Double(count))
+        }
+        if sawDecimal { return .decimal(decimalSum) }
+        if sawDouble || overflowed { return .double(doubleSum) }
+        return .int(intSum)
+    }
+
+    // MARK: - Comparisons
+
+    mutating func comparison(_ c: QueryComparison) throws -> Bool {
+        let left = try operand(c.left)
+        let right = try operand(c.right)
+        let options = c.options
+
+        switch c.op {
+        case .in:
+            let candidates = right.values
+            return Self.quantify(left.values, c.quantifier) { a in
+                candidates.contains { QueryValueComparison.equal(a, $0, options: options) }
+            }
+        case .between:
+            let bounds = right.values
+            guard bounds.count == 2 else {
+                throw QueryError(.typeMismatch, "BETWEEN needs exactly two values, got \(bounds.count)")
+            }
+            return Self.quantify(left.values, c.quantifier) { a in
+                guard let low = QueryValueComparison.order(a, bounds[0]),
+                      let high = QueryValueComparison.order(a, bounds[1]) else { return false }
+                return low >= 0 && high <= 0
+            }
+        default:
+            let op = c.op
+            switch (left, right) {
+            case let (.one(a), .one(b)):
+                return Self.test(a, op, b, options)
+            case let (.many(lefts), .one(b)):
+                return Self.quantify(lefts, c.quantifier) { Self.test($0, op, b, options) }
+            case let (.one(a), .many(rights)):
+                return Self.quantify(rights, c.quantifier) { Self.test(a, op, $0, options) }
+            case let (.many(lefts), .many(rights)):
+                return Self.quantify(lefts, c.quantifier) { a in rights.contains { Self.test(a, op, $0, options) } }
+            }
+        }
+    }
+
+    static func quantify(_ values: [QueryValue], _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+        switch quantifier {
+        case .implicit, .any: return values.contains(where: match)
+        case .all: return values.allSatisfy(match)
+        case .none: return !values.contains(where: match)
+        }
+    }
+
+    static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+        switch op {
+        case .equal: return QueryValueComparison.equal(a, b, options: options)
+        case .notEqual: return !QueryValueComparison.equal(a, b, options: options)
+        case .less: return (QueryValueComparison.order(a, b, options: options) ?? 0) < 0
+        case .lessOrEqual: return QueryValueComparison.order(a, b, options: options).map { $0 <= 0 } ?? false
+        case .greater: return (QueryValueComparison.order(a, b, options: options) ?? 0) > 0
+        case .greaterOrEqual: return QueryValueComparison.order(a, b, options: options).map { $0 >= 0 } ?? false
+        case .beginsWith: return QueryValueComparison.beginsWith(a, b, options: options)
+        case .endsWith: return QueryValueComparison.endsWith(a, b, options: options)
+        case .contains: return QueryValueComparison.contains(a, b, options: options)
+        case .like: return QueryValueComparison.like(a, b, options: options)
+        case .in: return QueryValueComparison.equal(a, b, options: options)
+        case .between: return false
+        }
+    }
+}
