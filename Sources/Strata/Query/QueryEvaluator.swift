@@ -5,7 +5,8 @@
 //   operand holds if ANY value matches (implicit), or per the explicit ANY/ALL/NONE quantifier.
 //   ALL and NONE hold for an empty collection; ANY does not.
 // - A key path through a nil to-one link yields nil, so `owner.name == nil` holds for a dog
-//   without owner; ordering comparisons with nil are false.
+//   without owner; ordering comparisons with nil are false. Through a to-many path, each nil
+//   link yields one nil value.
 // - `x IN list` holds when x equals some element; `BETWEEN {a, b}` is `>= a AND <= b`.
 // - `@count` counts elements (bytes for a string or data value, 0 for nil); `@min`/`@max` ignore
 //   nils and are nil for no values; `@sum` is 0 and `@avg` nil for no values; integer sums
@@ -58,9 +59,11 @@ struct QueryEvaluator {
 
     // MARK: - Operands
 
-    /// The values `path` reaches from the root object or its bound variable.
+    /// The values `path` reaches from the root object or its bound variable. A nil link reached
+    /// through a to-many property yields one nil value (so `ALL list.link.name == 'x'` fails on it).
     func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
-        var sources: [any QueryValueSource] = [root]
+        // nil entries stand for nil links, which yield nil at the end of the path.
+        var sources: [(any QueryValueSource)?] = [root]
         if let variable = path.variable {
             guard let bound = bindings[variable] else {
                 throw QueryError(.syntax, "variable '\(variable)' is not bound")
@@ -68,16 +71,19 @@ struct QueryEvaluator {
             if path.components.isEmpty {
                 return .one(bound)
             }
-            guard case .object(let reference) = bound else {
-                if bound.isNull { return .one(.null) }
+            switch bound {
+            case .object(let reference): sources = [reference.source]
+            case .null: sources = [nil]
+            default:
                 throw QueryError(.typeMismatch, "cannot read '\(path.components[0])' of a non-object value bound to \(variable)")
             }
-            sources = [reference.source]
         }
         var isMany = false
         for (position, name) in path.components.enumerated() {
             var next: [QueryValue] = []
+            next.reserveCapacity(sources.count)
             for source in sources {
+                guard let source else { next.append(.null); continue }
                 let value = try source.queryValue(forKey: name)
                 if let elements = value.collectionElements {
                     isMany = true
@@ -94,14 +100,13 @@ struct QueryEvaluator {
             for value in next {
                 switch value {
                 case .object(let reference): sources.append(reference.source)
-                case .null: continue
+                case .null: sources.append(nil)
                 default:
                     throw QueryError(.typeMismatch, "cannot read '\(path.components[position + 1])' of '\(name)', which is not a link")
                 }
             }
-            if sources.isEmpty { return isMany ? .many([]) : .one(.null) }
         }
-        // Empty path from the root: the object itself cannot be a value.
+        // Empty path from the root: the object itself is not a value.
         throw QueryError(.syntax, "empty key path")
     }
 
