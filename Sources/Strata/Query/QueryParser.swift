@@ -74,6 +74,12 @@ private struct QueryParserState {
         self.arguments = arguments
     }
 
+    /// Keywords that cannot start a key path (a property with such a name is reachable via `%K`).
+    static let reservedWords: Set<String> = [
+        "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BEGINSWITH", "CONTAINS", "ENDSWITH", "LIKE", "IN",
+        "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY",
+    ]
+
     var current: QueryToken { tokens[min(position, tokens.count - 1)] }
     var following: QueryToken { tokens[min(position + 1, tokens.count - 1)] }
 
@@ -279,6 +285,8 @@ private struct QueryParserState {
             case "FALSE": advance(); return constant(.bool(false))
             case "NIL", "NULL": advance(); return constant(.null)
             case "SUBQUERY" where following.kind == .leftParen: return try parseSubquery()
+            case let word where QueryParserState.reservedWords.contains(word):
+                throw syntax("expected a value or key path, found keyword '\(token.text)' (use %K for a property named like a keyword)", token)
             default: return try parseKeyPath()
             }
         case .keyPathArgument, .variable:
