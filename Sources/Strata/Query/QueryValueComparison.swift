@@ -75,7 +75,11 @@ enum QueryValueComparison {
         switch (lhs, rhs) {
         case let (.int(a), .int(b)): return a < b ? -1 : (a == b ? 0 : 1)
         case (.decimal, _), (_, .decimal):
-            guard let a = decimalValue(lhs), let b = decimalValue(rhs) else { return nil }
+            guard let a = decimalValue(lhs), let b = decimalValue(rhs) else {
+                // An infinite Float/Double has no Decimal form: compare as doubles.
+                guard let x = doubleValue(lhs), let y = doubleValue(rhs), !x.isNaN, !y.isNaN else { return nil }
+                return x < y ? -1 : (x == y ? 0 : 1)
+            }
             if a.isNaN || b.isNaN { return nil }
             return a < b ? -1 : (a == b ? 0 : 1)
         case let (.int(a), _):
