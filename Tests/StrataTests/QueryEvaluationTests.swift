@@ -283,6 +283,36 @@ func check<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], schema:
         #expect(error.message.contains("first"))
     }
 
+    @Test func largeInListsUseExactHashedMembership() throws {
+        // 8+ constants take the hashed path; cross-type numerics must still match by value.
+        check([
+            QueryCase("age IN {1.0, 2, 3, 4, 5, 6, 7.0, 100, 2.5}", ["d1", "d2", "d3", "d5", "d6", "d7"]),
+            QueryCase("age IN {1, 2, 3, 4, 5, 6, 7, decimal128(12)}", ["d1", "d2", "d3", "d4", "d5", "d6", "d7"]),
+            QueryCase("name IN {'a', 'b', 'c', 'd', 'e', 'f', 'Rex', 'Max'}", ["d1", "d4"]),
+            QueryCase("name IN[c] {'a', 'b', 'c', 'd', 'e', 'f', 'REX', 'Max'}", ["d1", "d4", "d5"]),
+            QueryCase("owner.name IN {'a', 'b', 'c', 'd', 'e', 'f', 'g', nil}", ["d5", "d6"]),
+            QueryCase("NOT age IN {0, 1, 2, 3, 4, 5, 6, 8}", ["d2", "d4", "d7"]),
+        ], over: world.dogs, schema: DogWorld.schema, type: "Dog", label: \.id)
+        check([
+            QueryCase("ALL dogs.age IN {3, 7, 20, 21, 22, 23, 24, 25}", ["Alice", "Carol"]),
+            QueryCase("NONE dogs.age IN {3, 7, 20, 21, 22, 23, 24, 25}", ["Bob", "Carol"]),
+            QueryCase("ANY dogs.age IN {12.0, 70, 20, 21, 22, 23, 24, 25}", ["Élodie"]),
+        ], over: world.people, schema: DogWorld.schema, type: "Person", label: \.name)
+        // Randomised: the hashed path agrees with element-by-element Realm equality.
+        var rng = SplitMix64(seed: 42)
+        let pool: [QueryValue] = [.int(1), .int(2), .double(2), .float(2.5), .double(2.5), .double(-0.0), .int(0),
+                                  .string("a"), .string("A"), .null, .bool(true), .int(Int64.max), .double(0x1p63),
+                                  .decimal(Decimal(2)), .date(Date(timeIntervalSince1970: 5))]
+        for _ in 0..<300 {
+            let candidates = (0..<Int.random(in: 8...14, using: &rng)).map { _ in pool.randomElement(using: &rng)! }
+            let probe = pool.randomElement(using: &rng)!
+            let item = ValueHolder(probe)
+            let predicate = QueryPredicate.comparison(QueryComparison(.keyPath(QueryKeyPath(["value"])), .in, .constant(.list(candidates))))
+            let expected = candidates.contains { QueryValueComparison.equal(probe, $0) }
+            #expect(try QueryMatcher(predicate).matches(item) == expected, "\(probe) IN \(candidates)")
+        }
+    }
+
     @Test func indexableEqualities() throws {
         let p = try QueryParser.parse("name == 'Rex' AND (age > 3 OR age < 1) AND id IN {'d1', 'd2'} AND 5 == age AND owner.name == 'x'")
         #expect(p.indexableEqualities() == [
@@ -296,5 +326,15 @@ func check<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], schema:
         #expect(try QueryParser.parse("ANY tags == 'a'").indexableEqualities().isEmpty)
         #expect(try QueryParser.parse("id IN %@", arguments: [.list([.int(1)])]).indexableEqualities()
             == [QueryIndexableEquality(property: "id", values: [.int(1)])])
+    }
+}
+
+/// A one-property object.
+final class ValueHolder: QueryValueSource {
+    let value: QueryValue
+    init(_ value: QueryValue) { self.value = value }
+    func queryValue(forKey key: String) throws -> QueryValue {
+        guard key == "value" else { throw UnknownTestProperty(type: "ValueHolder", key: key) }
+        return value
     }
 }

@@ -20,9 +20,9 @@ extension QueryPredicate {
     /// Whether `object` matches the predicate.
     /// - Throws: the source's errors (e.g. an unknown property), or `QueryError` for a key path
     ///   that reads a property of a non-object value or a BETWEEN without two bounds.
+    ///   For many objects, prepare a `QueryMatcher` once instead.
     public func evaluate(on object: some QueryValueSource) throws -> Bool {
-        var evaluator = QueryEvaluator(root: object)
-        return try evaluator.predicate(self)
+        try QueryMatcher(self).matches(object)
     }
 }
 
@@ -46,10 +46,9 @@ struct QueryEvaluator {
 
     init(root: any QueryValueSource) { self.root = root }
 
-    mutating func predicate(_ predicate: QueryPredicate) throws -> Bool {
+    mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
         switch predicate {
-        case .truePredicate: return true
-        case .falsePredicate: return false
+        case .constant(let value): return value
         case .and(let a, let b): return try self.predicate(a) && self.predicate(b)
         case .or(let a, let b): return try self.predicate(a) || self.predicate(b)
         case .not(let a): return try !self.predicate(a)
@@ -62,6 +61,12 @@ struct QueryEvaluator {
     /// The values `path` reaches from the root object or its bound variable. A nil link reached
     /// through a to-many property yields one nil value (so `ALL list.link.name == 'x'` fails on it).
     func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
+        // Fast path: a plain property of the object (no allocation).
+        if path.variable == nil, path.components.count == 1 {
+            let value = try root.queryValue(forKey: path.components[0])
+            if let elements = value.collectionElements { return .many(elements) }
+            return .one(value)
+        }
         // nil entries stand for nil links, which yield nil at the end of the path.
         var sources: [(any QueryValueSource)?] = [root]
         if let variable = path.variable {
@@ -110,11 +115,10 @@ struct QueryEvaluator {
         throw QueryError(.syntax, "empty key path")
     }
 
-    mutating func operand(_ expression: QueryExpression) throws -> QueryOperand {
+    mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
         switch expression {
-        case .constant(let value):
-            if let elements = value.collectionElements { return .many(elements) }
-            return .one(value)
+        case .constant(let operand):
+            return operand
         case .keyPath(let path):
             return try resolve(path)
         case .aggregate(let aggregate, let path):
@@ -216,15 +220,24 @@ struct QueryEvaluator {
 
     // MARK: - Comparisons
 
-    mutating func comparison(_ c: QueryComparison) throws -> Bool {
+    mutating func comparison(_ c: CompiledComparison) throws -> Bool {
         let left = try operand(c.left)
         let right = try operand(c.right)
         let options = c.options
 
         switch c.op {
         case .in:
+            if let membership = c.membership {
+                return Self.quantify(left, c.quantifier) { a in
+                    if let key = QueryMatchKey(a) { return membership.contains(key) }
+                    return right.values.contains { QueryValueComparison.equal(a, $0) }
+                }
+            }
+            if case .one(let a) = left, c.quantifier == .implicit, case .one(let b) = right {
+                return QueryValueComparison.equal(a, b, options: options)
+            }
             let candidates = right.values
-            return Self.quantify(left.values, c.quantifier) { a in
+            return Self.quantify(left, c.quantifier) { a in
                 candidates.contains { QueryValueComparison.equal(a, $0, options: options) }
             }
         case .between:
@@ -232,7 +245,7 @@ struct QueryEvaluator {
             guard bounds.count == 2 else {
                 throw QueryError(.typeMismatch, "BETWEEN needs exactly two values, got \(bounds.count)")
             }
-            return Self.quantify(left.values, c.quantifier) { a in
+            return Self.quantify(left, c.quantifier) { a in
                 guard let low = QueryValueComparison.order(a, bounds[0]),
                       let high = QueryValueComparison.order(a, bounds[1]) else { return false }
                 return low >= 0 && high <= 0
@@ -249,6 +262,15 @@ struct QueryEvaluator {
             case let (.many(lefts), .many(rights)):
                 return Self.quantify(lefts, c.quantifier) { a in rights.contains { Self.test(a, op, $0, options) } }
             }
+        }
+    }
+
+    static func quantify(_ operand: QueryOperand, _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+        switch operand {
+        case .one(let value):
+            return quantifier == .none ? !match(value) : match(value)
+        case .many(let values):
+            return quantify(values, quantifier, match)
         }
     }
 

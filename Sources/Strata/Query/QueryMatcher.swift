@@ -1,0 +1,150 @@
+// QueryMatcher: a predicate prepared once for evaluation over many objects (a table scan).
+//
+// Invariants:
+// - Matching with a QueryMatcher gives exactly the result of `QueryPredicate.evaluate(on:)`
+//   (which prepares a matcher for the one call).
+// - Preparation turns constants into ready operands and a large `IN {…}` list into a hash set
+//   of normalised keys (`QueryMatchKey`), so `IN` with n values costs O(1) per object instead of
+//   O(n). The set is used only when the normalisation is exact for every candidate (no Decimal,
+//   no NaN, no collections, no `[c]`/`[d]`); otherwise `IN` scans the list.
+// - Not Sendable, not thread-safe by itself: it holds the predicate's constants (which may be
+//   objects) and is meant to be used where the objects it matches live.
+import Foundation
+
+/// A predicate prepared for repeated evaluation.
+///
+/// ```swift
+/// let matcher = try QueryMatcher(QueryParser.parse("age IN %@", arguments: [ids]))
+/// let hits = try objects.filter { try matcher.matches($0) }
+/// ```
+public final class QueryMatcher {
+    public let predicate: QueryPredicate
+    let compiled: CompiledPredicate
+
+    public init(_ predicate: QueryPredicate) {
+        self.predicate = predicate
+        self.compiled = CompiledPredicate(predicate)
+    }
+
+    /// Whether `object` matches. Throws as `QueryPredicate.evaluate(on:)`.
+    public func matches(_ object: some QueryValueSource) throws -> Bool {
+        var evaluator = QueryEvaluator(root: object)
+        return try evaluator.predicate(compiled)
+    }
+}
+
+/// A value normalised so that Realm equality (`==` without options) is key equality:
+/// numbers of any kind that are integral compare as `.int`, other finite numbers as `.double`.
+enum QueryMatchKey: Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case objectId(QueryObjectID)
+    case uuid(UUID)
+    case object(QueryObjectIdentity)
+
+    /// nil when the value has no exact key (Decimal, NaN, collections): use the slow path.
+    init?(_ value: QueryValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .int(let i): self = .int(i)
+        case .float(let f): self.init(double: Double(f))
+        case .double(let d): self.init(double: d)
+        case .string(let s): self = .string(s)
+        case .data(let d): self = .data(d)
+        case .date(let d): self = .date(d)
+        case .objectId(let id): self = .objectId(id)
+        case .uuid(let u): self = .uuid(u)
+        case .object(let reference): self = .object(reference.identity)
+        case .decimal, .list, .set, .map: return nil
+        }
+    }
+
+    private init?(double d: Double) {
+        if d.isNaN { return nil }
+        // Integral doubles within Int64's range equal exactly one Int64 (see compareIntToDouble).
+        if d == d.rounded(.towardZero), d >= -9_223_372_036_854_775_808.0, d < 9_223_372_036_854_775_808.0 {
+            self = .int(Int64(d))
+        } else {
+            self = .double(d)
+        }
+    }
+}
+
+/// A QueryPredicate with its constants prepared.
+indirect enum CompiledPredicate {
+    case constant(Bool)
+    case comparison(CompiledComparison)
+    case and(CompiledPredicate, CompiledPredicate)
+    case or(CompiledPredicate, CompiledPredicate)
+    case not(CompiledPredicate)
+
+    init(_ predicate: QueryPredicate) {
+        switch predicate {
+        case .truePredicate: self = .constant(true)
+        case .falsePredicate: self = .constant(false)
+        case .comparison(let c): self = .comparison(CompiledComparison(c))
+        case .and(let a, let b): self = .and(CompiledPredicate(a), CompiledPredicate(b))
+        case .or(let a, let b): self = .or(CompiledPredicate(a), CompiledPredicate(b))
+        case .not(let a): self = .not(CompiledPredicate(a))
+        }
+    }
+}
+
+struct CompiledComparison {
+    let left: CompiledExpression
+    let op: QueryOperator
+    let right: CompiledExpression
+    let options: QueryStringOptions
+    let quantifier: QueryQuantifier
+    /// For `IN` against a constant list whose every element has an exact key.
+    let membership: Set<QueryMatchKey>?
+
+    /// Lists shorter than this are scanned: hashing costs more than a few comparisons.
+    static let membershipThreshold = 8
+
+    init(_ c: QueryComparison) {
+        left = CompiledExpression(c.left)
+        op = c.op
+        right = CompiledExpression(c.right)
+        options = c.options
+        quantifier = c.quantifier
+        var membership: Set<QueryMatchKey>?
+        if c.op == .in, c.options.isEmpty, case .constant(.many(let candidates)) = right,
+           candidates.count >= Self.membershipThreshold {
+            var keys = Set<QueryMatchKey>(minimumCapacity: candidates.count)
+            var exact = true
+            for candidate in candidates {
+                guard let key = QueryMatchKey(candidate) else { exact = false; break }
+                keys.insert(key)
+            }
+            if exact { membership = keys }
+        }
+        self.membership = membership
+    }
+}
+
+indirect enum CompiledExpression {
+    case constant(QueryOperand)
+    case keyPath(QueryKeyPath)
+    case aggregate(QueryAggregate, QueryKeyPath)
+    case subqueryCount(collection: QueryKeyPath, variable: String, predicate: CompiledPredicate)
+    case list([CompiledExpression])
+
+    init(_ expression: QueryExpression) {
+        switch expression {
+        case .constant(let value):
+            if let elements = value.collectionElements { self = .constant(.many(elements)) } else { self = .constant(.one(value)) }
+        case .keyPath(let path): self = .keyPath(path)
+        case .aggregate(let aggregate, let path): self = .aggregate(aggregate, path)
+        case .subqueryCount(let collection, let variable, let predicate):
+            self = .subqueryCount(collection: collection, variable: variable, predicate: CompiledPredicate(predicate))
+        case .list(let elements): self = .list(elements.map(CompiledExpression.init))
+        }
+    }
+}
