@@ -11,7 +11,7 @@ import Foundation
 
 /// Something whose properties can be read by name: a managed object, an unmanaged one, or a test
 /// double. Link properties return `.object` values that carry their own source, so key paths chain.
-public protocol QueryValueSource: AnyObject {
+public protocol QueryValueSource {
     /// The value of the property `key`. Throws (any error) for a property that does not exist;
     /// the evaluator propagates that error unchanged.
     func queryValue(forKey key: String) throws -> QueryValue
