@@ -49,10 +49,10 @@ struct QueryEvaluator {
     mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
         switch predicate {
         case .constant(let value): return value
-        case .and(let a, let b): return try self.predicate(a) && self.predicate(b)
-        case .or(let a, let b): return try self.predicate(a) || self.predicate(b)
-        case .not(let a): return try !self.predicate(a)
         case .comparison(let c): return try comparison(c)
+        case .and(let pair): return try self.predicate(pair.first) && self.predicate(pair.second)
+        case .or(let pair): return try self.predicate(pair.first) || self.predicate(pair.second)
+        case .not(let box): return try !self.predicate(box.inner)
         }
     }
 
@@ -116,30 +116,35 @@ struct QueryEvaluator {
     }
 
     mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
-        switch expression {
-        case .constant(let operand):
-            return operand
-        case .keyPath(let path):
-            return try resolve(path)
-        case .aggregate(let aggregate, let path):
-            return .one(Self.aggregate(aggregate, try resolve(path)))
-        case .subqueryCount(let collection, let variable, let predicate):
+        switch expression.kind {
+        case .constant:
+            return expression.constant
+        case .property:
+            let value = try root.queryValue(forKey: expression.property)
+            if let elements = value.collectionElements { return .many(elements) }
+            return .one(value)
+        case .keyPath:
+            return try resolve(expression.path)
+        case .aggregate:
+            return .one(Self.aggregate(expression.aggregate, try resolve(expression.path)))
+        case .subqueryCount:
             let elements: [QueryValue]
-            switch try resolve(collection) {
+            switch try resolve(expression.path) {
             case .many(let values): elements = values
             case .one(let value): elements = value.isNull ? [] : [value]
             }
+            let variable = expression.variable
             let saved = bindings[variable]
             defer { bindings[variable] = saved }
             var count: Int64 = 0
             for element in elements {
                 bindings[variable] = element
-                if try self.predicate(predicate) { count += 1 }
+                if try self.predicate(expression.predicate) { count += 1 }
             }
             return .one(.int(count))
-        case .list(let elements):
+        case .list:
             var values: [QueryValue] = []
-            for element in elements { values.append(contentsOf: try operand(element).values) }
+            for element in expression.elements { values.append(contentsOf: try operand(element).values) }
             return .many(values)
         }
     }
@@ -254,8 +259,10 @@ struct QueryEvaluator {
             let op = c.op
             switch (left, right) {
             case let (.one(a), .one(b)):
+                if c.rightIsFolded { return Self.testFolded(a, op, b, options) }
                 return Self.test(a, op, b, options)
             case let (.many(lefts), .one(b)):
+                if c.rightIsFolded { return Self.quantify(lefts, c.quantifier) { Self.testFolded($0, op, b, options) } }
                 return Self.quantify(lefts, c.quantifier) { Self.test($0, op, b, options) }
             case let (.one(a), .many(rights)):
                 return Self.quantify(rights, c.quantifier) { Self.test(a, op, $0, options) }
@@ -280,6 +287,12 @@ struct QueryEvaluator {
         case .all: return values.allSatisfy(match)
         case .none: return !values.contains(where: match)
         }
+    }
+
+    /// `test` where `b` is a string already folded with `options`: fold only `a`.
+    static func testFolded(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+        guard case .string(let text) = a else { return test(a, op, b, []) }
+        return test(.string(QueryValueComparison.fold(text, options)), op, b, [])
     }
 
     static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {

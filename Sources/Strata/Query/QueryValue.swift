@@ -124,8 +124,9 @@ public enum QueryValue {
     case decimal(Decimal)
     case objectId(QueryObjectID)
     case uuid(UUID)
-    /// A link to an object (a to-one link, or an element of a to-many link).
-    case object(QueryObjectReference)
+    /// A link to an object (a to-one link, or an element of a to-many link). Boxed (`indirect`)
+    /// so that the reference's existential does not make every QueryValue wide.
+    indirect case object(QueryObjectReference)
     /// An ordered to-many value (`List`), or a list of arguments / a `{…}` literal.
     case list([QueryValue])
     /// An unordered to-many value (`MutableSet`).

@@ -24,6 +24,10 @@ enum QueryValueComparison {
     /// The string with the requested folding applied.
     static func fold(_ string: String, _ options: QueryStringOptions) -> String {
         if options.isEmpty { return string }
+        // ASCII fast path: diacritic folding changes nothing, case folding is lowercasing.
+        if string.utf8.allSatisfy({ $0 < 0x80 }) {
+            return options.contains(.caseInsensitive) ? string.lowercased() : string
+        }
         var folding: String.CompareOptions = []
         if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
