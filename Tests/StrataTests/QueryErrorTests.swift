@@ -116,7 +116,7 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
 
     @Test func unsupportedForms() {
         expectErrors([
-            BadQuery("scores.@keys == 'a'", .unsupported, at: 7, mentions: "@keys"),
+            BadQuery("scores.@type == 'a'", .unsupported, at: 7, mentions: "@type"),
             BadQuery("dogs.@max.@count > 1", .unsupported, at: 10, mentions: "@count"),
             BadQuery("SUBQUERY(dogs, $d, $d.age > 1).@max > 0", .unsupported, at: 31, mentions: "@max"),
         ])
@@ -153,6 +153,11 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
             BadQuery("isVIP < true", .typeMismatch, at: 6, mentions: "bool"),
             BadQuery("picture LIKE %@", [.data(Data([1]))], .typeMismatch, at: 8, mentions: "LIKE"),
             BadQuery("balance BEGINSWITH 'a'", .typeMismatch, at: 8, mentions: "balance"),
+            BadQuery("name['x'] == 1", .typeMismatch, at: 4, mentions: "applies to a map"),
+            BadQuery("tags.@keys == 'x'", .typeMismatch, at: 5, mentions: "@keys"),
+            BadQuery("scores.@keys.x == 'x'", .typeMismatch, at: 13, mentions: "'x'"),
+            BadQuery("scores['math'] BEGINSWITH 'x'", .typeMismatch, at: 15, mentions: "BEGINSWITH"),
+            BadQuery("scores[1] == 1", .syntax, at: 6, mentions: "'['"),
         ], schema: DogWorld.schema, type: "Person")
         do {
             _ = try QueryParser.parse("age > 1", schema: DogWorld.schema, typeName: "Cat")

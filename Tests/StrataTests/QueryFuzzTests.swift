@@ -184,7 +184,14 @@ struct ValidQueryGenerator {
 
     func personComparison(rng: inout SplitMix64) -> String {
         let quantifier = ["", "ANY ", "ALL ", "NONE ", "SOME "].randomElement(using: &rng)!
-        switch Int.random(in: 0..<9, using: &rng) {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 9:
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0: return "scores[\(["'math'", "'art'", "\"none\""].randomElement(using: &rng)!)] \(numberOp(&rng)) \(number(&rng))"
+            case 1: return "\(quantifier)scores.@keys \(stringOp(&rng)) \(stringLiteral(&rng))"
+            case 2: return "\(quantifier)scores.@values \(numberOp(&rng)) \(number(&rng))"
+            default: return "scores.@values.@\(["max", "min", "sum", "avg", "count"].randomElement(using: &rng)!) \(numberOp(&rng)) \(number(&rng))"
+            }
         case 0: return "name \(stringOp(&rng)) \(stringLiteral(&rng))"
         case 1: return "\(quantifier)dogs.age \(numberOp(&rng)) \(number(&rng))"
         case 2: return "\(quantifier)dogs.name \(stringOp(&rng)) \(stringLiteral(&rng))"

@@ -35,6 +35,17 @@ import Testing
         #expect(articles.map(\.id) == ["a2", "a1", "a4", "a3"])
     }
 
+    @Test func sortsByMapEntries() throws {
+        let people = try QueryOrdering.sorted(world.people, by: [SortDescriptor(keyPath: "scores['math']", ascending: false),
+                                                                 SortDescriptor(keyPath: "name")])
+        #expect(people.map(\.name) == ["Alice", "Carol", "Bob", "Élodie"])
+        #expect(try QueryParser.parseKeyPath("owner.scores[\"a b\"]") == QueryKeyPath(["owner", "scores", "[a b]"]))
+        #expect(QueryKeyPath(["owner", "scores", "[a b]"]).description == "owner.scores[\"a b\"]")
+        for bad in ["", "owner.", "dogs.@count", "a b", "$x.age", "a == 1"] {
+            #expect(throws: QueryError.self, "\(bad)") { try QueryParser.parseKeyPath(bad) }
+        }
+    }
+
     @Test func sortKeysThroughToManyOrUnknownPropertiesAreErrors() {
         do {
             _ = try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "owner.dogs.age")])

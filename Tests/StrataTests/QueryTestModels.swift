@@ -117,6 +117,7 @@ final class Person: TestModel, QueryKeyPathNaming {
         case \Person.picture: return "picture"
         case \Person.dogs: return "dogs"
         case \Person.tags: return "tags"
+        case \Person.scores: return "scores"
         case \Person.isVIP: return "isVIP"
         case \Person.balance: return "balance"
         case \Person.height: return "height"

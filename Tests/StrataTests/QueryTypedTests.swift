@@ -96,6 +96,11 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
         same("picture == nil") { $0.picture == nil }
         same("picture BEGINSWITH %@", [.data(Data([1, 2]))]) { $0.picture.starts(with: Data([1, 2])) }
         same("name IN {'Alice', 'Zed'}") { $0.name.in(["Alice", "Zed"]) }
+        same("scores['math'] > 80") { $0.scores["math"] > 80 }
+        same("scores.@keys == 'art'") { $0.scores.keys == "art" }
+        same("ALL scores.@values > 60") { $0.scores.values.all > 60 }
+        same("scores.@count == 2") { $0.scores.count == 2 }
+        same("dogs.owner.scores['math'] == 90") { $0.dogs.owner.scores["math"] == 90 }
     }
 
     @Test func newspaperAndCarQueriesBuildTheStringTree() {

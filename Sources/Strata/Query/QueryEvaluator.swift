@@ -84,12 +84,21 @@ struct QueryEvaluator {
             }
         }
         var isMany = false
-        for (position, name) in path.components.enumerated() {
+        let components = path.components
+        var index = 0
+        while index < components.count {
+            let name = components[index]
+            // Map selectors (`['k']`, `@keys`, `@values`) apply to the value `name` reads.
+            var end = index + 1
+            while end < components.count, QueryKeyPath.mapComponent(components[end]) != nil { end += 1 }
             var next: [QueryValue] = []
             next.reserveCapacity(sources.count)
             for source in sources {
                 guard let source else { next.append(.null); continue }
-                let value = try source.queryValue(forKey: name)
+                var value = try source.queryValue(forKey: name)
+                for selector in components[(index + 1)..<end] {
+                    value = try Self.select(selector, from: value, of: name)
+                }
                 if let elements = value.collectionElements {
                     isMany = true
                     next.append(contentsOf: elements)
@@ -97,7 +106,7 @@ struct QueryEvaluator {
                     next.append(value)
                 }
             }
-            if position == path.components.count - 1 {
+            if end == components.count {
                 return isMany ? .many(next) : .one(next.first ?? .null)
             }
             sources = []
@@ -107,12 +116,25 @@ struct QueryEvaluator {
                 case .object(let reference): sources.append(reference.source)
                 case .null: sources.append(nil)
                 default:
-                    throw QueryError(.typeMismatch, "cannot read '\(path.components[position + 1])' of '\(name)', which is not a link")
+                    throw QueryError(.typeMismatch, "cannot read '\(components[end])' of '\(name)', which is not a link")
                 }
             }
+            index = end
         }
         // Empty path from the root: the object itself is not a value.
         throw QueryError(.syntax, "empty key path")
+    }
+
+    /// Applies a map selector to the value of property `name`.
+    static func select(_ selector: String, from value: QueryValue, of name: String) throws -> QueryValue {
+        switch (QueryKeyPath.mapComponent(selector), value) {
+        case (.keys?, .map(let entries)): return .list(entries.keys.sorted().map(QueryValue.string))
+        case (.values?, .map(let entries)): return .list(QueryValue.map(entries).collectionElements ?? [])
+        case (.key(let key)?, .map(let entries)): return entries[key] ?? .null
+        case (_, .null): return .null
+        default:
+            throw QueryError(.typeMismatch, "'\(QueryKeyPath([name, selector]))' selects from a map, but '\(name)' is not a map")
+        }
     }
 
     mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {

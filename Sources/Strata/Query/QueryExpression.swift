@@ -26,9 +26,43 @@ public struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
         self.init(dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
+    /// Renders the path in the query language (`owner.name`, `scores['math']`, `$x.age`).
     public var description: String {
-        ([variable].compactMap { $0 } + components).joined(separator: ".")
+        var text = variable ?? ""
+        for component in components {
+            if case .key(let key)? = QueryKeyPath.mapComponent(component) {
+                text += "[" + QueryFormatter.quoted(key) + "]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + component
+            }
+        }
+        return text
     }
+
+    /// The component for `map['key']`. Property names are identifiers, so a component starting
+    /// with `[` (like `@keys` and `@values`) can never clash with a property.
+    public static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
+    /// The component for `map.@keys`.
+    public static let keysComponent = "@keys"
+    /// The component for `map.@values`.
+    public static let valuesComponent = "@values"
+
+    /// What a map component selects, nil for a property name.
+    static func mapComponent(_ component: String) -> QueryMapComponent? {
+        if component == keysComponent { return .keys }
+        if component == valuesComponent { return .values }
+        if component.hasPrefix("["), component.hasSuffix("]"), component.count >= 2 {
+            return .key(String(component.dropFirst().dropLast()))
+        }
+        return nil
+    }
+}
+
+/// A selector applied to a `Map` value inside a key path.
+enum QueryMapComponent: Equatable {
+    case keys
+    case values
+    case key(String)
 }
 
 /// `@count` (alias `@size`), `@min`, `@max`, `@sum`, `@avg`.

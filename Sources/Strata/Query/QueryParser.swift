@@ -10,7 +10,8 @@
 //   op         := == = != <> < <= =< > >= => BEGINSWITH CONTAINS ENDSWITH LIKE IN BETWEEN
 //   operand    := literal | '%@' | '$0' | keypath | 'SUBQUERY' '(' keypath ',' $var ',' predicate ')' '.@count'
 //               | '{' [operand (',' operand)*] '}'
-//   keypath    := (name | '%K' | $var) ('.' (name | '%K' | '@count' | '@size' | '@min' | '@max' | '@sum' | '@avg'))*
+//   keypath    := (name | '%K' | $var) ['[' string ']'] ('.' (name | '%K' | '@count' | '@size' | '@min' | '@max'
+//                 | '@sum' | '@avg' | '@keys' | '@values') ['[' string ']'])*
 //
 // Invariants:
 // - Never traps and never recurses more than `maximumNesting` levels deep (deeper input is a
@@ -48,6 +49,22 @@ public enum QueryParser {
             throw QueryError(.syntax, "unexpected '\(token.text)' after a complete predicate", offset: token.offset)
         }
         return predicate
+    }
+}
+
+extension QueryParser {
+    /// Parses a key path alone (`owner.name`, `scores['math']`), as sort and distinct take them.
+    /// - Throws: `QueryError(.syntax)` for anything but a plain key path (aggregates included).
+    public static func parseKeyPath(_ text: String) throws(QueryError) -> QueryKeyPath {
+        var parser = QueryParserState(tokens: try QueryTokenizer.tokenize(text), arguments: [])
+        let operand = try parser.parseKeyPath()
+        guard case .keyPath(let path) = operand.expression, path.variable == nil else {
+            throw QueryError(.syntax, "'\(text)' is not a plain key path", offset: 0)
+        }
+        guard parser.current.kind == .end else {
+            throw QueryError(.syntax, "unexpected '\(parser.current.text)' in key path", offset: parser.current.offset)
+        }
+        return path
     }
 }
 
@@ -370,7 +387,7 @@ private struct QueryParserState {
                 path.variable = name
                 type = bound
             case .aggregate(let name) where !isFirst:
-                guard aggregate == nil else {
+                guard aggregate == nil || name == "keys" || name == "values" else {
                     throw QueryError(.unsupported, "only one aggregate per key path is supported, found '\(token.text)'", offset: token.offset)
                 }
                 switch name {
@@ -379,7 +396,13 @@ private struct QueryParserState {
                 case "max": aggregate = (.max, token)
                 case "sum": aggregate = (.sum, token)
                 case "avg": aggregate = (.avg, token)
-                case "keys", "values", "type":
+                case "keys", "values":
+                    advance()
+                    try addNames(["@" + name], at: token)
+                    isFirst = false
+                    if current.kind == .dot { advance() } else { expectingComponent = false }
+                    continue
+                case "type":
                     throw QueryError(.unsupported, "'\(token.text)' is not supported", offset: token.offset)
                 default:
                     throw syntax("unknown aggregate '\(token.text)'", token)
@@ -390,6 +413,14 @@ private struct QueryParserState {
                 throw syntax("expected a property name, found '\(token.text)'", token)
             }
             isFirst = false
+            // Map subscripts: scores['math']
+            while current.kind == .leftBracket, case .string(let key) = following.kind {
+                let open = current
+                advance()
+                advance()
+                try expect(.rightBracket, "']' after a map key")
+                try addNames([QueryKeyPath.subscriptComponent(key)], at: open)
+            }
             if current.kind == .dot { advance() } else { expectingComponent = false }
         }
 

@@ -81,12 +81,17 @@ public enum QueryOrdering {
     /// The value of a sort key path on `object` (nil through a nil link).
     /// - Throws: `QueryError(.typeMismatch)` if the path goes through a to-many property, or the
     ///   source's own error for an unknown property.
+    ///   A key path that does not parse is a `.syntax` QueryError.
     public static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
+        try sortKey(QueryParser.parseKeyPath(keyPath), of: object)
+    }
+
+    static func sortKey(_ path: QueryKeyPath, of object: some QueryValueSource) throws -> QueryValue {
         let evaluator = QueryEvaluator(root: object)
-        switch try evaluator.resolve(QueryKeyPath(dotted: keyPath)) {
+        switch try evaluator.resolve(path) {
         case .one(let value): return value
         case .many:
-            throw QueryError(.typeMismatch, "cannot sort or distinct by '\(keyPath)': it goes through a to-many property")
+            throw QueryError(.typeMismatch, "cannot sort or distinct by '\(path)': it goes through a to-many property")
         }
     }
 
@@ -103,12 +108,14 @@ public enum QueryOrdering {
     /// - Throws: as `sortKey`.
     public static func sorted<S: QueryValueSource>(_ objects: [S], by descriptors: [SortDescriptor]) throws -> [S] {
         guard !descriptors.isEmpty else { return objects }
+        var paths: [QueryKeyPath] = []
+        for descriptor in descriptors { paths.append(try QueryParser.parseKeyPath(descriptor.keyPath)) }
         var keys: [[QueryValue]] = []
         keys.reserveCapacity(objects.count)
         for object in objects {
             var row: [QueryValue] = []
-            row.reserveCapacity(descriptors.count)
-            for descriptor in descriptors { row.append(try sortKey(descriptor.keyPath, of: object)) }
+            row.reserveCapacity(paths.count)
+            for path in paths { row.append(try sortKey(path, of: object)) }
             keys.append(row)
         }
         let order = objects.indices.sorted { i, j in
@@ -122,12 +129,14 @@ public enum QueryOrdering {
     /// - Throws: as `sortKey`.
     public static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
         guard !keyPaths.isEmpty else { return objects }
+        var paths: [QueryKeyPath] = []
+        for keyPath in keyPaths { paths.append(try QueryParser.parseKeyPath(keyPath)) }
         var seen: Set<[QueryValue]> = []
         var result: [S] = []
         for object in objects {
             var key: [QueryValue] = []
-            key.reserveCapacity(keyPaths.count)
-            for keyPath in keyPaths { key.append(try sortKey(keyPath, of: object)) }
+            key.reserveCapacity(paths.count)
+            for path in paths { key.append(try sortKey(path, of: object)) }
             if seen.insert(key).inserted { result.append(object) }
         }
         return result

@@ -15,6 +15,10 @@ struct QueryOperandType {
     var isMany: Bool
     /// The value when the operand is a constant (lists are checked element by element).
     var constant: QueryValue?
+    /// The path ends at a `Map` property (so `['key']`, `@keys`, `@values` may follow).
+    var isMap = false
+    /// Whether the path was already to-many before reaching the map (then `map['k']` is many too).
+    var isManyBeforeMap = false
 
     init(type: QueryPropertyType?, linkTarget: String? = nil, isMany: Bool = false, constant: QueryValue? = nil) {
         self.type = type
@@ -62,14 +66,30 @@ struct QueryTypeChecker {
 
     /// The type reached by following property `name` from `current`.
     func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
+        if let component = QueryKeyPath.mapComponent(name) {
+            guard current.isMap else {
+                let shown = QueryKeyPath([name]).description
+                throw QueryError(.typeMismatch, "'\(shown)' applies to a map, not to a \(current.typeName) value")
+            }
+            switch component {
+            case .keys: return QueryOperandType(type: .string, isMany: true)
+            case .values: return QueryOperandType(type: current.type, linkTarget: current.linkTarget, isMany: true)
+            case .key: return QueryOperandType(type: current.type, linkTarget: current.linkTarget, isMany: current.isManyBeforeMap)
+            }
+        }
         guard current.type == .object, let target = current.linkTarget, let objectSchema = schema[target] else {
             throw QueryError(.typeMismatch, "cannot read property '\(name)' of a \(current.typeName) value")
         }
         guard let property = objectSchema.property(named: name) else {
             throw QueryError(.unknownProperty, "property '\(name)' not found in type '\(target)'")
         }
-        return QueryOperandType(type: property.type, linkTarget: property.linkTarget,
-                                isMany: current.isMany || property.collection != .single)
+        var result = QueryOperandType(type: property.type, linkTarget: property.linkTarget,
+                                      isMany: current.isMany || property.collection != .single)
+        if property.collection == .map {
+            result.isMap = true
+            result.isManyBeforeMap = current.isMany
+        }
+        return result
     }
 
     /// The type of a key path from the root type or from a bound SUBQUERY variable.

@@ -24,6 +24,14 @@ public protocol QueryableCollection {
 
 extension Array: QueryableCollection {}
 
+/// A `Map<String, Value>` property type (`Map`, dictionaries in tests): `map["key"]`, `.keys`,
+/// `.values`, `.count`.
+public protocol QueryMapType {
+    associatedtype Value
+}
+
+extension Dictionary: QueryMapType where Key == String {}
+
 /// `Optional`, so that `Query<Person?>` can look up `Person`'s members.
 public protocol QueryOptionalType {
     associatedtype Wrapped
@@ -197,7 +205,7 @@ extension Query where T: QueryStringValue {
 
 // MARK: - Collections
 
-extension Query where T: QueryableCollection {
+extension Query {
     func aggregate<V>(_ function: QueryAggregate, _ member: String? = nil, _ describe: String = "") -> Query<V> {
         var base: Query<T> = self
         if member != nil || !describe.isEmpty {
@@ -210,7 +218,25 @@ extension Query where T: QueryableCollection {
         default: return Query<V>(.failure(QueryError(.unsupported, "@\(function.rawValue) needs a key path")))
         }
     }
+}
 
+extension Query where T: QueryMapType {
+    /// `map['key']`: the value for `key` (nil when absent).
+    public subscript(key: String) -> Query<T.Value> {
+        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']")
+    }
+
+    /// `map.@keys`: comparisons mean ANY key (or per `.all` / `.none`).
+    public var keys: Query<String> { appending(QueryKeyPath.keysComponent, "@keys") }
+
+    /// `map.@values`: comparisons mean ANY value (or per `.all` / `.none`).
+    public var values: Query<T.Value> { appending(QueryKeyPath.valuesComponent, "@values") }
+
+    /// `map.@count`.
+    public var count: Query<Int> { aggregate(.count) }
+}
+
+extension Query where T: QueryableCollection {
     /// `path.@count`.
     public var count: Query<Int> { aggregate(.count) }
 
