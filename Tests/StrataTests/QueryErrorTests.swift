@@ -82,6 +82,9 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
             BadQuery("id == uuid(", .syntax, at: 6, mentions: "unterminated"),
             BadQuery("data == B64\"@@@\"", .syntax, at: 8, mentions: "base64"),
             BadQuery("x == decimal128(abc)", .syntax, at: 5, mentions: "decimal128"),
+            BadQuery("x == decimal128(12abc)", .syntax, at: 5, mentions: "decimal128"),
+            BadQuery("x == decimal128()", .syntax, at: 5, mentions: "decimal128"),
+            BadQuery("x == decimal128(1e400)", .syntax, at: 5, mentions: "decimal128"),
             BadQuery("age IN {1, 2", .syntax, at: 12, mentions: "'}'"),
             BadQuery("age IN {1 2}", .syntax, at: 10, mentions: "'}'"),
         ])

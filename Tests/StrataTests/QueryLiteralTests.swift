@@ -32,6 +32,8 @@ import Testing
         #expect(literal("1e3") == .double(1000))
         #expect(literal("1.5E-2") == .double(0.015))
         #expect(literal("decimal128(12.75)") == .decimal(Decimal(string: "12.75")!))
+        #expect(literal("decimal128(-1.5e3)") == .decimal(Decimal(-1500)))
+        #expect(literal("decimal128( .5 )") == .decimal(Decimal(string: "0.5")!))
     }
 
     @Test func stringsAndEscapes() {

@@ -89,6 +89,11 @@ import Testing
         #expect(QueryOrdering.compare(.int(1), .double(1)) == 0)
         #expect(QueryOrdering.compare(.decimal(Decimal(string: "0.1")!), .double(0.2)) < 0)
         #expect(QueryOrdering.compare(.double(.nan), .int(-100)) < 0)
+        // Doubles outside Decimal's range still order against decimals.
+        #expect(QueryOrdering.compare(.decimal(Decimal(1)), .double(1e300)) < 0)
+        #expect(QueryOrdering.compare(.decimal(Decimal(1)), .double(-1e300)) > 0)
+        #expect(QueryOrdering.compare(.decimal(Decimal(0)), .double(1e-300)) < 0)
+        #expect(QueryValueComparison.equal(.decimal(Decimal(string: "0.5")!), .double(0.5)))
         #expect(QueryOrdering.compare(.double(.nan), .double(.nan)) == 0)
         #expect(QueryOrdering.compare(.int(Int64.max), .double(9.3e18)) < 0)
         #expect(QueryOrdering.compare(.int(Int64.max - 1), .double(0x1p63)) < 0)

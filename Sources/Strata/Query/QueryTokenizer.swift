@@ -307,8 +307,10 @@ struct QueryTokenizer {
         let content = string(contentStart, index)
         index += 1
         if name == "decimal128" {
-            guard let value = Decimal(string: content.trimmingCharacters(in: .whitespaces), locale: Locale(identifier: "en_US_POSIX")),
-                  !value.isNaN else {
+            let number = content.trimmingCharacters(in: .whitespaces)
+            // Decimal(string:) accepts a numeric prefix ("12abc" → 12): check the whole text first.
+            guard isDecimalText(number),
+                  let value = Decimal(string: number, locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
                 throw syntax("invalid decimal128 '\(content)'", start)
             }
             return QueryToken(kind: .decimal(value), offset: start, text: text(from: start))
@@ -320,6 +322,29 @@ struct QueryTokenizer {
         guard let uuid = UUID(uuidString: content) else { throw syntax("invalid UUID '\(content)'", start) }
         return QueryToken(kind: .uuid(uuid), offset: start, text: text(from: start))
     }
+}
+
+/// `[+-]digits[.digits][(e|E)[+-]digits]`, with at least one digit in the mantissa.
+func isDecimalText(_ text: String) -> Bool {
+    var scalars = Array(text.unicodeScalars)[...]
+    func digits() -> Int {
+        var count = 0
+        while let c = scalars.first, c.value >= 48, c.value <= 57 { scalars.removeFirst(); count += 1 }
+        return count
+    }
+    if let c = scalars.first, c == "+" || c == "-" { scalars.removeFirst() }
+    var mantissa = digits()
+    if scalars.first == "." {
+        scalars.removeFirst()
+        mantissa += digits()
+    }
+    guard mantissa > 0 else { return false }
+    if let c = scalars.first, c == "e" || c == "E" {
+        scalars.removeFirst()
+        if let c = scalars.first, c == "+" || c == "-" { scalars.removeFirst() }
+        guard digits() > 0 else { return false }
+    }
+    return scalars.isEmpty
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).

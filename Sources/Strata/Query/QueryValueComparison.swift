@@ -80,7 +80,7 @@ enum QueryValueComparison {
         case let (.int(a), .int(b)): return a < b ? -1 : (a == b ? 0 : 1)
         case (.decimal, _), (_, .decimal):
             guard let a = decimalValue(lhs), let b = decimalValue(rhs) else {
-                // An infinite Float/Double has no Decimal form: compare as doubles.
+                // An infinite or out-of-range Float/Double has no Decimal form: compare as doubles.
                 guard let x = doubleValue(lhs), let y = doubleValue(rhs), !x.isNaN, !y.isNaN else { return nil }
                 return x < y ? -1 : (x == y ? 0 : 1)
             }
@@ -123,12 +123,16 @@ enum QueryValueComparison {
     static func decimalValue(_ value: QueryValue) -> Decimal? {
         switch value {
         case .int(let v): return Decimal(v)
-        case .float(let v): return v.isFinite ? Decimal(Double(v)) : nil
-        case .double(let v): return v.isFinite ? Decimal(v) : nil
+        // Decimal(Double) is NaN outside Decimal's range (|x| > ~1e165 or < ~1e-165): then no
+        // Decimal form exists and callers compare as doubles.
+        case .float(let v): return v.isFinite ? nonNaN(Decimal(Double(v))) : nil
+        case .double(let v): return v.isFinite ? nonNaN(Decimal(v)) : nil
         case .decimal(let v): return v
         default: return nil
         }
     }
+
+    private static func nonNaN(_ value: Decimal) -> Decimal? { value.isNaN ? nil : value }
 
     static func isNumeric(_ value: QueryValue) -> Bool {
         switch value {
