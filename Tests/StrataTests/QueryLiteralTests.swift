@@ -107,4 +107,25 @@ import Testing
         #expect(try QueryParser.parse("a IN {b, 1}") == .comparison(QueryComparison(
             .keyPath(QueryKeyPath(["a"])), .in, .list([.keyPath(QueryKeyPath(["b"])), .constant(.int(1))]))))
     }
+
+    @Test func untypedArgumentsConvert() throws {
+        let optionalInt: Int? = 5
+        let noInt: Int? = nil
+        #expect(QueryValue(converting: 3) == .int(3))
+        #expect(QueryValue(converting: UInt8(7)) == .int(7))
+        #expect(QueryValue(converting: UInt64.max) == nil)
+        #expect(QueryValue(converting: optionalInt as Any) == .int(5))
+        #expect(QueryValue(converting: noInt as Any) == .null)
+        #expect(QueryValue(converting: NSNull()) == .null)
+        #expect(QueryValue(converting: "s") == .string("s"))
+        #expect(QueryValue(converting: [1, 2] as [Any]) == .list([.int(1), .int(2)]))
+        #expect(QueryValue(converting: ["a", 2] as [Any]) == .list([.string("a"), .int(2)]))
+        #expect(QueryValue(converting: [1, NSObject()] as [Any]) == nil)
+        #expect(QueryValue(converting: NSObject()) == nil)
+        let dog = DogWorld().dogs[0]
+        #expect(QueryValue(converting: dog) == dog.queryValue)
+        // The variadic convenience initialiser converts its arguments.
+        #expect(try QueryPredicate("age > %@ AND name IN %@", 5, ["a", "b"])
+            == QueryParser.parse("age > 5 AND name IN {'a', 'b'}"))
+    }
 }

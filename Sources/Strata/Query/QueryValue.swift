@@ -233,3 +233,42 @@ extension Array: QueryValueConvertible where Element: QueryValueConvertible {
 extension Set: QueryValueConvertible where Element: QueryValueConvertible {
     public var queryValue: QueryValue { .set(map(\.queryValue)) }
 }
+
+// MARK: - Conversion from untyped arguments
+
+extension QueryValue {
+    /// Converts an untyped argument (as `filter(_ format: String, _ args: Any...)` receives them):
+    /// any `QueryValueConvertible`, nil / `NSNull`, unsigned integers that fit in Int64, and arrays
+    /// or sets of those (for `IN %@` and `BETWEEN %@`). Returns nil for anything else, so the
+    /// caller can report which argument it could not use.
+    public init?(converting value: Any) {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else {
+                self = .null
+                return
+            }
+            self.init(converting: wrapped)
+            return
+        }
+        switch value {
+        case is NSNull: self = .null
+        case let convertible as QueryValueConvertible: self = convertible.queryValue
+        case let number as UInt: guard let v = Int64(exactly: number) else { return nil }; self = .int(v)
+        case let number as UInt64: guard let v = Int64(exactly: number) else { return nil }; self = .int(v)
+        case let number as UInt32: self = .int(Int64(number))
+        case let number as UInt16: self = .int(Int64(number))
+        case let number as UInt8: self = .int(Int64(number))
+        case let array as [Any]:
+            var elements: [QueryValue] = []
+            elements.reserveCapacity(array.count)
+            for element in array {
+                guard let converted = QueryValue(converting: element) else { return nil }
+                elements.append(converted)
+            }
+            self = .list(elements)
+        default:
+            return nil
+        }
+    }
+}
