@@ -101,6 +101,25 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
                 #expect(error.message.contains("nests deeper"), "\(error)")
             }
         }
+        // Long AND/OR chains are flat nodes, not deep trees: parsing, checking, printing and
+        // evaluating them does not recurse per operand.
+        let chain = (0..<10_000).map { "age == \($0)" }.joined(separator: " OR ") + " AND name != 'x' AND age > 0"
+        do {
+            let predicate = try QueryParser.parse(chain, schema: DogWorld.schema, typeName: "Dog")
+            guard case .or(let operands) = predicate else {
+                Issue.record("expected one OR node")
+                return
+            }
+            #expect(operands.count == 10_000)
+            #expect(try QueryParser.parse(predicate.description) == predicate)
+            let world = DogWorld()
+            // age == 0 OR … OR (age == 9999 AND …): every dog's age is in 0..<9999.
+            #expect(try world.dogs.filter { try predicate.evaluate(on: $0) }.count == world.dogs.count)
+            let none = try QueryParser.parse((0..<10_000).map { "age == \($0 + 100)" }.joined(separator: " OR "))
+            #expect(try world.dogs.filter { try none.evaluate(on: $0) }.isEmpty)
+        } catch {
+            Issue.record("\(error)")
+        }
         // Just under the limit still parses.
         let deep = String(repeating: "(", count: 90) + "age > 1" + String(repeating: ")", count: 90)
         #expect((try? QueryParser.parse(deep)) == .comparison(QueryComparison(.keyPath(QueryKeyPath(["age"])), .greater, .constant(.int(1)))))

@@ -33,9 +33,8 @@ extension QueryPredicate {
 
     private func collectIndexable(into result: inout [QueryIndexableEquality]) {
         switch self {
-        case .and(let a, let b):
-            a.collectIndexable(into: &result)
-            b.collectIndexable(into: &result)
+        case .and(let operands):
+            for operand in operands { operand.collectIndexable(into: &result) }
         case .comparison(let c):
             guard c.options.isEmpty, c.quantifier == .implicit else { return }
             func plainProperty(_ e: QueryExpression) -> String? {

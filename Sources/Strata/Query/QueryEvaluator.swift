@@ -50,8 +50,12 @@ struct QueryEvaluator {
         switch predicate {
         case .constant(let value): return value
         case .comparison(let c): return try comparison(c)
-        case .and(let pair): return try self.predicate(pair.first) && self.predicate(pair.second)
-        case .or(let pair): return try self.predicate(pair.first) || self.predicate(pair.second)
+        case .and(let list):
+            for item in list.items where try !self.predicate(item) { return false }
+            return true
+        case .or(let list):
+            for item in list.items where try self.predicate(item) { return true }
+            return false
         case .not(let box): return try !self.predicate(box.inner)
         }
     }

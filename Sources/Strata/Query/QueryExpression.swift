@@ -2,7 +2,9 @@
 //
 // Invariants:
 // - Both front ends build the same canonical tree for the same query:
-//   `AND`/`OR` are binary and left-associative; a `{…}` literal whose elements are all constants
+//   `AND`/`OR` are n-ary and flattened (no `.and` directly inside an `.and`, no `.or` inside an
+//   `.or`, always at least two operands), so a chain of a thousand `OR`s is one node, not a
+//   thousand-deep tree that recursion could not walk; a `{…}` literal whose elements are all constants
 //   is folded into one `.constant(.list(…))`; an aggregate written `dogs.@max.age` or
 //   `dogs.age.@max` is `.aggregate(.max, dogs.age)`; `=`/`==`, `<>`/`!=`, `=<`/`<=`, `=>`/`>=`
 //   and `SOME`/`ANY` are one operator each.
@@ -155,8 +157,10 @@ public indirect enum QueryPredicate: Equatable, CustomStringConvertible {
     case truePredicate
     case falsePredicate
     case comparison(QueryComparison)
-    case and(QueryPredicate, QueryPredicate)
-    case or(QueryPredicate, QueryPredicate)
+    /// All operands hold. Build with `&&` or `conjunction(_:_:)`, which keep the tree flat.
+    case and([QueryPredicate])
+    /// Some operand holds. Build with `||` or `disjunction(_:_:)`, which keep the tree flat.
+    case or([QueryPredicate])
     case not(QueryPredicate)
 
     /// The predicate in Realm's query language; it parses back to an equal tree, except for
@@ -176,10 +180,28 @@ public indirect enum QueryPredicate: Equatable, CustomStringConvertible {
         self = try QueryParser.parse(query, arguments: arguments, schema: schema, typeName: typeName)
     }
 
-    /// `self AND other`.
-    public static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { .and(lhs, rhs) }
-    /// `self OR other`.
-    public static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { .or(lhs, rhs) }
+    /// `lhs AND rhs`, flattened.
+    public static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+        var operands: [QueryPredicate] = []
+        for side in [lhs, rhs] {
+            if case .and(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
+        }
+        return .and(operands)
+    }
+
+    /// `lhs OR rhs`, flattened.
+    public static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+        var operands: [QueryPredicate] = []
+        for side in [lhs, rhs] {
+            if case .or(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
+        }
+        return .or(operands)
+    }
+
+    /// `lhs AND rhs`.
+    public static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
+    /// `lhs OR rhs`.
+    public static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
     /// `NOT self`.
     public static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
 }

@@ -12,10 +12,10 @@ enum QueryFormatter {
         case .truePredicate: return "TRUEPREDICATE"
         case .falsePredicate: return "FALSEPREDICATE"
         case .comparison(let comparison): return self.comparison(comparison)
-        case .and(let a, let b):
-            return "\(operand(a, parenthesiseIf: isOr(a))) AND \(operand(b, parenthesiseIf: isBinary(b)))"
-        case .or(let a, let b):
-            return "\(Self.predicate(a)) OR \(operand(b, parenthesiseIf: isBinary(b)))"
+        case .and(let operands):
+            return operands.map { operand($0, parenthesiseIf: isBinary($0)) }.joined(separator: " AND ")
+        case .or(let operands):
+            return operands.map { operand($0, parenthesiseIf: isOr($0)) }.joined(separator: " OR ")
         case .not(let a):
             return "NOT \(operand(a, parenthesiseIf: isBinary(a)))"
         }

@@ -85,8 +85,8 @@ enum QueryMatchKey: Hashable {
 enum CompiledPredicate {
     case constant(Bool)
     case comparison(CompiledComparison)
-    case and(CompiledPredicatePair)
-    case or(CompiledPredicatePair)
+    case and(CompiledPredicateList)
+    case or(CompiledPredicateList)
     case not(CompiledPredicateBox)
 
     init(_ predicate: QueryPredicate) {
@@ -94,20 +94,16 @@ enum CompiledPredicate {
         case .truePredicate: self = .constant(true)
         case .falsePredicate: self = .constant(false)
         case .comparison(let c): self = .comparison(CompiledComparison(c))
-        case .and(let a, let b): self = .and(CompiledPredicatePair(CompiledPredicate(a), CompiledPredicate(b)))
-        case .or(let a, let b): self = .or(CompiledPredicatePair(CompiledPredicate(a), CompiledPredicate(b)))
+        case .and(let operands): self = .and(CompiledPredicateList(operands.map { CompiledPredicate($0) }))
+        case .or(let operands): self = .or(CompiledPredicateList(operands.map { CompiledPredicate($0) }))
         case .not(let a): self = .not(CompiledPredicateBox(CompiledPredicate(a)))
         }
     }
 }
 
-final class CompiledPredicatePair {
-    let first: CompiledPredicate
-    let second: CompiledPredicate
-    init(_ first: CompiledPredicate, _ second: CompiledPredicate) {
-        self.first = first
-        self.second = second
-    }
+final class CompiledPredicateList {
+    let items: [CompiledPredicate]
+    init(_ items: [CompiledPredicate]) { self.items = items }
 }
 
 final class CompiledPredicateBox {

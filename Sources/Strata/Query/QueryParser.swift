@@ -127,21 +127,28 @@ private struct QueryParserState {
     // MARK: - Predicates
 
     mutating func parseOr() throws(QueryError) -> QueryPredicate {
-        var left = try parseAnd()
-        while current.kind == .symbol("||") || isKeyword(current, "OR") {
-            advance()
-            left = .or(left, try parseAnd())
-        }
-        return left
+        var operands: [QueryPredicate] = []
+        repeat {
+            if !operands.isEmpty { advance() }
+            // Flatten a parenthesised OR into this one: one node per chain, built in linear time.
+            switch try parseAnd() {
+            case .or(let inner): operands.append(contentsOf: inner)
+            case let operand: operands.append(operand)
+            }
+        } while current.kind == .symbol("||") || isKeyword(current, "OR")
+        return operands.count == 1 ? operands[0] : .or(operands)
     }
 
     mutating func parseAnd() throws(QueryError) -> QueryPredicate {
-        var left = try parseNot()
-        while current.kind == .symbol("&&") || isKeyword(current, "AND") {
-            advance()
-            left = .and(left, try parseNot())
-        }
-        return left
+        var operands: [QueryPredicate] = []
+        repeat {
+            if !operands.isEmpty { advance() }
+            switch try parseNot() {
+            case .and(let inner): operands.append(contentsOf: inner)
+            case let operand: operands.append(operand)
+            }
+        } while current.kind == .symbol("&&") || isKeyword(current, "AND")
+        return operands.count == 1 ? operands[0] : .and(operands)
     }
 
     mutating func parseNot() throws(QueryError) -> QueryPredicate {

@@ -216,9 +216,8 @@ extension QueryTypeChecker {
     func check(_ predicate: QueryPredicate, root: QueryOperandType, variables: [String: QueryOperandType]) throws(QueryError) {
         switch predicate {
         case .truePredicate, .falsePredicate: return
-        case .and(let a, let b), .or(let a, let b):
-            try check(a, root: root, variables: variables)
-            try check(b, root: root, variables: variables)
+        case .and(let operands), .or(let operands):
+            for operand in operands { try check(operand, root: root, variables: variables) }
         case .not(let a): try check(a, root: root, variables: variables)
         case .comparison(let c):
             let left = try type(of: c.left, root: root, variables: variables)

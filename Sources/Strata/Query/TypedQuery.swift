@@ -310,8 +310,8 @@ public struct QuerySubquery {
 // MARK: - Predicates
 
 extension Query where T == Bool {
-    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.and) }
-    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.or) }
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.conjunction) }
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.disjunction) }
 
     public static prefix func ! (operand: Query<Bool>) -> Query<Bool> {
         do throws(QueryError) { return Query<Bool>(.predicate(.not(try operand.predicate()))) } catch { return Query<Bool>(.failure(error)) }
