@@ -86,6 +86,10 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
         }
         same("SUBQUERY(tags, $x, $x BEGINSWITH 'v').@count == 1") { $0.tags.where { $0.starts(with: "v") }.count == 1 }
         same("tags.@count == 0") { $0.tags.count == 0 }
+        same("ANY tags IN {'vip', 'dog'}") { $0.tags.containsAny(in: ["vip", "dog"]) }
+        same("SUBQUERY(dogs, $x2, SUBQUERY($x2.owner.dogs, $x, $x.age > $x2.age).@count > 0).@count > 0") { person in
+            person.dogs.where { d in d.owner.dogs.where { e in e.age > d.age }.count > 0 }.count > 0
+        }
         same("'vip' IN tags") { $0.tags.contains("vip") }
         same("isVIP == true") { $0.isVIP }
         same("isVIP == false") { $0.isVIP == false }
@@ -134,6 +138,12 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
         let typed = try QueryPredicate(Person.self) { $0.dogs.age.any > 6 && !$0.isVIP }
         let matches = try world.people.filter { try typed.evaluate(on: $0) }.map(\.name)
         #expect(matches == ["Élodie"])
+        let nested = try QueryPredicate(Person.self) { person in
+            person.dogs.where { d in d.owner.dogs.where { e in e.age > d.age }.count > 0 }.count > 0
+        }
+        #expect(try world.people.filter { try nested.evaluate(on: $0) }.map(\.name) == ["Alice", "Élodie"])
+        let vipOrDog = try QueryPredicate(Person.self) { $0.tags.containsAny(in: ["vip", "dog"]) }
+        #expect(try world.people.filter { try vipOrDog.evaluate(on: $0) }.map(\.name) == ["Alice", "Carol", "Élodie"])
         let dogs = try QueryPredicate(Dog.self) { $0.owner.name.in(["Bob", "Élodie"]) || $0.owner == nil }
         #expect(try world.dogs.filter { try dogs.evaluate(on: $0) }.map(\.id) == ["d3", "d4", "d5", "d6", "d7"])
     }

@@ -241,19 +241,48 @@ extension Query where T: QueryableCollection {
     public var count: Query<Int> { aggregate(.count) }
 
     /// `SUBQUERY(path, $variable, predicate)`; use `.count` on the result.
-    public func `where`(variable: String = "$x", _ predicate: (Query<T.Element>) -> Query<Bool>) -> QuerySubquery {
-        let body = predicate(Query<T.Element>(variable: variable))
-        switch (node, body.node) {
-        case (.failure(let error), _), (_, .failure(let error)): return QuerySubquery(.failure(error))
-        case (.expression(.keyPath(let path)), _):
+    ///
+    /// Without an explicit `variable`, the name is `$x`, or `$x2`, `$x3`… when the body already
+    /// contains a nested `where` using that name, so an inner closure can still refer to the
+    /// outer element. (The closure is called again for each name tried; it must only build.)
+    public func `where`(variable: String? = nil, _ predicate: (Query<T.Element>) -> Query<Bool>) -> QuerySubquery {
+        guard case .expression(.keyPath(let path)) = node else {
+            if case .failure(let error) = node { return QuerySubquery(.failure(error)) }
+            return QuerySubquery(.failure(QueryError(.unsupported, "SUBQUERY needs a key path to a collection")))
+        }
+        var attempt = 1
+        while true {
+            let name = variable ?? (attempt == 1 ? "$x" : "$x\(attempt)")
+            let body: QueryPredicate
             do throws(QueryError) {
-                return QuerySubquery(.success(.subqueryCount(collection: path, variable: variable,
-                                                             predicate: try body.predicate())))
+                body = try predicate(Query<T.Element>(variable: name)).predicate()
             } catch {
                 return QuerySubquery(.failure(error))
             }
-        default:
-            return QuerySubquery(.failure(QueryError(.unsupported, "SUBQUERY needs a key path to a collection")))
+            if variable == nil, body.definesSubqueryVariable(name) {
+                attempt += 1
+                continue
+            }
+            return QuerySubquery(.success(.subqueryCount(collection: path, variable: name, predicate: body)))
+        }
+    }
+}
+
+extension QueryPredicate {
+    /// Whether a SUBQUERY inside this predicate binds `variable`.
+    func definesSubqueryVariable(_ variable: String) -> Bool {
+        func inExpression(_ e: QueryExpression) -> Bool {
+            switch e {
+            case .subqueryCount(_, let v, let p): return v == variable || p.definesSubqueryVariable(variable)
+            case .list(let elements): return elements.contains(where: inExpression)
+            default: return false
+            }
+        }
+        switch self {
+        case .truePredicate, .falsePredicate: return false
+        case .comparison(let c): return inExpression(c.left) || inExpression(c.right)
+        case .and(let operands), .or(let operands): return operands.contains { $0.definesSubqueryVariable(variable) }
+        case .not(let inner): return inner.definesSubqueryVariable(variable)
         }
     }
 }
@@ -266,6 +295,15 @@ extension Query where T: QueryableCollection, T.Element: QueryValueConvertible {
         case .success(let collection):
             return Query<Bool>(.predicate(.comparison(QueryComparison(.constant(element.queryValue), .in, collection))))
         }
+    }
+
+    /// `ANY path IN {values}`: the collection holds at least one of `values`.
+    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
+        Query(node, quantifier: .any).inList(values.map(\.queryValue))
+    }
+
+    func inList(_ values: [QueryValue]) -> Query<Bool> {
+        Self.comparison(self, .in, .success(.constant(.list(values))))
     }
 
     /// `path.@min`, `path.@max`, `path.@sum` of a collection of values.
