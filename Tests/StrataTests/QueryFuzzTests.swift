@@ -40,7 +40,7 @@ func fuzzOne(_ query: String, arguments: [QueryValue], world: DogWorld, schema: 
     }
     // Evaluation may fail only with the source's unknown-property error or a QueryError, and
     // never when the query was checked against the schema.
-    let objects: [TestModel] = (type ?? objectType) == "Person" ? world.people : world.dogs
+    let objects: [QueryTestModel] = (type ?? objectType) == "Person" ? world.people : world.dogs
     for object in objects {
         do {
             _ = try predicate.evaluate(on: object)

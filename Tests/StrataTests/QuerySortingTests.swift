@@ -3,41 +3,48 @@ import Foundation
 import Testing
 @testable import Strata
 
+/// Stands in for the object layer's `SortDescriptor` (which adopts QuerySortKey the same way).
+struct SortKey: QuerySortKey {
+    var keyPath: String
+    var ascending: Bool = true
+    var reversed: SortKey { SortKey(keyPath: keyPath, ascending: !ascending) }
+}
+
 @Suite struct QuerySortingTests {
     let world = DogWorld()
 
-    func ids(_ dogs: [Dog]) -> [String] { dogs.map(\.id) }
+    func ids(_ dogs: [QDog]) -> [String] { dogs.map(\.id) }
 
     @Test func sortsByOneKeyStably() throws {
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "age")]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "age")]))
             == ["d3", "d6", "d1", "d5", "d2", "d7", "d4"])
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "age", ascending: false)]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "age", ascending: false)]))
             == ["d4", "d2", "d7", "d5", "d1", "d6", "d3"])
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [])) == ids(world.dogs))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey]())) == ids(world.dogs))
     }
 
     @Test func nilSortsFirstAscendingAndLastDescending() throws {
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "nickname")]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "nickname")]))
             == ["d2", "d4", "d5", "d6", "d7", "d3", "d1"])
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "nickname").reversed]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "nickname").reversed]))
             == ["d1", "d3", "d7", "d2", "d4", "d5", "d6"])
     }
 
     @Test func sortsThroughToOneLinksWithSeveralKeys() throws {
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "owner.name")]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.name")]))
             == ["d5", "d6", "d1", "d2", "d3", "d4", "d7"])
-        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "owner.name"),
-                                                             SortDescriptor(keyPath: "age", ascending: false)]))
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.name"),
+                                                             SortKey(keyPath: "age", ascending: false)]))
             == ["d5", "d6", "d2", "d1", "d3", "d4", "d7"])
         let news = Newspaper()
-        let articles = try QueryOrdering.sorted(news.articles, by: [SortDescriptor(keyPath: "author.isVIP", ascending: false),
-                                                                    SortDescriptor(keyPath: "date", ascending: false)])
+        let articles = try QueryOrdering.sorted(news.articles, by: [SortKey(keyPath: "author.isVIP", ascending: false),
+                                                                    SortKey(keyPath: "date", ascending: false)])
         #expect(articles.map(\.id) == ["a2", "a1", "a4", "a3"])
     }
 
     @Test func sortsByMapEntries() throws {
-        let people = try QueryOrdering.sorted(world.people, by: [SortDescriptor(keyPath: "scores['math']", ascending: false),
-                                                                 SortDescriptor(keyPath: "name")])
+        let people = try QueryOrdering.sorted(world.people, by: [SortKey(keyPath: "scores['math']", ascending: false),
+                                                                 SortKey(keyPath: "name")])
         #expect(people.map(\.name) == ["Alice", "Carol", "Bob", "Élodie"])
         #expect(try QueryParser.parseKeyPath("owner.scores[\"a b\"]") == QueryKeyPath(["owner", "scores", "[a b]"]))
         #expect(QueryKeyPath(["owner", "scores", "[a b]"]).description == "owner.scores[\"a b\"]")
@@ -48,7 +55,7 @@ import Testing
 
     @Test func sortKeysThroughToManyOrUnknownPropertiesAreErrors() {
         do {
-            _ = try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "owner.dogs.age")])
+            _ = try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.dogs.age")])
             Issue.record("sorting through a list was accepted")
         } catch let error as QueryError {
             #expect(error.kind == .typeMismatch)
@@ -57,7 +64,7 @@ import Testing
             Issue.record("unexpected \(error)")
         }
         #expect(throws: UnknownTestProperty(type: "Dog", key: "colour")) {
-            try QueryOrdering.sorted(world.dogs, by: [SortDescriptor(keyPath: "colour")])
+            try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "colour")])
         }
     }
 

@@ -1,6 +1,8 @@
 // In-memory test models for the query tests: the reference's Dog/Person, the newspaper
 // Person/Article and the car-repair models, as plain classes conforming to QueryValueSource
-// (string queries) and QueryKeyPathNaming (type-safe queries).
+// (string queries) and QueryKeyPathNaming (type-safe queries). Swift names carry a `Q` prefix so
+// they never clash with the object layer's test models (`Dog: Object`…) in the same test target;
+// the schema type names are Realm's ("Dog", "Person", …).
 import Foundation
 @testable import Strata
 
@@ -10,7 +12,7 @@ struct UnknownTestProperty: Error, Equatable {
 }
 
 /// Base class: identity, object conversion and the unknown-property error.
-class TestModel: QueryValueSource, QueryValueConvertible {
+class QueryTestModel: QueryValueSource, QueryValueConvertible {
     let typeName: String
     /// Address-based, like an unmanaged object's (valid while the model lives).
     var identity: QueryObjectIdentity { QueryObjectIdentity(typeName: typeName, object: self) }
@@ -30,20 +32,20 @@ class TestModel: QueryValueSource, QueryValueConvertible {
     var queryValue: QueryValue { .object(QueryObjectReference(identity: identity, source: self)) }
 }
 
-func link(_ model: TestModel?) -> QueryValue { model?.queryValue ?? .null }
-func links(_ models: [TestModel]) -> QueryValue { .list(models.map(\.queryValue)) }
+func linkValue(_ model: QueryTestModel?) -> QueryValue { model?.queryValue ?? .null }
+func linkValues(_ models: [QueryTestModel]) -> QueryValue { .list(models.map(\.queryValue)) }
 
 // MARK: - Reference: Dog / Person
 
-final class Dog: TestModel, QueryKeyPathNaming {
+final class QDog: QueryTestModel, QueryKeyPathNaming {
     var id: String
     var name: String
     var age: Int
-    var owner: Person?
+    var owner: QPerson?
     var nickname: String?
     var notPersisted = 0
 
-    init(_ id: String, _ name: String, age: Int, owner: Person? = nil, nickname: String? = nil) {
+    init(_ id: String, _ name: String, age: Int, owner: QPerson? = nil, nickname: String? = nil) {
         self.id = id
         self.name = name
         self.age = age
@@ -57,28 +59,28 @@ final class Dog: TestModel, QueryKeyPathNaming {
         case "id": return .string(id)
         case "name": return .string(name)
         case "age": return .int(Int64(age))
-        case "owner": return link(owner)
+        case "owner": return linkValue(owner)
         case "nickname": return nickname.queryValue
         default: return nil
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<Dog>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QDog>) -> String? {
         switch keyPath {
-        case \Dog.id: return "id"
-        case \Dog.name: return "name"
-        case \Dog.age: return "age"
-        case \Dog.owner: return "owner"
-        case \Dog.nickname: return "nickname"
+        case \QDog.id: return "id"
+        case \QDog.name: return "name"
+        case \QDog.age: return "age"
+        case \QDog.owner: return "owner"
+        case \QDog.nickname: return "nickname"
         default: return nil
         }
     }
 }
 
-final class Person: TestModel, QueryKeyPathNaming {
+final class QPerson: QueryTestModel, QueryKeyPathNaming {
     var name: String
     var picture: Data?
-    var dogs: [Dog] = []
+    var dogs: [QDog] = []
     var tags: [String]
     var scores: [String: Int]
     var isVIP: Bool
@@ -101,7 +103,7 @@ final class Person: TestModel, QueryKeyPathNaming {
         switch key {
         case "name": return .string(name)
         case "picture": return picture.queryValue
-        case "dogs": return links(dogs)
+        case "dogs": return linkValues(dogs)
         case "tags": return .set(tags.map(QueryValue.string))
         case "scores": return .map(scores.mapValues { .int(Int64($0)) })
         case "isVIP": return .bool(isVIP)
@@ -111,16 +113,16 @@ final class Person: TestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<Person>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QPerson>) -> String? {
         switch keyPath {
-        case \Person.name: return "name"
-        case \Person.picture: return "picture"
-        case \Person.dogs: return "dogs"
-        case \Person.tags: return "tags"
-        case \Person.scores: return "scores"
-        case \Person.isVIP: return "isVIP"
-        case \Person.balance: return "balance"
-        case \Person.height: return "height"
+        case \QPerson.name: return "name"
+        case \QPerson.picture: return "picture"
+        case \QPerson.dogs: return "dogs"
+        case \QPerson.tags: return "tags"
+        case \QPerson.scores: return "scores"
+        case \QPerson.isVIP: return "isVIP"
+        case \QPerson.balance: return "balance"
+        case \QPerson.height: return "height"
         default: return nil
         }
     }
@@ -128,22 +130,22 @@ final class Person: TestModel, QueryKeyPathNaming {
 
 /// The reference data set: 4 people, 7 dogs.
 struct DogWorld {
-    let people: [Person]
-    let dogs: [Dog]
+    let people: [QPerson]
+    let dogs: [QDog]
 
     init() {
-        let alice = Person("Alice", picture: Data([1, 2, 3]), tags: ["vip", "cat"], scores: ["math": 90, "art": 70],
+        let alice = QPerson("Alice", picture: Data([1, 2, 3]), tags: ["vip", "cat"], scores: ["math": 90, "art": 70],
                            isVIP: true, balance: Decimal(string: "100.50")!, height: 1.70)
-        let bob = Person("Bob", tags: [], balance: 0, height: nil)
-        let carol = Person("Carol", tags: ["vip"], scores: ["math": 50], isVIP: true, balance: Decimal(-5), height: 1.62)
-        let elodie = Person("Élodie", picture: Data(), tags: ["dog"], balance: Decimal(string: "7.25")!, height: 1.80)
-        let rex = Dog("d1", "Rex", age: 3, owner: alice, nickname: "Rexy")
-        let fido = Dog("d2", "Fido", age: 7, owner: alice)
-        let buddy = Dog("d3", "Buddy", age: 1, owner: bob, nickname: "Bud")
-        let max = Dog("d4", "Max", age: 12, owner: elodie)
-        let stray = Dog("d5", "rex", age: 5)
-        let rëx = Dog("d6", "Rëx", age: 2)
-        let spot = Dog("d7", "Spot", age: 7, owner: elodie, nickname: "")
+        let bob = QPerson("Bob", tags: [], balance: 0, height: nil)
+        let carol = QPerson("Carol", tags: ["vip"], scores: ["math": 50], isVIP: true, balance: Decimal(-5), height: 1.62)
+        let elodie = QPerson("Élodie", picture: Data(), tags: ["dog"], balance: Decimal(string: "7.25")!, height: 1.80)
+        let rex = QDog("d1", "Rex", age: 3, owner: alice, nickname: "Rexy")
+        let fido = QDog("d2", "Fido", age: 7, owner: alice)
+        let buddy = QDog("d3", "Buddy", age: 1, owner: bob, nickname: "Bud")
+        let max = QDog("d4", "Max", age: 12, owner: elodie)
+        let stray = QDog("d5", "rex", age: 5)
+        let rëx = QDog("d6", "Rëx", age: 2)
+        let spot = QDog("d7", "Spot", age: 7, owner: elodie, nickname: "")
         alice.dogs = [rex, fido]
         bob.dogs = [buddy]
         elodie.dogs = [max, spot, max] // lists allow duplicates
@@ -174,7 +176,7 @@ struct DogWorld {
 
 // MARK: - Newspaper: Person / Article
 
-final class Author: TestModel, QueryKeyPathNaming {
+final class QAuthor: QueryTestModel, QueryKeyPathNaming {
     var key: String
     var firstName: String
     var lastName: String?
@@ -220,32 +222,32 @@ final class Author: TestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<Author>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QAuthor>) -> String? {
         switch keyPath {
-        case \Author.key: return "key"
-        case \Author.firstName: return "firstName"
-        case \Author.lastName: return "lastName"
-        case \Author.born: return "born"
-        case \Author.deceased: return "deceased"
-        case \Author.isVIP: return "isVIP"
-        case \Author.id: return "id"
-        case \Author.hairCount: return "hairCount"
-        case \Author.height: return "height"
-        case \Author.weight: return "weight"
-        case \Author.department: return "department"
+        case \QAuthor.key: return "key"
+        case \QAuthor.firstName: return "firstName"
+        case \QAuthor.lastName: return "lastName"
+        case \QAuthor.born: return "born"
+        case \QAuthor.deceased: return "deceased"
+        case \QAuthor.isVIP: return "isVIP"
+        case \QAuthor.id: return "id"
+        case \QAuthor.hairCount: return "hairCount"
+        case \QAuthor.height: return "height"
+        case \QAuthor.weight: return "weight"
+        case \QAuthor.department: return "department"
         default: return nil
         }
     }
 }
 
-final class Article: TestModel, QueryKeyPathNaming {
+final class QArticle: QueryTestModel, QueryKeyPathNaming {
     var id: String
     var title: String?
-    var author: Author?
-    var people: [Author]
+    var author: QAuthor?
+    var people: [QAuthor]
     var date: Date
 
-    init(_ id: String, title: String?, author: Author?, people: [Author], date: Date) {
+    init(_ id: String, title: String?, author: QAuthor?, people: [QAuthor], date: Date) {
         self.id = id
         self.title = title
         self.author = author
@@ -258,49 +260,49 @@ final class Article: TestModel, QueryKeyPathNaming {
         switch key {
         case "id": return .string(id)
         case "title": return title.queryValue
-        case "author": return link(author)
-        case "people": return links(people)
+        case "author": return linkValue(author)
+        case "people": return linkValues(people)
         case "date": return .date(date)
         default: return nil
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<Article>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QArticle>) -> String? {
         switch keyPath {
-        case \Article.id: return "id"
-        case \Article.title: return "title"
-        case \Article.author: return "author"
-        case \Article.people: return "people"
-        case \Article.date: return "date"
+        case \QArticle.id: return "id"
+        case \QArticle.title: return "title"
+        case \QArticle.author: return "author"
+        case \QArticle.people: return "people"
+        case \QArticle.date: return "date"
         default: return nil
         }
     }
 }
 
 /// UTC date from components (for expectations independent of the machine's time zone).
-func utc(_ year: Int64, _ month: Int64, _ day: Int64, _ hour: Int64 = 0, _ minute: Int64 = 0) -> Date {
+func utcDate(_ year: Int64, _ month: Int64, _ day: Int64, _ hour: Int64 = 0, _ minute: Int64 = 0) -> Date {
     Date(timeIntervalSince1970: Double(daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60))
 }
 
 struct Newspaper {
-    let authors: [Author]
-    let articles: [Article]
+    let authors: [QAuthor]
+    let articles: [QArticle]
 
     init() {
-        let ada = Author("Ada", "Lovelace", born: utc(1815, 12, 10), deceased: utc(1852, 11, 27), isVIP: true, id: 1,
+        let ada = QAuthor("Ada", "Lovelace", born: utcDate(1815, 12, 10), deceased: utcDate(1852, 11, 27), isVIP: true, id: 1,
                          hairCount: 100_000, height: 1.65, weight: 55.5, department: "science")
-        let grace = Author("Grace", "Hopper", born: utc(1906, 12, 9), deceased: utc(1992, 1, 1), isVIP: true, id: 2,
+        let grace = QAuthor("Grace", "Hopper", born: utcDate(1906, 12, 9), deceased: utcDate(1992, 1, 1), isVIP: true, id: 2,
                            hairCount: 90_000, height: 1.60, weight: 60, department: "science")
-        let tim = Author("Tim", nil, born: utc(1955, 6, 8), id: 3, hairCount: 20_000, height: 1.80, weight: 80.25,
+        let tim = QAuthor("Tim", nil, born: utcDate(1955, 6, 8), id: 3, hairCount: 20_000, height: 1.80, weight: 80.25,
                          department: "web")
-        let zoe = Author("zoë", "Ünal", born: utc(2000, 1, 2, 10), id: 4, hairCount: 9_223_372_036_854_775_000,
+        let zoe = QAuthor("zoë", "Ünal", born: utcDate(2000, 1, 2, 10), id: 4, hairCount: 9_223_372_036_854_775_000,
                          height: 1.7, weight: 61, department: "sports")
         authors = [ada, grace, tim, zoe]
         articles = [
-            Article("a1", title: "Engines of thought", author: ada, people: [ada, grace], date: utc(2024, 1, 2, 10)),
-            Article("a2", title: "Bugs in relays", author: grace, people: [grace], date: utc(2024, 3, 5)),
-            Article("a3", title: nil, author: nil, people: [], date: utc(2023, 12, 31, 23, 59)),
-            Article("a4", title: "The web at 35", author: tim, people: [tim, zoe, ada], date: utc(2024, 3, 12)),
+            QArticle("a1", title: "Engines of thought", author: ada, people: [ada, grace], date: utcDate(2024, 1, 2, 10)),
+            QArticle("a2", title: "Bugs in relays", author: grace, people: [grace], date: utcDate(2024, 3, 5)),
+            QArticle("a3", title: nil, author: nil, people: [], date: utcDate(2023, 12, 31, 23, 59)),
+            QArticle("a4", title: "The web at 35", author: tim, people: [tim, zoe, ada], date: utcDate(2024, 3, 12)),
         ]
     }
 
@@ -330,24 +332,24 @@ struct Newspaper {
 
 // MARK: - Car repair
 
-final class Mechanic: TestModel, QueryKeyPathNaming {
+final class QMechanic: QueryTestModel, QueryKeyPathNaming {
     var name: String
     init(_ name: String) {
         self.name = name
         super.init(typeName: "CarPerson")
     }
     override func value(forKey key: String) -> QueryValue? { key == "name" ? .string(name) : nil }
-    static func queryPropertyName(for keyPath: PartialKeyPath<Mechanic>) -> String? {
-        keyPath == \Mechanic.name ? "name" : nil
+    static func queryPropertyName(for keyPath: PartialKeyPath<QMechanic>) -> String? {
+        keyPath == \QMechanic.name ? "name" : nil
     }
 }
 
-final class RepairShop: TestModel, QueryKeyPathNaming {
+final class QRepairShop: QueryTestModel, QueryKeyPathNaming {
     var name: String
-    var contact: Mechanic?
+    var contact: QMechanic?
     /// Inverse of Car.shop (LinkingObjects), filled in by the garage.
-    var maintainedCars: [Car] = []
-    init(_ name: String, contact: Mechanic?) {
+    var maintainedCars: [QCar] = []
+    init(_ name: String, contact: QMechanic?) {
         self.name = name
         self.contact = contact
         super.init(typeName: "RepairShop")
@@ -355,25 +357,25 @@ final class RepairShop: TestModel, QueryKeyPathNaming {
     override func value(forKey key: String) -> QueryValue? {
         switch key {
         case "name": return .string(name)
-        case "contact": return link(contact)
-        case "maintainedCars": return links(maintainedCars)
+        case "contact": return linkValue(contact)
+        case "maintainedCars": return linkValues(maintainedCars)
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<RepairShop>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QRepairShop>) -> String? {
         switch keyPath {
-        case \RepairShop.name: return "name"
-        case \RepairShop.contact: return "contact"
-        case \RepairShop.maintainedCars: return "maintainedCars"
+        case \QRepairShop.name: return "name"
+        case \QRepairShop.contact: return "contact"
+        case \QRepairShop.maintainedCars: return "maintainedCars"
         default: return nil
         }
     }
 }
 
-final class Repair: TestModel, QueryKeyPathNaming {
+final class QRepair: QueryTestModel, QueryKeyPathNaming {
     var date: Date
-    var person: Mechanic?
-    init(_ date: Date, by person: Mechanic?) {
+    var person: QMechanic?
+    init(_ date: Date, by person: QMechanic?) {
         self.date = date
         self.person = person
         super.init(typeName: "Repair")
@@ -381,28 +383,28 @@ final class Repair: TestModel, QueryKeyPathNaming {
     override func value(forKey key: String) -> QueryValue? {
         switch key {
         case "date": return .date(date)
-        case "person": return link(person)
+        case "person": return linkValue(person)
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<Repair>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QRepair>) -> String? {
         switch keyPath {
-        case \Repair.date: return "date"
-        case \Repair.person: return "person"
+        case \QRepair.date: return "date"
+        case \QRepair.person: return "person"
         default: return nil
         }
     }
 }
 
-final class Car: TestModel, QueryKeyPathNaming {
+final class QCar: QueryTestModel, QueryKeyPathNaming {
     var brand: String
     var year: Int
-    var owner: Mechanic?
-    var shop: RepairShop?
-    var repairs: [Repair]
+    var owner: QMechanic?
+    var shop: QRepairShop?
+    var repairs: [QRepair]
     var plates: [String]
     var checkups: [Date]
-    init(_ brand: String, year: Int, owner: Mechanic?, shop: RepairShop?, repairs: [Repair], plates: [String], checkups: [Date]) {
+    init(_ brand: String, year: Int, owner: QMechanic?, shop: QRepairShop?, repairs: [QRepair], plates: [String], checkups: [Date]) {
         self.brand = brand
         self.year = year
         self.owner = owner
@@ -416,48 +418,48 @@ final class Car: TestModel, QueryKeyPathNaming {
         switch key {
         case "brand": return .string(brand)
         case "year": return .int(Int64(year))
-        case "owner": return link(owner)
-        case "shop": return link(shop)
-        case "repairs": return links(repairs)
+        case "owner": return linkValue(owner)
+        case "shop": return linkValue(shop)
+        case "repairs": return linkValues(repairs)
         case "plates": return .list(plates.map(QueryValue.string))
         case "checkups": return .list(checkups.map(QueryValue.date))
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<Car>) -> String? {
+    static func queryPropertyName(for keyPath: PartialKeyPath<QCar>) -> String? {
         switch keyPath {
-        case \Car.brand: return "brand"
-        case \Car.year: return "year"
-        case \Car.owner: return "owner"
-        case \Car.shop: return "shop"
-        case \Car.repairs: return "repairs"
-        case \Car.plates: return "plates"
-        case \Car.checkups: return "checkups"
+        case \QCar.brand: return "brand"
+        case \QCar.year: return "year"
+        case \QCar.owner: return "owner"
+        case \QCar.shop: return "shop"
+        case \QCar.repairs: return "repairs"
+        case \QCar.plates: return "plates"
+        case \QCar.checkups: return "checkups"
         default: return nil
         }
     }
 }
 
 struct Garage {
-    let people: [Mechanic]
-    let shops: [RepairShop]
-    let cars: [Car]
+    let people: [QMechanic]
+    let shops: [QRepairShop]
+    let cars: [QCar]
 
     init() {
-        let ann = Mechanic("Ann"), ben = Mechanic("Ben"), cid = Mechanic("Cid")
-        let fast = RepairShop("Fast Fix", contact: ann)
-        let slow = RepairShop("Slow & Steady", contact: nil)
-        let idle = RepairShop("Idle Garage", contact: cid)
-        let golf = Car("VW", year: 2015, owner: ben, shop: fast,
-                       repairs: [Repair(utc(2020, 5, 1), by: ann), Repair(utc(2022, 2, 1), by: ann)],
-                       plates: ["AB-123", "CD-456"], checkups: [utc(2021, 1, 1), utc(2023, 1, 1)])
-        let beetle = Car("VW", year: 1970, owner: cid, shop: slow,
-                         repairs: [Repair(utc(1999, 9, 9), by: nil)], plates: ["OLD-1"], checkups: [])
-        let model3 = Car("Tesla", year: 2021, owner: nil, shop: fast, repairs: [], plates: [], checkups: [utc(2022, 6, 1)])
-        let volvo = Car("Volvo", year: 2008, owner: ann, shop: nil,
-                        repairs: [Repair(utc(2010, 1, 1), by: ben), Repair(utc(2015, 1, 1), by: cid),
-                                  Repair(utc(2019, 1, 1), by: ann)],
-                        plates: ["SE-777"], checkups: [utc(2010, 1, 1)])
+        let ann = QMechanic("Ann"), ben = QMechanic("Ben"), cid = QMechanic("Cid")
+        let fast = QRepairShop("Fast Fix", contact: ann)
+        let slow = QRepairShop("Slow & Steady", contact: nil)
+        let idle = QRepairShop("Idle Garage", contact: cid)
+        let golf = QCar("VW", year: 2015, owner: ben, shop: fast,
+                       repairs: [QRepair(utcDate(2020, 5, 1), by: ann), QRepair(utcDate(2022, 2, 1), by: ann)],
+                       plates: ["AB-123", "CD-456"], checkups: [utcDate(2021, 1, 1), utcDate(2023, 1, 1)])
+        let beetle = QCar("VW", year: 1970, owner: cid, shop: slow,
+                         repairs: [QRepair(utcDate(1999, 9, 9), by: nil)], plates: ["OLD-1"], checkups: [])
+        let model3 = QCar("Tesla", year: 2021, owner: nil, shop: fast, repairs: [], plates: [], checkups: [utcDate(2022, 6, 1)])
+        let volvo = QCar("Volvo", year: 2008, owner: ann, shop: nil,
+                        repairs: [QRepair(utcDate(2010, 1, 1), by: ben), QRepair(utcDate(2015, 1, 1), by: cid),
+                                  QRepair(utcDate(2019, 1, 1), by: ann)],
+                        plates: ["SE-777"], checkups: [utcDate(2010, 1, 1)])
         fast.maintainedCars = [golf, model3]
         slow.maintainedCars = [beetle]
         people = [ann, ben, cid]

@@ -22,7 +22,7 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
 
     @Test func dogQueriesBuildTheStringTree() {
         let alice = world.people[0]
-        func same(_ s: String, _ a: [QueryValue] = [], _ b: (Query<Dog>) -> Query<Bool>,
+        func same(_ s: String, _ a: [QueryValue] = [], _ b: (Query<QDog>) -> Query<Bool>,
                   sourceLocation: SourceLocation = #_sourceLocation) {
             expectSameTree(s, a, schema: DogWorld.schema, type: "Dog", b, sourceLocation: sourceLocation)
         }
@@ -64,7 +64,7 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
     }
 
     @Test func personQueriesBuildTheStringTree() {
-        func same(_ s: String, _ a: [QueryValue] = [], _ b: (Query<Person>) -> Query<Bool>,
+        func same(_ s: String, _ a: [QueryValue] = [], _ b: (Query<QPerson>) -> Query<Bool>,
                   sourceLocation: SourceLocation = #_sourceLocation) {
             expectSameTree(s, a, schema: DogWorld.schema, type: "Person", b, sourceLocation: sourceLocation)
         }
@@ -108,61 +108,61 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
     }
 
     @Test func newspaperAndCarQueriesBuildTheStringTree() {
-        let day = utc(2024, 1, 1)
-        expectSameTree("date > %@", [.date(day)], schema: Newspaper.schema, type: "Article") { (a: Query<Article>) in a.date > day }
+        let day = utcDate(2024, 1, 1)
+        expectSameTree("date > %@", [.date(day)], schema: Newspaper.schema, type: "Article") { (a: Query<QArticle>) in a.date > day }
         expectSameTree("author.born < %@ AND author.isVIP == true", [.date(day)], schema: Newspaper.schema, type: "Article") {
-            (a: Query<Article>) in a.author.born < day && a.author.isVIP
+            (a: Query<QArticle>) in a.author.born < day && a.author.isVIP
         }
-        expectSameTree("people.@count >= 2", schema: Newspaper.schema, type: "Article") { (a: Query<Article>) in a.people.count >= 2 }
+        expectSameTree("people.@count >= 2", schema: Newspaper.schema, type: "Article") { (a: Query<QArticle>) in a.people.count >= 2 }
         expectSameTree("title CONTAINS[c] 'the'", schema: Newspaper.schema, type: "Article") {
-            (a: Query<Article>) in a.title.contains("the", options: .caseInsensitive)
+            (a: Query<QArticle>) in a.title.contains("the", options: .caseInsensitive)
         }
         expectSameTree("people.@avg.height > 1.7", schema: Newspaper.schema, type: "Article") {
-            (a: Query<Article>) in a.people.avg(\.height) > 1.7
+            (a: Query<QArticle>) in a.people.avg(\.height) > 1.7
         }
         expectSameTree("author.hairCount BETWEEN {1, 100}", schema: Newspaper.schema, type: "Article") {
-            (a: Query<Article>) in a.author.hairCount.between(1, 100)
+            (a: Query<QArticle>) in a.author.hairCount.between(1, 100)
         }
-        expectSameTree("shop.contact.name == 'Ann'", schema: Garage.schema, type: "Car") { (c: Query<Car>) in c.shop.contact.name == "Ann" }
+        expectSameTree("shop.contact.name == 'Ann'", schema: Garage.schema, type: "Car") { (c: Query<QCar>) in c.shop.contact.name == "Ann" }
         expectSameTree("ANY repairs.person.name == 'Ann'", schema: Garage.schema, type: "Car") {
-            (c: Query<Car>) in c.repairs.person.name.any == "Ann"
+            (c: Query<QCar>) in c.repairs.person.name.any == "Ann"
         }
-        expectSameTree("plates.@count > 1", schema: Garage.schema, type: "Car") { (c: Query<Car>) in c.plates.count > 1 }
-        expectSameTree("checkups.@max > %@", [.date(day)], schema: Garage.schema, type: "Car") { (c: Query<Car>) in c.checkups.max > day }
+        expectSameTree("plates.@count > 1", schema: Garage.schema, type: "Car") { (c: Query<QCar>) in c.plates.count > 1 }
+        expectSameTree("checkups.@max > %@", [.date(day)], schema: Garage.schema, type: "Car") { (c: Query<QCar>) in c.checkups.max > day }
         expectSameTree("maintainedCars.@max.year > 2020", schema: Garage.schema, type: "RepairShop") {
-            (s: Query<RepairShop>) in s.maintainedCars.max(\.year) > 2020
+            (s: Query<QRepairShop>) in s.maintainedCars.max(\.year) > 2020
         }
     }
 
     @Test func typedQueriesMatchTheSameObjects() throws {
-        let typed = try QueryPredicate(Person.self) { $0.dogs.age.any > 6 && !$0.isVIP }
+        let typed = try QueryPredicate(QPerson.self) { $0.dogs.age.any > 6 && !$0.isVIP }
         let matches = try world.people.filter { try typed.evaluate(on: $0) }.map(\.name)
         #expect(matches == ["Élodie"])
-        let nested = try QueryPredicate(Person.self) { person in
+        let nested = try QueryPredicate(QPerson.self) { person in
             person.dogs.where { d in d.owner.dogs.where { e in e.age > d.age }.count > 0 }.count > 0
         }
         #expect(try world.people.filter { try nested.evaluate(on: $0) }.map(\.name) == ["Alice", "Élodie"])
-        let vipOrDog = try QueryPredicate(Person.self) { $0.tags.containsAny(in: ["vip", "dog"]) }
+        let vipOrDog = try QueryPredicate(QPerson.self) { $0.tags.containsAny(in: ["vip", "dog"]) }
         #expect(try world.people.filter { try vipOrDog.evaluate(on: $0) }.map(\.name) == ["Alice", "Carol", "Élodie"])
-        let dogs = try QueryPredicate(Dog.self) { $0.owner.name.in(["Bob", "Élodie"]) || $0.owner == nil }
+        let dogs = try QueryPredicate(QDog.self) { $0.owner.name.in(["Bob", "Élodie"]) || $0.owner == nil }
         #expect(try world.dogs.filter { try dogs.evaluate(on: $0) }.map(\.id) == ["d3", "d4", "d5", "d6", "d7"])
     }
 
     @Test func keyPathsThatAreNotPersistedAreTypedErrors() {
         do {
-            _ = try QueryPredicate(Dog.self) { $0.age > 1 && $0.notPersisted == 3 }
+            _ = try QueryPredicate(QDog.self) { $0.age > 1 && $0.notPersisted == 3 }
             Issue.record("a non-persisted key path was accepted")
         } catch {
             #expect(error.kind == .unknownProperty)
             #expect(error.message.contains("notPersisted"), "\(error)")
             #expect(error.offset == nil)
         }
-        #expect(throws: QueryError.self) { try QueryPredicate(Dog.self) { !($0.notPersisted == 3) } }
-        #expect(throws: QueryError.self) { try QueryPredicate(Person.self) { $0.dogs.where { $0.notPersisted > 1 }.count > 0 } }
-        #expect(throws: QueryError.self) { try QueryPredicate(Person.self) { $0.dogs.max(\.notPersisted) > 1 } }
+        #expect(throws: QueryError.self) { try QueryPredicate(QDog.self) { !($0.notPersisted == 3) } }
+        #expect(throws: QueryError.self) { try QueryPredicate(QPerson.self) { $0.dogs.where { $0.notPersisted > 1 }.count > 0 } }
+        #expect(throws: QueryError.self) { try QueryPredicate(QPerson.self) { $0.dogs.max(\.notPersisted) > 1 } }
         // Validation against the schema catches what naming cannot (e.g. a wrong operator for the type).
         do {
-            let predicate = try QueryPredicate(Dog.self) { $0.owner.isVIP > true }
+            let predicate = try QueryPredicate(QDog.self) { $0.owner.isVIP > true }
             #expect(throws: QueryError.self) { try predicate.validate(against: DogWorld.schema, type: "Dog") }
         } catch {
             Issue.record("building failed: \(error)")
@@ -170,7 +170,7 @@ func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema:
     }
 
     @Test func descriptionRoundTrips() throws {
-        let p = try QueryPredicate(Person.self) {
+        let p = try QueryPredicate(QPerson.self) {
             ($0.name.starts(with: "A\"b\\c\n", options: .caseInsensitive) || $0.dogs.age.all > 2) && !$0.isVIP
         }
         #expect(try QueryParser.parse(p.description) == p)

@@ -5,24 +5,19 @@
 //   (bool < number < string < data < date < objectId < uuid < object < list < map); numbers of
 //   any kind compare by value (NaN first among numbers).
 // - Sorting is stable: objects with equal keys keep their input order.
+// - Sort keys are any `QuerySortKey` (the object layer's `SortDescriptor` adopts it).
 // - Sort key paths may go through to-one links (a nil link sorts as nil) but not to-many ones.
 // - `distinct` keeps the first object of each distinct key tuple (structural equality of the
 //   values, so 1 and 1.0 are distinct; one property always has one type).
 
 /// One sort key: a key path (possibly through to-one links) and a direction.
-public struct SortDescriptor: Hashable, Sendable, CustomStringConvertible {
-    public var keyPath: String
-    public var ascending: Bool
-
-    public init(keyPath: String, ascending: Bool = true) {
-        self.keyPath = keyPath
-        self.ascending = ascending
-    }
-
-    /// The same key in the other direction.
-    public var reversed: SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
-
-    public var description: String { "\(keyPath) \(ascending ? "ASC" : "DESC")" }
+///
+/// Realm's `SortDescriptor(keyPath:ascending:)` is declared by the object layer (next to
+/// `Results`); it adopts this protocol with an empty extension, so sorting lives here without two
+/// declarations of `SortDescriptor` in the module.
+public protocol QuerySortKey {
+    var keyPath: String { get }
+    var ascending: Bool { get }
 }
 
 /// Realm's ordering of values and the sort/distinct algorithms built on it.
@@ -96,7 +91,7 @@ public enum QueryOrdering {
     }
 
     /// Compares two objects' key tuples (as returned by `sortKey`) under `descriptors`.
-    public static func compare(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [SortDescriptor]) -> Int {
+    public static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
         for (index, descriptor) in descriptors.enumerated() where index < a.count && index < b.count {
             let order = compare(a[index], b[index])
             if order != 0 { return descriptor.ascending ? order : -order }
@@ -106,7 +101,7 @@ public enum QueryOrdering {
 
     /// `objects` sorted by `descriptors` (stable).
     /// - Throws: as `sortKey`.
-    public static func sorted<S: QueryValueSource>(_ objects: [S], by descriptors: [SortDescriptor]) throws -> [S] {
+    public static func sorted<S: QueryValueSource, K: QuerySortKey>(_ objects: [S], by descriptors: [K]) throws -> [S] {
         guard !descriptors.isEmpty else { return objects }
         var paths: [QueryKeyPath] = []
         for descriptor in descriptors { paths.append(try QueryParser.parseKeyPath(descriptor.keyPath)) }
