@@ -65,7 +65,7 @@ final class QDog: QueryTestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<QDog>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QDog.id: return "id"
         case \QDog.name: return "name"
@@ -113,7 +113,7 @@ final class QPerson: QueryTestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<QPerson>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QPerson.name: return "name"
         case \QPerson.picture: return "picture"
@@ -222,7 +222,7 @@ final class QAuthor: QueryTestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<QAuthor>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QAuthor.key: return "key"
         case \QAuthor.firstName: return "firstName"
@@ -267,7 +267,7 @@ final class QArticle: QueryTestModel, QueryKeyPathNaming {
         }
     }
 
-    static func queryPropertyName(for keyPath: PartialKeyPath<QArticle>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QArticle.id: return "id"
         case \QArticle.title: return "title"
@@ -339,7 +339,7 @@ final class QMechanic: QueryTestModel, QueryKeyPathNaming {
         super.init(typeName: "CarPerson")
     }
     override func value(forKey key: String) -> QueryValue? { key == "name" ? .string(name) : nil }
-    static func queryPropertyName(for keyPath: PartialKeyPath<QMechanic>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         keyPath == \QMechanic.name ? "name" : nil
     }
 }
@@ -362,7 +362,7 @@ final class QRepairShop: QueryTestModel, QueryKeyPathNaming {
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<QRepairShop>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QRepairShop.name: return "name"
         case \QRepairShop.contact: return "contact"
@@ -387,7 +387,7 @@ final class QRepair: QueryTestModel, QueryKeyPathNaming {
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<QRepair>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QRepair.date: return "date"
         case \QRepair.person: return "person"
@@ -426,7 +426,7 @@ final class QCar: QueryTestModel, QueryKeyPathNaming {
         default: return nil
         }
     }
-    static func queryPropertyName(for keyPath: PartialKeyPath<QCar>) -> String? {
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         switch keyPath {
         case \QCar.brand: return "brand"
         case \QCar.year: return "year"

@@ -11,9 +11,25 @@
 import Foundation
 
 /// A type whose key paths map to property names (the object layer's `Object` adopts it).
+///
+/// The key path is an `AnyKeyPath` (its root is `Self`) rather than `PartialKeyPath<Self>`
+/// because a non-final class such as `Object` cannot satisfy a requirement with `Self` in that
+/// position. `Object` adopts it with (checked against the `objects` branch; `Self` in the body is
+/// the dynamic subclass, so `\Dog.age` resolves on `Dog`):
+/// ```swift
+/// extension Object: QueryKeyPathNaming {
+///     public class func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
+///         guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
+///         return _strataPropertyName(for: typed)
+///     }
+/// }
+/// extension List: QueryableCollection {}
+/// extension LinkingObjects: QueryableCollection {}
+/// ```
 public protocol QueryKeyPathNaming {
-    /// The persisted property name that `keyPath` reads, or nil if it is not a persisted property.
-    static func queryPropertyName(for keyPath: PartialKeyPath<Self>) -> String?
+    /// The persisted property name that `keyPath` (rooted at `Self`) reads, or nil if it is not a
+    /// persisted property.
+    static func queryPropertyName(for keyPath: AnyKeyPath) -> String?
 }
 
 /// A to-many property type (`List`, `MutableSet`, arrays in tests): member lookup through it
