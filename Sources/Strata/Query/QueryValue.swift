@@ -56,6 +56,12 @@ public struct QueryObjectID: Hashable, Sendable, Comparable, CustomStringConvert
     /// Bytes 8..<12, big-endian.
     public let low: UInt32
 
+    /// From the id's bytes 0..<8 and 8..<12, each read big-endian.
+    public init(high: UInt64, low: UInt32) {
+        self.high = high
+        self.low = low
+    }
+
     /// Fails unless `bytes` holds exactly 12 bytes.
     public init?(bytes: [UInt8]) {
         guard bytes.count == 12 else { return nil }
