@@ -330,6 +330,18 @@ func checkQueries<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], 
         }
     }
 
+    @Test func referencedKeyPaths() throws {
+        let p = try QueryParser.parse(
+            "name == 'a' AND (dogs.@max.age > 1 OR SUBQUERY(dogs, $d, $d.owner.name == name AND SUBQUERY($d.owner.dogs, $e, $e.age > $d.age).@count > 0).@count > 0) AND name != 'b' AND scores['x'] > 1")
+        #expect(p.referencedKeyPaths().map(\.description) == [
+            "name", "dogs.age", "dogs", "dogs.owner.name", "dogs.owner.dogs", "dogs.owner.dogs.age", "dogs.age", "scores[\"x\"]",
+        ].reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } })
+        #expect(try QueryParser.parse("SUBQUERY(tags, $t, $t BEGINSWITH 'a').@count > 0").referencedKeyPaths() == [QueryKeyPath(["tags"])])
+        #expect(QueryPredicate.truePredicate.referencedKeyPaths().isEmpty)
+        // Trees are Hashable: equal queries hash equally (usable as cache keys).
+        #expect(Set([try QueryParser.parse("a == 1 AND b == 2"), try QueryParser.parse("a = 1 && b == 2")]).count == 1)
+    }
+
     @Test func indexableEqualities() throws {
         let p = try QueryParser.parse("name == 'Rex' AND (age > 3 OR age < 1) AND id IN {'d1', 'd2'} AND 5 == age AND owner.name == 'x'")
         #expect(p.indexableEqualities() == [

@@ -65,3 +65,50 @@ extension QueryPredicate {
         }
     }
 }
+
+extension QueryPredicate {
+    /// Every key path the predicate reads, from the queried object: plain and aggregated paths,
+    /// and for a SUBQUERY its collection plus the collection-prefixed paths of its body
+    /// (`SUBQUERY(dogs, $d, $d.age > 1)` reads `dogs` and `dogs.age`). In first-use order, without
+    /// duplicates. The object layer can use it to tell whether a change can affect membership.
+    public func referencedKeyPaths() -> [QueryKeyPath] {
+        var seen: Set<QueryKeyPath> = []
+        var result: [QueryKeyPath] = []
+        collectKeyPaths(variables: [:]) { path in
+            if seen.insert(path).inserted { result.append(path) }
+        }
+        return result
+    }
+
+    private func collectKeyPaths(variables: [String: QueryKeyPath], _ add: (QueryKeyPath) -> Void) {
+        func rooted(_ path: QueryKeyPath) -> QueryKeyPath {
+            guard let variable = path.variable else { return path }
+            guard let base = variables[variable] else { return path }
+            return QueryKeyPath(base.components + path.components)
+        }
+        func visit(_ expression: QueryExpression) {
+            switch expression {
+            case .constant: return
+            case .keyPath(let path), .aggregate(_, let path):
+                if path.variable == nil || !path.components.isEmpty { add(rooted(path)) }
+            case .subqueryCount(let collection, let variable, let predicate):
+                let base = rooted(collection)
+                add(base)
+                var inner = variables
+                inner[variable] = base
+                predicate.collectKeyPaths(variables: inner, add)
+            case .list(let elements):
+                elements.forEach(visit)
+            }
+        }
+        switch self {
+        case .truePredicate, .falsePredicate: return
+        case .comparison(let c):
+            visit(c.left)
+            visit(c.right)
+        case .and(let operands), .or(let operands):
+            for operand in operands { operand.collectKeyPaths(variables: variables, add) }
+        case .not(let inner): inner.collectKeyPaths(variables: variables, add)
+        }
+    }
+}

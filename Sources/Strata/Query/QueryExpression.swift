@@ -117,7 +117,7 @@ public enum QueryQuantifier: String, Hashable, Sendable {
 }
 
 /// An operand of a comparison.
-public indirect enum QueryExpression: Equatable, CustomStringConvertible {
+public indirect enum QueryExpression: Hashable, CustomStringConvertible {
     /// A literal or an argument.
     case constant(QueryValue)
     /// A property (possibly through links, possibly to-many).
@@ -133,7 +133,7 @@ public indirect enum QueryExpression: Equatable, CustomStringConvertible {
 }
 
 /// A comparison: `[quantifier] left op[options] right`.
-public struct QueryComparison: Equatable, CustomStringConvertible {
+public struct QueryComparison: Hashable, CustomStringConvertible {
     public var left: QueryExpression
     public var op: QueryOperator
     public var right: QueryExpression
@@ -153,7 +153,7 @@ public struct QueryComparison: Equatable, CustomStringConvertible {
 }
 
 /// A parsed query: the predicate a `filter` keeps objects by.
-public indirect enum QueryPredicate: Equatable, CustomStringConvertible {
+public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     case truePredicate
     case falsePredicate
     case comparison(QueryComparison)
