@@ -7,7 +7,9 @@
 // - Never traps: every malformed literal (unterminated string, bad escape, integer overflow,
 //   bad date/oid/uuid/base64) is a `.syntax` QueryError at the literal's offset.
 // - Keywords are not tokens of their own: they are identifiers the parser matches
-//   case-insensitively, so a property may be named like a keyword only through `%K`.
+//   case-insensitively, so a property may be named like a keyword only through `%K`. Likewise
+//   `T` followed by a digit starts a date literal, `oid(`/`uuid(`/`decimal128(` and `B64"` start
+//   literals: properties with such names are reachable through `%K` only.
 import Foundation
 
 enum QueryTokenKind: Equatable {
