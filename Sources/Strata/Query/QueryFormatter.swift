@@ -3,7 +3,8 @@
 // Invariant: for every tree the parser produces, parsing the rendered text gives an equal tree
 // (the fuzz test checks this). Values without a literal form (objects, maps, Float, non-finite
 // doubles) render as `%@(…)`, which is readable but does not parse; neither does a key path whose
-// first property is named like a keyword (`any`, `in`, …), which only `%K` can express.
+// first property is named like a keyword or a literal (`any`, `in`, `T1`, …), which only `%K`
+// can express.
 import Foundation
 
 enum QueryFormatter {
