@@ -69,7 +69,8 @@ public enum CSVWriter {
     }
 
     static func quote(_ cell: String) -> String {
-        let needs = cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+        // Scalars, not Characters: "\r\n" is one Character equal to neither "\r" nor "\n".
+        let needs = cell.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
             || cell.hasPrefix(" ") || cell.hasSuffix(" ")
         guard needs else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -109,6 +109,7 @@ enum StoreWorkloads {
         let context = CaseContext(engine: engine, spec: spec)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
+        result.fileBytesStart = engine.fileBytes()
         let sampler = sampler(engine: engine, counters: context.counters)
         sampler.start(intervalMs: 100)
         let start = monotonicNanos()
