@@ -1,4 +1,8 @@
-// STUB — the trees work replaces this file with the real copy-on-write B+tree.
+// BytesTree: the façade of the copy-on-write B+tree from byte-string keys (memcmp order) to
+// byte strings, on the shared node code with `BytesFlavor`.
+//
+// Invariants: keys in a leaf are strictly ascending in memcmp order (a proper prefix first);
+// keys are at most `maxKeySize` bytes; `count` is the root's total.
 
 /// A copy-on-write B+tree from byte-string keys (memcmp order, at most `maxKeySize` bytes)
 /// to byte-string values. Used for indexes (key = encoded value ++ object key) and catalogs.
@@ -12,34 +16,87 @@ public struct BytesTree: Hashable, Sendable {
 
     public var isEmpty: Bool { root.isNull }
 
+    /// Number of keys; O(1).
     public func count(in pages: some PageReading) throws -> Int {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        try TreeReader<BytesFlavor>.count(root, pages)
     }
 
+    /// Calls `body` with the value stored under `key` (zero-copy when inline); nil when absent.
     public func withValue<R>(forKey key: UnsafeRawBufferPointer, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        guard key.count <= Self.maxKeySize else { return nil }
+        guard let (leaf, index) = try TreeReader<BytesFlavor>.find(root, key, pages) else { return nil }
+        return try leaf.leafCell(index, BytesFlavor.self).value.withBytes(pages, body)
     }
 
-    /// Inserts or replaces; true when the key is new. A key over `maxKeySize` throws `.tooLarge`.
+    public func contains(_ key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Bool {
+        guard key.count <= Self.maxKeySize else { return false }
+        return try TreeReader<BytesFlavor>.find(root, key, pages) != nil
+    }
+
+    /// Inserts or replaces; true when the key is new. A key over `maxKeySize` or a value over
+    /// `maxValueSize` throws `.tooLarge`.
     @discardableResult
     public mutating func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
                              in pages: some PageWriting) throws -> Bool {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        guard key.count <= Self.maxKeySize else {
+            throw StorageError(.tooLarge, "a key of \(key.count) bytes exceeds the limit of \(Self.maxKeySize)")
+        }
+        let root = self.root
+        let (newRoot, delta) = try TreeCells.withLeafCell(.bytes(key), value, pages) { cell in
+            try TreeEditor<BytesFlavor>.apply(root: root, key: key, .upsert, cell: cell, pages)
+        }
+        self.root = newRoot
+        return delta == 1
     }
 
+    /// Removes `key`; true when it was present.
     @discardableResult
     public mutating func remove(_ key: UnsafeRawBufferPointer, in pages: some PageWriting) throws -> Bool {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        guard key.count <= Self.maxKeySize else { return false }
+        let (newRoot, delta) = try TreeEditor<BytesFlavor>.apply(
+            root: root, key: key, .remove, cell: UnsafeRawBufferPointer(start: nil, count: 0), pages)
+        root = newRoot
+        return delta == -1
     }
 
     /// Visits entries with key ≥ `start` (all when nil) in ascending order until `body` returns false.
     public func forEach(from start: UnsafeRawBufferPointer?, in pages: some PageReading,
                         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        guard !root.isNull else { return }
+        try TreeReader<BytesFlavor>.scan(root, from: start, depth: 0, pages) { leaf, index in
+            let cell = try leaf.leafCell(index, BytesFlavor.self)
+            let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
+            return try cell.value.withBytes(pages) { try body(key, $0) }
+        }
+    }
+
+    /// Visits all entries in descending key order until `body` returns false.
+    public func forEachReversed(in pages: some PageReading,
+                                _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        guard !root.isNull else { return }
+        try TreeReader<BytesFlavor>.scanReverse(root, depth: 0, pages) { leaf, index in
+            let cell = try leaf.leafCell(index, BytesFlavor.self)
+            let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
+            return try cell.value.withBytes(pages) { try body(key, $0) }
+        }
+    }
+
+    /// The smallest key ≥ `key` (lower bound), with its value; nil when every key is smaller.
+    /// Key and value buffers are valid only inside `body`.
+    public func withLowerBound<R>(_ key: UnsafeRawBufferPointer, in pages: some PageReading,
+                                  _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        var result: R?
+        try forEach(from: key, in: pages) { foundKey, value in
+            result = try body(foundKey, value)
+            return false
+        }
+        return result
     }
 
     public mutating func destroy(in pages: some PageWriting) throws {
-        throw StorageError(.invalidState, "BytesTree is a stub")
+        guard !root.isNull else { return }
+        try TreeReader<BytesFlavor>.destroy(root, depth: 0, pages)
+        root = .null
     }
 }

@@ -1,5 +1,8 @@
-// STUB — the trees work replaces this file with the real copy-on-write B+tree.
-// The public signatures here are the contract the object layer codes against.
+// KeyedTree: the façade of the copy-on-write B+tree from UInt64 keys to byte strings.
+// Node format and algorithms are shared (NodeLayout, NodeEdit, TreeEdit, TreeRead,
+// OverflowChain); this file maps the public API onto them with `KeyedFlavor`.
+//
+// Invariants: keys in a leaf are strictly ascending; `count` is the root's total.
 
 /// A copy-on-write B+tree from `UInt64` keys to byte-string values, in key order.
 /// Objects of one class live in one `KeyedTree` keyed by object key.
@@ -7,6 +10,9 @@
 /// The tree is a value: `root` is all there is. Mutations go through a `PageWriting`
 /// (a write transaction) and change `root`; the caller stores the new root where the old one was.
 /// Values up to `maxValueSize` bytes are accepted; large ones spill to overflow pages.
+///
+/// Inserting keys in ascending order at the end of the tree fills leaves completely
+/// (append-mode splits), so bulk inserts of increasing object keys leave dense pages.
 public struct KeyedTree: Hashable, Sendable {
     public private(set) var root: PageRef
 
@@ -18,46 +24,81 @@ public struct KeyedTree: Hashable, Sendable {
 
     /// Number of keys; O(1) (kept in the root).
     public func count(in pages: some PageReading) throws -> Int {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        try TreeReader<KeyedFlavor>.count(root, pages)
     }
 
     /// Calls `body` with the value stored under `key` (zero-copy when it fits in a page);
     /// nil when absent. The buffer is valid only inside `body`.
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        guard let (leaf, index) = try TreeReader<KeyedFlavor>.find(root, key, pages) else { return nil }
+        return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
 
     public func contains(_ key: UInt64, in pages: some PageReading) throws -> Bool {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        try TreeReader<KeyedFlavor>.find(root, key, pages) != nil
     }
 
     /// Inserts or replaces. Returns true when `key` was not present before.
+    /// A value over `maxValueSize` throws `.tooLarge`.
     @discardableResult
     public mutating func put(_ key: UInt64, _ value: UnsafeRawBufferPointer,
                              in pages: some PageWriting) throws -> Bool {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        let root = self.root
+        let (newRoot, delta) = try TreeCells.withLeafCell(.uint64(key), value, pages) { cell in
+            try TreeEditor<KeyedFlavor>.apply(root: root, key: key, .upsert, cell: cell, pages)
+        }
+        self.root = newRoot
+        return delta == 1
     }
 
     /// Removes `key`. Returns true when it was present.
     @discardableResult
     public mutating func remove(_ key: UInt64, in pages: some PageWriting) throws -> Bool {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        let (newRoot, delta) = try TreeEditor<KeyedFlavor>.apply(
+            root: root, key: key, .remove, cell: UnsafeRawBufferPointer(start: nil, count: 0), pages)
+        root = newRoot
+        return delta == -1
     }
 
-    /// The largest key, nil when empty (object keys are allocated above it).
+    /// The largest key, nil when empty (object keys are allocated above it). O(log n).
     public func lastKey(in pages: some PageReading) throws -> UInt64? {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        guard let leaf = try TreeReader<KeyedFlavor>.edgeLeaf(root, last: true, pages) else { return nil }
+        return try KeyedFlavor.leafKey(leaf, leaf.count - 1)
+    }
+
+    /// The smallest key, nil when empty. O(log n).
+    public func firstKey(in pages: some PageReading) throws -> UInt64? {
+        guard let leaf = try TreeReader<KeyedFlavor>.edgeLeaf(root, last: false, pages) else { return nil }
+        return try KeyedFlavor.leafKey(leaf, 0)
     }
 
     /// Visits entries with key ≥ `start` in ascending order until `body` returns false.
     public func forEach(from start: UInt64 = 0, in pages: some PageReading,
                         _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        guard !root.isNull else { return }
+        try TreeReader<KeyedFlavor>.scan(root, from: start, depth: 0, pages) { leaf, index in
+            let cell = try leaf.leafCell(index, KeyedFlavor.self)
+            let key = leaf.base.treeU64(cell.offset)
+            return try cell.value.withBytes(pages) { try body(key, $0) }
+        }
+    }
+
+    /// Visits all entries in descending key order until `body` returns false.
+    public func forEachReversed(in pages: some PageReading,
+                                _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        guard !root.isNull else { return }
+        try TreeReader<KeyedFlavor>.scanReverse(root, depth: 0, pages) { leaf, index in
+            let cell = try leaf.leafCell(index, KeyedFlavor.self)
+            let key = leaf.base.treeU64(cell.offset)
+            return try cell.value.withBytes(pages) { try body(key, $0) }
+        }
     }
 
     /// Frees every page of the tree (and its overflow pages); the tree becomes empty.
     public mutating func destroy(in pages: some PageWriting) throws {
-        throw StorageError(.invalidState, "KeyedTree is a stub")
+        guard !root.isNull else { return }
+        try TreeReader<KeyedFlavor>.destroy(root, depth: 0, pages)
+        root = .null
     }
 }

@@ -1,0 +1,245 @@
+// The copy-on-write edit of one path from the root to a leaf, shared by the three trees.
+//
+// An edit descends (read-only) to the leaf, changes it, then on the way back up makes each
+// node on the path writable (`writablePage`: a copy for committed pages, in place for pages
+// the transaction owns), stores the child's new reference and count in it, and absorbs the
+// child's split (new separator cell) or underflow (merge with a sibling, or removal of an
+// emptied child). A removal of an absent key writes nothing.
+//
+// Invariants:
+// - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
+//   `readPage` are never written.
+// - A branch cell's count always equals its child's total; a node's total is the sum.
+// - Pages that leave the tree (emptied, merged away, collapsed roots, replaced overflow
+//   chains) are handed to `freePage` exactly once.
+
+enum TreeEditOperation {
+    /// Keyed: replace the value of an existing key or insert it.
+    case upsert
+    /// Positional: insert before the index.
+    case insert
+    /// Positional: replace the element at the index.
+    case replace
+    /// Remove the key or index, if present.
+    case remove
+}
+
+struct TreeEditResult {
+    var ref: PageRef
+    /// Change of the entry count: +1 inserted, −1 removed, 0 replaced or unchanged.
+    var delta: Int
+    /// False when nothing was written (removing an absent key).
+    var changed: Bool
+    var split: TreeSplit?
+    /// The node's state after the edit, for the parent's underflow handling.
+    var cellCount: Int
+    var filledBytes: Int
+
+    static func unchanged(_ ref: PageRef) -> TreeEditResult {
+        TreeEditResult(ref: ref, delta: 0, changed: false, split: nil, cellCount: 0, filledBytes: 0)
+    }
+}
+
+enum TreeEditor<F: TreeFlavor> {
+    /// Applies `operation` to the tree at `root`; returns the new root and the count change.
+    static func apply(root: PageRef, key: F.SearchKey, _ operation: TreeEditOperation,
+                      cell: UnsafeRawBufferPointer, _ pages: any PageWriting) throws -> (root: PageRef, delta: Int) {
+        if root.isNull {
+            guard operation == .upsert || operation == .insert else { return (root, 0) }
+            guard let bytes = cell.baseAddress else { throw StorageError(.invalidState, "insert without a cell") }
+            let (ref, base) = try pages.allocatePage()
+            let leaf = MutableTreeNode.initialize(ref, base, kind: F.leafKind)
+            leaf.appendCellContiguous(bytes, size: cell.count)
+            leaf.total = 1
+            return (ref, 1)
+        }
+        let result = try edit(root, key, operation, cell: cell, rightmost: true, depth: 0, pages)
+        guard result.changed else { return (root, 0) }
+        if let split = result.split {
+            let (ref, base) = try pages.allocatePage()
+            let branch = MutableTreeNode.initialize(ref, base, kind: F.branchKind)
+            withUnsafeTemporaryAllocation(byteCount: TreeLayout.maxCellSize, alignment: 8) { buffer in
+                guard let cell = buffer.baseAddress else { return }
+                let placeholder = TreeLayout.branchKeyOffset + F.placeholderKeyPartSize
+                cell.initializeMemory(as: UInt8.self, repeating: 0, count: placeholder)
+                cell.setTreeU32(TreeLayout.branchChildOffset, result.ref.raw)
+                cell.setTreeU64(TreeLayout.branchCountOffset, split.leftTotal)
+                branch.appendCellContiguous(cell, size: placeholder)
+            }
+            try withSeparatorCell(split, pages) { cell in
+                guard let bytes = cell.baseAddress else { return }
+                branch.appendCellContiguous(bytes, size: cell.count)
+            }
+            branch.total = split.leftTotal + split.rightTotal
+            return (ref, result.delta)
+        }
+        if result.cellCount == 0 {
+            pages.freePage(result.ref)
+            return (.null, result.delta)
+        }
+        // A branch root with a single child is replaced by that child.
+        var newRoot = result.ref
+        var depth = 0
+        while true {
+            let node = try TreeNode.read(newRoot, pages, F.self)
+            guard !node.isLeaf, node.count == 1, depth < TreeLayout.maxDepth else { break }
+            let child = try node.child(0)
+            pages.freePage(newRoot)
+            newRoot = child
+            depth += 1
+        }
+        return (newRoot, result.delta)
+    }
+
+    /// Builds the branch cell pointing at a split's right node: its key is the key of the
+    /// right node's first cell.
+    private static func withSeparatorCell(_ split: TreeSplit, _ pages: any PageWriting,
+                                          _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        let right = try TreeNode.read(split.right, pages, F.self)
+        let keyOffset = try right.cellOffset(0, need: right.isLeaf ? 0 : TreeLayout.branchKeyOffset)
+            + (right.isLeaf ? 0 : TreeLayout.branchKeyOffset)
+        let keySize = try F.keyPartSize(right.base, at: keyOffset, ref: right.ref)
+        try withUnsafeTemporaryAllocation(byteCount: TreeLayout.maxCellSize, alignment: 8) { buffer in
+            guard let cell = buffer.baseAddress else { return }
+            cell.setTreeU32(TreeLayout.branchChildOffset, split.right.raw)
+            cell.setTreeU64(TreeLayout.branchCountOffset, split.rightTotal)
+            (cell + TreeLayout.branchKeyOffset).copyMemory(from: right.base + keyOffset, byteCount: keySize)
+            try body(UnsafeRawBufferPointer(start: cell, count: TreeLayout.branchKeyOffset + keySize))
+        }
+    }
+
+    private static func edit(_ ref: PageRef, _ key: F.SearchKey, _ operation: TreeEditOperation,
+                             cell: UnsafeRawBufferPointer, rightmost: Bool, depth: Int,
+                             _ pages: any PageWriting) throws -> TreeEditResult {
+        guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree deeper than \(TreeLayout.maxDepth) levels") }
+        let node = try TreeNode.read(ref, pages, F.self)
+        if node.isLeaf { return try editLeaf(node, key, operation, cell: cell, rightmost: rightmost, pages) }
+
+        let (index, childKey) = try F.searchBranch(node, key)
+        let childRef = try node.child(index)
+        let oldChildCount = try node.childCount(index)
+        let result = try edit(childRef, childKey, operation, cell: cell,
+                              rightmost: rightmost && index == node.count - 1, depth: depth + 1, pages)
+        guard result.changed else { return .unchanged(ref) }
+        guard result.delta >= 0 || oldChildCount > 0 else { throw TreeError.corrupt(ref, "child count below zero") }
+
+        let (writableRef, writableBase) = try pages.writablePage(ref)
+        let branch = MutableTreeNode(ref: writableRef, base: writableBase)
+        let cellOffset = branch.slot(index)
+        writableBase.setTreeU32(cellOffset + TreeLayout.branchChildOffset, result.ref.raw)
+        writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, UInt64(Int64(oldChildCount) + Int64(result.delta)))
+        branch.total = UInt64(Int64(branch.total) + Int64(result.delta))
+
+        var split: TreeSplit?
+        if let childSplit = result.split {
+            writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, childSplit.leftTotal)
+            try withSeparatorCell(childSplit, pages) { separator in
+                if branch.fits(separator.count) {
+                    try branch.insertCell(separator, at: index + 1, isLeaf: false, F.self)
+                } else {
+                    split = try branch.splitInsert(separator, at: index + 1, isLeaf: false,
+                                                   appendMode: rightmost && index + 1 == branch.count, pages: pages, F.self)
+                }
+            }
+        } else if result.cellCount == 0 {
+            pages.freePage(result.ref)
+            let size = try TreeNode.cellSize(UnsafeRawPointer(writableBase), at: cellOffset, isLeaf: false, ref: writableRef, F.self)
+            branch.removeCell(at: index, size: size)
+        } else if result.filledBytes < TreeLayout.underfullBytes && branch.count > 1 {
+            try mergeChild(at: index, of: branch, pages)
+        }
+        return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
+                              cellCount: branch.count, filledBytes: branch.filledBytes)
+    }
+
+    private static func editLeaf(_ node: TreeNode, _ key: F.SearchKey, _ operation: TreeEditOperation,
+                                 cell: UnsafeRawBufferPointer, rightmost: Bool,
+                                 _ pages: any PageWriting) throws -> TreeEditResult {
+        let (index, found) = try F.searchLeaf(node, key)
+        switch operation {
+        case .remove: if !found { return .unchanged(node.ref) }
+        case .replace: if !found { throw TreeError.corrupt(node.ref, "position to replace not in its leaf") }
+        case .upsert, .insert: break
+        }
+        let (writableRef, writableBase) = try pages.writablePage(node.ref)
+        let leaf = MutableTreeNode(ref: writableRef, base: writableBase)
+        var delta = 1
+        if found && operation != .insert {
+            let old = try node.leafCell(index, F.self)
+            try old.value.free(pages)
+            leaf.removeCell(at: index, size: old.size)
+            delta = 0
+            if operation == .remove {
+                leaf.total = UInt64(leaf.count)
+                return TreeEditResult(ref: writableRef, delta: -1, changed: true, split: nil,
+                                      cellCount: leaf.count, filledBytes: leaf.filledBytes)
+            }
+        }
+        var split: TreeSplit?
+        if leaf.fits(cell.count) {
+            try leaf.insertCell(cell, at: index, isLeaf: true, F.self)
+            leaf.total = UInt64(leaf.count)
+        } else {
+            split = try leaf.splitInsert(cell, at: index, isLeaf: true,
+                                         appendMode: rightmost && delta == 1 && index == leaf.count, pages: pages, F.self)
+        }
+        return TreeEditResult(ref: writableRef, delta: delta, changed: true, split: split,
+                              cellCount: leaf.count, filledBytes: leaf.filledBytes)
+    }
+
+    /// Merges child `index` of `branch` (underfull) with a neighbour when both fit in one page.
+    /// The left one absorbs the right one's cells; the right page is freed.
+    private static func mergeChild(at index: Int, of branch: MutableTreeNode, _ pages: any PageWriting) throws {
+        let leftIndex = index > 0 ? index - 1 : index
+        let rightIndex = leftIndex + 1
+        guard rightIndex < branch.count else { return }
+        let parent = UnsafeRawPointer(branch.base)
+        let leftSlot = branch.slot(leftIndex), rightSlot = branch.slot(rightIndex)
+        let leftRef = PageRef(parent.treeU32(leftSlot)), rightRef = PageRef(parent.treeU32(rightSlot))
+        let left = try TreeNode.read(leftRef, pages, F.self)
+        let right = try TreeNode.read(rightRef, pages, F.self)
+        guard left.isLeaf == right.isLeaf else { throw TreeError.corrupt(branch.ref, "siblings at different depths") }
+        // A branch's first cell key is a placeholder: in the merged node it takes the parent's
+        // separator for the right node.
+        let parentKeySize = try F.keyPartSize(parent, at: rightSlot + TreeLayout.branchKeyOffset, ref: branch.ref)
+        var extra = 0
+        if !right.isLeaf {
+            let first = try right.branchCell(0, F.self)
+            extra = TreeLayout.branchKeyOffset + parentKeySize - first.size
+        }
+        let needed = left.usedBytes + right.usedBytes + (left.count + right.count) * TreeLayout.slotSize + extra
+        guard needed <= TreeLayout.usableSize else { return }
+
+        let (newLeftRef, newLeftBase) = try pages.writablePage(leftRef)
+        let merged = MutableTreeNode(ref: newLeftRef, base: newLeftBase)
+        branch.base.setTreeU32(leftSlot + TreeLayout.branchChildOffset, newLeftRef.raw)
+        for j in 0..<right.count {
+            if right.isLeaf {
+                let c = try right.leafCell(j, F.self)
+                try merged.insertCell(UnsafeRawBufferPointer(start: right.base + c.offset, count: c.size),
+                                      at: merged.count, isLeaf: true, F.self)
+            } else if j == 0 {
+                let c = try right.branchCell(0, F.self)
+                try withUnsafeTemporaryAllocation(byteCount: TreeLayout.maxCellSize, alignment: 8) { buffer in
+                    guard let cell = buffer.baseAddress else { return }
+                    cell.copyMemory(from: right.base + c.offset, byteCount: TreeLayout.branchKeyOffset)
+                    (cell + TreeLayout.branchKeyOffset).copyMemory(from: parent + rightSlot + TreeLayout.branchKeyOffset,
+                                                                   byteCount: parentKeySize)
+                    try merged.insertCell(UnsafeRawBufferPointer(start: cell, count: TreeLayout.branchKeyOffset + parentKeySize),
+                                          at: merged.count, isLeaf: false, F.self)
+                }
+            } else {
+                let c = try right.branchCell(j, F.self)
+                try merged.insertCell(UnsafeRawBufferPointer(start: right.base + c.offset, count: c.size),
+                                      at: merged.count, isLeaf: false, F.self)
+            }
+        }
+        merged.total = merged.total &+ right.total
+        let leftCount = parent.treeU64(leftSlot + TreeLayout.branchCountOffset)
+        let rightCount = parent.treeU64(rightSlot + TreeLayout.branchCountOffset)
+        branch.base.setTreeU64(leftSlot + TreeLayout.branchCountOffset, leftCount &+ rightCount)
+        let rightCellSize = TreeLayout.branchKeyOffset + parentKeySize
+        branch.removeCell(at: rightIndex, size: rightCellSize)
+        pages.freePage(rightRef)
+    }
+}

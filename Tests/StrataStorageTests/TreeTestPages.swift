@@ -1,0 +1,179 @@
+// An in-memory `PageWriting` for the tree tests that catches the mistakes trees can make:
+//
+// - use after free: freed pages are poisoned (0xDB) and reading or writing them is recorded
+//   in `violations` and throws;
+// - leaks: `livePageCount` counts pages reachable in principle (owned + committed and not
+//   freed), so destroying a tree must bring it back to its previous value;
+// - copy-on-write: `commit()` freezes every owned page and remembers a hash of its bytes;
+//   `writablePage` of a frozen page returns a copy, and `changedCommittedPages()` lists frozen
+//   pages whose bytes changed (someone wrote through a `readPage` pointer).
+//
+// Pages freed while committed stay readable ("retired") until `releaseRetired()`, as the real
+// pager keeps them for older readers, so snapshot roots can still be read after a mutation.
+// Single-threaded, like a write transaction.
+
+@testable import StrataStorage
+
+final class TreeTestPages: PageWriting {
+    enum State { case free, owned, committed, retired }
+
+    private var memory: [UnsafeMutableRawPointer?] = [nil, nil]  // pages 0 and 1 are meta slots
+    private var states: [State] = [.free, .free]
+    private var hashes: [UInt64] = [0, 0]
+    private var freeList: [UInt32] = []
+    private(set) var violations: [String] = []
+    private(set) var livePageCount = 0
+    private(set) var copies = 0
+    /// Hash committed pages (for `changedCommittedPages`); off for benchmarks.
+    var trackCommitted = true
+
+    deinit {
+        for pointer in memory { pointer?.deallocate() }
+    }
+
+    private func violation(_ message: String) -> StorageError {
+        violations.append(message)
+        return StorageError(.invalidState, "test pages: \(message)")
+    }
+
+    func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer {
+        let index = Int(ref.raw)
+        guard index >= 2, index < memory.count, let pointer = memory[index] else {
+            throw violation("read of unknown \(ref)")
+        }
+        guard states[index] != .free else { throw violation("read of freed \(ref)") }
+        return UnsafeRawPointer(pointer)
+    }
+
+    func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        let index: Int
+        if let reused = freeList.popLast() {
+            index = Int(reused)
+        } else {
+            index = memory.count
+            memory.append(UnsafeMutableRawPointer.allocate(byteCount: PageLayout.payloadSize, alignment: 16))
+            states.append(.free)
+            hashes.append(0)
+        }
+        guard let pointer = memory[index] else { throw violation("lost page \(index)") }
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.payloadSize)
+        states[index] = .owned
+        livePageCount += 1
+        return (PageRef(UInt32(index)), pointer)
+    }
+
+    func writablePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        let index = Int(ref.raw)
+        guard index >= 2, index < memory.count, let pointer = memory[index] else {
+            throw violation("writablePage of unknown \(ref)")
+        }
+        switch states[index] {
+        case .owned:
+            return (ref, pointer)
+        case .committed:
+            let copy = try allocatePage()
+            copy.payload.copyMemory(from: pointer, byteCount: PageLayout.payloadSize)
+            states[index] = .retired
+            livePageCount -= 1
+            copies += 1
+            return copy
+        case .free, .retired:
+            throw violation("writablePage of freed \(ref)")
+        }
+    }
+
+    func freePage(_ ref: PageRef) {
+        let index = Int(ref.raw)
+        guard index >= 2, index < memory.count, let pointer = memory[index] else {
+            _ = violation("free of unknown \(ref)")
+            return
+        }
+        switch states[index] {
+        case .owned:
+            pointer.initializeMemory(as: UInt8.self, repeating: 0xDB, count: PageLayout.payloadSize)
+            states[index] = .free
+            freeList.append(ref.raw)
+            livePageCount -= 1
+        case .committed:
+            states[index] = .retired
+            livePageCount -= 1
+        case .free, .retired:
+            _ = violation("double free of \(ref)")
+        }
+    }
+
+    func isOwned(_ ref: PageRef) -> Bool {
+        let index = Int(ref.raw)
+        return index < states.count && states[index] == .owned
+    }
+
+    /// Ends the "transaction": every owned page becomes committed (immutable).
+    func commit() {
+        for index in 2..<states.count where states[index] == .owned {
+            states[index] = .committed
+            if trackCommitted, let pointer = memory[index] { hashes[index] = Self.hash(pointer) }
+        }
+    }
+
+    /// No reader needs retired pages any more: poison and reuse them.
+    func releaseRetired() {
+        for index in 2..<states.count where states[index] == .retired {
+            memory[index]?.initializeMemory(as: UInt8.self, repeating: 0xDB, count: PageLayout.payloadSize)
+            states[index] = .free
+            freeList.append(UInt32(index))
+        }
+    }
+
+    /// Committed or retired pages whose bytes changed since they were committed.
+    func changedCommittedPages() -> [Int] {
+        guard trackCommitted else { return [] }
+        return (2..<states.count).filter { index in
+            (states[index] == .committed || states[index] == .retired) && memory[index].map(Self.hash) != hashes[index]
+        }
+    }
+
+    /// Raw access for corruption tests.
+    func rawPage(_ ref: PageRef) -> UnsafeMutableRawPointer? {
+        let index = Int(ref.raw)
+        return index < memory.count ? memory[index] : nil
+    }
+
+    private static func hash(_ pointer: UnsafeMutableRawPointer) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        let words = UnsafeRawPointer(pointer)
+        var offset = 0
+        while offset + 8 <= PageLayout.payloadSize {
+            h = (h ^ words.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
+            offset += 8
+        }
+        return h
+    }
+}
+
+/// A seeded generator so failures reproduce.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Random bytes of random size: mostly small, sometimes near the inline limit, sometimes
+/// large enough for an overflow chain of several pages.
+func randomValue(_ rng: inout SplitMix64, overflow: Bool = true) -> [UInt8] {
+    let roll = Int.random(in: 0..<100, using: &rng)
+    let size: Int
+    if overflow && roll < 3 {
+        size = Int.random(in: 1300...12_000, using: &rng)
+    } else if roll < 10 {
+        size = Int.random(in: 200...1340, using: &rng)
+    } else {
+        size = Int.random(in: 0...40, using: &rng)
+    }
+    return (0..<size).map { _ in UInt8.random(in: 0...255, using: &rng) }
+}
