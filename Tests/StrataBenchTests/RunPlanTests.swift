@@ -20,12 +20,14 @@ struct RunPlanTests {
         options.suite = .smoke
         let cases = try RunPlan.make(options)
         #expect(cases.allSatisfy { $0.readings != nil && $0.duration == nil })
+        #expect(Set(cases.map(\.engine)) == Set(EngineKind.allCases.filter { Engines.isAvailable($0) }))
         #expect(Set(cases.map(\.workload)) == Set(WorkloadKind.allCases))
         #expect(Set(cases.map(\.repetition)) == [1, 2, 3])
         // Repetition is outermost: the first third of the plan is repetition 1.
         #expect(cases.prefix(cases.count / 3).allSatisfy { $0.repetition == 1 })
         // The encryption workload runs off and on.
-        #expect(cases.filter { $0.workload == .encryption && $0.repetition == 1 }.map(\.encryption) == [.off, .on])
+        #expect(cases.filter { $0.workload == .encryption && $0.repetition == 1 && $0.engine == cases[0].engine }
+            .map(\.encryption) == [.off, .on])
     }
 
     @Test func explicitFlagsOverrideTheSuite() throws {

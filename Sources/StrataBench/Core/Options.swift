@@ -95,7 +95,7 @@ public enum Suite: String, CaseIterable, Sendable {
 
     public var summary: String {
         switch self {
-        case .smoke: return "CI gate: every workload, fixed counts, < 3 min"
+        case .smoke: return "CI gate: every workload on every engine, fixed counts, 3 repetitions, < 3 min"
         case .sensors: return "the book's experiment: every strategy, 10 s each (default)"
         case .full: return "every workload and strategy, longer runs"
         }

@@ -51,11 +51,11 @@ public enum RunPlan {
     static func defaults(_ workload: WorkloadKind, suite: Suite) -> WorkloadDefaults {
         let all = StrategyKind.allCases
         switch (suite, workload) {
-        case (.smoke, .sensors): return WorkloadDefaults(readings: 600, batchSize: 100, strategies: all)
-        case (.smoke, .readWhileWrite): return WorkloadDefaults(readings: 600, batchSize: 100, strategies: [.dedicated])
+        case (.smoke, .sensors): return WorkloadDefaults(readings: 450, batchSize: 100, strategies: all)
+        case (.smoke, .readWhileWrite): return WorkloadDefaults(readings: 450, batchSize: 100, strategies: [.dedicated])
         case (.smoke, .bulkInsert), (.smoke, .encryption):
             return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated])
-        case (.smoke, .pinnedGrowth): return WorkloadDefaults(readings: 1_500, batchSize: 1, strategies: [.dedicated])
+        case (.smoke, .pinnedGrowth): return WorkloadDefaults(readings: 1_200, batchSize: 1, strategies: [.dedicated])
         case (.smoke, .compaction): return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated])
         case (_, .sensors): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: all)
         case (_, .readWhileWrite): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: [.dedicated, .batched])
@@ -96,7 +96,10 @@ public enum RunPlan {
         if let repetitions = options.repetitions, !(1...1000).contains(repetitions) {
             throw BenchError(.invalidOption, "--repetitions must be between 1 and 1000, got \(repetitions)")
         }
-        let engines = try parseEngines(options.engines)
+        // The CI suite tracks every engine built in; the others default to the embedded one.
+        let engines = options.engines.isEmpty && suite == .smoke
+            ? EngineKind.allCases.filter { Engines.isAvailable($0) }
+            : try parseEngines(options.engines)
         let chosenStrategies = try parseStrategies(options.strategies)
         let workloads = options.workloads.isEmpty ? workloads(of: suite) : unique(options.workloads)
         let repetitions = options.repetitions ?? repetitions(of: suite)

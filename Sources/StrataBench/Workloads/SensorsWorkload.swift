@@ -92,10 +92,7 @@ enum SensorsWorkload {
         sampler.sample()
         result.fileBytesPeak = sampler.peakFileBytes
         if spec.durability != .memory {
-            let compactStart = monotonicNanos()
-            try await onNewThread(name: "strata-bench.compact") { try engine.compact() }
-            result.compactMs = Double(monotonicNanos() - compactStart) / 1e6
-            result.fileBytesCompacted = engine.fileBytes()
+            try await StoreWorkloads.measureCompaction(&result, engine: engine)
         }
         result.timeline = sampler.timeline
         return result

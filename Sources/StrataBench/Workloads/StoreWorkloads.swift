@@ -186,13 +186,25 @@ enum StoreWorkloads {
         sampler.sample()
         result.fileBytesPeak = sampler.peakFileBytes
         if result.spec.durability != .memory {
-            let began = monotonicNanos()
-            try await onNewThread(name: "strata-bench.compact") { try engine.compact() }
-            result.compactMs = Double(monotonicNanos() - began) / 1e6
-            result.fileBytesCompacted = engine.fileBytes()
+            try await measureCompaction(&result, engine: engine)
             sampler.sample()
         }
         result.timeline = sampler.timeline
+    }
+
+    /// Times `compact()` and records the size after it. An engine that cannot compact leaves the
+    /// two columns empty and says so in the note (an absent figure, never a made-up one).
+    static func measureCompaction(_ result: inout CaseResult, engine: any BenchEngine) async throws {
+        let began = monotonicNanos()
+        do {
+            try await onNewThread(name: "strata-bench.compact") { try engine.compact() }
+        } catch let error as BenchError where error.code == .unsupported {
+            let note = "no compaction: \(error.message)"
+            result.note = result.note.isEmpty ? note : result.note + "; " + note
+            return
+        }
+        result.compactMs = Double(monotonicNanos() - began) / 1e6
+        result.fileBytesCompacted = engine.fileBytes()
     }
 }
 
