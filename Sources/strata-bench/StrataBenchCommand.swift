@@ -150,6 +150,8 @@ struct Compare: AsyncParsableCommand {
     var format: String = "table"
     @Flag(help: "Show only regressions, improvements, new and missing cases (table and markdown).")
     var brief = false
+    @Flag(help: "Also gate the timings of durability=full cases (flush-bound; off by default because flush latency is bimodal here).")
+    var gateDurableTimings = false
 
     mutating func validate() throws {
         guard threshold > 0 && threshold < 100 else { throw ValidationError("--threshold must be between 0 and 100 (percent)") }
@@ -160,7 +162,8 @@ struct Compare: AsyncParsableCommand {
         let report: ComparisonReport
         do {
             report = try Comparison.compare(baselinePath: baseline, currentPath: current,
-                                            options: ComparisonOptions(timingThreshold: threshold))
+                                            options: ComparisonOptions(timingThreshold: threshold,
+                                                                       gateDurableTimings: gateDurableTimings))
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)

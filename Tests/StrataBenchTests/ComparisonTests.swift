@@ -16,11 +16,12 @@ private struct Row {
     var lost = 0
     var verified = "true"
     var build = "release"
+    var durability = "unsafe"
 
     var record: [String: String] {
         ["timestamp": "2026-11-21T21:00:00Z", "host": "h", "git_rev": "r", "build": build, "workload": "sensors",
          "engine": "sqlite", "strategy": strategy, "writers": "1", "batch_size": "1", "encryption": "off",
-         "durability": "full", "repetition": String(repetition), "readings": String(readings),
+         "durability": durability, "repetition": String(repetition), "readings": String(readings),
          "transactions": String(transactions), "readings_per_s": CSVNumber.format(readingsPerSecond),
          "commit_p50_us": CSVNumber.format(commitP50), "file_bytes_end": CSVNumber.format(fileBytesEnd),
          "live_objects": String(liveObjects), "lost": String(lost), "verified": verified, "bound": bound,
@@ -32,9 +33,11 @@ private func table(_ rows: [Row]) throws -> CSVTable {
     try CSVReader.parse(CSVWriter.render(columns: SummaryColumns.all, records: rows.map(\.record)))
 }
 
-private func compare(_ baseline: [Row], _ current: [Row], threshold: Double = 50) throws -> ComparisonReport {
+private func compare(_ baseline: [Row], _ current: [Row], threshold: Double = 50,
+                     gateDurable: Bool = false) throws -> ComparisonReport {
     try Comparison.compare(baseline: table(baseline), baselinePath: "base.csv", current: table(current),
-                           currentPath: "cur.csv", options: ComparisonOptions(timingThreshold: threshold))
+                           currentPath: "cur.csv",
+                           options: ComparisonOptions(timingThreshold: threshold, gateDurableTimings: gateDurable))
 }
 
 private func verdict(_ report: ComparisonReport, _ metric: String) -> Verdict? {
@@ -77,6 +80,23 @@ struct ComparisonTests {
         #expect(report.exitCode == 2)
         let latency = try compare([Row(commitP50: 4000)], [Row(commitP50: 9000)])
         #expect(verdict(latency, "commit_p50_us") == .regressed)
+    }
+
+    @Test func durableCommitTimingsAreShownNotGatedUnlessAsked() throws {
+        // The flush-latency flip seen here: 150 us vs 4 ms per durable commit, identical code.
+        let base = [Row(readingsPerSecond: 750, commitP50: 150, fileBytesEnd: 1_000_000, durability: "full")]
+        let flipped = [Row(readingsPerSecond: 220, commitP50: 3980, fileBytesEnd: 1_000_000, durability: "full")]
+        let report = try compare(base, flipped)
+        #expect(report.exitCode == 0)
+        #expect(verdict(report, "readings_per_s") == .info)
+        #expect(report.lines.first { $0.metric == "commit_p50_us" }?.rule.contains("not gated") == true)
+        // Sizes, counts and integrity stay gated for durable cases.
+        let grown = [Row(fileBytesEnd: 2_000_000, lost: 1, durability: "full")]
+        let bad = try compare(base, grown)
+        #expect(verdict(bad, "file_bytes_end") == .regressed)
+        #expect(verdict(bad, "lost") == .regressed)
+        let strict = try compare(base, flipped, gateDurable: true)
+        #expect(verdict(strict, "readings_per_s") == .regressed)
     }
 
     @Test func aStricterThresholdCatchesSmallerChanges() throws {

@@ -122,6 +122,7 @@ struct StrategyTests {
             #expect(result.transactions == 301)
         }
         #expect(result.commit?.count == UInt64(result.transactions))
+        #expect(strategy == .gcd ? (1...8).contains(result.writerHandles ?? 0) : result.writerHandles == 1)
         #expect(result.endToEnd?.count == 301)
     }
 

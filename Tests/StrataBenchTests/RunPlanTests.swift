@@ -28,6 +28,9 @@ struct RunPlanTests {
         // The encryption workload runs off and on.
         #expect(cases.filter { $0.workload == .encryption && $0.repetition == 1 && $0.engine == cases[0].engine }
             .map(\.encryption) == [.off, .on])
+        // Gated timings run without a flush per commit; the sensors cases also run durable.
+        #expect(Set(cases.filter { $0.workload == .sensors }.map(\.durability)) == [.unsafe, .full])
+        #expect(cases.filter { $0.workload != .sensors }.allSatisfy { $0.durability == .unsafe })
     }
 
     @Test func explicitFlagsOverrideTheSuite() throws {

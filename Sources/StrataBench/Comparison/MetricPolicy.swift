@@ -14,6 +14,9 @@
 // - Counts of count-bound cases (readings, live objects, transactions except batched, whose
 //   batches depend on timing) are exact.
 // - `lost` > 0 or `verified` false in the current run always fail.
+// - Timings of `durability = full` cases are shown, not gated (unless asked): a durable commit
+//   waits for the disk's flush, and this machine's fsync latency is bimodal — about 0.2 ms or
+//   about 4 ms — so identical code measured 20-30x apart between two smoke runs.
 // - Everything else (CPU, RSS, allocator, max latency, backlog) is shown, never gated.
 
 /// The judgement rule of one metric.
@@ -32,6 +35,14 @@ public enum MetricRule: Sendable, Equatable {
 public struct MetricPolicy: Sendable {
     public var column: String
     public var rule: MetricRule
+
+    /// Whether the metric is a timing (throughput or latency), as opposed to a size or count.
+    public var isTiming: Bool {
+        switch rule {
+        case .throughput, .latency: return true
+        case .bytes, .exact: return false
+        }
+    }
 
     /// The gated metrics, in report order.
     public static let gated: [MetricPolicy] = [

@@ -108,7 +108,8 @@ public final class StrataEngine: BenchEngine, @unchecked Sendable {
         do {
             try autoreleasingCopy(to: copy)
         } catch let error as Realm.Error where "\(error)".contains("not implemented") {
-            throw BenchError(.unsupported, "Strata compaction is not implemented in this build (\(error))", path: path)
+            try? FileManager.default.removeItem(atPath: copy)
+            throw BenchError(.unsupported, "Strata's writeCopy is not implemented in this build", path: path)
         } catch {
             try? FileManager.default.removeItem(atPath: copy)
             throw BenchError(.engine, "Strata compaction failed: \(error)", path: path)

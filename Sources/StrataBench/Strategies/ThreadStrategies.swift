@@ -123,17 +123,20 @@ final class GCDStrategy: ThreadFedStrategy {
 final class HandleRegistry: @unchecked Sendable {
     private let lock = NSLock()
     private var boxes: [Confined<any SensorWriter>] = []
+    private var created = 0
 
     func add(_ box: Confined<any SensorWriter>) {
         lock.lock()
         boxes.append(box)
+        created += 1
         lock.unlock()
     }
 
+    /// Handles made so far (closing them does not lower it).
     var count: Int {
         lock.lock()
         defer { lock.unlock() }
-        return boxes.count
+        return created
     }
 
     func closeAll() {
