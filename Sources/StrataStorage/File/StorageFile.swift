@@ -1,189 +1,216 @@
-// STUB — the pager work replaces this file (and may split it) with the real page file.
-// The public signatures here are the contract the object layer codes against.
+// The public handle to a page file, and the per-process registry that makes handles to one path
+// share one core.
+//
+// Invariants:
+// - The registry maps a key (canonical path, or "mem:" + identifier for memOnly) to the core of
+//   every path open in this process; a core leaves the registry when its last handle closes.
+//   Transactions keep their core alive (not registered) until they end.
+// - A closed handle refuses new transactions with `.closed`.
 
-/// How hard a commit tries to reach the disk.
-public enum Durability: String, Sendable, CaseIterable {
-    /// A commit is durable when it returns (one flush; concurrent committers may share it).
-    case full
-    /// No flush: a process crash loses nothing committed, an OS crash may lose recent commits
-    /// but never leaves a partial one visible.
-    case unsafe
-    /// Nothing touches disk; the data lives while a handle to it is open.
-    case memOnly
-}
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// How to open a page file.
-public struct StorageOptions: Sendable {
-    /// The file. For `.memOnly` it is only an identifier: handles with the same one share data.
-    public var path: String
-    public var durability: Durability
-    /// 64 bytes, or nil for a plain file.
-    public var encryptionKey: [UInt8]?
-    public var readOnly: Bool
-    /// Open fails with `.notFound` instead of creating the file.
-    public var mustExist: Bool
-    /// Beyond this many live versions (pinned by readers), beginning a read throws
-    /// `.tooManyActiveVersions`. nil: unlimited.
-    public var maximumActiveVersions: Int?
+/// The cores of the files open in this process.
+final class CoreRegistry: @unchecked Sendable {
+    // @unchecked: `cores` is only touched under `lock`.
+    static let shared = CoreRegistry()
+    private let lock = PosixLock()
+    private var cores: [String: FileCore] = [:]
 
-    public init(path: String, durability: Durability = .full, encryptionKey: [UInt8]? = nil,
-                readOnly: Bool = false, mustExist: Bool = false, maximumActiveVersions: Int? = nil) {
-        self.path = path
-        self.durability = durability
-        self.encryptionKey = encryptionKey
-        self.readOnly = readOnly
-        self.mustExist = mustExist
-        self.maximumActiveVersions = maximumActiveVersions
+    static func key(for options: StorageOptions) -> String {
+        if options.durability == .memOnly { return "mem:" + options.path }
+        return canonicalPath(options.path)
     }
-}
 
-/// Eight 64-bit words stored in every meta slot for the layer above (the object layer keeps
-/// its catalog root, schema root and schema version here). Committed atomically with the pages.
-public struct UserRoots: Hashable, Sendable {
-    public static let count = 8
-    public var words: [UInt64]
-
-    public init() { words = Array(repeating: 0, count: UserRoots.count) }
-
-    public subscript(_ index: Int) -> UInt64 {
-        get { words[index] }
-        set { words[index] = newValue }
+    /// The absolute path with the directory resolved (the file itself may not exist yet).
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let dir: String
+        let name: String
+        if let slash = path.lastIndex(of: "/") {
+            dir = slash == path.startIndex ? "/" : String(path[..<slash])
+            name = String(path[path.index(after: slash)...])
+        } else {
+            dir = "."
+            name = path
+        }
+        if let resolved = realpath(dir, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved) + "/" + name
+        }
+        return path
     }
-}
 
-/// Sizes that feed `shouldCompactOnLaunch(totalBytes, usedBytes)`.
-public struct FileSizes: Hashable, Sendable {
-    /// Bytes of the file on disk.
-    public var totalBytes: Int
-    /// Bytes of pages reachable from the newest version (plus meta).
-    public var usedBytes: Int
-}
+    func acquire(_ options: StorageOptions) throws(StorageError) -> FileCore {
+        let key = CoreRegistry.key(for: options)
+        return try lock.withLock { () throws(StorageError) -> FileCore in
+            if let core = cores[key] {
+                let existing = core.options
+                if existing.encryptionKey != options.encryptionKey {
+                    throw StorageError(.wrongKey, "the file is already open in this process with another key", path: options.path)
+                }
+                if existing.durability != options.durability,
+                   existing.durability == .memOnly || options.durability == .memOnly {
+                    throw StorageError(.invalidArgument, "the file is already open with durability \(existing.durability)", path: options.path)
+                }
+                if existing.readOnly && !options.readOnly {
+                    throw StorageError(.readOnly, "the file is already open read-only in this process", path: options.path)
+                }
+                core.lock.withLock { core.handleCount += 1 }
+                return core
+            }
+            let core = try FileCore.open(options, registryKey: key)
+            core.handleCount = 1
+            cores[key] = core
+            return core
+        }
+    }
 
-/// Page accounting of one moment: reachable + heldForReaders + free == total.
-public struct PageAccounting: Hashable, Sendable {
-    public var totalPages: Int
-    public var reachablePages: Int
-    public var heldForReaderPages: Int
-    public var freePages: Int
-    public var metaPages: Int
-    public var balances: Bool { metaPages + reachablePages + heldForReaderPages + freePages == totalPages }
+    func release(_ core: FileCore) {
+        lock.withLock {
+            let remaining = core.lock.withLock { () -> Int in
+                core.handleCount -= 1
+                return core.handleCount
+            }
+            if remaining == 0, cores[core.registryKey] === core {
+                cores[core.registryKey] = nil
+            }
+        }
+    }
+
+    func withRegistryLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try lock.withLock(body)
+    }
+
+    /// Swaps a core for its successor; the caller holds the registry lock.
+    func replaceUnlocked(_ old: FileCore, with fresh: FileCore) {
+        old.lock.withLock { old.handleCount = 0 }
+        cores[old.registryKey] = fresh
+    }
+
+    func isOpen(key: String) -> Bool {
+        lock.withLock { cores[key] != nil }
+    }
 }
 
 /// A handle to one page file. Handles to the same file in one process share its state
 /// (writer lock, reader registry, page cache); other processes coordinate through the lock file.
 /// Thread-safe: any thread may begin transactions on it.
 public final class StorageFile: @unchecked Sendable {
+    // @unchecked: `closed` is atomic; `currentCore` is guarded by `coreLock` (it changes only when
+    // compaction replaces the file); the core is thread-safe.
     public let options: StorageOptions
+    private let coreLock = PosixLock()
+    private var currentCore: FileCore
+    private let closed = Atomic<Bool>(false)
 
-    private init(options: StorageOptions) { self.options = options }
+    /// The shared state of the file this handle has open.
+    var core: FileCore { coreLock.withLock { currentCore } }
+
+    private init(options: StorageOptions, core: FileCore) {
+        self.options = options
+        self.currentCore = core
+    }
+
+    deinit { close() }
 
     /// Opens (creating unless `mustExist`) the file.
+    ///
+    /// Throws `.notFound` (mustExist and no file), `.notAStrataFile`, `.truncatedFile`,
+    /// `.corruptFile`, `.wrongKey`, `.invalidKey` (key not 64 bytes), `.io`.
     public static func open(_ options: StorageOptions) throws -> StorageFile {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try openTyped(options)
+    }
+
+    /// `open(_:)` with a typed error.
+    public static func openTyped(_ options: StorageOptions) throws(StorageError) -> StorageFile {
+        if let key = options.encryptionKey, key.count != 64 {
+            throw StorageError(.invalidKey, "an encryption key must be 64 bytes, got \(key.count)", path: options.path)
+        }
+        let core = try CoreRegistry.shared.acquire(options)
+        return StorageFile(options: options, core: core)
+    }
+
+    private func ensureOpen() throws(StorageError) {
+        if closed.load(ordering: .relaxed) {
+            throw StorageError(.closed, "the file handle is closed", path: options.path)
+        }
     }
 
     /// A snapshot of the newest committed version. Never blocks on writers.
     public func beginRead() throws -> ReadTransaction {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        let snapshot = try core.beginRead()
+        return ReadTransaction(core: core, snapshot: snapshot)
     }
 
     /// The single write transaction; blocks until other writers (threads or processes) finish.
     public func beginWrite() throws -> WriteTransaction {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        let base = try core.acquireWriter()
+        return WriteTransaction(core: core, base: base)
     }
 
     /// The newest committed version number (including commits by other processes).
     public func latestVersion() throws -> UInt64 {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        return try core.currentVersion().version
     }
 
     public func sizes() throws -> FileSizes {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        return try core.sizes()
     }
 
     /// Walks the newest version and the free lists; throws `.corruptFile` when accounting fails.
     public func verify() throws -> PageAccounting {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        return try core.verify()
     }
 
     /// Rewrites the newest version densely and atomically replaces the file.
     /// Throws `.fileInUse` when another handle or process has the file open.
     public func compact() throws {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        try coreLock.withLock { () throws(StorageError) in
+            currentCore = try CoreRegistry.shared.compact(currentCore)
+        }
     }
 
     /// Writes the newest committed version densely to `path` (must not exist), encrypted with
     /// `encryptionKey` (nil: plain).
     public func writeCopy(toPath path: String, encryptionKey: [UInt8]?) throws {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        try ensureOpen()
+        try core.writeCopy(toPath: path, encryptionKey: encryptionKey)
     }
 
     /// Releases this handle; the file closes when its last handle does.
-    public func close() {}
+    public func close() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+            CoreRegistry.shared.release(core)
+        }
+    }
 
     /// Whether any handle in this process or any other process has `path` open.
-    public static func isOpenAnywhere(path: String) -> Bool { false }
+    public static func isOpenAnywhere(path: String) -> Bool {
+        if CoreRegistry.shared.isOpen(key: CoreRegistry.canonicalPath(path)) { return true }
+        return LockFile.isOpenByAnotherProcess(path: path)
+    }
 
     /// Removes the file and its companions; `.fileInUse` while open anywhere.
     public static func deleteFiles(path: String) throws {
-        throw StorageError(.invalidState, "StorageFile is a stub")
+        guard !isOpenAnywhere(path: path) else {
+            throw StorageError(.fileInUse, "the file is open", path: path)
+        }
+        for name in [path, path + ".lock", path + ".compact"] {
+            if unlink(name) != 0 && errno != ENOENT {
+                throw ioError("unlink", errno, path: name)
+            }
+        }
     }
-}
-
-/// A pinned snapshot of one committed version. Reads may happen from several threads at once.
-/// Keep it short-lived or refresh it: a pinned version keeps its pages from reuse.
-public final class ReadTransaction: PageReading, @unchecked Sendable {
-    public let version: UInt64
-    public let roots: UserRoots
-
-    init(version: UInt64, roots: UserRoots) {
-        self.version = version
-        self.roots = roots
-    }
-
-    public func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer {
-        throw StorageError(.invalidState, "ReadTransaction is a stub")
-    }
-
-    /// Unpins the version. Further reads throw `.closed`. Also done on deinit.
-    public func end() {}
-}
-
-/// The one write transaction of a file. Confined to the thread that began it.
-public final class WriteTransaction: PageWriting {
-    /// The version this transaction started from.
-    public let baseVersion: UInt64
-    /// Committed together with the pages.
-    public var roots: UserRoots
-
-    init(baseVersion: UInt64, roots: UserRoots) {
-        self.baseVersion = baseVersion
-        self.roots = roots
-    }
-
-    public func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer {
-        throw StorageError(.invalidState, "WriteTransaction is a stub")
-    }
-
-    public func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
-        throw StorageError(.invalidState, "WriteTransaction is a stub")
-    }
-
-    public func writablePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
-        throw StorageError(.invalidState, "WriteTransaction is a stub")
-    }
-
-    public func freePage(_ ref: PageRef) {}
-
-    public func isOwned(_ ref: PageRef) -> Bool { false }
-
-    /// Makes the changes the newest version; durable on return under `.full`.
-    /// Returns the new version number. On error nothing of this transaction is visible.
-    @discardableResult
-    public func commit() throws -> UInt64 {
-        throw StorageError(.invalidState, "WriteTransaction is a stub")
-    }
-
-    /// Discards the changes and releases the writer lock. Also done on deinit if not committed.
-    public func rollback() {}
 }

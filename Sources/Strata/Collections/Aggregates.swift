@@ -1,0 +1,74 @@
+// Column scans behind min/max/sum/average(ofProperty:) of Results, List and LinkingObjects.
+//
+// Invariants:
+// - A scan decodes one column straight from each row (no object is materialised).
+// - The requested Swift type must match the property's stored type (any integer width for an
+//   int property); a mismatch or unknown property stops with a "Strata:" message, as Realm raises.
+import StrataStorage
+
+enum RowSource {
+    /// Every object of a table.
+    case table(Int)
+    /// These objects of a table.
+    case keys(Int, [UInt64])
+}
+
+extension RealmCore {
+    private func aggregateColumn(info: ClassInfo, property: String) -> _Column {
+        guard let i = info.columnIndex(named: property) else {
+            misuse(.invalidArgument, "'\(info.schema.className)' has no property '\(property)'")
+        }
+        let c = info.layout.columns[i]
+        guard c.collection == .none, c.type != .object, c.type != .linkingObjects else {
+            misuse(.invalidArgument, "'\(info.schema.className).\(property)' cannot be aggregated")
+        }
+        return c
+    }
+
+    private func scanRows(_ source: RowSource?, _ body: (_RowView) -> Void) {
+        checkThread()
+        guard let source else { return }
+        do {
+            let p = try pages()
+            switch source {
+            case .table(let t):
+                try snap.metas[t].objects.forEach(from: 0, in: p) { _, row in
+                    body(_RowView(bytes: row, core: self))
+                    return true
+                }
+            case .keys(let t, let keys):
+                for k in keys {
+                    _ = try snap.metas[t].objects.withValue(forKey: k, in: p) { body(_RowView(bytes: $0, core: self)) }
+                }
+            }
+        } catch {
+            record(error)
+        }
+    }
+
+    func forEachValue<T: _PersistableElement>(_ type: T.Type, info: ClassInfo, property: String, source: RowSource?, _ body: (T) -> Void) {
+        let c = aggregateColumn(info: info, property: property)
+        guard T._strataShape.type == c.type else {
+            misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not \(T.self)")
+        }
+        scanRows(source) { row in
+            if c.isOptional && row.isNull(c) { return }
+            if let v = T._strataRead(row, c) { body(v) }
+        }
+    }
+
+    func forEachNumber(info: ClassInfo, property: String, source: RowSource?, _ body: (Double) -> Void) {
+        let c = aggregateColumn(info: info, property: property)
+        guard c.type == .int || c.type == .float || c.type == .double else {
+            misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
+        }
+        scanRows(source) { row in
+            if c.isOptional && row.isNull(c) { return }
+            switch c.type {
+            case .int: body(Double(Int64(littleEndian: row.load(c, as: Int64.self))))
+            case .float: body(Double(Float(bitPattern: UInt32(littleEndian: row.load(c, as: UInt32.self)))))
+            default: body(row.loadDouble(c))
+            }
+        }
+    }
+}

@@ -1,0 +1,159 @@
+// LinkingObjects: the inverse of a link property, computed from backlinks
+// (`@Persisted(originProperty: "owner") var pets: LinkingObjects<Dog>`).
+//
+// Invariants:
+// - Nothing is stored for it in the row; its content is the set of objects of the origin class
+//   whose origin property links here, read from the backlink tree (each such object once).
+// - Unmanaged objects have empty linking objects.
+import Foundation
+
+/// Marks `LinkingObjects` for `@Persisted(originProperty:)`.
+public protocol _LinkingObjectsMarker {}
+
+public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible, _LinkingObjectsMarker {
+    struct Source {
+        let core: RealmCore
+        let table: Int
+        let key: UInt64
+        let originProperty: String
+    }
+    let source: Source?
+
+    /// Unmanaged (always empty).
+    public init(fromType: Element.Type, property: String) { source = nil }
+    init(source: Source?) { self.source = source }
+
+    private func origin() -> (table: Int, column: Int, info: ClassInfo)? {
+        guard let s = source, let info = try? ClassInfo.of(Element.self),
+              let t = try? s.core.tableIndex(for: info, create: false),
+              let c = info.columnIndex(named: s.originProperty) else { return nil }
+        return (t, c, info)
+    }
+
+    /// The keys of the linking objects (one per object), in backlink order.
+    var keys: [UInt64] {
+        guard let s = source, let o = origin() else { return [] }
+        s.core.checkThread()
+        do {
+            return try s.core.backlinks(target: s.table, targetKey: s.key, source: o.table, column: o.column).map(\.key)
+        } catch {
+            s.core.record(error)
+            return []
+        }
+    }
+
+    public var count: Int { keys.count }
+    public var isEmpty: Bool { keys.isEmpty }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    public subscript(position: Int) -> Element {
+        let k = keys
+        guard let s = source, let o = origin(), position >= 0, position < k.count else {
+            preconditionFailure("Strata: invalidArgument: index \(position) is out of range 0..<\(k.count)")
+        }
+        return s.core.materialize(Element.self, info: o.info, table: o.table, key: k[position])
+    }
+
+    public var first: Element? { isEmpty ? nil : self[0] }
+    public var last: Element? { isEmpty ? nil : self[count - 1] }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        guard let s = source, let o = origin() else { return [Element]().makeIterator() }
+        return keys.map { s.core.materialize(Element.self, info: o.info, table: o.table, key: $0) }.makeIterator()
+    }
+
+    public var description: String { "LinkingObjects<\(Element.className())>(\(count) objects)" }
+
+    public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
+        guard let s = source, let o = origin() else { return .zero }
+        var total = T.zero
+        s.core.forEachValue(T.self, info: o.info, property: property, source: .keys(o.table, keys)) { total += $0 }
+        return total
+    }
+
+    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+        guard let s = source, let o = origin() else { return nil }
+        var total = 0.0, n = 0
+        s.core.forEachNumber(info: o.info, property: property, source: .keys(o.table, keys)) { total += $0; n += 1 }
+        return n == 0 ? nil : T(total / Double(n))
+    }
+}
+
+extension LinkingObjects: _Persistable {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .linkingObjects, objectType: Element.self) }
+    public static func _strataDefault() -> LinkingObjects<Element> { LinkingObjects(source: nil) }
+    public static func _strataGet(_ obj: Object, _ ordinal: Int) -> LinkingObjects<Element> {
+        guard let b = obj._binding else { return LinkingObjects(source: nil) }
+        let c = b.info.column(forOrdinal: ordinal)
+        let origin = b.info.schema.properties[c.index].linkOriginPropertyName ?? ""
+        return LinkingObjects(source: Source(core: b.core, table: b.table, key: b.key, originProperty: origin))
+    }
+    public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: LinkingObjects<Element>) {}
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {}
+    public var _strataAny: Any? { self }
+}
+
+extension List where Element: Object {
+    public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        var best: T?
+        forEachLinkedValue(T.self, property) { v in if let b = best, b <= v {} else { best = v } }
+        return best
+    }
+    public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        var best: T?
+        forEachLinkedValue(T.self, property) { v in if let b = best, b >= v {} else { best = v } }
+        return best
+    }
+    public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
+        var total = T.zero
+        forEachLinkedValue(T.self, property) { total += $0 }
+        return total
+    }
+    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+        guard let r = ref, let info = try? ClassInfo.of(Element.self) else {
+            let vals = storage.compactMap { ($0.value(forKey: property) as? Double) ?? ($0.value(forKey: property) as? Int).map(Double.init) }
+            return vals.isEmpty ? nil : T(vals.reduce(0, +) / Double(vals.count))
+        }
+        var total = 0.0, n = 0
+        r.core.forEachNumber(info: info, property: property, source: linkedSource(r, info)) { total += $0; n += 1 }
+        return n == 0 ? nil : T(total / Double(n))
+    }
+
+    private func linkedSource(_ r: CollectionRef, _ info: ClassInfo) -> RowSource? {
+        guard let t = try? r.core.tableIndex(for: info, create: false) else { return nil }
+        var keys: [UInt64] = []
+        r.core.listForEach(r) { _, b in
+            if b.count >= 8 { keys.append(UInt64(littleEndian: b.loadUnaligned(as: UInt64.self))) }
+            return true
+        }
+        return .keys(t, keys)
+    }
+
+    private func forEachLinkedValue<T: _PersistableElement>(_ type: T.Type, _ property: String, _ body: (T) -> Void) {
+        guard let r = ref, let info = try? ClassInfo.of(Element.self) else {
+            for o in storage { if let v = o.value(forKey: property) as? T { body(v) } }
+            return
+        }
+        r.core.forEachValue(T.self, info: info, property: property, source: linkedSource(r, info), body)
+    }
+}
+
+extension List where Element: Comparable {
+    public func min() -> Element? { elements.min() }
+    public func max() -> Element? { elements.max() }
+}
+
+extension List where Element: AdditiveArithmetic {
+    public func sum() -> Element { elements.reduce(.zero, +) }
+}
+
+extension List where Element: BinaryFloatingPoint {
+    public func average() -> Element? { isEmpty ? nil : elements.reduce(.zero, +) / Element(count) }
+}
+
+extension List where Element: BinaryInteger {
+    public func average() -> Double? { isEmpty ? nil : Double(elements.reduce(.zero, +)) / Double(count) }
+}

@@ -1,0 +1,183 @@
+// Results: the objects of a class in a realm, lazily.
+//
+// Invariants:
+// - Results are live: every access reads the realm's current snapshot (including uncommitted
+//   changes of the current write). `count` asks the tree (O(1)) and loads no object.
+// - Index access and iteration use a snapshot of the object keys, rebuilt when the realm's
+//   change counter moves; `for … in` iterates the keys taken when the iterator was made.
+// - The struct is ready to carry a predicate, sort descriptors and distinct key paths (the query
+//   issue): `Query` holds them; with none, the results are every object in key order.
+import Foundation
+
+/// Realm's sort descriptor (the query issue will honour it).
+public struct SortDescriptor: Sendable, Hashable {
+    public var keyPath: String
+    public var ascending: Bool
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+}
+
+/// Live, lazy objects of one class.
+public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+    let core: RealmCore
+    let info: ClassInfo
+    private let cache = KeyCache()
+
+    /// The query parts a later issue fills in (predicate, sort, distinct).
+    struct Query {
+        var sort: [SortDescriptor] = []
+        var distinct: [String] = []
+    }
+    var query = Query()
+
+    final class KeyCache {
+        var keys: [UInt64] = []
+        var stamp: UInt64 = .max
+        var generation: UInt64 = .max
+    }
+
+    init(core: RealmCore, info: ClassInfo) {
+        self.core = core
+        self.info = info
+    }
+
+    public var realm: Realm? { Realm(core: core) }
+    public var isFrozen: Bool { core.isFrozen }
+
+    private var table: Int? { try? core.tableIndex(for: info, create: false) }
+
+    /// The number of objects; reads no object.
+    public var count: Int {
+        core.checkThread()
+        guard let t = table else { return 0 }
+        do { return try core.snap.metas[t].objects.count(in: try core.pages()) } catch {
+            core.record(error)
+            return 0
+        }
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The object keys of the current snapshot, in key order.
+    var keys: [UInt64] {
+        core.checkThread()
+        guard let t = table else { return [] }
+        if cache.stamp == core.changeCounter && cache.generation == core.generation { return cache.keys }
+        var out: [UInt64] = []
+        do {
+            let p = try core.pages()
+            out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
+            try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
+                out.append(k)
+                return true
+            }
+        } catch {
+            core.record(error)
+        }
+        cache.keys = out
+        cache.stamp = core.changeCounter
+        cache.generation = core.generation
+        return out
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    public subscript(position: Int) -> Element {
+        let k = keys
+        guard position >= 0, position < k.count, let t = table else {
+            core.misuse(.invalidArgument, "index \(position) is out of range 0..<\(k.count)")
+        }
+        return core.materialize(Element.self, info: info, table: t, key: k[position])
+    }
+
+    public var first: Element? {
+        core.checkThread()
+        guard let t = table else { return nil }
+        var key: UInt64?
+        do {
+            try core.snap.metas[t].objects.forEach(from: 0, in: try core.pages()) { k, _ in
+                key = k
+                return false
+            }
+        } catch { core.record(error) }
+        return key.map { core.materialize(Element.self, info: info, table: t, key: $0) }
+    }
+
+    public var last: Element? {
+        core.checkThread()
+        guard let t = table else { return nil }
+        do {
+            let k = try core.snap.metas[t].objects.lastKey(in: try core.pages())
+            return k.map { core.materialize(Element.self, info: info, table: t, key: $0) }
+        } catch {
+            core.record(error)
+            return nil
+        }
+    }
+
+    /// Iterates the objects present when iteration starts.
+    public func makeIterator() -> Iterator {
+        Iterator(results: self, keys: keys, table: table ?? 0)
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let results: Results<Element>
+        let keys: [UInt64]
+        let table: Int
+        var i = 0
+        public mutating func next() -> Element? {
+            guard i < keys.count else { return nil }
+            defer { i += 1 }
+            return results.core.materialize(Element.self, info: results.info, table: table, key: keys[i])
+        }
+    }
+
+    /// The position of `object` in these results.
+    public func index(of object: Element) -> Int? {
+        guard let b = object._binding else { return nil }
+        return keys.firstIndex(of: b.key)
+    }
+
+    /// A frozen copy (immutable, usable anywhere).
+    public func freeze() throws -> Results<Element> {
+        Results(core: try core.frozenCore(), info: info)
+    }
+
+    public var description: String { "Results<\(info.schema.className)>(\(count) objects)" }
+
+    // MARK: Aggregates
+
+    public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        var best: T?
+        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { v in
+            if let b = best, b <= v {} else { best = v }
+        }
+        return best
+    }
+
+    public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        var best: T?
+        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { v in
+            if let b = best, b >= v {} else { best = v }
+        }
+        return best
+    }
+
+    public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
+        var total = T.zero
+        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { total += $0 }
+        return total
+    }
+
+    /// The mean of a numeric property, nil when there are no objects.
+    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+        var total = 0.0, n = 0
+        core.forEachNumber(info: info, property: property, source: table.map { .table($0) }) { total += $0; n += 1 }
+        return n == 0 ? nil : T(total / Double(n))
+    }
+}

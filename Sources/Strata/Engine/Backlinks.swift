@@ -1,0 +1,81 @@
+// Backlinks: for every stored link, an entry in one BytesTree per file so that deleting an object
+// and `LinkingObjects` find the links to an object without scanning tables.
+//
+// Key (28 bytes, big-endian so memcmp order groups entries by target):
+//   target table u32 | target key u64 | source table u32 | source column u32 | source key u64
+// Value: u32 little-endian count (a list may hold the same link several times).
+//
+// Invariants:
+// - An entry exists with count n exactly when the source object's column holds n links to the
+//   target (n ≥ 1). Adding a link never rewrites the target's row: a list append costs one
+//   entry update here, not a rewrite of the target.
+import Foundation
+import StrataStorage
+
+struct Backlink {
+    let table: Int
+    let column: Int
+    let key: UInt64
+    let count: UInt32
+}
+
+extension RealmCore {
+    @inline(__always)
+    private func withBacklinkKey<R>(_ target: Int, _ targetKey: UInt64, _ source: Int, _ column: Int, _ sourceKey: UInt64,
+                                    length: Int = 28, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeTemporaryAllocation(byteCount: 28, alignment: 8) { buf in
+            buf.storeBytes(of: UInt32(truncatingIfNeeded: target).bigEndian, toByteOffset: 0, as: UInt32.self)
+            buf.storeBytes(of: targetKey.bigEndian, toByteOffset: 4, as: UInt64.self)
+            buf.storeBytes(of: UInt32(truncatingIfNeeded: source).bigEndian, toByteOffset: 12, as: UInt32.self)
+            buf.storeBytes(of: UInt32(truncatingIfNeeded: column).bigEndian, toByteOffset: 16, as: UInt32.self)
+            buf.storeBytes(of: sourceKey.bigEndian, toByteOffset: 20, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(buf)[0..<length]))
+        }
+    }
+
+    func addBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, by n: UInt32 = 1) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
+            let old = try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
+            try withUnsafeBytes(of: (old &+ n).littleEndian) { _ = try snap.backlinks.put(k, $0, in: w) }
+        }
+    }
+
+    func removeBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
+            let old = try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
+            if old <= 1 {
+                _ = try snap.backlinks.remove(k, in: w)
+            } else {
+                try withUnsafeBytes(of: (old - 1).littleEndian) { _ = try snap.backlinks.put(k, $0, in: w) }
+            }
+        }
+    }
+
+    func removeBacklinkEntry(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in _ = try snap.backlinks.remove(k, in: w) }
+    }
+
+    /// Every link to (target, targetKey); with `source`/`column`, only those from that property.
+    func backlinks(target: Int, targetKey: UInt64, source: Int? = nil, column: Int? = nil) throws -> [Backlink] {
+        let p = try pages()
+        let prefixLength = source == nil ? 12 : 20
+        var out: [Backlink] = []
+        let tree = snap.backlinks
+        guard !tree.isEmpty else { return out }
+        try withBacklinkKey(target, targetKey, source ?? 0, column ?? 0, 0, length: prefixLength) { prefix in
+            try tree.forEach(from: prefix, in: p) { k, v in
+                guard k.count == 28, memcmp(k.baseAddress!, prefix.baseAddress!, prefixLength) == 0 else { return false }
+                let st = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+                let sc = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
+                let sk = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 20, as: UInt64.self))
+                let n = v.count >= 4 ? UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)) : 1
+                out.append(Backlink(table: st, column: sc, key: sk, count: n))
+                return true
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,146 @@
+// What the object layer stores beside the objects: the format marker, the schema and the
+// per-class tree roots, and how they are encoded.
+//
+// UserRoots words (committed atomically with the pages):
+//   [0] format marker `Catalog.formatMarker` (0 = a fresh, empty file)
+//   [1] schema version
+//   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
+//   [3] backlinks BytesTree root (see Backlinks.swift)
+//
+// Invariants:
+// - Table number i is the i-th schema in "schema" and the i-th meta in "tables"; tables are only
+//   ever appended, so a table number is stable for the life of the file.
+// - Decoding never traps: any inconsistency throws `.corruptFile` naming what was wrong.
+import StrataStorage
+
+enum Catalog {
+    /// "STRATA01" as little-endian bytes: marks a file written by this object layer.
+    static let formatMarker: UInt64 = 0x3130_4154_4152_5453
+    static let schemaKey: [UInt8] = Array("schema".utf8)
+    static let tablesKey: [UInt8] = Array("tables".utf8)
+    static let metaSize = 16
+}
+
+/// The roots of one class's trees and its key counter (16 bytes in the catalog).
+struct TableMeta: Equatable {
+    var objects: KeyedTree
+    var primaryKeys: BytesTree
+    /// Object keys are allocated from this counter (never searched for): `nextKey` is the next one.
+    var nextKey: UInt64
+}
+
+/// A little binary writer for the catalog.
+struct CatalogWriter {
+    var bytes: [UInt8] = []
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func str(_ s: String?) {
+        let u = Array((s ?? "").utf8)
+        u16(UInt16(truncatingIfNeeded: u.count))
+        bytes.append(contentsOf: u)
+    }
+}
+
+/// A bounds-checked reader; every failure is `.corruptFile`.
+struct CatalogReader {
+    let bytes: [UInt8]
+    var at = 0
+    static func corrupt(_ what: String) -> Realm.Error { Realm.Error(.corruptFile, "the catalog is damaged: \(what)") }
+    mutating func need(_ n: Int) throws(Realm.Error) {
+        guard n >= 0, at + n <= bytes.count else { throw Self.corrupt("ends early at byte \(at)") }
+    }
+    mutating func u8() throws(Realm.Error) -> UInt8 { try need(1); defer { at += 1 }; return bytes[at] }
+    mutating func u16() throws(Realm.Error) -> UInt16 {
+        try need(2); defer { at += 2 }
+        return UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
+    }
+    mutating func u32() throws(Realm.Error) -> UInt32 {
+        try need(4); defer { at += 4 }
+        var v: UInt32 = 0
+        for i in 0..<4 { v |= UInt32(bytes[at + i]) << (8 * UInt32(i)) }
+        return v
+    }
+    mutating func u64() throws(Realm.Error) -> UInt64 {
+        try need(8); defer { at += 8 }
+        var v: UInt64 = 0
+        for i in 0..<8 { v |= UInt64(bytes[at + i]) << (8 * UInt64(i)) }
+        return v
+    }
+    mutating func str() throws(Realm.Error) -> String {
+        let n = Int(try u16())
+        try need(n); defer { at += n }
+        return String(decoding: bytes[at..<(at + n)], as: UTF8.self)
+    }
+}
+
+extension Catalog {
+    static func encode(schemas: [ObjectSchema]) -> [UInt8] {
+        var w = CatalogWriter()
+        w.u16(UInt16(schemas.count))
+        for s in schemas {
+            w.str(s.className)
+            w.u8(s.isEmbedded ? 1 : 0)
+            w.u16(UInt16(s.properties.count))
+            for p in s.properties {
+                w.str(p.name)
+                w.u8(p.type.rawValue)
+                w.u8(p.collection.rawValue)
+                w.u8((p.isOptional ? 1 : 0) | (p.isPrimary ? 2 : 0) | (p.isIndexed ? 4 : 0))
+                w.str(p.objectClassName)
+                w.str(p.linkOriginPropertyName)
+            }
+        }
+        return w.bytes
+    }
+
+    static func decodeSchemas(_ bytes: [UInt8]) throws(Realm.Error) -> [ObjectSchema] {
+        var r = CatalogReader(bytes: bytes)
+        let n = Int(try r.u16())
+        var out: [ObjectSchema] = []
+        for _ in 0..<n {
+            let name = try r.str()
+            let embedded = try r.u8() != 0
+            let pn = Int(try r.u16())
+            var props: [Property] = []
+            for _ in 0..<pn {
+                let pname = try r.str()
+                guard let type = PropertyType(rawValue: try r.u8()) else { throw CatalogReader.corrupt("unknown property type in '\(name).\(pname)'") }
+                guard let coll = CollectionKind(rawValue: try r.u8()) else { throw CatalogReader.corrupt("unknown collection kind in '\(name).\(pname)'") }
+                let flags = try r.u8()
+                let target = try r.str()
+                let origin = try r.str()
+                props.append(Property(name: pname, type: type, isOptional: flags & 1 != 0, collection: coll,
+                                      objectClassName: target.isEmpty ? nil : target, isPrimary: flags & 2 != 0,
+                                      isIndexed: flags & 4 != 0, linkOriginPropertyName: origin.isEmpty ? nil : origin))
+            }
+            out.append(ObjectSchema(className: name, properties: props, isEmbedded: embedded))
+        }
+        return out
+    }
+
+    static func encode(metas: [TableMeta]) -> [UInt8] {
+        var w = CatalogWriter()
+        for m in metas {
+            w.u32(m.objects.root.raw)
+            w.u32(m.primaryKeys.root.raw)
+            w.u64(m.nextKey)
+        }
+        return w.bytes
+    }
+
+    static func decodeMetas(_ bytes: [UInt8], count: Int) throws(Realm.Error) -> [TableMeta] {
+        guard bytes.count == count * metaSize else {
+            throw CatalogReader.corrupt("\(bytes.count) bytes of table roots for \(count) classes")
+        }
+        var r = CatalogReader(bytes: bytes)
+        var out: [TableMeta] = []
+        out.reserveCapacity(count)
+        for _ in 0..<count {
+            let o = try r.u32(), p = try r.u32(), k = try r.u64()
+            out.append(TableMeta(objects: KeyedTree(root: PageRef(o)), primaryKeys: BytesTree(root: PageRef(p)), nextKey: k))
+        }
+        return out
+    }
+}

@@ -1,0 +1,280 @@
+// Collection trees of objects (List, MutableSet: PositionalTree; Map: BytesTree): opening them
+// through the per-snapshot cache, list operations, flushing roots at commit, freeing on delete.
+//
+// Invariants:
+// - During a write, the current root of an open collection lives in `collections` (dirty);
+//   the owner's row is rewritten once, at commit (`flushCollections`), not per change.
+// - A collection of links stores 8-byte little-endian object keys; each element has a backlink
+//   count (Backlinks.swift). Removing an element of an embedded class deletes that object.
+import StrataStorage
+
+/// A managed collection: which object and column it belongs to.
+struct CollectionRef {
+    let core: RealmCore
+    let table: Int
+    let column: _Column
+    let owner: UInt64
+}
+
+extension RealmCore {
+    func collectionState(table: Int, column c: _Column, owner: UInt64) throws -> CollectionState {
+        let k = CollectionKey(table: Int32(truncatingIfNeeded: table), column: Int32(truncatingIfNeeded: c.index), owner: owner)
+        if let s = collections[k] { return s }
+        let p = try pages()
+        guard table < snap.metas.count, let root = try snap.metas[table].objects.withValue(forKey: owner, in: p, {
+            PageRef(_RowView(bytes: $0, core: self).load(c, as: UInt32.self))
+        }) else {
+            throw Realm.Error(.objectInvalidated, "the object owning this collection was deleted or invalidated")
+        }
+        let s = CollectionState(root: root, table: table, column: c.index, owner: owner)
+        // Frozen cores are read from several threads at once: they never cache (no mutation).
+        if !isFrozen { collections[k] = s }
+        return s
+    }
+
+    func flushCollections(_ w: WriteTransaction) throws {
+        for s in collections.values where s.dirty {
+            let c = layout(ofTable: s.table).columns[s.column]
+            guard var row = try snap.metas[s.table].objects.withValue(forKey: s.owner, in: w, { Array($0) }) else { continue }
+            guard c.offset + 4 <= row.count else { continue }
+            row.withUnsafeMutableBytes { $0.storeBytes(of: s.root.raw.littleEndian, toByteOffset: c.offset, as: UInt32.self) }
+            try row.withUnsafeBytes { _ = try snap.metas[s.table].objects.put(s.owner, $0, in: w) }
+            s.dirty = false
+            snap.metasDirty = true
+        }
+    }
+
+    /// Frees a collection tree, dropping the backlinks of its links (and deleting embedded targets).
+    func destroyCollection(root: PageRef, kind: CollectionKind, ownerTable: Int, column: Int, owner: UInt64, property: Property) throws {
+        guard !root.isNull, let w = writeTxn else { return }
+        if property.type == .object, let tt = targetTable(of: property) {
+            var keys: [UInt64] = []
+            if kind == .map {
+                try BytesTree(root: root).forEach(from: nil, in: w) { _, v in
+                    if v.count == 9, v[0] == 1 { keys.append(UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: v[1...]).loadUnaligned(as: UInt64.self))) }
+                    return true
+                }
+            } else {
+                try PositionalTree(root: root).forEach(from: 0, in: w) { _, e in
+                    if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
+                    return true
+                }
+            }
+            let embedded = snap.schemas[tt].isEmbedded
+            for k in Set(keys) {
+                try removeBacklinkEntry(target: tt, targetKey: k, source: ownerTable, column: column, sourceKey: owner)
+                if embedded { try deleteObject(table: tt, key: k) }
+            }
+        }
+        if kind == .map {
+            var t = BytesTree(root: root)
+            try t.destroy(in: w)
+        } else {
+            var t = PositionalTree(root: root)
+            try t.destroy(in: w)
+        }
+    }
+
+    // MARK: - Positional collections (List, MutableSet)
+
+    /// Encodes `element` for the collection `r` (adding an unmanaged linked object) and records its
+    /// backlink. Returns the encoded bytes.
+    func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef) throws -> [UInt8] {
+        var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        try element._strataEncodeElement(&buf)
+        // Links are 8 bytes, or [1] + 8 bytes when the element type is optional (map values).
+        let keyOffset = buf.bytes.count == 8 ? 0 : (buf.bytes.count == 9 && buf.bytes[0] == 1 ? 1 : -1)
+        if r.column.type == .object, keyOffset >= 0, let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) {
+            let key = buf.bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: keyOffset, as: UInt64.self)) }
+            try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
+        }
+        return buf.bytes
+    }
+
+    /// Undoes `encodeElement`'s backlink for an element leaving the collection.
+    func releaseElement(_ bytes: UnsafeRawBufferPointer, for r: CollectionRef) throws {
+        guard r.column.type == .object, bytes.count >= 8,
+              let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) else { return }
+        let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        try removeBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
+        if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: key) }
+    }
+
+    func listCount(_ r: CollectionRef) -> Int {
+        checkThread()
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            if s.root.isNull { return 0 }
+            return try PositionalTree(root: s.root).count(in: try pages())
+        } catch {
+            record(error)
+            return 0
+        }
+    }
+
+    func listGet<E: _PersistableElement>(_ r: CollectionRef, _ index: Int, as: E.Type) -> E {
+        checkThread()
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            let p = try pages()
+            let tree = PositionalTree(root: s.root)
+            let n = s.root.isNull ? 0 : try tree.count(in: p)
+            guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
+            return try tree.withElement(at: index, in: p) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+        } catch {
+            record(error)
+            return E._strataDefault()
+        }
+    }
+
+    /// Inserts at `index` (nil: append).
+    func listInsert<E: _PersistableElement>(_ r: CollectionRef, _ element: E, at index: Int?) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let bytes = try encodeElement(element, for: r)
+            if let index {
+                let n = tree.isEmpty ? 0 : try tree.count(in: w)
+                guard index >= 0, index <= n else { misuse(.invalidArgument, "insertion index \(index) is out of range 0...\(n)") }
+                try bytes.withUnsafeBytes { try tree.insert($0, at: index, in: w) }
+            } else {
+                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+            }
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func listReplace<E: _PersistableElement>(_ r: CollectionRef, _ index: Int, _ element: E) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
+            let bytes = try encodeElement(element, for: r)
+            try tree.withElement(at: index, in: w) { try releaseElement($0, for: r) }
+            try bytes.withUnsafeBytes { try tree.replace(at: index, with: $0, in: w) }
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func listRemove(_ r: CollectionRef, at index: Int) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
+            if r.column.type == .object {
+                let bytes = try tree.withElement(at: index, in: w) { Array($0) }
+                try tree.remove(at: index, in: w)
+                s.root = tree.root
+                s.dirty = true
+                try bytes.withUnsafeBytes { try releaseElement($0, for: r) }
+            } else {
+                try tree.remove(at: index, in: w)
+                s.root = tree.root
+                s.dirty = true
+            }
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func listRemoveAll(_ r: CollectionRef) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            guard !s.root.isNull else { return }
+            let prop = snap.schemas[r.table].properties[r.column.index]
+            try destroyCollection(root: s.root, kind: r.column.collection, ownerTable: r.table, column: r.column.index, owner: r.owner, property: prop)
+            _ = w
+            s.root = .null
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func listMove(_ r: CollectionRef, from: Int, to: Int) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard from >= 0, from < n, to >= 0, to < n else { misuse(.invalidArgument, "move(from: \(from), to: \(to)) is out of range 0..<\(n)") }
+            if from == to { return }
+            let bytes = try tree.withElement(at: from, in: w) { Array($0) }
+            try tree.remove(at: from, in: w)
+            try bytes.withUnsafeBytes { try tree.insert($0, at: to, in: w) }
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func listSwap(_ r: CollectionRef, _ i: Int, _ j: Int) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard i >= 0, i < n, j >= 0, j < n else { misuse(.invalidArgument, "swapAt(\(i), \(j)) is out of range 0..<\(n)") }
+            if i == j { return }
+            let a = try tree.withElement(at: i, in: w) { Array($0) }
+            let b = try tree.withElement(at: j, in: w) { Array($0) }
+            try b.withUnsafeBytes { try tree.replace(at: i, with: $0, in: w) }
+            try a.withUnsafeBytes { try tree.replace(at: j, with: $0, in: w) }
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    /// All elements' raw bytes (for scans: contains, index(of:), aggregates, sets).
+    func listForEach(_ r: CollectionRef, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) {
+        checkThread()
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            guard !s.root.isNull else { return }
+            try PositionalTree(root: s.root).forEach(from: 0, in: try pages(), body)
+        } catch {
+            record(error)
+        }
+    }
+
+    /// Writes a whole unmanaged collection into a new tree (used when adding an object or
+    /// assigning a collection property); releases the previous tree of an existing row.
+    func storeCollection<E: _PersistableElement>(_ elements: [E], _ row: inout _RowBuilder, _ column: _Column) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
+        if !row.isNew {
+            let k = CollectionKey(table: Int32(row.table), column: Int32(column.index), owner: row.key)
+            let old = collections[k]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
+            let prop = snap.schemas[row.table].properties[column.index]
+            try destroyCollection(root: old, kind: column.collection, ownerTable: row.table, column: column.index, owner: row.key, property: prop)
+            collections[k] = nil
+        }
+        let r = CollectionRef(core: self, table: row.table, column: column, owner: row.key)
+        var tree = PositionalTree()
+        for e in elements {
+            let bytes = try encodeElement(e, for: r)
+            try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+        }
+        row.store(tree.root.raw, column)
+    }
+}

@@ -1,0 +1,385 @@
+// Objects in tables: reading and patching rows, adding (with cascading adds of linked unmanaged
+// objects), primary-key lookup, deleting (with link nullification and embedded cascade).
+//
+// Invariants:
+// - Object keys come from the table's `nextKey` counter: no tree search to allocate one.
+// - The primary-key index (a BytesTree per table) maps `primaryKeyIndexKey(value)` to the
+//   8-byte object key: [1] + element encoding for a value, [0] for nil. Rows and index change
+//   together in one write.
+// - Every stored link (to-one slot or collection element) has its backlink entry (Backlinks.swift),
+//   so deleting an object finds the links to it without scanning tables.
+import StrataStorage
+
+extension RealmCore {
+    // MARK: - Rows
+
+    /// Reads the row of a managed object and decodes with `body`; nil when the object is gone.
+    /// Accessor path: misuse traps (see Object.swift), storage errors are recorded.
+    @inline(__always)
+    func readColumn<R>(_ b: ObjectBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
+        checkThread()
+        do {
+            let p = try pages()
+            guard b.table < snap.metas.count else { return nil }
+            let r = try snap.metas[b.table].objects.withValue(forKey: b.key, in: p) { buf in
+                body(_RowView(bytes: buf, core: self))
+            }
+            return r ?? nil
+        } catch {
+            record(error)
+            return nil
+        }
+    }
+
+    /// Read-modify-write of one column of a managed object (accessor path).
+    func updateColumn(_ b: ObjectBinding, _ column: _Column, _ body: (inout _RowBuilder) throws -> Void) {
+        let w = requireWrite("setting a property of '\(b.info.schema.className)'")
+        if column.index == b.info.primaryKeyColumn {
+            misuse(.primaryKeyChange, "the primary key of a managed '\(b.info.schema.className)' cannot change")
+        }
+        do {
+            guard b.table < snap.metas.count, var row = try snap.metas[b.table].objects.withValue(forKey: b.key, in: w, { buf in
+                _RowBuilder(copying: buf, layout: b.info.layout, core: self, table: b.table, key: b.key)
+            }) else {
+                misuse(.objectInvalidated, "the '\(b.info.schema.className)' object was deleted or invalidated")
+            }
+            try body(&row)
+            try row.bytes.withUnsafeBytes { _ = try snap.metas[b.table].objects.put(b.key, $0, in: w) }
+            snap.metasDirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func objectExists(_ b: ObjectBinding) -> Bool {
+        guard confinement.isCurrent else { return false }
+        do {
+            let p = try pages()
+            guard b.table < snap.metas.count else { return false }
+            return try snap.metas[b.table].objects.contains(b.key, in: p)
+        } catch {
+            return false
+        }
+    }
+
+    @inline(__always)
+    func materialize<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
+        let o = T()
+        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        return o
+    }
+
+    /// The object a link points to (no existence check: links are nullified on delete).
+    func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
+        guard let info = try? ClassInfo.of(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        return materialize(T.self, info: info, table: t, key: key)
+    }
+
+    func objectIfExists<T: Object>(_ type: T.Type, info: ClassInfo, key: UInt64) throws(Realm.Error) -> T? {
+        guard let t = try tableIndex(for: info, create: false) else { return nil }
+        let p = try pages()
+        let exists = try Realm.Error.wrap { try snap.metas[t].objects.contains(key, in: p) }
+        return exists ? materialize(T.self, info: info, table: t, key: key) : nil
+    }
+
+    /// The layout of table `t` (from its bound class, or from the stored schema).
+    func layout(ofTable t: Int) -> RowLayout {
+        if let info = snap.infos[t] { return info.layout }
+        return RowLayout(properties: snap.schemas[t].properties)
+    }
+
+    // MARK: - Primary keys
+
+    func primaryKeyIndexKey<V: _Persistable>(of value: V) throws -> [UInt8] {
+        var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
+        if !V._strataShape.isOptional { b.bytes.append(1) }
+        try value._strataEncodeKey(&b)
+        return b.bytes
+    }
+
+    /// The index key of the primary key stored in a row (same bytes as `primaryKeyIndexKey(of:)`).
+    func primaryKeyIndexKey(row: _RowView, column c: _Column) -> [UInt8] {
+        if c.isOptional && row.isNull(c) { return [0] }
+        var out: [UInt8] = [1]
+        switch c.type {
+        case .string: out.append(contentsOf: row.variable(c))
+        case .objectId: out.append(contentsOf: row.fixedBytes(c, count: 12))
+        case .uuid: out.append(contentsOf: row.fixedBytes(c, count: 16))
+        default: out.append(contentsOf: row.fixedBytes(c, count: 8))
+        }
+        return out
+    }
+
+    func objectForPrimaryKey<T: Object, K: _PersistableElement>(_ type: T.Type, _ key: K) throws(Realm.Error) -> T? {
+        try checkThreadThrowing()
+        let info = try ClassInfo.of(T.self)
+        guard let pkc = info.primaryKeyColumn else {
+            throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
+        }
+        let prop = info.schema.properties[pkc]
+        guard K._strataShape.type == prop.type else {
+            throw Realm.Error(.invalidArgument, "primary key '\(info.schema.className).\(prop.name)' is \(prop.type), not \(K.self)")
+        }
+        guard let t = try tableIndex(for: info, create: false) else { return nil }
+        let p = try pages()
+        let indexKey = try Realm.Error.wrap { try primaryKeyIndexKey(of: key) }
+        let objKey: UInt64? = try Realm.Error.wrap {
+            try indexKey.withUnsafeBytes { k in
+                try snap.metas[t].primaryKeys.withValue(forKey: k, in: p) { v in
+                    v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+                }
+            }
+        } ?? nil
+        guard let objKey else { return nil }
+        return materialize(T.self, info: info, table: t, key: objKey)
+    }
+
+    // MARK: - Adding
+
+    /// The key of `obj` for storing a link to it, adding it (cascade) when unmanaged.
+    func keyForLinking(_ obj: Object, from table: Int) throws -> UInt64 {
+        if let b = obj._binding {
+            guard b.core === self else {
+                throw Realm.Error(.wrongRealm, "a '\(b.info.schema.className)' managed by another realm instance (\(b.core.fileIdentity)) cannot be linked here")
+            }
+            return b.key
+        }
+        return try addObject(obj, update: updatePolicy, viaLink: true)
+    }
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to). Returns its key.
+    @discardableResult
+    func addObject(_ obj: Object, update: Realm.UpdatePolicy, viaLink: Bool = false) throws -> UInt64 {
+        let w = try requireWriteThrowing("add objects")
+        if let b = obj._binding {
+            if b.core === self { return b.key }
+            throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' is already managed by another realm instance (\(b.core.fileIdentity))")
+        }
+        let info = try ClassInfo.of(type(of: obj))
+        if info.isEmbedded && !viaLink {
+            throw Realm.Error(.invalidArgument, "embedded '\(info.schema.className)' objects can only be added through their parent's link")
+        }
+        guard let t = try tableIndex(for: info, create: true) else {
+            throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
+        }
+        let saved = updatePolicy
+        updatePolicy = update
+        defer { updatePolicy = saved }
+
+        var key: UInt64 = 0
+        var existingRow: [UInt8]? = nil
+        var pkIndexKey: [UInt8]? = nil
+        if let pkc = info.primaryKeyColumn {
+            let k = try info.fields[pkc].primaryKeyIndexKey(obj, core: self)
+            pkIndexKey = k
+            let found: UInt64? = try k.withUnsafeBytes { kb in
+                try snap.metas[t].primaryKeys.withValue(forKey: kb, in: w) { v in
+                    v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+                }
+            } ?? nil
+            if let found {
+                guard update != .error else {
+                    let pkName = info.schema.properties[pkc].name
+                    throw Realm.Error(.duplicatePrimaryKey, "a '\(info.schema.className)' with primary key \(pkName) = \(info.fields[pkc].getAny(obj).map { "\($0)" } ?? "nil") already exists")
+                }
+                key = found
+                existingRow = try snap.metas[t].objects.withValue(forKey: found, in: w) { Array($0) }
+            }
+        }
+        if existingRow == nil {
+            key = snap.metas[t].nextKey
+            snap.metas[t].nextKey = key &+ 1
+        }
+        obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
+        do {
+            var row: _RowBuilder
+            if let existing = existingRow {
+                row = existing.withUnsafeBytes { _RowBuilder(copying: $0, layout: info.layout, core: self, table: t, key: key) }
+            } else {
+                row = _RowBuilder(layout: info.layout, core: self, table: t, key: key)
+            }
+            let columns = info.layout.columns
+            for i in 0..<columns.count where columns[i].type != .linkingObjects {
+                if existingRow != nil && i == info.primaryKeyColumn { continue }
+                try info.fields[i].storeUnmanaged(obj, &row, columns[i])
+            }
+            try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
+            if existingRow == nil, let k = pkIndexKey {
+                try withUnsafeBytes(of: key.littleEndian) { v in
+                    try k.withUnsafeBytes { kb in _ = try snap.metas[t].primaryKeys.put(kb, v, in: w) }
+                }
+            }
+        } catch {
+            obj._binding = nil
+            throw error
+        }
+        snap.metasDirty = true
+        changeCounter &+= 1
+        return key
+    }
+
+    /// Stores a link slot, keeping backlinks; replacing an embedded target deletes the old one.
+    func replaceLink(_ row: inout _RowBuilder, _ column: _Column, newKey: UInt64?, targetType: Object.Type) throws {
+        let targetInfo = try ClassInfo.of(targetType)
+        guard let targetTable = try tableIndex(for: targetInfo, create: newKey != nil || writeTxn != nil) else {
+            row.setNull(column, true)
+            return
+        }
+        if !row.isNew && !row.isNull(column) {
+            let old = UInt64(littleEndian: row.currentLoad(column, as: UInt64.self))
+            if old == newKey { return }
+            try removeBacklink(target: targetTable, targetKey: old, source: row.table, column: column.index, sourceKey: row.key)
+            if targetInfo.isEmbedded { try deleteObject(table: targetTable, key: old) }
+        }
+        if let k = newKey {
+            row.store(k, column)
+            try addBacklink(target: targetTable, targetKey: k, source: row.table, column: column.index, sourceKey: row.key)
+        } else {
+            row.setNull(column, true)
+        }
+    }
+
+    // MARK: - Deleting
+
+    func deleteObject(_ obj: Object) throws {
+        _ = try requireWriteThrowing("delete objects")
+        guard let b = obj._binding else {
+            throw Realm.Error(.invalidArgument, "cannot delete an unmanaged '\(type(of: obj).className())'")
+        }
+        guard b.core === self else {
+            throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' belongs to another realm instance")
+        }
+        guard try deleteObject(table: b.table, key: b.key) else {
+            throw Realm.Error(.objectInvalidated, "the '\(b.info.schema.className)' was already deleted")
+        }
+    }
+
+    /// Deletes one object: nullifies links to it, drops it from collections, deletes its embedded
+    /// objects, frees its collection trees. False when it did not exist.
+    @discardableResult
+    func deleteObject(table t: Int, key: UInt64) throws -> Bool {
+        let w = try requireWriteThrowing("delete objects")
+        guard t < snap.metas.count else { return false }
+        guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
+        let layout = layout(ofTable: t)
+        let schema = snap.schemas[t]
+
+        // 1. Links to this object.
+        for bl in try backlinks(target: t, targetKey: key) {
+            try unlink(target: t, targetKey: key, from: bl)
+            try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
+        }
+        // 2. Links from this object, and its collection trees.
+        for c in layout.columns where c.type != .linkingObjects {
+            let prop = schema.properties[c.index]
+            if c.collection == .none {
+                guard c.type == .object else { continue }
+                let (isNull, target) = rowBytes.withUnsafeBytes { rb -> (Bool, UInt64) in
+                    let v = _RowView(bytes: rb, core: self)
+                    return (v.isNull(c), UInt64(littleEndian: v.load(c, as: UInt64.self)))
+                }
+                if isNull { continue }
+                guard let tt = targetTable(of: prop) else { continue }
+                try removeBacklink(target: tt, targetKey: target, source: t, column: c.index, sourceKey: key)
+                if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: target) }
+            } else {
+                let root = collectionRoot(table: t, column: c, owner: key, row: rowBytes)
+                try destroyCollection(root: root, kind: c.collection, ownerTable: t, column: c.index, owner: key, property: prop)
+                collections[CollectionKey(table: Int32(t), column: Int32(c.index), owner: key)] = nil
+            }
+        }
+        // 3. Primary key and row.
+        if let pkc = schema.properties.firstIndex(where: \.isPrimary) {
+            let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
+            try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }
+        }
+        _ = try snap.metas[t].objects.remove(key, in: w)
+        snap.metasDirty = true
+        changeCounter &+= 1
+        return true
+    }
+
+    func targetTable(of prop: Property) -> Int? {
+        guard let name = prop.objectClassName else { return nil }
+        return snap.tableByName[name]
+    }
+
+    /// The tree root of a collection column: the open state's when there is one, else the row's.
+    func collectionRoot(table: Int, column c: _Column, owner: UInt64, row: [UInt8]) -> PageRef {
+        if let s = collections[CollectionKey(table: Int32(table), column: Int32(c.index), owner: owner)] { return s.root }
+        return row.withUnsafeBytes { PageRef(_RowView(bytes: $0, core: self).load(c, as: UInt32.self)) }
+    }
+
+    /// Removes the link `bl` (from another object) to (target, targetKey).
+    private func unlink(target: Int, targetKey: UInt64, from bl: Backlink) throws {
+        let w = try requireWriteThrowing("delete objects")
+        let srcLayout = layout(ofTable: bl.table)
+        let c = srcLayout.columns[bl.column]
+        switch c.collection {
+        case .none:
+            guard var row = try snap.metas[bl.table].objects.withValue(forKey: bl.key, in: w, { Array($0) }) else { return }
+            row[c.index / 8] |= 1 << UInt8(c.index % 8)
+            try row.withUnsafeBytes { _ = try snap.metas[bl.table].objects.put(bl.key, $0, in: w) }
+        case .list, .set:
+            let state = try collectionState(table: bl.table, column: c, owner: bl.key)
+            var tree = PositionalTree(root: state.root)
+            var i = try tree.count(in: w) - 1
+            while i >= 0 {
+                let k = try tree.withElement(at: i, in: w) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : UInt64.max }
+                if k == targetKey { try tree.remove(at: i, in: w) }
+                i -= 1
+            }
+            state.root = tree.root
+            state.dirty = true
+        case .map:
+            let state = try collectionState(table: bl.table, column: c, owner: bl.key)
+            var tree = BytesTree(root: state.root)
+            var hits: [[UInt8]] = []
+            try tree.forEach(from: nil, in: w) { k, v in
+                if v.count == 9, v[0] == 1, UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: v[1...]).loadUnaligned(as: UInt64.self)) == targetKey {
+                    hits.append(Array(k))
+                }
+                return true
+            }
+            let nilValue: [UInt8] = [0]
+            for k in hits {
+                try k.withUnsafeBytes { kb in try nilValue.withUnsafeBytes { _ = try tree.put(kb, $0, in: w) } }
+            }
+            state.root = tree.root
+            state.dirty = true
+        }
+        snap.metasDirty = true
+    }
+
+    /// Deletes every object of every table.
+    func deleteAll() throws {
+        let w = try requireWriteThrowing("delete all objects")
+        for t in 0..<snap.metas.count {
+            let layout = layout(ofTable: t)
+            let collCols = layout.columns.filter { $0.collection != .none }
+            if !collCols.isEmpty {
+                var roots: [(PageRef, CollectionKind)] = []
+                try snap.metas[t].objects.forEach(from: 0, in: w) { key, row in
+                    for c in collCols {
+                        if let s = collections[CollectionKey(table: Int32(t), column: Int32(c.index), owner: key)] {
+                            roots.append((s.root, c.collection))
+                        } else {
+                            roots.append((PageRef(_RowView(bytes: row, core: self).load(c, as: UInt32.self)), c.collection))
+                        }
+                    }
+                    return true
+                }
+                for (r, kind) in roots where !r.isNull {
+                    if kind == .map { var tr = BytesTree(root: r); try tr.destroy(in: w) } else { var tr = PositionalTree(root: r); try tr.destroy(in: w) }
+                }
+            }
+            try snap.metas[t].objects.destroy(in: w)
+            try snap.metas[t].primaryKeys.destroy(in: w)
+        }
+        try snap.backlinks.destroy(in: w)
+        collections.removeAll()
+        snap.metasDirty = true
+        changeCounter &+= 1
+    }
+}

@@ -1,0 +1,386 @@
+// RealmCore: the engine behind a `Realm` value — one file handle, one snapshot (a read
+// transaction, or the write transaction while one is open), and the parsed catalog of that
+// snapshot.
+//
+// Invariants:
+// - `snap` always describes the version the core reads: `writeTxn`'s when a write is open,
+//   otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite).
+// - During a write, table roots, the backlink root and open collection roots change only in
+//   memory (`snap`, `collections`); `commitWrite` writes them once: dirty collection roots into
+//   their rows, the table metas (and schema, when tables were added) into the catalog, and the
+//   catalog/backlink roots into the UserRoots. `cancelWrite` restores the copy taken at begin.
+// - A failure inside a property accessor (which cannot throw) is kept in `pendingError`; the
+//   next commit rolls back and throws it, so a half-applied change is never committed.
+// - All members are confined to `confinement` (checked by the public entry points), except for
+//   frozen cores, whose snapshot never changes and which only read.
+import Foundation
+import StrataStorage
+
+/// The parsed catalog of one version.
+struct Snapshot {
+    var version: UInt64 = 0
+    var schemaVersion: UInt64 = 0
+    var isFresh = true
+    var schemas: [ObjectSchema] = []
+    var metas: [TableMeta] = []
+    var infos: [ClassInfo?] = []
+    var tableByClass: [ObjectIdentifier: Int] = [:]
+    var tableByName: [String: Int] = [:]
+    var catalog = BytesTree()
+    var backlinks = BytesTree()
+    var metasDirty = false
+    var schemaDirty = false
+}
+
+/// The root of a list/set/map tree of one object, as open in the current snapshot.
+final class CollectionState {
+    var root: PageRef
+    var dirty = false
+    let owner: UInt64
+    let table: Int
+    let column: Int
+    init(root: PageRef, table: Int, column: Int, owner: UInt64) {
+        self.root = root
+        self.table = table
+        self.column = column
+        self.owner = owner
+    }
+}
+
+struct CollectionKey: Hashable {
+    let table: Int32
+    let column: Int32
+    let owner: UInt64
+}
+
+/// Owns a file handle and closes it when the last core (live or frozen) using it goes away.
+final class FileHandle {
+    let file: StorageFile
+    init(_ file: StorageFile) { self.file = file }
+    deinit { file.close() }
+}
+
+final class RealmCore {
+    let configuration: Realm.Configuration
+    let confinement: Confinement
+    let queue: DispatchQueue?
+    let handle: FileHandle
+    var file: StorageFile { handle.file }
+    let isFrozen: Bool
+    let fileIdentity: String
+
+    var readTxn: ReadTransaction?
+    var writeTxn: WriteTransaction?
+    var snap = Snapshot()
+    var snapValid = false
+    private var savedSnap: Snapshot?
+    var collections: [CollectionKey: CollectionState] = [:]
+    /// Bumped whenever what the core sees may have changed (snapshot moved, any mutation).
+    var changeCounter: UInt64 = 0
+    /// Bumped on every begin/end of a write and every snapshot move: cached collection states
+    /// are valid only within one generation.
+    var generation: UInt64 = 0
+    var pendingError: Realm.Error?
+    var autorefresh = true
+    var updatePolicy: Realm.UpdatePolicy = .error
+    private var frozen: RealmCore?
+    var asyncWrites = AsyncWriteQueue()
+
+    /// Opens the file of `configuration` (compacting first when asked), checks the schema.
+    init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {
+        let options = try configuration.storageOptions()
+        self.configuration = configuration
+        self.queue = queue
+        self.confinement = Confinement.current(queue: queue)
+        self.isFrozen = false
+        self.fileIdentity = configuration.identity
+        if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {
+            try Self.compactIfAsked(options: options, should)
+        }
+        self.handle = FileHandle(try Realm.Error.wrap { try StorageFile.open(options) })
+        try openSchema()
+    }
+
+    /// A frozen core pinned at `read`'s version.
+    private init(frozenFrom live: RealmCore, read: ReadTransaction) {
+        configuration = live.configuration
+        queue = nil
+        confinement = .anywhere
+        isFrozen = true
+        fileIdentity = live.fileIdentity
+        handle = live.handle
+        readTxn = read
+        snap = live.snap
+        snap.metasDirty = false
+        snap.schemaDirty = false
+        snapValid = read.version == live.snap.version
+    }
+
+    deinit {
+        writeTxn?.rollback()
+        readTxn?.end()
+    }
+
+    private static func compactIfAsked(options: StorageOptions, _ should: @Sendable (Int, Int) -> Bool) throws {
+        guard FileManager.default.fileExists(atPath: options.path),
+              InstanceCache.shared.liveCores(identity: options.path).isEmpty,
+              !StorageFile.isOpenAnywhere(path: options.path) else { return }
+        let f = try Realm.Error.wrap { try StorageFile.open(options) }
+        defer { f.close() }
+        let sizes = try Realm.Error.wrap { try f.sizes() }
+        guard should(sizes.totalBytes, sizes.usedBytes) else { return }
+        do { try f.compact() } catch let e as StorageError where e.code == .fileInUse {
+            return  // Realm skips compaction while another process has the file open.
+        } catch let e as StorageError { throw Realm.Error(e) }
+    }
+
+    // MARK: - Snapshot
+
+    /// The pages of the current snapshot, beginning a read transaction when none is open.
+    @inline(__always) func pages() throws(Realm.Error) -> any PageReading {
+        if let w = writeTxn { return w }
+        if let r = readTxn, snapValid, r.version == snap.version { return r }
+        return try beginSnapshot()
+    }
+
+    private func beginSnapshot() throws(Realm.Error) -> ReadTransaction {
+        if let r = readTxn {
+            try load(roots: r.roots, version: r.version, pages: r)
+            return r
+        }
+        let r = try Realm.Error.wrap { try file.beginRead() }
+        readTxn = r
+        try load(roots: r.roots, version: r.version, pages: r)
+        return r
+    }
+
+    func load(roots: UserRoots, version: UInt64, pages: some PageReading) throws(Realm.Error) {
+        if snapValid && snap.version == version { return }
+        generation &+= 1
+        changeCounter &+= 1
+        collections.removeAll(keepingCapacity: true)
+        snap.version = version
+        snap.metasDirty = false
+        snap.schemaDirty = false
+        if roots[0] == 0 {
+            snap = Snapshot()
+            snap.version = version
+            snapValid = true
+            return
+        }
+        guard roots[0] == Catalog.formatMarker else {
+            throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' is a Strata storage file but was not written by the object layer (format marker \(roots[0]))")
+        }
+        snap.isFresh = false
+        snap.schemaVersion = roots[1]
+        snap.catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))
+        snap.backlinks = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[3])))
+        let catalog = snap.catalog
+        let metaBytes = try Realm.Error.wrap {
+            try Catalog.tablesKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
+        } ?? []
+        let count = metaBytes.count / Catalog.metaSize
+        if count != snap.schemas.count {
+            let schemaBytes = try Realm.Error.wrap {
+                try Catalog.schemaKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
+            } ?? []
+            let schemas = try Catalog.decodeSchemas(schemaBytes)
+            guard schemas.count == count else {
+                throw CatalogReader.corrupt("\(schemas.count) classes in the schema but \(count) table roots")
+            }
+            snap.schemas = schemas
+            snap.tableByName = [:]
+            for (i, s) in schemas.enumerated() { snap.tableByName[s.className] = i }
+            // Bindings of already-checked classes stay valid: a table's schema never changes.
+            snap.infos += [ClassInfo?](repeating: nil, count: max(0, count - snap.infos.count))
+        }
+        snap.metas = try Catalog.decodeMetas(metaBytes, count: count)
+        snapValid = true
+    }
+
+    /// Moves to the newest version (no-op inside a write). Returns whether the version changed.
+    @discardableResult
+    func refresh() throws(Realm.Error) -> Bool {
+        guard writeTxn == nil, !isFrozen else { return false }
+        let old = snap.version
+        readTxn?.end()
+        readTxn = nil
+        _ = try beginSnapshot()
+        return snap.version != old
+    }
+
+    /// Releases the snapshot; the next access begins a new one.
+    func invalidate() {
+        guard !isFrozen else { return }
+        if writeTxn != nil { cancelWrite() }
+        readTxn?.end()
+        readTxn = nil
+        collections.removeAll()
+        generation &+= 1
+    }
+
+    // MARK: - Checks
+
+    @inline(__always) func checkThread() {
+        if !confinement.isCurrent {
+            misuse(.wrongThread, "a live realm, object or collection of '\(fileIdentity)' was used from a thread or queue other than \(confinement.label); freeze it or pass a ThreadSafeReference")
+        }
+    }
+
+    func checkThreadThrowing() throws(Realm.Error) {
+        if !confinement.isCurrent {
+            throw Realm.Error(.wrongThread, "the realm '\(fileIdentity)' is confined to \(confinement.label) and was used elsewhere")
+        }
+    }
+
+    /// Misuse reported by an accessor that cannot throw (see Object.swift): stops with a message.
+    func misuse(_ code: Realm.Error.Code, _ message: String) -> Never {
+        preconditionFailure("Strata: \(code.rawValue): \(message)")
+    }
+
+    /// For accessors: a write must be open on the calling thread.
+    @inline(__always) func requireWrite(_ what: @autoclosure () -> String) -> WriteTransaction {
+        checkThread()
+        guard let w = writeTxn else {
+            if isFrozen { misuse(.readOnly, "\(what()) on a frozen object or collection") }
+            misuse(.notInWriteTransaction, "\(what()) outside a write transaction; use realm.write { }")
+        }
+        return w
+    }
+
+    /// For throwing APIs.
+    func requireWriteThrowing(_ what: String) throws(Realm.Error) -> WriteTransaction {
+        try checkThreadThrowing()
+        guard let w = writeTxn else {
+            if isFrozen { throw Realm.Error(.readOnly, "cannot \(what) in a frozen realm") }
+            throw Realm.Error(.notInWriteTransaction, "cannot \(what) outside a write transaction")
+        }
+        return w
+    }
+
+    func checkWritable(name: String) throws(Realm.Error) {
+        _ = try requireWriteThrowing("set '\(name)'")
+    }
+
+    func record(_ error: Swift.Error) {
+        if pendingError != nil { return }
+        if let e = error as? Realm.Error { pendingError = e } else if let e = error as? StorageError {
+            pendingError = Realm.Error(e)
+        } else { pendingError = Realm.Error(.invalidState, "\(error)") }
+    }
+
+    // MARK: - Write transactions
+
+    func beginWrite() throws(Realm.Error) {
+        try checkThreadThrowing()
+        if isFrozen { throw Realm.Error(.readOnly, "cannot write to a frozen realm") }
+        if configuration.readOnly { throw Realm.Error(.readOnly, "the realm '\(fileIdentity)' was opened read-only") }
+        guard writeTxn == nil else {
+            throw Realm.Error(.alreadyInWriteTransaction, "the realm '\(fileIdentity)' is already in a write transaction")
+        }
+        readTxn?.end()
+        readTxn = nil
+        let w = try Realm.Error.wrap { try file.beginWrite() }
+        do {
+            try load(roots: w.roots, version: w.baseVersion, pages: w)
+        } catch {
+            w.rollback()
+            throw error
+        }
+        writeTxn = w
+        savedSnap = snap
+        pendingError = nil
+        updatePolicy = .error
+        generation &+= 1
+        changeCounter &+= 1
+    }
+
+    @discardableResult
+    func commitWrite() throws(Realm.Error) -> UInt64 {
+        try checkThreadThrowing()
+        guard let w = writeTxn else {
+            throw Realm.Error(.notInWriteTransaction, "commitWrite without beginWrite on '\(fileIdentity)'")
+        }
+        if let e = pendingError {
+            cancelWrite()
+            throw e
+        }
+        do {
+            try flushCollections(w)
+            if snap.metasDirty || snap.schemaDirty || snap.isFresh {
+                let metas = Catalog.encode(metas: snap.metas)
+                try Catalog.tablesKey.withUnsafeBytes { k in
+                    try metas.withUnsafeBytes { v in _ = try snap.catalog.put(k, v, in: w) }
+                }
+                if snap.schemaDirty || snap.isFresh {
+                    let schemas = Catalog.encode(schemas: snap.schemas)
+                    try Catalog.schemaKey.withUnsafeBytes { k in
+                        try schemas.withUnsafeBytes { v in _ = try snap.catalog.put(k, v, in: w) }
+                    }
+                }
+            }
+            var roots = w.roots
+            roots[0] = Catalog.formatMarker
+            roots[1] = snap.schemaVersion
+            roots[2] = UInt64(snap.catalog.root.raw)
+            roots[3] = UInt64(snap.backlinks.root.raw)
+            w.roots = roots
+            let v = try w.commit()
+            writeTxn = nil
+            savedSnap = nil
+            snap.version = v
+            snap.isFresh = false
+            snap.metasDirty = false
+            snap.schemaDirty = false
+            snapValid = true
+            collections.removeAll(keepingCapacity: true)
+            generation &+= 1
+            changeCounter &+= 1
+            // Realm semantics: after a commit the realm reads its own version until refreshed.
+            // Pinning now costs one registry update; a newer version (another writer slipped in)
+            // is simply parsed on the next read.
+            if let r = try? file.beginRead() {
+                readTxn = r
+                if r.version != v { snapValid = false }
+            }
+            return v
+        } catch {
+            cancelWrite()
+            if let e = error as? Realm.Error { throw e }
+            if let e = error as? StorageError { throw Realm.Error(e) }
+            throw Realm.Error(.invalidState, "\(error)")
+        }
+    }
+
+    func cancelWrite() {
+        guard let w = writeTxn else { return }
+        w.rollback()
+        writeTxn = nil
+        if let s = savedSnap { snap = s } else { snapValid = false }
+        savedSnap = nil
+        pendingError = nil
+        collections.removeAll(keepingCapacity: true)
+        generation &+= 1
+        changeCounter &+= 1
+    }
+
+    var isInWriteTransaction: Bool { writeTxn != nil }
+
+    // MARK: - Frozen
+
+    /// A frozen core at the current version (cached per version).
+    func frozenCore() throws(Realm.Error) -> RealmCore {
+        if isFrozen { return self }
+        try checkThreadThrowing()
+        if writeTxn != nil {
+            throw Realm.Error(.invalidState, "cannot freeze inside a write transaction; commit first")
+        }
+        _ = try pages()
+        if let f = frozen, f.snap.version == snap.version { return f }
+        let r = try Realm.Error.wrap { try file.beginRead() }
+        let f = RealmCore(frozenFrom: self, read: r)
+        if !f.snapValid { try f.load(roots: r.roots, version: r.version, pages: r) }
+        frozen = f
+        return f
+    }
+}

@@ -1,0 +1,235 @@
+// `Object` and `EmbeddedObject`: the base classes of models.
+//
+// Invariants:
+// - An object is unmanaged (`_binding == nil`: values live in its `@Persisted` wrappers, it may
+//   move between threads freely) or managed (`_binding` names its realm core, class, table and
+//   object key; every property access goes through that realm's current snapshot).
+// - A managed object is confined to its realm's thread or queue unless frozen. Property getters
+//   and setters cannot throw (they are Swift properties), so misuse that Realm reports with an
+//   exception — reading on the wrong thread, writing outside a write transaction, writing to a
+//   frozen object — stops the program with a message starting "Strata:" naming the cause.
+//   The throwing APIs (`Realm` methods, `setValue(_:forKey:)`, `Object.setValue`) report the
+//   same misuse as `Realm.Error` instead. Storage failures inside accessors never trap: reads
+//   return the property's default and the failure is rethrown by the next `commitWrite`/`write`.
+// - A property initial value must not create another `Object` (see Persisted.swift): links
+//   default to nil, collections to empty.
+@_spi(Reflection) import Swift
+import Foundation
+
+/// Where a managed object lives.
+struct ObjectBinding {
+    let core: RealmCore
+    let info: ClassInfo
+    let table: Int
+    let key: UInt64
+}
+
+/// The base class of stored models. Subclass it and declare properties with `@Persisted`.
+///
+/// Managed objects are confined to the thread or queue of their realm (checked at run time on
+/// every property access; see the file header for how misuse is reported). Unmanaged and frozen
+/// objects can be used from any thread.
+open class Object: CustomStringConvertible {
+    final var _binding: ObjectBinding?
+    final var _isProbe = false
+    final var _probeOrdinal: Int32 = -1
+
+    public required init() {
+        OrdinalCounter.reset()
+    }
+
+    /// Creates an unmanaged object from a dictionary (`["name": "Rex", "age": 3]`), an array of
+    /// every property value in declaration order, or another object. Nested dictionaries and
+    /// arrays create linked objects. Entries that do not fit a property are skipped; use
+    /// `Object.make(value:)` to get a `Realm.Error` for them instead.
+    public required convenience init(value: Any) {
+        self.init()
+        try? _apply(value: value, skipInvalid: true)
+    }
+
+    /// Like `init(value:)`, but throws `.invalidArgument` for an unknown property or a value of
+    /// the wrong type.
+    public static func make(value: Any) throws -> Self {
+        let o = Self()
+        try o._apply(value: value, skipInvalid: false)
+        return o
+    }
+
+    final func _apply(value: Any, skipInvalid: Bool) throws {
+        let info = try ClassInfo.of(type(of: self))
+        if let dict = value as? [String: Any] {
+            for (k, v) in dict {
+                guard let f = info.field(named: k) else {
+                    if skipInvalid { continue }
+                    throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(k)'")
+                }
+                do { try f.setAny(self, v) } catch where skipInvalid { continue }
+            }
+        } else if let array = value as? [Any] {
+            let fields = info.fields.enumerated().filter { info.schema.properties[$0.offset].type != .linkingObjects }
+            guard array.count <= fields.count else {
+                if skipInvalid { return }
+                throw Realm.Error(.invalidArgument, "\(array.count) values for the \(fields.count) properties of '\(info.schema.className)'")
+            }
+            for (i, v) in array.enumerated() {
+                do { try fields[i].element.setAny(self, v) } catch where skipInvalid { continue }
+            }
+        } else if let other = value as? Object {
+            let otherInfo = try ClassInfo.of(type(of: other))
+            for f in info.fields {
+                guard let g = otherInfo.field(named: f.name) else { continue }
+                if info.schema[f.name]?.type == .linkingObjects { continue }
+                do { try f.setAny(self, g.getAny(other)) } catch where skipInvalid { continue }
+            }
+        } else if !skipInvalid {
+            throw Realm.Error(.invalidArgument, "cannot create '\(info.schema.className)' from a \(type(of: value))")
+        }
+    }
+
+    /// The class name used in the schema (the Swift type name without module).
+    open class func className() -> String { String(describing: self) }
+
+    /// The realm managing this object, nil when unmanaged.
+    public var realm: Realm? { _binding.map { Realm(core: $0.core) } }
+
+    /// True when the object was deleted, or its realm invalidated or closed.
+    public var isInvalidated: Bool {
+        guard let b = _binding else { return false }
+        return !b.core.objectExists(b)
+    }
+
+    /// True for objects of a frozen realm (immutable, usable from any thread).
+    public var isFrozen: Bool { _binding?.core.isFrozen ?? false }
+
+    /// The schema of this object's class.
+    public var objectSchema: ObjectSchema {
+        (try? ClassInfo.of(type(of: self)).schema) ?? ObjectSchema(className: Self.className(), properties: [], isEmbedded: false)
+    }
+
+    /// The value of the persisted property `key` (links as objects, collections as collections);
+    /// nil for an unknown key or a nil value.
+    public func value(forKey key: String) -> Any? {
+        guard let info = try? ClassInfo.of(type(of: self)), let f = info.field(named: key) else { return nil }
+        return f.getAny(self)
+    }
+
+    /// Sets the persisted property `key`. Throws `.invalidArgument` for an unknown key or a value
+    /// of the wrong type, `.notInWriteTransaction` / `.wrongThread` for a managed object used wrongly.
+    public func setValue(_ value: Any?, forKey key: String) throws {
+        let info = try ClassInfo.of(type(of: self))
+        guard let f = info.field(named: key) else {
+            throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
+        }
+        if info.schema[key]?.isPrimary == true, _binding != nil {
+            throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
+        }
+        try f.setAny(self, value)
+    }
+
+    /// Dictionary-style access to persisted properties (`dog["name"]`); setting ignores errors
+    /// (use `setValue(_:forKey:)` to see them).
+    public subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { try? setValue(newValue, forKey: key) }
+    }
+
+    /// Whether both are the same stored object (same realm file, class and key), or the same instance.
+    public func isSameObject(as other: Object?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let a = _binding, let b = other._binding else { return false }
+        return a.key == b.key && a.info === b.info && a.core.fileIdentity == b.core.fileIdentity
+    }
+
+    /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current version.
+    /// Unmanaged objects are returned unchanged.
+    public func freeze() throws -> Self {
+        guard let b = _binding else { return self }
+        let frozen = try b.core.frozenCore()
+        return frozen.materialize(Self.self, info: b.info, table: b.table, key: b.key)
+    }
+
+    /// The live version of a frozen object in a realm on the calling thread; nil if it was deleted.
+    public func thaw() throws -> Self? {
+        guard let b = _binding else { return self }
+        guard b.core.isFrozen else { return self }
+        let live = try Realm(configuration: b.core.configuration)
+        return try live.core.objectIfExists(Self.self, info: b.info, key: b.key)
+    }
+
+    open var description: String {
+        guard let info = try? ClassInfo.of(type(of: self)) else { return "\(type(of: self))" }
+        if _binding != nil, isInvalidated { return "\(info.schema.className) <invalidated>" }
+        let parts = info.fields.enumerated().compactMap { i, f -> String? in
+            let p = info.schema.properties[i]
+            if p.type == .linkingObjects || p.collection != .none { return "\(p.name) = <\(p.collection == .none ? "LinkingObjects" : "collection")>" }
+            if p.type == .object {
+                let v = f.getAny(self) as? Object
+                return "\(p.name) = \(v.map { "\(type(of: $0))" } ?? "nil")"
+            }
+            return "\(p.name) = \(f.getAny(self).map { "\($0)" } ?? "nil")"
+        }
+        return "\(info.schema.className) {\(parts.joined(separator: ", "))}"
+    }
+}
+
+/// An object owned by exactly one parent object: it has no primary key, cannot be added on its
+/// own, and is deleted with its parent (or when the parent's link to it is replaced).
+open class EmbeddedObject: Object {}
+
+extension Object: _PersistableElement {
+    public static var _strataShape: _PropertyShape {
+        _PropertyShape(type: .object, objectType: self)
+    }
+    public static func _strataDefault() -> Self { Self() }
+
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
+        if row.isNull(column) { return nil }
+        let key = UInt64(littleEndian: row.load(column, as: UInt64.self))
+        return row.core.linkTarget(Self.self, key: key)
+    }
+
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        let key = try row.core.keyForLinking(self, from: row.table)
+        try row.core.replaceLink(&row, column, newKey: key, targetType: type(of: self))
+    }
+
+    public static func _strataStoreNull(_ row: inout _RowBuilder, _ column: _Column) throws {
+        try row.core.replaceLink(&row, column, newKey: nil, targetType: self)
+    }
+
+    public static func _strataDecodeElement(_ element: _ElementView) -> Self {
+        let key = element.bytes.count >= 8 ? UInt64(littleEndian: element.bytes.loadUnaligned(as: UInt64.self)) : 0
+        return element.core.linkTarget(Self.self, key: key) ?? Self()
+    }
+
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        let key = try out.core.keyForLinking(self, from: out.ownerTable)
+        withUnsafeBytes(of: key.littleEndian) { out.bytes.append(contentsOf: $0) }
+    }
+
+    public static func _strataFromAny(_ any: Any?) -> Self? {
+        switch any {
+        case let o as Self: o
+        case let d as [String: Any]: Self(value: d)
+        case let a as [Any]: Self(value: a)
+        default: nil
+        }
+    }
+}
+
+/// The persisted property name that `keyPath` reads on `T` (its first component), nil when the
+/// key path does not read a `@Persisted` property. Used by the type-safe `where {}` builder.
+///
+/// Works by reading the key path on a probe instance in "recording" mode: the `@Persisted`
+/// getter reports its ordinal instead of doing anything else.
+public func _strataPropertyName<T: Object>(for keyPath: PartialKeyPath<T>) -> String? {
+    guard let info = try? ClassInfo.of(T.self) else { return nil }
+    let probe = T()
+    probe._isProbe = true
+    _ = probe[keyPath: keyPath]
+    let o = Int(probe._probeOrdinal)
+    guard o >= 0, o < info.ordinalToColumn.count else { return nil }
+    let c = info.ordinalToColumn[o]
+    return c >= 0 ? info.schema.properties[c].name : nil
+}

@@ -1,0 +1,129 @@
+// `ObjectId` (12-byte BSON-style id) and `Decimal128` (a decimal number), Realm's two value types
+// that Foundation does not have.
+//
+// Invariants:
+// - An ObjectId is 12 bytes: 4-byte big-endian seconds since 1970, 5 random bytes fixed per
+//   process, 3-byte big-endian counter; `generate()` ids made in one process are unique.
+// - Decimal128 wraps Foundation's `Decimal` (38 significant digits, as Realm's). It is stored as
+//   its canonical string in the row's variable part, so it round-trips exactly.
+import Foundation
+import Synchronization
+
+/// A 12-byte unique identifier, as in Realm and MongoDB.
+public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+    private static let processRandom: [UInt8] = (0..<5).map { _ in UInt8.random(in: 0...255) }
+    private static let counter = Atomic<UInt32>(UInt32.random(in: 0..<0xFF_FFFF))
+
+    /// A new id, unique within this process.
+    public static func generate() -> ObjectId {
+        let seconds = UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970))
+        let c = counter.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF_FFFF
+        let r = processRandom
+        return ObjectId(bytes: (UInt8(seconds >> 24), UInt8((seconds >> 16) & 0xFF), UInt8((seconds >> 8) & 0xFF), UInt8(seconds & 0xFF),
+                                r[0], r[1], r[2], r[3], r[4],
+                                UInt8(c >> 16), UInt8((c >> 8) & 0xFF), UInt8(c & 0xFF)))
+    }
+
+    public init(bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
+        self.bytes = bytes
+    }
+
+    /// The all-zero id (the default value of a non-optional ObjectId property).
+    public init() { bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
+
+    /// Parses 24 hex digits; throws `.invalidArgument` otherwise.
+    public init(string: String) throws {
+        let hex = Array(string.utf8)
+        guard hex.count == 24 else { throw Realm.Error(.invalidArgument, "ObjectId string '\(string)' is not 24 hex digits") }
+        var out = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 {
+            guard let hi = Self.nibble(hex[2 * i]), let lo = Self.nibble(hex[2 * i + 1]) else {
+                throw Realm.Error(.invalidArgument, "ObjectId string '\(string)' is not 24 hex digits")
+            }
+            out[i] = hi << 4 | lo
+        }
+        self.init()
+        withUnsafeMutableBytes(of: &bytes) { $0.copyBytes(from: out) }
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 48...57: c - 48
+        case 97...102: c - 87
+        case 65...70: c - 55
+        default: nil
+        }
+    }
+
+    var array: [UInt8] { withUnsafeBytes(of: bytes) { Array($0) } }
+
+    public var stringValue: String { array.map { String(format: "%02x", $0) }.joined() }
+    public var description: String { stringValue }
+    /// The creation time encoded in the id.
+    public var timestamp: Date {
+        let a = array
+        let s = UInt32(a[0]) << 24 | UInt32(a[1]) << 16 | UInt32(a[2]) << 8 | UInt32(a[3])
+        return Date(timeIntervalSince1970: TimeInterval(s))
+    }
+
+    public static func == (l: ObjectId, r: ObjectId) -> Bool { l.array == r.array }
+    public func hash(into h: inout Hasher) { h.combine(array) }
+    public static func < (l: ObjectId, r: ObjectId) -> Bool { l.array.lexicographicallyPrecedes(r.array) }
+}
+
+extension ObjectId: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .objectId) }
+    public static func _strataDefault() -> ObjectId { ObjectId() }
+    static func fromBytes(_ b: UnsafeRawBufferPointer) -> ObjectId {
+        var id = ObjectId()
+        guard b.count >= 12 else { return id }
+        withUnsafeMutableBytes(of: &id.bytes) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: b[b.startIndex..<(b.startIndex + 12)])) }
+        return id
+    }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> ObjectId? {
+        fromBytes(row.fixedBytes(column, count: 12))
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        withUnsafeBytes(of: bytes) { row.storeBytes($0, column) }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> ObjectId { fromBytes(element.bytes) }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        withUnsafeBytes(of: bytes) { out.bytes.append(contentsOf: $0) }
+    }
+}
+
+/// A decimal number with 38 significant digits (Realm's `Decimal128`), backed by `Decimal`.
+public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    public var value: Decimal
+
+    public init(_ value: Decimal = 0) { self.value = value }
+    public init(integerLiteral v: Int) { value = Decimal(v) }
+    public init(floatLiteral v: Double) { value = Decimal(v) }
+    /// Parses a decimal string; throws `.invalidArgument` when it is not a number.
+    public init(string: String) throws {
+        guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw Realm.Error(.invalidArgument, "'\(string)' is not a decimal number")
+        }
+        value = d
+    }
+
+    public var description: String { value.description }
+    public static func < (l: Decimal128, r: Decimal128) -> Bool { l.value < r.value }
+}
+
+extension Decimal128: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .decimal128) }
+    public static func _strataDefault() -> Decimal128 { Decimal128() }
+    static func parse(_ b: UnsafeRawBufferPointer) -> Decimal128 {
+        Decimal128(Decimal(string: String(decoding: b, as: UTF8.self), locale: Locale(identifier: "en_US_POSIX")) ?? 0)
+    }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Decimal128? { parse(row.variable(column)) }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        Array(value.description.utf8).withUnsafeBytes { row.storeVariable($0, column) }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Decimal128 { parse(element.bytes) }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws { out.bytes.append(contentsOf: value.description.utf8) }
+}

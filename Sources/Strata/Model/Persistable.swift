@@ -1,0 +1,363 @@
+// The protocols that make a Swift type storable in a `@Persisted` property, and the scalar
+// conformances (Bool, integers, Float, Double, String, Data, Date, UUID, ObjectId, Decimal128,
+// optionals, `PersistableEnum`).
+//
+// Invariants:
+// - Every conformance lives in this module: the requirements name public types whose members are
+//   internal (`_RowView`, `_RowBuilder`, `_Column`), so other modules cannot add storage types
+//   except through `PersistableEnum`, which is mapped onto its raw value here.
+// - Managed access is static dispatch on `Value` (a witness call), never an existential box: the
+//   `@Persisted` subscript calls `Value._strataGet/_strataSet` with the object and the column.
+// - A scalar's element encoding (lists, sets, map values, primary-key index) is its fixed slot
+//   bytes, or the raw bytes for String/Data; an optional prefixes one tag byte (0 nil, 1 value).
+import Foundation
+
+/// The schema-relevant shape of a persisted Swift type.
+public struct _PropertyShape: Sendable {
+    var type: PropertyType
+    var isOptional: Bool = false
+    var collection: CollectionKind = .none
+    /// The linked class, for links, collections of links and `LinkingObjects`.
+    var objectType: Object.Type? = nil
+}
+
+/// A type a `@Persisted` property can hold. Conformances are provided by Strata; do not conform
+/// your own types (use `PersistableEnum` for enums).
+public protocol _Persistable {
+    static var _strataShape: _PropertyShape { get }
+    /// The value of a fresh unmanaged property declared without an initial value.
+    static func _strataDefault() -> Self
+    /// Managed read of the property at `ordinal` of `obj` (whose realm is set).
+    static func _strataGet(_ obj: Object, _ ordinal: Int) -> Self
+    /// Managed write; traps with a message on misuse (outside a write, wrong thread), see `Object`.
+    static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: Self)
+    /// Writes this value into a row being built or patched (collections: into their own tree).
+    func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws
+    /// This value as `Any?` for `value(forKey:)` (nil for a nil optional).
+    var _strataAny: Any? { get }
+    /// Converts a loosely typed value (from `init(value:)`, `create`, `setValue(_:forKey:)`);
+    /// nil when it does not fit.
+    static func _strataFromAny(_ any: Any?) -> Self?
+    /// The element encoding of this value when it is a primary key (throws for other types).
+    func _strataEncodeKey(_ out: inout _ElementBuffer) throws
+}
+
+extension _Persistable {
+    public static func _strataFromAny(_ any: Any?) -> Self? { any as? Self }
+    public func _strataEncodeKey(_ out: inout _ElementBuffer) throws {
+        throw Realm.Error(.invalidSchema, "\(Self.self) cannot be a primary key")
+    }
+}
+
+extension _StrataFixedScalar where Self: FixedWidthInteger {
+    public static func _strataFromAny(_ any: Any?) -> Self? {
+        switch any {
+        case let v as Self: v
+        case let v as Int: Self(exactly: v)
+        case let v as Int64: Self(exactly: v)
+        case let v as Int32: Self(exactly: v)
+        case let v as Int16: Self(exactly: v)
+        case let v as Int8: Self(exactly: v)
+        default: nil
+        }
+    }
+}
+
+extension Double {
+    public static func _strataFromAny(_ any: Any?) -> Double? {
+        switch any {
+        case let v as Double: v
+        case let v as Float: Double(v)
+        case let v as Int: Double(v)
+        default: nil
+        }
+    }
+}
+
+extension Float {
+    public static func _strataFromAny(_ any: Any?) -> Float? {
+        switch any {
+        case let v as Float: v
+        case let v as Double: Float(v)
+        case let v as Int: Float(v)
+        default: nil
+        }
+    }
+}
+
+/// A type that can be a single row value, a collection element or a primary key.
+public protocol _PersistableElement: _Persistable {
+    /// nil when the slot is null.
+    static func _strataRead(_ row: _RowView, _ column: _Column) -> Self?
+    /// Clears the slot (nil optional). Links also drop their backlink.
+    static func _strataStoreNull(_ row: inout _RowBuilder, _ column: _Column) throws
+    static func _strataDecodeElement(_ element: _ElementView) -> Self
+    func _strataEncodeElement(_ out: inout _ElementBuffer) throws
+}
+
+/// The bytes of one collection element, valid only inside the tree callback.
+public struct _ElementView {
+    let bytes: UnsafeRawBufferPointer
+    unowned(unsafe) let core: RealmCore
+}
+
+/// A collection element being encoded.
+public struct _ElementBuffer {
+    var bytes: [UInt8] = []
+    unowned(unsafe) let core: RealmCore
+    /// The owner of the collection (for backlinks of links), or table -1 for a key-only encoding.
+    let ownerTable: Int
+    let ownerKey: UInt64
+    let ownerColumn: Int
+}
+
+extension _PersistableElement {
+    public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Self {
+        guard let binding = obj._binding else { return _strataDefault() }
+        let column = binding.info.column(forOrdinal: ordinal)
+        return binding.core.readColumn(binding, column) { row in Self._strataRead(row, column) } ?? _strataDefault()
+    }
+
+    public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: Self) {
+        guard let binding = obj._binding else { return }
+        let column = binding.info.column(forOrdinal: ordinal)
+        binding.core.updateColumn(binding, column) { row in try value._strataStore(&row, column) }
+    }
+
+    public static func _strataStoreNull(_ row: inout _RowBuilder, _ column: _Column) throws {
+        row.setNull(column, true)
+    }
+
+    public var _strataAny: Any? { self }
+
+    public func _strataEncodeKey(_ out: inout _ElementBuffer) throws { try _strataEncodeElement(&out) }
+}
+
+// MARK: - Optional
+
+extension Optional: _Persistable where Wrapped: _PersistableElement {
+    public static var _strataShape: _PropertyShape {
+        var s = Wrapped._strataShape
+        s.isOptional = true
+        return s
+    }
+    public static func _strataDefault() -> Self { nil }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        switch self {
+        case .none: try Wrapped._strataStoreNull(&row, column)
+        case .some(let v): try v._strataStore(&row, column)
+        }
+    }
+    public var _strataAny: Any? {
+        switch self {
+        case .none: nil
+        case .some(let v): v._strataAny
+        }
+    }
+    public static func _strataFromAny(_ any: Any?) -> Self? {
+        guard let any else { return .some(nil) }
+        if any is NSNull { return .some(nil) }
+        if case Optional<Any>.none = any as Any? { return .some(nil) }
+        guard let w = Wrapped._strataFromAny(any) else { return nil }
+        return .some(w)
+    }
+}
+
+extension Optional: _PersistableElement where Wrapped: _PersistableElement {
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
+        if row.isNull(column) { return .some(nil) }
+        return .some(Wrapped._strataRead(row, column))
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Self {
+        guard let tag = element.bytes.first, tag == 1 else { return nil }
+        return Wrapped._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: element.bytes.dropFirst()), core: element.core))
+    }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        switch self {
+        case .none: out.bytes.append(0)
+        case .some(let v):
+            out.bytes.append(1)
+            try v._strataEncodeElement(&out)
+        }
+    }
+}
+
+// MARK: - Fixed-width scalars
+
+/// Shared implementation for scalars stored as one little-endian integer slot.
+public protocol _StrataFixedScalar: _PersistableElement {
+    associatedtype _Bits: FixedWidthInteger
+    static var _strataType: PropertyType { get }
+    var _strataBits: _Bits { get }
+    init(_strataBits: _Bits)
+}
+
+extension _StrataFixedScalar {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: _strataType) }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
+        Self(_strataBits: _Bits(littleEndian: row.load(column, as: _Bits.self)))
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        row.store(_strataBits, column)
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Self {
+        guard element.bytes.count >= MemoryLayout<_Bits>.size else { return Self(_strataBits: 0) }
+        return Self(_strataBits: _Bits(littleEndian: element.bytes.loadUnaligned(as: _Bits.self)))
+    }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        withUnsafeBytes(of: _strataBits.littleEndian) { out.bytes.append(contentsOf: $0) }
+    }
+}
+
+extension Bool: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .bool }
+    public static func _strataDefault() -> Bool { false }
+    public var _strataBits: UInt8 { self ? 1 : 0 }
+    public init(_strataBits: UInt8) { self = _strataBits != 0 }
+}
+
+extension Int: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .int }
+    public static func _strataDefault() -> Int { 0 }
+    public var _strataBits: Int64 { Int64(self) }
+    public init(_strataBits: Int64) { self = Int(truncatingIfNeeded: _strataBits) }
+}
+
+extension Int8: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .int }
+    public static func _strataDefault() -> Int8 { 0 }
+    public var _strataBits: Int64 { Int64(self) }
+    public init(_strataBits: Int64) { self = Int8(truncatingIfNeeded: _strataBits) }
+}
+
+extension Int16: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .int }
+    public static func _strataDefault() -> Int16 { 0 }
+    public var _strataBits: Int64 { Int64(self) }
+    public init(_strataBits: Int64) { self = Int16(truncatingIfNeeded: _strataBits) }
+}
+
+extension Int32: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .int }
+    public static func _strataDefault() -> Int32 { 0 }
+    public var _strataBits: Int64 { Int64(self) }
+    public init(_strataBits: Int64) { self = Int32(truncatingIfNeeded: _strataBits) }
+}
+
+extension Int64: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .int }
+    public static func _strataDefault() -> Int64 { 0 }
+    public var _strataBits: Int64 { self }
+    public init(_strataBits: Int64) { self = _strataBits }
+}
+
+extension Float: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .float }
+    public static func _strataDefault() -> Float { 0 }
+    public var _strataBits: UInt32 { bitPattern }
+    public init(_strataBits: UInt32) { self = Float(bitPattern: _strataBits) }
+}
+
+extension Double: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .double }
+    public static func _strataDefault() -> Double { 0 }
+    public var _strataBits: UInt64 { bitPattern }
+    public init(_strataBits: UInt64) { self = Double(bitPattern: _strataBits) }
+}
+
+extension Date: _StrataFixedScalar {
+    public static var _strataType: PropertyType { .date }
+    public static func _strataDefault() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    public var _strataBits: UInt64 { timeIntervalSinceReferenceDate.bitPattern }
+    public init(_strataBits: UInt64) { self = Date(timeIntervalSinceReferenceDate: Double(bitPattern: _strataBits)) }
+}
+
+// MARK: - Variable-size scalars
+
+extension String: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .string) }
+    public static func _strataDefault() -> String { "" }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> String? {
+        String(decoding: row.variable(column), as: UTF8.self)
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        var s = self
+        try s.withUTF8 { u in
+            guard u.count <= SchemaLimits.maxValueBytes else {
+                throw Realm.Error(.valueTooLarge, "a String of \(u.count) bytes exceeds the 16 MB limit")
+            }
+            row.storeVariable(UnsafeRawBufferPointer(u), column)
+        }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> String {
+        String(decoding: element.bytes, as: UTF8.self)
+    }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        out.bytes.append(contentsOf: utf8)
+    }
+}
+
+extension Data: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .data) }
+    public static func _strataDefault() -> Data { Data() }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Data? {
+        Data(row.variable(column))
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        guard count <= SchemaLimits.maxValueBytes else {
+            throw Realm.Error(.valueTooLarge, "a Data of \(count) bytes exceeds the 16 MB limit")
+        }
+        withUnsafeBytes { row.storeVariable($0, column) }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Data { Data(element.bytes) }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws { out.bytes.append(contentsOf: self) }
+}
+
+extension UUID: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .uuid) }
+    public static func _strataDefault() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    static func fromBytes(_ b: UnsafeRawBufferPointer) -> UUID {
+        guard b.count >= 16 else { return _strataDefault() }
+        var u = UUID().uuid
+        withUnsafeMutableBytes(of: &u) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: b[b.startIndex..<(b.startIndex + 16)])) }
+        return UUID(uuid: u)
+    }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> UUID? {
+        fromBytes(row.fixedBytes(column, count: 16))
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        withUnsafeBytes(of: uuid) { row.storeBytes($0, column) }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> UUID { fromBytes(element.bytes) }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        withUnsafeBytes(of: uuid) { out.bytes.append(contentsOf: $0) }
+    }
+}
+
+// MARK: - Enums
+
+/// An enum stored by its raw value (`Int`, `String`, … any persistable raw type).
+/// A stored raw value that matches no case reads as the first case of `allCases`.
+public protocol PersistableEnum: _PersistableElement, RawRepresentable, CaseIterable
+where RawValue: _PersistableElement {}
+
+extension PersistableEnum {
+    public static var _strataShape: _PropertyShape { RawValue._strataShape }
+    public static func _strataDefault() -> Self {
+        allCases.first ?? Self(rawValue: RawValue._strataDefault())!
+    }
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
+        guard let raw = RawValue._strataRead(row, column) else { return nil }
+        return Self(rawValue: raw) ?? _strataDefault()
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        try rawValue._strataStore(&row, column)
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Self {
+        Self(rawValue: RawValue._strataDecodeElement(element)) ?? _strataDefault()
+    }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        try rawValue._strataEncodeElement(&out)
+    }
+    public var _strataAny: Any? { rawValue }
+}

@@ -1,0 +1,185 @@
+// `@Persisted`: the property wrapper that declares a stored property of an `Object` subclass.
+//
+// Invariants:
+// - Each wrapper records, when it is initialised, its ordinal: the number of `@Persisted`
+//   wrappers initialised before it on this thread since the last `Object.init` finished.
+//   Swift initialises a class's stored properties in declaration order before `super.init()`,
+//   and `Object.init` resets the counter, so the ordinal is the same for every instance of a class
+//   and maps to one column (`ClassInfo.column(forOrdinal:)`).
+//   Caveat (documented on `Object`): a property initial value that itself creates an Object
+//   would interleave ordinals; Strata's models never need that (links default to nil).
+// - An unmanaged object keeps its values in the wrappers; a managed object (`_binding != nil`)
+//   reads and writes through its realm, and the wrapper's value is ignored.
+import Foundation
+
+/// Per-thread counter of wrapper initialisations (see the file's invariants).
+enum OrdinalCounter {
+    static let key: pthread_key_t = {
+        var k = pthread_key_t()
+        pthread_key_create(&k, nil)
+        return k
+    }()
+
+    @inline(__always) static func next() -> Int32 {
+        let v = Int(bitPattern: pthread_getspecific(key))
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: v + 1))
+        return Int32(truncatingIfNeeded: v)
+    }
+
+    @inline(__always) static func reset() {
+        if pthread_getspecific(key) != nil { pthread_setspecific(key, nil) }
+    }
+}
+
+/// Declares a persisted property of an `Object` subclass:
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(primaryKey: true) var id: String
+///     @Persisted(indexed: true) var name = ""
+///     @Persisted var owner: Person?
+///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+/// }
+/// ```
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    var value: Value
+    let ordinal: Int32
+    let isPrimaryKey: Bool
+    let isIndexed: Bool
+    let originProperty: String?
+
+    /// Only usable inside an `Object` subclass (access goes through the enclosing-instance subscript).
+    @available(*, unavailable, message: "@Persisted can only be used as a property of an Object subclass")
+    public var wrappedValue: Value {
+        // Unreachable: the attribute above makes every direct use a compile error.
+        get { fatalError("@Persisted used outside an Object subclass") }
+        set { fatalError("@Persisted used outside an Object subclass") }
+    }
+
+    init(value: Value, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+        self.value = value
+        self.ordinal = OrdinalCounter.next()
+        self.isPrimaryKey = primaryKey
+        self.isIndexed = indexed
+        self.originProperty = originProperty
+    }
+
+    /// A property with the type's default value (0, "", false, nil, empty collection…).
+    public init() { self.init(value: Value._strataDefault()) }
+    public init(wrappedValue: Value) { self.init(value: wrappedValue) }
+    /// `@Persisted(primaryKey: true) var id: String`.
+    public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey) }
+    public init(wrappedValue: Value, primaryKey: Bool) { self.init(value: wrappedValue, primaryKey: primaryKey) }
+    /// `@Persisted(indexed: true) var name: String`.
+    public init(indexed: Bool) { self.init(value: Value._strataDefault(), indexed: indexed) }
+    public init(wrappedValue: Value, indexed: Bool) { self.init(value: wrappedValue, indexed: indexed) }
+
+    public static subscript<E: Object>(
+        _enclosingInstance obj: E,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<E, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
+    ) -> Value {
+        get {
+            let w = obj[keyPath: storageKeyPath]
+            if obj._binding != nil { return Value._strataGet(obj, Int(w.ordinal)) }
+            if obj._isProbe { obj._probeOrdinal = w.ordinal }
+            return w.value
+        }
+        set {
+            if obj._binding != nil {
+                let ordinal = obj[keyPath: storageKeyPath].ordinal
+                Value._strataSet(obj, Int(ordinal), newValue)
+            } else {
+                obj[keyPath: storageKeyPath].value = newValue
+            }
+        }
+    }
+}
+
+extension Persisted where Value: _LinkingObjectsMarker {
+    /// `@Persisted(originProperty: "owner") var pets: LinkingObjects<Dog>`.
+    public init(originProperty: String) { self.init(value: Value._strataDefault(), originProperty: originProperty) }
+}
+
+/// Lets schema discovery reach a wrapper whose value type it does not know statically.
+protocol _PersistedField {
+    static func makeFieldIO(name: String, offset: Int) -> AnyFieldIO
+}
+
+extension Persisted: _PersistedField {
+    static func makeFieldIO(name: String, offset: Int) -> AnyFieldIO { FieldIO<Value>(name: name, offset: offset) }
+}
+
+/// Reads and writes one wrapper inside an object's memory (found by `_forEachField` offsets),
+/// without `Mirror` and without boxing on the `add` path.
+class AnyFieldIO {
+    let name: String
+    let offset: Int
+    init(name: String, offset: Int) {
+        self.name = name
+        self.offset = offset
+    }
+    var shape: _PropertyShape { _PropertyShape(type: .int) }
+    func ordinal(_ obj: Object) -> Int32 { 0 }
+    func flags(_ obj: Object) -> (primaryKey: Bool, indexed: Bool, origin: String?) { (false, false, nil) }
+    func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {}
+    func getAny(_ obj: Object) -> Any? { nil }
+    func setAny(_ obj: Object, _ value: Any?) throws {}
+    /// The unmanaged value when it is a linked object / collection of objects (for cascading adds).
+    func unmanagedValue(_ obj: Object) -> Any? { nil }
+    /// The primary-key index key of the unmanaged value (see ObjectStore.swift).
+    func primaryKeyIndexKey(_ obj: Object, core: RealmCore) throws -> [UInt8] { [] }
+}
+
+final class FieldIO<Value: _Persistable>: AnyFieldIO {
+    @inline(__always) private func pointer(_ obj: Object) -> UnsafeMutablePointer<Persisted<Value>> {
+        (Unmanaged.passUnretained(obj).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
+    }
+
+    override var shape: _PropertyShape { Value._strataShape }
+
+    override func ordinal(_ obj: Object) -> Int32 { withExtendedLifetime(obj) { pointer(obj).pointee.ordinal } }
+
+    override func flags(_ obj: Object) -> (primaryKey: Bool, indexed: Bool, origin: String?) {
+        withExtendedLifetime(obj) {
+            let w = pointer(obj)
+            return (w.pointee.isPrimaryKey, w.pointee.isIndexed, w.pointee.originProperty)
+        }
+    }
+
+    override func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {
+        let v = withExtendedLifetime(obj) { pointer(obj).pointee.value }
+        try v._strataStore(&row, column)
+    }
+
+    override func getAny(_ obj: Object) -> Any? {
+        if obj._binding != nil {
+            let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
+            return Value._strataGet(obj, Int(o))._strataAny
+        }
+        return withExtendedLifetime(obj) { pointer(obj).pointee.value._strataAny }
+    }
+
+    override func primaryKeyIndexKey(_ obj: Object, core: RealmCore) throws -> [UInt8] {
+        let v = withExtendedLifetime(obj) { pointer(obj).pointee.value }
+        return try core.primaryKeyIndexKey(of: v)
+    }
+
+    override func unmanagedValue(_ obj: Object) -> Any? {
+        withExtendedLifetime(obj) { pointer(obj).pointee.value }
+    }
+
+    override func setAny(_ obj: Object, _ value: Any?) throws {
+        guard let v = Value._strataFromAny(value) else {
+            throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
+        }
+        if let binding = obj._binding {
+            let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
+            try binding.core.checkWritable(name: name)
+            Value._strataSet(obj, Int(o), v)
+        } else {
+            withExtendedLifetime(obj) { pointer(obj).pointee.value = v }
+        }
+    }
+}

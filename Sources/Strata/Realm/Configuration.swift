@@ -1,0 +1,140 @@
+// Realm.Configuration: everything that decides which file a realm opens and how.
+//
+// Invariants:
+// - Exactly one of `fileURL` / `inMemoryIdentifier` is set; setting one clears the other.
+// - `defaultConfiguration` is process-wide and guarded by a lock; reading it returns a copy.
+// - Validation (`validated()`) happens at open, so an invalid configuration is a typed error
+//   from `Realm(configuration:)`, never a trap.
+import Foundation
+import StrataStorage
+import Synchronization
+
+/// How hard a commit tries to reach the disk (Strata's addition to Realm's configuration).
+public typealias Durability = StrataStorage.Durability
+
+/// A schema migration in progress (migrations are a later issue: the block is called with the
+/// old schema version when `schemaVersion` rises; data migration helpers come with that work).
+public final class Migration {
+    /// The schema stored in the file before this migration.
+    public let oldSchema: Schema
+    /// The schema of the code.
+    public let newSchema: Schema
+    init(oldSchema: Schema, newSchema: Schema) {
+        self.oldSchema = oldSchema
+        self.newSchema = newSchema
+    }
+}
+
+extension Realm {
+    /// Describes a realm file (or in-memory realm) and how to open it.
+    public struct Configuration: Sendable {
+        public typealias MigrationBlock = @Sendable (Migration, UInt64) -> Void
+
+        private static let defaultStore = Mutex<Configuration>(Configuration())
+
+        /// The configuration used by `Realm()`. Settable; defaults to `default.realm` in the
+        /// current directory.
+        public static var defaultConfiguration: Configuration {
+            get { defaultStore.withLock { $0 } }
+            set { defaultStore.withLock { $0 = newValue } }
+        }
+
+        /// The file. Setting it clears `inMemoryIdentifier`.
+        public var fileURL: URL? {
+            didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
+        }
+        private var _inMemoryIdentifier: String?
+        /// Names an in-memory realm (data lives while an instance is open). Setting it clears `fileURL`.
+        public var inMemoryIdentifier: String? {
+            get { _inMemoryIdentifier }
+            set {
+                _inMemoryIdentifier = newValue
+                if newValue != nil { fileURL = nil }
+            }
+        }
+        /// 64 bytes, or nil for a plain file.
+        public var encryptionKey: Data?
+        public var readOnly: Bool
+        /// Starts at 0. A file with a higher stored version cannot be opened.
+        public var schemaVersion: UInt64
+        public var migrationBlock: MigrationBlock?
+        /// Wipe the file instead of failing when the stored schema differs.
+        public var deleteRealmIfMigrationNeeded: Bool
+        /// Called at the first open in the process with (file bytes, used bytes); true compacts.
+        public var shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)?
+        /// The classes of this realm (and those they link to). nil: classes register on first use.
+        public var objectTypes: [Object.Type]? {
+            get { _objectTypes?.types }
+            set { _objectTypes = newValue.map { TypeList(types: $0) } }
+        }
+        private var _objectTypes: TypeList?
+        /// Beyond this many pinned versions, opening a snapshot throws `.tooManyActiveVersions`.
+        public var maximumNumberOfActiveVersions: UInt?
+        /// Strata: how commits reach the disk (`.full` by default; `.unsafe` skips the flush).
+        public var durability: Durability
+
+        public init(fileURL: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm"),
+                    inMemoryIdentifier: String? = nil,
+                    encryptionKey: Data? = nil,
+                    readOnly: Bool = false,
+                    schemaVersion: UInt64 = 0,
+                    migrationBlock: MigrationBlock? = nil,
+                    deleteRealmIfMigrationNeeded: Bool = false,
+                    shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
+                    objectTypes: [Object.Type]? = nil,
+                    maximumNumberOfActiveVersions: UInt? = nil,
+                    durability: Durability = .full) {
+            self.fileURL = fileURL
+            self.encryptionKey = encryptionKey
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
+            self._objectTypes = objectTypes.map { TypeList(types: $0) }
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
+            self.durability = durability
+            if let inMemoryIdentifier { self.inMemoryIdentifier = inMemoryIdentifier }
+        }
+
+        /// The identity of the file: its standardized path, or "memory:<identifier>".
+        var identity: String {
+            if let m = _inMemoryIdentifier { return "memory:" + m }
+            return fileURL?.standardizedFileURL.path ?? ""
+        }
+
+        var isInMemory: Bool { _inMemoryIdentifier != nil }
+
+        func storageOptions() throws(Realm.Error) -> StorageOptions {
+            if let key = encryptionKey, key.count != 64 {
+                throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(key.count) bytes; it must be 64")
+            }
+            if !isInMemory {
+                guard let url = fileURL, !url.path.isEmpty else {
+                    throw Realm.Error(.invalidArgument, "the configuration has neither a fileURL nor an inMemoryIdentifier")
+                }
+                guard url.isFileURL else { throw Realm.Error(.invalidArgument, "fileURL \(url) is not a file URL") }
+            } else if _inMemoryIdentifier?.isEmpty == true {
+                throw Realm.Error(.invalidArgument, "inMemoryIdentifier is empty")
+            }
+            if isInMemory && readOnly {
+                throw Realm.Error(.invalidArgument, "an in-memory realm cannot be read-only")
+            }
+            if let m = maximumNumberOfActiveVersions, m == 0 {
+                throw Realm.Error(.invalidArgument, "maximumNumberOfActiveVersions must be at least 1")
+            }
+            return StorageOptions(path: identity,
+                                  durability: isInMemory ? .memOnly : durability,
+                                  encryptionKey: encryptionKey.map { [UInt8]($0) },
+                                  readOnly: readOnly,
+                                  mustExist: readOnly,
+                                  maximumActiveVersions: maximumNumberOfActiveVersions.map { Int($0) })
+        }
+    }
+}
+
+/// Object metatypes are immutable values; this box only exists because `Object.Type` is not
+/// declared Sendable (classes' metatypes carry no state).
+struct TypeList: @unchecked Sendable {
+    let types: [Object.Type]
+}

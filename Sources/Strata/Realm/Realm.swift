@@ -1,0 +1,301 @@
+// Realm: the public handle of one realm file (or in-memory realm) on one thread or queue.
+//
+// Invariants:
+// - `Realm` is a value wrapping a `RealmCore`; copies share the core. Cores are cached weakly
+//   per (file, thread or queue), so `try Realm()` twice on a thread returns the same core and
+//   the file closes when the last value goes away.
+// - A live realm is confined to the thread (or dispatch queue, with `init(configuration:queue:)`)
+//   that opened it; every method checks and throws `.wrongThread` (non-throwing accessors trap,
+//   see Object.swift). Frozen realms may be used anywhere and never change.
+import Dispatch
+import Foundation
+import StrataStorage
+
+/// A realm: a transactional object store in one file. See REALM_REFERENCE.md for the model.
+public struct Realm {
+    let core: RealmCore
+
+    init(core: RealmCore) { self.core = core }
+
+    /// What `add`/`create` do when an object with the same primary key exists.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Throw `.duplicatePrimaryKey`.
+        case error = 1
+        /// Update the existing object (Strata writes every value; the result is the same).
+        case modified = 3
+        /// Update the existing object, writing every value.
+        case all = 2
+    }
+
+    // MARK: - Opening
+
+    /// Opens the default configuration (`Realm.Configuration.defaultConfiguration`).
+    public init() throws { try self.init(configuration: .defaultConfiguration, queue: nil) }
+
+    /// Opens `configuration` confined to the calling thread, or to `queue` (call it from that queue).
+    /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
+    /// version when `autorefresh` is on and no write is open).
+    public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
+        let confinement: Confinement = queue.map { .queue(ObjectIdentifier($0)) } ?? .thread(ThreadIdentity.current)
+        let identity = configuration.identity
+        if let cached = InstanceCache.shared.lookup(identity: identity, confinement: confinement) {
+            if cached.configuration.encryptionKey != configuration.encryptionKey
+                || cached.configuration.readOnly != configuration.readOnly
+                || cached.configuration.schemaVersion != configuration.schemaVersion {
+                throw Realm.Error(.invalidArgument, "'\(identity)' is already open on this thread with a different configuration (encryption key, readOnly or schemaVersion)")
+            }
+            if cached.autorefresh && !cached.isInWriteTransaction { try cached.refresh() }
+            self.core = cached
+            return
+        }
+        let core: RealmCore
+        do {
+            core = try RealmCore(configuration: configuration, queue: queue)
+        } catch let e as Realm.Error where e.code == .schemaMismatch && configuration.deleteRealmIfMigrationNeeded {
+            _ = try Realm.deleteFiles(for: configuration)
+            core = try RealmCore(configuration: configuration, queue: queue)
+        } catch let e as StorageError {
+            throw Realm.Error(e)
+        }
+        InstanceCache.shared.store(core, identity: identity, confinement: core.confinement)
+        self.core = core
+    }
+
+    /// Opens the file at `fileURL` with otherwise default settings.
+    public init(fileURL: URL) throws {
+        var c = Configuration.defaultConfiguration
+        c.fileURL = fileURL
+        try self.init(configuration: c)
+    }
+
+    public var configuration: Configuration { core.configuration }
+
+    /// The schema of the file (every class stored in it).
+    public var schema: Schema {
+        _ = try? core.pages()
+        return Schema(objectSchema: core.snap.schemas)
+    }
+
+    /// True when the realm holds no objects.
+    public var isEmpty: Bool {
+        core.checkThread()
+        do {
+            let p = try core.pages()
+            for m in core.snap.metas where try m.objects.count(in: p) > 0 { return false }
+            return true
+        } catch {
+            core.record(error)
+            return true
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Runs `block` in a write transaction and commits; rolls back and rethrows if it throws.
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        let value: Result
+        do {
+            value = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+        return value
+    }
+
+    /// Begins a write transaction, waiting for other writers (threads or processes) to finish.
+    /// Advances the realm to the newest version. Throws `.alreadyInWriteTransaction` when nested.
+    public func beginWrite() throws { try core.beginWrite() }
+
+    /// Commits the write transaction. On failure nothing of it is visible and the transaction
+    /// is cancelled. `tokens` are accepted for API compatibility (notifications are a later issue).
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try core.commitWrite()
+    }
+
+    /// Discards the changes of the write transaction. Objects added in it become invalidated.
+    public func cancelWrite() {
+        guard core.confinement.isCurrent else { return }
+        core.cancelWrite()
+    }
+
+    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to). A managed object of
+    /// this realm is left as is. `update` needs a primary key.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
+        if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
+            throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
+        }
+        try core.addObject(object, update: update)
+    }
+
+    /// Adds each object of `objects`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
+        for o in objects { try add(o, update: update) }
+    }
+
+    /// Creates (or, with `update`, updates) an object from a dictionary, array or object value
+    /// and returns the managed object. For updates, keys missing from a dictionary leave the
+    /// stored values unchanged and nil/NSNull clears optionals.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        let info = try ClassInfo.of(type)
+        if update != .error, let pkc = info.primaryKeyColumn, let dict = value as? [String: Any] {
+            let pkName = info.schema.properties[pkc].name
+            if let pkValue = dict[pkName] {
+                let probe = T()
+                try info.fields[pkc].setAny(probe, pkValue)
+                let k = try info.fields[pkc].primaryKeyIndexKey(probe, core: core)
+                if let existing = try existingObject(T.self, info: info, indexKey: k) {
+                    for (key, v) in dict where key != pkName {
+                        guard let f = info.field(named: key) else {
+                            throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
+                        }
+                        try f.setAny(existing, v is NSNull ? nil : v)
+                    }
+                    return existing
+                }
+            }
+        } else if update != .error, info.primaryKeyColumn == nil {
+            throw Realm.Error(.missingPrimaryKey, "create(update:) needs a primary key; '\(info.schema.className)' has none")
+        }
+        let obj = try T.make(value: value)
+        try core.addObject(obj, update: update)
+        return obj
+    }
+
+    private func existingObject<T: Object>(_ type: T.Type, info: ClassInfo, indexKey: [UInt8]) throws -> T? {
+        guard let t = try core.tableIndex(for: info, create: false) else { return nil }
+        let p = try core.pages()
+        let key: UInt64? = try indexKey.withUnsafeBytes { kb in
+            try core.snap.metas[t].primaryKeys.withValue(forKey: kb, in: p) { v in
+                v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+            }
+        } ?? nil
+        return key.map { core.materialize(T.self, info: info, table: t, key: $0) }
+    }
+
+    /// Deletes a managed object: links to it become nil, lists drop it, its embedded objects go too.
+    public func delete(_ object: Object) throws { try core.deleteObject(object) }
+
+    /// Deletes every object of `objects` (collected first, so a live collection may be passed).
+    public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
+        for o in Array(objects) { try core.deleteObject(o) }
+    }
+
+    /// Deletes every object in the realm (the file does not shrink).
+    public func deleteAll() throws { try core.deleteAll() }
+
+    // MARK: - Reading
+
+    /// Every object of `type`, lazily (`count` reads no object).
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+        core.checkThread()
+        do {
+            let info = try ClassInfo.of(type)
+            _ = try core.tableIndex(for: info, create: false)
+            return Results(core: core, info: info)
+        } catch {
+            core.misuse(error.code, error.message)
+        }
+    }
+
+    /// The object of `type` whose primary key equals `key`, nil when none. Traps (like Realm)
+    /// when `type` has no primary key or `key` has the wrong type; `objectThrowing` throws instead.
+    public func object<Element: Object, KeyType: _PersistableElement>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        do {
+            return try core.objectForPrimaryKey(type, key)
+        } catch {
+            core.misuse(error.code, error.message)
+        }
+    }
+
+    /// Like `object(ofType:forPrimaryKey:)`, reporting misuse and storage failures as `Realm.Error`.
+    public func objectThrowing<Element: Object, KeyType: _PersistableElement>(ofType type: Element.Type, forPrimaryKey key: KeyType) throws -> Element? {
+        try core.objectForPrimaryKey(type, key)
+    }
+
+    // MARK: - Versions
+
+    /// Whether the realm advances to the newest version when re-obtained with `Realm(...)` and
+    /// after its own commits. Threads without a run loop call `refresh()`.
+    public var autorefresh: Bool {
+        get { core.autorefresh }
+        nonmutating set { core.autorefresh = newValue }
+    }
+
+    /// Advances to the newest version. Returns whether anything changed.
+    @discardableResult
+    public func refresh() -> Bool {
+        guard core.confinement.isCurrent else { return false }
+        do { return try core.refresh() } catch {
+            core.record(error)
+            return false
+        }
+    }
+
+    /// Releases the realm's snapshot (cancelling a write); objects stay usable and re-read later.
+    public func invalidate() {
+        guard core.confinement.isCurrent else { return }
+        core.invalidate()
+    }
+
+    /// The version this realm reads.
+    public var version: UInt64 {
+        _ = try? core.pages()
+        return core.snap.version
+    }
+
+    // MARK: - Frozen
+
+    /// An immutable snapshot of this realm at its current version, usable from any thread.
+    public func freeze() throws -> Realm { Realm(core: try core.frozenCore()) }
+
+    /// A live realm of the same file on the calling thread.
+    public func thaw() throws -> Realm { try Realm(configuration: configuration) }
+
+    public var isFrozen: Bool { core.isFrozen }
+
+    // MARK: - Files
+
+    /// Writes a compacted copy of the newest committed version to `fileURL` (which must not
+    /// exist), encrypted with `encryptionKey` (nil: plain). Inside a write, uncommitted changes
+    /// are not included (Strata's storage copies committed versions only).
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        try core.checkThreadThrowing()
+        if let k = encryptionKey, k.count != 64 {
+            throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(k.count) bytes; it must be 64")
+        }
+        try Realm.Error.wrap { try core.file.writeCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) }) }
+    }
+
+    /// Whether the file of `config` exists (in-memory realms: whether one is open in this process).
+    public static func fileExists(for config: Configuration) -> Bool {
+        if config.isInMemory { return !InstanceCache.shared.liveCores(identity: config.identity).isEmpty }
+        return FileManager.default.fileExists(atPath: config.identity)
+    }
+
+    /// Deletes the file of `config` and its companion files. Returns whether a file existed.
+    /// Throws `.alreadyOpen` while the realm is open anywhere (this or another process).
+    @discardableResult
+    public static func deleteFiles(for config: Configuration) throws -> Bool {
+        if config.isInMemory { return false }
+        let path = config.identity
+        if !InstanceCache.shared.liveCores(identity: path).isEmpty || StorageFile.isOpenAnywhere(path: path) {
+            throw Realm.Error(.alreadyOpen, "'\(path)' is open; close every Realm instance of it first")
+        }
+        let existed = FileManager.default.fileExists(atPath: path)
+        try Realm.Error.wrap { try StorageFile.deleteFiles(path: path) }
+        return existed
+    }
+}
+
+/// Returned by observation APIs (notifications are a later issue); `invalidate()` stops delivery.
+public final class NotificationToken: Sendable {
+    public init() {}
+    public func invalidate() {}
+}

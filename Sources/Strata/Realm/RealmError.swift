@@ -1,0 +1,122 @@
+// Realm.Error: the one public error type of Strata.
+//
+// Invariants:
+// - Every failure that user input, disk contents or misuse through a throwing API can cause is
+//   reported as a `Realm.Error` whose `code` tells programs what happened and whose `message`
+//   names the cause (the class, property, file or limit involved).
+// - `StorageError`s from StrataStorage are mapped one-to-one onto codes here (`init(_:)`), so
+//   callers never need to import StrataStorage to handle errors.
+import StrataStorage
+
+extension Realm {
+    /// A failure reported by Strata. Compare `code`; show `message` to people.
+    public struct Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        /// What went wrong. One case per cause in Realm's documented error list, plus the
+        /// object-layer misuse cases.
+        public enum Code: String, Sendable, Equatable, CaseIterable {
+            /// A read or write of the file failed.
+            case fileAccess
+            /// The disk (or quota) is full.
+            case diskFull
+            /// The file does not exist and the configuration asked not to create it (read-only).
+            case fileNotFound
+            /// The destination of a copy already exists.
+            case fileExists
+            /// The file is not a Strata file, or its format version is unknown.
+            case invalidDatabase
+            /// A page or structure of the file is corrupted (checksum, truncation, inconsistency).
+            case corruptFile
+            /// The encryption key does not open the file (or a plain file was opened with a key,
+            /// or an encrypted one without).
+            case wrongEncryptionKey
+            /// The encryption key is not 64 bytes.
+            case invalidEncryptionKey
+            /// The file is open elsewhere and the operation needs it closed (deleteFiles, compaction).
+            case alreadyOpen
+            /// The lock file is incompatible or could not be locked.
+            case incompatibleLockFile
+            /// The schema of the code differs from the one stored in the file (no migration ran).
+            case schemaMismatch
+            /// The configuration's schema version is lower than the file's.
+            case invalidSchemaVersion
+            /// A model class breaks a schema rule (name length, primary-key type, non-optional link…).
+            case invalidSchema
+            /// A live object, collection or realm was used from a thread or queue it is not confined to.
+            case wrongThread
+            /// A managed object was changed, or an object added/deleted, outside a write transaction.
+            case notInWriteTransaction
+            /// `beginWrite` inside a write transaction of the same realm.
+            case alreadyInWriteTransaction
+            /// An object with the same primary key already exists.
+            case duplicatePrimaryKey
+            /// An upsert or primary-key lookup on a class without a primary key, or a primary key
+            /// value of the wrong type.
+            case missingPrimaryKey
+            /// The primary key of a managed object cannot change.
+            case primaryKeyChange
+            /// The object was deleted or its realm invalidated.
+            case objectInvalidated
+            /// The object belongs to another realm (or file).
+            case wrongRealm
+            /// A write to a read-only or frozen realm.
+            case readOnly
+            /// A value breaks a limit (String/Data over 16 MB, a key too large to index).
+            case valueTooLarge
+            /// An argument outside its domain: an index out of range, an unknown property,
+            /// a value of the wrong type for a property.
+            case invalidArgument
+            /// Too many versions are pinned (`maximumNumberOfActiveVersions`).
+            case tooManyActiveVersions
+            /// The realm, transaction or reference was already closed/resolved.
+            case closed
+            /// The operation is not possible in this state.
+            case invalidState
+        }
+
+        public let code: Code
+        public let message: String
+
+        public init(_ code: Code, _ message: String) {
+            self.code = code
+            self.message = message
+        }
+
+        public var description: String { "Realm.Error.\(code.rawValue): \(message)" }
+    }
+}
+
+extension Realm.Error {
+    /// Maps a storage failure onto the object layer's codes, keeping its message and path.
+    init(_ e: StorageError) {
+        let code: Code
+        switch e.code {
+        case .notAStrataFile: code = .invalidDatabase
+        case .truncatedFile, .corruptFile, .corruptPage: code = .corruptFile
+        case .wrongKey: code = .wrongEncryptionKey
+        case .invalidKey: code = .invalidEncryptionKey
+        case .io: code = .fileAccess
+        case .diskFull: code = .diskFull
+        case .fileInUse: code = .alreadyOpen
+        case .lockFailed: code = .incompatibleLockFile
+        case .readOnly: code = .readOnly
+        case .tooManyActiveVersions: code = .tooManyActiveVersions
+        case .closed: code = .closed
+        case .tooLarge: code = .valueTooLarge
+        case .invalidArgument: code = .invalidArgument
+        case .notFound: code = .fileNotFound
+        case .alreadyExists: code = .fileExists
+        case .invalidState: code = .invalidState
+        }
+        let where_ = e.path.map { " (\($0))" } ?? ""
+        self.init(code, e.message + where_)
+    }
+
+    /// Runs `body`, turning any `StorageError` into a `Realm.Error`.
+    static func wrap<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
+        do { return try body() } catch let e as Realm.Error { throw e } catch let e as StorageError {
+            throw Realm.Error(e)
+        } catch {
+            throw Realm.Error(.invalidState, "unexpected error: \(error)")
+        }
+    }
+}

@@ -1,0 +1,165 @@
+// Schema discovery: turns an `Object` subclass into its `ObjectSchema`, row layout and field
+// accessors, once per class per process.
+//
+// How the schema is found (Linux has no runtime class enumeration):
+// - `Realm.Configuration.objectTypes`, when set, is the schema (plus the classes they link to).
+// - Otherwise classes are registered on first use: the first `add`, `create`, `objects`,
+//   `object(ofType:forPrimaryKey:)`… with a class checks it against the file (and adds its table
+//   in the current write, or in a short write of its own, when the file lacks it). Classes
+//   already used in this process are checked at open.
+// Discovery itself: a probe instance is created and `_forEachField` (the stdlib's reflection
+// SPI, which also gives field offsets) lists the `@Persisted` wrappers in declaration order.
+//
+// Invariants:
+// - `ClassInfo` is immutable after creation and shared by every realm; the table number of a
+//   class is per file and lives in `RealmCore`, never here.
+// - `fields[i]`, `schema.properties[i]` and `layout.columns[i]` describe the same property.
+@_spi(Reflection) import Swift
+import Synchronization
+
+final class ClassInfo: @unchecked Sendable {
+    // @unchecked: every stored property is immutable after init; Object.Type and the field
+    // accessors are never mutated.
+    let type: Object.Type
+    let schema: ObjectSchema
+    let layout: RowLayout
+    let fields: [AnyFieldIO]
+    /// ordinal → column index (-1: not a column of this class).
+    let ordinalToColumn: [Int]
+    let primaryKeyColumn: Int?
+    /// The linked class of each property (links, collections of links, LinkingObjects).
+    let linkedTypes: [Object.Type?]
+    private let fieldIndex: [String: Int]
+
+    private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+
+    /// The info of `type`, discovered and validated the first time. Throws `.invalidSchema`.
+    static func of(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        let id = ObjectIdentifier(type)
+        if let hit = cache.withLock({ $0[id] }) { return hit }
+        let info = try discover(type)
+        return cache.withLock { c in
+            if let hit = c[id] { return hit }
+            c[id] = info
+            return info
+        }
+    }
+
+    @inline(__always) func column(forOrdinal ordinal: Int) -> _Column {
+        let c = ordinal < ordinalToColumn.count ? ordinalToColumn[ordinal] : -1
+        return layout.columns[c >= 0 ? c : 0]
+    }
+
+    func field(named name: String) -> AnyFieldIO? { fieldIndex[name].map { fields[$0] } }
+    func columnIndex(named name: String) -> Int? { fieldIndex[name] }
+
+    var isEmbedded: Bool { schema.isEmbedded }
+
+    private init(type: Object.Type, schema: ObjectSchema, fields: [AnyFieldIO], ordinals: [Int32], linked: [Object.Type?]) {
+        self.type = type
+        self.schema = schema
+        self.layout = RowLayout(properties: schema.properties)
+        self.fields = fields
+        let maxOrdinal = Int(ordinals.max() ?? -1)
+        var map = [Int](repeating: -1, count: maxOrdinal + 1)
+        for (i, o) in ordinals.enumerated() where o >= 0 { map[Int(o)] = i }
+        ordinalToColumn = map
+        primaryKeyColumn = schema.properties.firstIndex { $0.isPrimary }
+        linkedTypes = linked
+        var idx: [String: Int] = [:]
+        for (i, f) in fields.enumerated() { idx[f.name] = i }
+        fieldIndex = idx
+    }
+
+    private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        let className = type.className()
+        let probe = type.init()
+        var fields: [AnyFieldIO] = []
+        // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
+        _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
+            guard let pf = fieldType as? any _PersistedField.Type else { return true }
+            var name = String(cString: namePtr)
+            if name.hasPrefix("_") { name.removeFirst() }
+            fields.append(pf.makeFieldIO(name: name, offset: offset))
+            return true
+        }
+        var properties: [Property] = []
+        var ordinals: [Int32] = []
+        var linked: [Object.Type?] = []
+        for f in fields {
+            let shape = f.shape
+            let flags = f.flags(probe)
+            ordinals.append(f.ordinal(probe))
+            linked.append(shape.objectType)
+            properties.append(Property(
+                name: f.name, type: shape.type, isOptional: shape.isOptional, collection: shape.collection,
+                objectClassName: shape.objectType?.className(), isPrimary: flags.primaryKey,
+                isIndexed: flags.indexed || flags.primaryKey, linkOriginPropertyName: flags.origin))
+        }
+        let schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
+        try validate(schema, linked: linked)
+        return ClassInfo(type: type, schema: schema, fields: fields, ordinals: ordinals, linked: linked)
+    }
+
+    static func validate(_ s: ObjectSchema, linked: [Object.Type?]) throws(Realm.Error) {
+        let n = s.className.utf8.count
+        guard n > 0, n <= SchemaLimits.maxClassNameBytes else {
+            throw Realm.Error(.invalidSchema, "class name '\(s.className)' is \(n) UTF-8 bytes; the limit is 1...\(SchemaLimits.maxClassNameBytes)")
+        }
+        guard !s.properties.isEmpty else {
+            throw Realm.Error(.invalidSchema, "class '\(s.className)' has no @Persisted properties")
+        }
+        var seen = Set<String>()
+        for (i, p) in s.properties.enumerated() {
+            let where_ = "'\(s.className).\(p.name)'"
+            guard p.name.utf8.count <= SchemaLimits.maxPropertyNameBytes, !p.name.isEmpty else {
+                throw Realm.Error(.invalidSchema, "property name \(where_) is \(p.name.utf8.count) UTF-8 bytes; the limit is \(SchemaLimits.maxPropertyNameBytes)")
+            }
+            guard seen.insert(p.name).inserted else {
+                throw Realm.Error(.invalidSchema, "property \(where_) is declared twice")
+            }
+            if p.isPrimary {
+                guard !s.isEmbedded else { throw Realm.Error(.invalidSchema, "embedded class '\(s.className)' cannot have a primary key (\(where_))") }
+                guard p.collection == .none, p.type.canBePrimaryKey else {
+                    throw Realm.Error(.invalidSchema, "primary key \(where_) has type \(p.type); it must be Int, String, ObjectId or UUID")
+                }
+                guard s.properties.filter(\.isPrimary).count == 1 else {
+                    throw Realm.Error(.invalidSchema, "class '\(s.className)' has more than one primary key")
+                }
+            }
+            if p.isIndexed && !p.isPrimary {
+                guard p.collection == .none, p.type.canBeIndexed else {
+                    throw Realm.Error(.invalidSchema, "property \(where_) of type \(p.type) cannot be indexed")
+                }
+            }
+            if p.type == .object {
+                if p.collection == .none && !p.isOptional {
+                    throw Realm.Error(.invalidSchema, "to-one link \(where_) must be optional (declare it '\(p.objectClassName ?? "Object")?')")
+                }
+                if p.collection != .none && p.isOptional && p.collection != .map {
+                    throw Realm.Error(.invalidSchema, "collection \(where_) cannot hold optional objects")
+                }
+                if linked[i] == nil { throw Realm.Error(.invalidSchema, "link \(where_) has no target class") }
+            }
+            if p.type == .linkingObjects {
+                guard let origin = p.linkOriginPropertyName, !origin.isEmpty else {
+                    throw Realm.Error(.invalidSchema, "LinkingObjects \(where_) needs @Persisted(originProperty:)")
+                }
+            }
+        }
+    }
+
+    /// This class and every class reachable through its links, in discovery order.
+    static func closure(of roots: [Object.Type]) throws(Realm.Error) -> [ClassInfo] {
+        var out: [ClassInfo] = []
+        var seen = Set<ObjectIdentifier>()
+        var stack = roots
+        while let t = stack.popLast() {
+            guard seen.insert(ObjectIdentifier(t)).inserted else { continue }
+            let info = try of(t)
+            out.append(info)
+            for case let l? in info.linkedTypes { stack.append(l) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,134 @@
+// The public description of a model: `ObjectSchema` per class, `Property` per `@Persisted`.
+//
+// Invariants:
+// - A schema is a value: two schemas are equal exactly when every persisted detail matches
+//   (names, types, optionality, collection kind, link targets, primary key, index, origin).
+//   That equality is what "the stored schema matches the code" means at open.
+// - Property order is declaration order; it also fixes the row layout (see RowLayout.swift),
+//   so it is part of equality.
+
+/// The storage type of a property (of its elements, for collections).
+public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    case int = 0, bool, float, double, string, data, date, decimal128, objectId, uuid
+    /// A link to another object (to-one, or the elements of a collection of links).
+    case object
+    /// The inverse of a link: computed from backlinks, not stored in the row.
+    case linkingObjects
+
+    public var description: String {
+        switch self {
+        case .int: "int"
+        case .bool: "bool"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .data: "data"
+        case .date: "date"
+        case .decimal128: "decimal128"
+        case .objectId: "objectId"
+        case .uuid: "uuid"
+        case .object: "object"
+        case .linkingObjects: "linkingObjects"
+        }
+    }
+
+    /// Types that may be a primary key (Realm: Int, String, ObjectId, UUID and their optionals).
+    var canBePrimaryKey: Bool { self == .int || self == .string || self == .objectId || self == .uuid }
+    /// Types that may be indexed.
+    var canBeIndexed: Bool {
+        switch self {
+        case .int, .bool, .string, .date, .objectId, .uuid: true
+        default: false
+        }
+    }
+}
+
+/// Whether a property is a single value or a collection of values.
+public enum CollectionKind: UInt8, Sendable {
+    case none = 0, list, set, map
+}
+
+/// One persisted property of a class.
+public struct Property: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var type: PropertyType
+    public var isOptional: Bool
+    public var collection: CollectionKind
+    /// The linked class name for `.object` / `.linkingObjects` properties.
+    public var objectClassName: String?
+    public var isPrimary: Bool
+    public var isIndexed: Bool
+    /// For `LinkingObjects`: the property of `objectClassName` that links here.
+    public var linkOriginPropertyName: String?
+
+    public var isArray: Bool { collection == .list }
+    public var isSet: Bool { collection == .set }
+    public var isMap: Bool { collection == .map }
+
+    public var description: String {
+        var s = "\(name): "
+        switch collection {
+        case .none: s += type == .object || type == .linkingObjects ? (objectClassName ?? "?") : type.description
+        case .list: s += "List<\(objectClassName ?? type.description)>"
+        case .set: s += "MutableSet<\(objectClassName ?? type.description)>"
+        case .map: s += "Map<String, \(objectClassName ?? type.description)>"
+        }
+        if type == .linkingObjects { s = "\(name): LinkingObjects<\(objectClassName ?? "?")>(\(linkOriginPropertyName ?? "?"))" }
+        if isOptional { s += "?" }
+        if isPrimary { s += " (primary key)" }
+        if isIndexed { s += " (indexed)" }
+        return s
+    }
+}
+
+/// The schema of one class: its name and its persisted properties in declaration order.
+public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
+    public var className: String
+    public var properties: [Property]
+    public var isEmbedded: Bool
+
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
+
+    public subscript(_ name: String) -> Property? { properties.first { $0.name == name } }
+
+    public var description: String {
+        "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+    }
+
+    /// A sentence naming the first difference between `self` (the code) and `stored` (the file),
+    /// nil when equal.
+    func difference(fromStored stored: ObjectSchema) -> String? {
+        if self == stored { return nil }
+        if isEmbedded != stored.isEmbedded {
+            return "class '\(className)' is \(isEmbedded ? "" : "not ")embedded in the code but \(stored.isEmbedded ? "" : "not ")embedded in the file"
+        }
+        let mine = Set(properties.map(\.name)), theirs = Set(stored.properties.map(\.name))
+        if let added = properties.first(where: { !theirs.contains($0.name) }) {
+            return "property '\(className).\(added.name)' was added"
+        }
+        if let removed = stored.properties.first(where: { !mine.contains($0.name) }) {
+            return "property '\(className).\(removed.name)' was removed"
+        }
+        for p in properties {
+            if let q = stored[p.name], p != q {
+                return "property '\(className).\(p.name)' changed from '\(q)' to '\(p)'"
+            }
+        }
+        return "properties of '\(className)' were reordered"
+    }
+}
+
+/// The schema of a realm: the classes it stores.
+public struct Schema: Sendable, CustomStringConvertible {
+    public var objectSchema: [ObjectSchema]
+    public subscript(_ className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
+    public var description: String { objectSchema.map(\.description).joined(separator: "\n") }
+}
+
+/// Limits from Realm's documentation; exceeding one is an error, not a crash.
+enum SchemaLimits {
+    static let maxClassNameBytes = 57
+    static let maxPropertyNameBytes = 63
+    /// String and Data values: 16 MB.
+    static let maxValueBytes = 16 * 1024 * 1024
+}

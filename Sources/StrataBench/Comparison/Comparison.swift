@@ -1,0 +1,242 @@
+// `compare BASELINE CURRENT`: per case (rows grouped by `CaseKey`) and metric, the medians of
+// both sides, their ratio and a verdict; exit status 0 (nothing regressed) or 2 (something did).
+//
+// Invariants: input problems are `BenchError(.invalidCSV)` naming file, line and column (the
+// caller exits 1); verdicts follow `MetricPolicy`; `lost` > 0 or `verified` false in the current
+// run is a regression whatever the baseline says.
+
+import Foundation
+
+public enum Verdict: String, Sendable {
+    case improved, unchanged, regressed
+    /// Shown, not gated.
+    case info
+    /// The case is only in the current run / only in the baseline.
+    case new, missing
+}
+
+public struct ComparisonLine: Sendable, Equatable {
+    public var caseKey: String
+    public var metric: String
+    public var baseline: Double?
+    public var current: Double?
+    public var verdict: Verdict
+    /// The rule applied, e.g. "timing ±50%" (for the reader of the report).
+    public var rule: String
+
+    public var ratio: Double? {
+        guard let baseline, let current, baseline != 0 else { return nil }
+        return current / baseline
+    }
+}
+
+public struct ComparisonReport: Sendable {
+    public var lines: [ComparisonLine]
+    /// Things a reader must know (different build or host, missing cases).
+    public var warnings: [String]
+
+    public var regressions: [ComparisonLine] { lines.filter { $0.verdict == .regressed } }
+    /// 0 when nothing regressed, 2 otherwise (1 is for invalid input, raised as an error).
+    public var exitCode: Int32 { regressions.isEmpty ? 0 : 2 }
+
+    public func count(_ verdict: Verdict) -> Int { lines.filter { $0.verdict == verdict }.count }
+}
+
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case table, markdown, csv
+}
+
+public struct ComparisonOptions: Sendable {
+    /// Slowdown threshold for timings, in percent (0 < T < 100).
+    public var timingThreshold: Double = 50
+    /// Gate the timings of `durability = full` cases too. Off by default: durable commits wait for
+    /// the disk's flush, whose latency on this machine class is bimodal (~0.2 ms or ~4 ms per
+    /// fsync, 20-30x apart between identical runs), so no threshold separates noise from change.
+    public var gateDurableTimings: Bool = false
+
+    public init(timingThreshold: Double = 50, gateDurableTimings: Bool = false) {
+        self.timingThreshold = timingThreshold
+        self.gateDurableTimings = gateDurableTimings
+    }
+}
+
+public enum Comparison {
+    /// Columns a file must have to be compared.
+    public static let requiredColumns = CaseKey.columns.filter { $0 != "rate" && $0 != "max_delay_ms" } + ["repetition", "lost"]
+
+    /// Reads both files and compares them.
+    public static func compare(baselinePath: String, currentPath: String, options: ComparisonOptions) throws -> ComparisonReport {
+        guard options.timingThreshold > 0 && options.timingThreshold < 100 else {
+            throw BenchError(.invalidOption, "--threshold must be between 0 and 100 (percent), got \(CSVNumber.format(options.timingThreshold))")
+        }
+        let baseline = try Side(table: CSVReader.read(path: baselinePath), path: baselinePath)
+        let current = try Side(table: CSVReader.read(path: currentPath), path: currentPath)
+        return compare(baseline: baseline, current: current, options: options)
+    }
+
+    /// Compares parsed tables (`path`s label errors).
+    public static func compare(baseline: CSVTable, baselinePath: String, current: CSVTable, currentPath: String,
+                               options: ComparisonOptions) throws -> ComparisonReport {
+        compare(baseline: try Side(table: baseline, path: baselinePath),
+                current: try Side(table: current, path: currentPath), options: options)
+    }
+
+    static func compare(baseline: Side, current: Side, options: ComparisonOptions) -> ComparisonReport {
+        var report = ComparisonReport(lines: [], warnings: [])
+        for column in ["build", "host"] {
+            let before = Set(baseline.records.compactMap { $0[column] }), after = Set(current.records.compactMap { $0[column] })
+            if !before.isEmpty, !after.isEmpty, before != after {
+                report.warnings.append("\(column) differs: baseline \(before.sorted().joined(separator: "/")), current \(after.sorted().joined(separator: "/")) — timings may not compare")
+            }
+        }
+        let factor = 1 / (1 - options.timingThreshold / 100)
+        for key in current.keys {
+            guard let now = current.groups[key] else { continue }
+            guard let before = baseline.groups[key] else {
+                report.lines.append(ComparisonLine(caseKey: key, metric: "-", baseline: nil, current: nil, verdict: .new, rule: "not in baseline"))
+                continue
+            }
+            let countBound = now.first?["bound"].map { $0 == "count" } ?? false
+            let durable = now.first?["durability"] == "full" && !options.gateDurableTimings
+            let batched = now.first?["strategy"] == "batched"
+            // Integrity first: lost readings or a failed check are always regressions.
+            let lost = now.compactMap { Double($0["lost"] ?? "") }.max() ?? 0
+            report.lines.append(ComparisonLine(caseKey: key, metric: "lost", baseline: median(before, "lost"), current: lost,
+                                               verdict: lost > 0 ? .regressed : .unchanged, rule: "must be 0"))
+            if now.contains(where: { $0["verified"] == "false" }) {
+                report.lines.append(ComparisonLine(caseKey: key, metric: "verified", baseline: nil, current: nil,
+                                                   verdict: .regressed, rule: "end-of-run check failed in the current run"))
+            }
+            for policy in MetricPolicy.gated {
+                guard let base = median(before, policy.column), let value = median(now, policy.column) else { continue }
+                var (verdict, rule) = judge(policy.rule, baseline: base, current: value, factor: factor,
+                                            threshold: options.timingThreshold, countBound: countBound, batched: batched)
+                if durable && policy.isTiming && verdict != .info {
+                    verdict = .info
+                    rule = "durable commit timing: not gated (" + rule + ")"
+                }
+                report.lines.append(ComparisonLine(caseKey: key, metric: policy.column, baseline: base, current: value,
+                                                   verdict: verdict, rule: rule))
+            }
+            for column in MetricPolicy.informational {
+                guard let base = median(before, column), let value = median(now, column) else { continue }
+                report.lines.append(ComparisonLine(caseKey: key, metric: column, baseline: base, current: value,
+                                                   verdict: .info, rule: "not gated"))
+            }
+        }
+        for key in baseline.keys where current.groups[key] == nil {
+            report.lines.append(ComparisonLine(caseKey: key, metric: "-", baseline: nil, current: nil, verdict: .missing, rule: "not in current run"))
+            report.warnings.append("case \(key) is in the baseline but not in the current run")
+        }
+        return report
+    }
+
+    static func judge(_ rule: MetricRule, baseline: Double, current: Double, factor: Double, threshold: Double,
+                      countBound: Bool, batched: Bool) -> (Verdict, String) {
+        let percent = CSVNumber.format(threshold, digits: 1)
+        switch rule {
+        case .throughput:
+            if baseline <= 0 { return (.info, "baseline is 0") }
+            if current < baseline / factor { return (.regressed, "timing: -\(percent)%") }
+            if current > baseline * factor { return (.improved, "timing: -\(percent)%") }
+            return (.unchanged, "timing: -\(percent)%")
+        case .latency(let power, let floor):
+            let limit = pow(factor, power)
+            let rule = "timing: x\(CSVNumber.format(limit, digits: 2)), floor \(CSVNumber.format(floor))"
+            if abs(current - baseline) < floor { return (.unchanged, rule) }
+            if current > baseline * limit { return (.regressed, rule) }
+            if current < baseline / limit { return (.improved, rule) }
+            return (.unchanged, rule)
+        case .bytes(let tolerance):
+            if !countBound {
+                // Time-bound cases write as much as the machine manages: judge like a timing.
+                let rule = "time-bound size: x\(CSVNumber.format(factor, digits: 2))"
+                if current > baseline * factor { return (.regressed, rule) }
+                if current < baseline / factor { return (.improved, rule) }
+                return (.unchanged, rule)
+            }
+            let rule = "size: ±\(CSVNumber.format(tolerance * 100))%"
+            if baseline == 0 { return (current == 0 ? .unchanged : .regressed, rule) }
+            if current > baseline * (1 + tolerance) { return (.regressed, rule) }
+            if current < baseline * (1 - tolerance) { return (.improved, rule) }
+            return (.unchanged, rule)
+        case .exact(let unlessBatched):
+            if !countBound || (unlessBatched && batched) { return (.info, "depends on timing") }
+            return (current == baseline ? .unchanged : .regressed, "exact (count-bound)")
+        }
+    }
+
+    static func median(_ rows: [[String: String]], _ column: String) -> Double? {
+        let values = rows.compactMap { $0[column].flatMap { Double($0) } }.sorted()
+        guard !values.isEmpty else { return nil }
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+    }
+
+    /// One side of a comparison: validated rows grouped by case key, keys in first-seen order.
+    struct Side {
+        var records: [[String: String]]
+        var groups: [String: [[String: String]]] = [:]
+        var keys: [String] = []
+
+        init(table: CSVTable, path: String) throws {
+            for column in Comparison.requiredColumns where table.column(column) == nil {
+                throw BenchError(.invalidCSV, "missing column '\(column)' (is this a strata-bench summary CSV?)", path: path, line: 1, column: 1)
+            }
+            if table.rows.isEmpty {
+                throw BenchError(.invalidCSV, "no data rows after the header", path: path, line: 2, column: 1)
+            }
+            let numeric = Set(MetricPolicy.gated.map(\.column) + MetricPolicy.informational + ["lost", "repetition"])
+            for (rowIndex, row) in table.rows.enumerated() {
+                for (columnIndex, name) in table.header.enumerated() where numeric.contains(name) {
+                    let cell = row[columnIndex]
+                    if cell.isEmpty && name != "lost" && name != "repetition" { continue }
+                    if Double(cell) == nil || !(Double(cell)?.isFinite ?? false) {
+                        let position = table.position(row: rowIndex, column: columnIndex)
+                        throw BenchError(.invalidCSV, "column '\(name)' needs a number, found '\(cell)'", path: path,
+                                         line: position.line, column: position.column)
+                    }
+                }
+            }
+            records = table.records
+            for record in records {
+                let key = CaseKey.make(row: record)
+                if groups[key] == nil { keys.append(key) }
+                groups[key, default: []].append(record)
+            }
+        }
+    }
+
+    // MARK: - Rendering
+
+    public static func render(_ report: ComparisonReport, format: OutputFormat, verbose: Bool = true) -> String {
+        let header = ["case", "metric", "baseline", "current", "ratio", "verdict", "rule"]
+        let shown = report.lines.filter { verbose || ($0.verdict != .unchanged && $0.verdict != .info) || format == .csv }
+        let rows = shown.map { line -> [String] in
+            [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
+             line.ratio.map { CSVNumber.format($0, digits: 3) } ?? "", line.verdict.rawValue, line.rule]
+        }
+        let summary = "\(report.count(.regressed)) regressed, \(report.count(.improved)) improved, \(report.count(.unchanged)) unchanged, \(report.count(.info)) informational, \(report.count(.new)) new, \(report.count(.missing)) missing"
+        switch format {
+        case .csv:
+            return CSVWriter.render(header: header, rows: rows)
+        case .table:
+            var text = TextTable.render(header: header, rows: rows, rightAligned: [2, 3, 4])
+            for warning in report.warnings { text += "warning: \(warning)\n" }
+            text += summary + "\n"
+            return text
+        case .markdown:
+            var text = "### strata-bench comparison\n\n"
+            if !report.regressions.isEmpty {
+                text += "**Regressions:**\n\n" + TextTable.markdown(header: header, rows: report.regressions.map { line in
+                    [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
+                     line.ratio.map { CSVNumber.format($0, digits: 3) } ?? "", line.verdict.rawValue, line.rule]
+                }) + "\n"
+            }
+            text += TextTable.markdown(header: header, rows: rows)
+            for warning in report.warnings { text += "\n> warning: \(warning)\n" }
+            text += "\n" + summary + "\n"
+            return text
+        }
+    }
+}

@@ -1,0 +1,68 @@
+// How each summary column is judged by `compare`.
+//
+// Why these rules (issue #4): on this 2-core machine identical code differs by 6–10% in
+// throughput between runs and by up to 40% between passes, so a gate on timings must only trip
+// on changes no noise produces, and judge medians over repetitions, never single rows.
+// - Timings use a slowdown threshold T (default 50%): throughput regresses below (1 − T) × the
+//   baseline; a latency regresses above baseline / (1 − T) — the same "T% slower" in both
+//   directions (T = 50%: half the throughput, or twice the latency). Tail latencies (p99) and
+//   compaction times are noisier and use that factor squared. Tiny latencies are compared with
+//   an absolute floor: a change below it is unchanged whatever the ratio.
+// - Byte sizes: count-bound cases write the same data every time, so their sizes are nearly
+//   deterministic (WAL checkpoints and concurrent readers shift them a little): ±10%.
+//   Time-bound cases write as much as the machine manages: they use the timing threshold.
+// - Counts of count-bound cases (readings, live objects, transactions except batched, whose
+//   batches depend on timing) are exact.
+// - `lost` > 0 or `verified` false in the current run always fail.
+// - Timings of `durability = full` cases are shown, not gated (unless asked): a durable commit
+//   waits for the disk's flush, and this machine's fsync latency is bimodal — about 0.2 ms or
+//   about 4 ms — so identical code measured 20-30x apart between two smoke runs.
+// - Everything else (CPU, RSS, allocator, max latency, backlog) is shown, never gated.
+
+/// The judgement rule of one metric.
+public enum MetricRule: Sendable, Equatable {
+    /// Higher is better; judged with the timing threshold.
+    case throughput
+    /// Lower is better; judged with the timing threshold (raised to `power`), changes below
+    /// `floor` (same unit as the metric) are unchanged.
+    case latency(power: Double, floor: Double)
+    /// Lower is better; ±`tolerance` (fraction) when count-bound, the timing rule otherwise.
+    case bytes(tolerance: Double)
+    /// Must be equal when the case is count-bound (and `unlessBatched`: not for batched).
+    case exact(unlessBatched: Bool)
+}
+
+public struct MetricPolicy: Sendable {
+    public var column: String
+    public var rule: MetricRule
+
+    /// Whether the metric is a timing (throughput or latency), as opposed to a size or count.
+    public var isTiming: Bool {
+        switch rule {
+        case .throughput, .latency: return true
+        case .bytes, .exact: return false
+        }
+    }
+
+    /// The gated metrics, in report order.
+    public static let gated: [MetricPolicy] = [
+        MetricPolicy(column: "readings_per_s", rule: .throughput),
+        MetricPolicy(column: "transactions_per_s", rule: .throughput),
+        MetricPolicy(column: "commit_p50_us", rule: .latency(power: 1, floor: 50)),
+        MetricPolicy(column: "commit_p99_us", rule: .latency(power: 2, floor: 200)),
+        MetricPolicy(column: "e2e_p50_us", rule: .latency(power: 1, floor: 50)),
+        MetricPolicy(column: "e2e_p99_us", rule: .latency(power: 2, floor: 200)),
+        MetricPolicy(column: "reader_p50_us", rule: .latency(power: 1, floor: 50)),
+        MetricPolicy(column: "compact_ms", rule: .latency(power: 2, floor: 20)),
+        MetricPolicy(column: "file_bytes_end", rule: .bytes(tolerance: 0.10)),
+        MetricPolicy(column: "file_bytes_peak", rule: .bytes(tolerance: 0.10)),
+        MetricPolicy(column: "file_bytes_compacted", rule: .bytes(tolerance: 0.10)),
+        MetricPolicy(column: "readings", rule: .exact(unlessBatched: false)),
+        MetricPolicy(column: "transactions", rule: .exact(unlessBatched: true)),
+        MetricPolicy(column: "live_objects", rule: .exact(unlessBatched: false)),
+    ]
+
+    /// Shown with their ratio, never gated.
+    public static let informational = ["commit_max_us", "backlog_max", "cpu_user_s", "cpu_sys_s", "peak_rss_bytes",
+                                       "encryption_overhead", "jemalloc_allocated_bytes"]
+}

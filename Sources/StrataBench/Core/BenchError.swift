@@ -1,0 +1,52 @@
+// Typed errors of the harness.
+//
+// Invariant: every error names its cause (a code and a message); errors about input files carry
+// the file, line and column so that a CI log points at the offending byte.
+
+/// An error raised by strata-bench: a stable code plus a human message naming the cause.
+public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// What kind of failure this is. Stable: tests and scripts match on it.
+    public enum Code: String, Sendable {
+        /// A command-line value is not valid (unknown workload, negative duration, ...).
+        case invalidOption
+        /// A CSV file cannot be read or does not have the expected shape.
+        case invalidCSV
+        /// A file could not be read or written.
+        case io
+        /// The engine failed (open, write, read, compact).
+        case engine
+        /// The case cannot run with this engine (e.g. SQLite has no encryption here).
+        case unsupported
+        /// A workload's end-of-run check failed (readings lost, counts do not match).
+        case verification
+    }
+
+    public let code: Code
+    public let message: String
+    /// The file concerned, when there is one.
+    public let path: String?
+    /// 1-based line and column inside `path`, for parse errors.
+    public let line: Int?
+    public let column: Int?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.line = line
+        self.column = column
+    }
+
+    public var description: String {
+        var location = ""
+        if let path {
+            location = path
+            if let line {
+                location += ":\(line)"
+                if let column { location += ":\(column)" }
+            }
+            location += ": "
+        }
+        return "\(location)\(message) [\(code.rawValue)]"
+    }
+}

@@ -1,0 +1,167 @@
+// The engine protocol every workload is written against, once.
+//
+// An engine adapter (SQLite via GRDB, Strata) stores the sensors model of WORKLOADS.md:
+//   Sensor  { symbol: String (primary key); readings: List<Reading> }
+//   Reading { value: Double; seq: Int64; timestamp: Date }
+// plus standalone readings (no owning sensor) for bulk-insert and compaction.
+//
+// Invariants every adapter keeps, so that rows of different engines compare:
+// - `addReadings` is ONE transaction: fetch the sensor by primary key, append the readings in
+//   order, and if the list then holds more than `SensorModel.keep` readings, remove the oldest
+//   excess from the list AND delete those Reading objects from the store. It returns the number
+//   deleted, which the workload needs to prove that nothing was lost.
+// - The durability promise of `EngineConfiguration.durability` holds when a write returns.
+// - Writer and reader handles are used only where they were made (`WriterPlacement`); engines
+//   whose handles are thread-confined may enforce that at run time.
+// - Nothing here prints: notes for the user travel back as values.
+
+import Dispatch
+
+/// The fixed parameters of the sensors model.
+public enum SensorModel {
+    /// The three mock sensors of the book.
+    public static let symbols = ["o3", "no2", "aqi"]
+    /// Readings kept per sensor; older ones are deleted.
+    public static let keep = 10_000
+}
+
+/// One reading as produced by a sensor.
+public struct SensorReading: Sendable, Equatable {
+    /// The measured value.
+    public var value: Double
+    /// 1-based sequence number per sensor: the k-th reading a producer made.
+    public var seq: Int64
+    /// Production time, seconds since 1970 (stored as the model's `timestamp: Date`).
+    public var timestamp: Double
+
+    public init(value: Double, seq: Int64, timestamp: Double) {
+        self.value = value
+        self.seq = seq
+        self.timestamp = timestamp
+    }
+}
+
+/// What an engine needs to open a fresh store.
+public struct EngineConfiguration: Sendable {
+    /// An empty directory the engine owns for this case (its files go inside).
+    public var directory: String
+    public var durability: Durability
+    /// 64-byte key when encryption is on, nil otherwise.
+    public var encryptionKey: [UInt8]?
+
+    public init(directory: String, durability: Durability, encryptionKey: [UInt8]? = nil) {
+        self.directory = directory
+        self.durability = durability
+        self.encryptionKey = encryptionKey
+    }
+}
+
+/// Where a handle will be used. A handle must not be used anywhere else.
+public enum WriterPlacement: Sendable {
+    /// Only on the thread that calls `makeWriter` (dedicated, batched, one per gcd thread).
+    case currentThread
+    /// Only inside blocks running on this serial queue (the main queue, an actor's executor
+    /// queue), whatever OS thread the queue happens to run them on (WORKLOADS.md, Linux facts).
+    case queue(DispatchQueue)
+}
+
+/// What a stats pass of the sensors app reads.
+public struct StoreStats: Sendable, Equatable {
+    /// Reading objects in the store (in lists or standalone).
+    public var readings: Int
+    /// Sensor objects in the store.
+    public var sensors: Int
+    /// Per sensor symbol: the average value of its latest `SensorModel.keep` readings (nil: empty).
+    public var averages: [String: Double?]
+
+    public init(readings: Int, sensors: Int, averages: [String: Double?]) {
+        self.readings = readings
+        self.sensors = sensors
+        self.averages = averages
+    }
+
+    /// Objects in the store: sensors plus readings (the CSV's `live_objects`).
+    public var liveObjects: Int { readings + sensors }
+}
+
+/// An open store under test. Thread-safe: workloads call it from any thread.
+public protocol BenchEngine: AnyObject, Sendable {
+    var kind: EngineKind { get }
+    /// Settings read back from the engine after opening, for the CSV (`engine_settings`), e.g.
+    /// `journal_mode=wal;synchronous=FULL`. Never the requested value: the effective one.
+    var effectiveSettings: String { get }
+    /// A handle that writes; use it only at `placement`.
+    func makeWriter(placement: WriterPlacement) throws -> any SensorWriter
+    /// A handle that reads; use it only at `placement`.
+    func makeReader(placement: WriterPlacement) throws -> any SensorReader
+    /// Bytes the store occupies on disk (all its files), nil for in-memory stores.
+    func fileBytes() -> Int64?
+    /// Rewrites the store densely (no writer or pinned reader may be active).
+    func compact() throws
+    /// Releases every resource; the engine is unusable afterwards.
+    func close() throws
+}
+
+/// A writing handle. Not thread-safe: see `WriterPlacement`.
+public protocol SensorWriter: AnyObject {
+    /// One transaction creating the sensors (no-op for symbols that exist).
+    func createSensors(_ symbols: [String]) throws
+    /// One transaction: append `readings` to `sensor`'s list and trim it to the newest
+    /// `SensorModel.keep`, deleting the excess. Returns how many readings were deleted.
+    func addReadings(sensor: String, readings: [SensorReading]) throws -> Int
+    /// One transaction doing `addReadings` for several sensors (the batched strategy).
+    func addReadings(batch: [(sensor: String, readings: [SensorReading])]) throws -> Int
+    /// One transaction inserting standalone readings (owned by no sensor).
+    func insertStandalone(_ readings: [SensorReading]) throws
+    /// One transaction deleting the standalone readings with `seq < bound`; returns the count.
+    func deleteStandalone(seqBelow bound: Int64) throws -> Int
+    /// Releases the handle. May be called from any thread once the handle's last use is over
+    /// (gcd's per-thread handles are closed by the case thread after the pool drained).
+    func close()
+}
+
+/// A reading handle. Not thread-safe: see `WriterPlacement`; `close()` as for writers.
+public protocol SensorReader: AnyObject {
+    /// The sensors app's once-a-second pass: counts and per-sensor averages of the latest 10,000.
+    func stats() throws -> StoreStats
+    /// The `seq` of each reading in `sensor`'s list, in list order (for end-of-run checks).
+    func sequences(sensor: String) throws -> [Int64]
+    /// Primary-key lookup: the number of readings in `sensor`'s list, nil if no such sensor.
+    func readingCount(sensor: String) throws -> Int?
+    /// Holds the current version until `unpin()`: the writer's later commits cannot reuse its pages.
+    func pin() throws
+    /// Releases the pinned version.
+    func unpin()
+    func close()
+}
+
+/// Opens engines by kind. The single place that knows every adapter.
+public enum Engines {
+    /// Whether `kind` can honour `encryption`.
+    public static func supports(_ kind: EngineKind, encryption: EncryptionSetting) -> Bool {
+        switch kind {
+        case .sqlite: return encryption == .off
+        case .strata: return StrataEngine.isAvailable
+        }
+    }
+
+    /// Whether `kind` is built into this binary and usable.
+    public static func isAvailable(_ kind: EngineKind) -> Bool {
+        switch kind {
+        case .sqlite: return true
+        case .strata: return StrataEngine.isAvailable
+        }
+    }
+
+    /// The engine `run` uses when none is named: the embedded engine once it can run the
+    /// sensors workload, SQLite until then.
+    public static var defaultKind: EngineKind { isAvailable(.strata) ? .strata : .sqlite }
+
+    /// Opens a fresh store of `kind`.
+    public static func open(_ kind: EngineKind, _ configuration: EngineConfiguration) throws -> any BenchEngine {
+        switch kind {
+        case .sqlite: return try SQLiteEngine(configuration)
+        case .strata: return try StrataEngine(configuration)
+        }
+    }
+}

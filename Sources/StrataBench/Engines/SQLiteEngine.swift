@@ -1,0 +1,272 @@
+// The SQLite engine, through GRDB: the peer a Swift user would otherwise pick.
+//
+// Schema (one row per object of the sensors model):
+//   sensor (symbol TEXT PRIMARY KEY, live INTEGER)            -- live = length of the list
+//   reading(id INTEGER PRIMARY KEY, sensor TEXT NULL, value REAL, seq INTEGER, timestamp REAL)
+//   index reading_by_sensor(sensor, id)                        -- list order = id order
+// A standalone reading has `sensor` NULL.
+//
+// Durability, the same promise as Strata's (`Durability`):
+//   full   → DatabasePool (WAL), PRAGMA synchronous=FULL on the writer
+//   unsafe → DatabasePool (WAL), PRAGMA synchronous=OFF on the writer
+//   memory → DatabaseQueue on `:memory:`
+// GRDB's DatabasePool sets synchronous=NORMAL on its writer AFTER `prepareDatabase` runs, so the
+// level is set on the writer after opening and read back into `effectiveSettings` (the CSV row
+// shows what SQLite actually used, not what was asked).
+//
+// Encryption: this build's SQLite has none; `Engines.supports` says so and the runner skips
+// those cases with a note instead of faking them.
+
+import Foundation
+import GRDB
+
+/// SQLite through GRDB. Thread-safe: GRDB serialises writes on its writer queue and gives each
+/// read its own connection and transaction.
+public final class SQLiteEngine: BenchEngine {
+    public let kind = EngineKind.sqlite
+    public let effectiveSettings: String
+
+    private let writer: any DatabaseWriter
+    /// Non-nil for file stores (WAL); pinned readers need it for snapshots.
+    private let pool: DatabasePool?
+    private let databasePath: String?
+
+    public init(_ configuration: EngineConfiguration) throws {
+        if configuration.encryptionKey != nil {
+            throw BenchError(.unsupported, "SQLite has no encryption in this build (no SQLCipher)")
+        }
+        do {
+            switch configuration.durability {
+            case .memory:
+                let queue = try DatabaseQueue()
+                writer = queue
+                pool = nil
+                databasePath = nil
+                effectiveSettings = "memory"
+            case .full, .unsafe:
+                let path = (configuration.directory as NSString).appendingPathComponent("bench.sqlite")
+                let pool = try DatabasePool(path: path)
+                let wanted = configuration.durability == .full ? "FULL" : "OFF"
+                let (journal, synchronous) = try pool.writeWithoutTransaction { db -> (String, Int) in
+                    try db.execute(sql: "PRAGMA synchronous = \(wanted)")
+                    let journal = try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "?"
+                    let synchronous = try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1
+                    return (journal, synchronous)
+                }
+                let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
+                let syncName = names[synchronous] ?? String(synchronous)
+                if syncName != wanted {
+                    throw BenchError(.engine, "SQLite kept synchronous=\(syncName) after asking for \(wanted)", path: path)
+                }
+                writer = pool
+                self.pool = pool
+                databasePath = path
+                effectiveSettings = "journal_mode=\(journal);synchronous=\(syncName)"
+            }
+            try writer.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE sensor(symbol TEXT PRIMARY KEY NOT NULL, live INTEGER NOT NULL);
+                    CREATE TABLE reading(id INTEGER PRIMARY KEY, sensor TEXT, value REAL NOT NULL,
+                                         seq INTEGER NOT NULL, timestamp REAL NOT NULL);
+                    CREATE INDEX reading_by_sensor ON reading(sensor, id);
+                    """)
+            }
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw BenchError(.engine, "SQLite open failed: \(error)", path: configuration.directory)
+        }
+    }
+
+    public func makeWriter(placement: WriterPlacement) throws -> any SensorWriter {
+        SQLiteWriter(writer: writer)
+    }
+
+    public func makeReader(placement: WriterPlacement) throws -> any SensorReader {
+        SQLiteReader(reader: writer, pool: pool)
+    }
+
+    public func fileBytes() -> Int64? {
+        guard let databasePath else { return nil }
+        var total: Int64 = 0
+        for suffix in ["", "-wal"] {
+            var info = stat()
+            if stat(databasePath + suffix, &info) == 0 { total += Int64(info.st_size) }
+        }
+        return total
+    }
+
+    public func compact() throws {
+        do {
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM")
+                if pool != nil { try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            }
+        } catch {
+            throw BenchError(.engine, "SQLite compaction failed: \(error)", path: databasePath)
+        }
+    }
+
+    public func close() throws {
+        do {
+            try pool?.close()
+            if let queue = writer as? DatabaseQueue { try queue.close() }
+        } catch {
+            throw BenchError(.engine, "SQLite close failed: \(error)", path: databasePath)
+        }
+    }
+}
+
+/// Writes through GRDB's writer. GRDB makes it safe anywhere; the harness still keeps it at its
+/// placement so that SQLite and Strata runs exercise the same code paths.
+final class SQLiteWriter: SensorWriter {
+    private let writer: any DatabaseWriter
+
+    init(writer: any DatabaseWriter) {
+        self.writer = writer
+    }
+
+    func createSensors(_ symbols: [String]) throws {
+        try run("create sensors") { db in
+            for symbol in symbols {
+                try db.execute(sql: "INSERT OR IGNORE INTO sensor(symbol, live) VALUES (?, 0)", arguments: [symbol])
+            }
+        }
+    }
+
+    func addReadings(sensor: String, readings: [SensorReading]) throws -> Int {
+        try run("add readings") { db in try Self.append(db, sensor: sensor, readings: readings) }
+    }
+
+    func addReadings(batch: [(sensor: String, readings: [SensorReading])]) throws -> Int {
+        try run("add readings (batch)") { db in
+            var deleted = 0
+            for group in batch where !group.readings.isEmpty {
+                deleted += try Self.append(db, sensor: group.sensor, readings: group.readings)
+            }
+            return deleted
+        }
+    }
+
+    func insertStandalone(_ readings: [SensorReading]) throws {
+        try run("insert standalone readings") { db in
+            let insert = try db.cachedStatement(sql: "INSERT INTO reading(sensor, value, seq, timestamp) VALUES (NULL, ?, ?, ?)")
+            for reading in readings {
+                try insert.execute(arguments: [reading.value, reading.seq, reading.timestamp])
+            }
+        }
+    }
+
+    func deleteStandalone(seqBelow bound: Int64) throws -> Int {
+        try run("delete standalone readings") { db in
+            try db.execute(sql: "DELETE FROM reading WHERE sensor IS NULL AND seq < ?", arguments: [bound])
+            return db.changesCount
+        }
+    }
+
+    func close() {}
+
+    /// The book's `addReadings`: fetch the sensor by key, append, trim to `SensorModel.keep`.
+    private static func append(_ db: Database, sensor: String, readings: [SensorReading]) throws -> Int {
+        let fetch = try db.cachedStatement(sql: "SELECT live FROM sensor WHERE symbol = ?")
+        guard let live = try Int.fetchOne(fetch, arguments: [sensor]) else {
+            throw BenchError(.engine, "no sensor '\(sensor)' in the SQLite store")
+        }
+        let insert = try db.cachedStatement(sql: "INSERT INTO reading(sensor, value, seq, timestamp) VALUES (?, ?, ?, ?)")
+        for reading in readings {
+            try insert.execute(arguments: [sensor, reading.value, reading.seq, reading.timestamp])
+        }
+        var count = live + readings.count
+        var deleted = 0
+        if count > SensorModel.keep {
+            let trim = try db.cachedStatement(sql: """
+                DELETE FROM reading WHERE id IN
+                  (SELECT id FROM reading WHERE sensor = ? ORDER BY id LIMIT ?)
+                """)
+            try trim.execute(arguments: [sensor, count - SensorModel.keep])
+            deleted = db.changesCount
+            count -= deleted
+        }
+        let update = try db.cachedStatement(sql: "UPDATE sensor SET live = ? WHERE symbol = ?")
+        try update.execute(arguments: [count, sensor])
+        return deleted
+    }
+
+    private func run<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try writer.write(body)
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw BenchError(.engine, "SQLite \(what) failed: \(error)")
+        }
+    }
+}
+
+/// Reads with a fresh transaction per call; `pin()` holds a `DatabaseSnapshot`, i.e. an open
+/// read transaction that keeps the WAL from being reset (SQLite's pinned-version growth).
+final class SQLiteReader: SensorReader {
+    private let reader: any DatabaseReader
+    private let pool: DatabasePool?
+    private var snapshot: DatabaseSnapshot?
+
+    init(reader: any DatabaseReader, pool: DatabasePool?) {
+        self.reader = reader
+        self.pool = pool
+    }
+
+    func stats() throws -> StoreStats {
+        try run("stats") { db in
+            let readings = try Int.fetchOne(db, sql: "SELECT count(*) FROM reading") ?? 0
+            let sensors = try Int.fetchOne(db, sql: "SELECT count(*) FROM sensor") ?? 0
+            var averages: [String: Double?] = [:]
+            let average = try db.cachedStatement(sql: """
+                SELECT avg(value) FROM (SELECT value FROM reading WHERE sensor = ? ORDER BY id DESC LIMIT ?)
+                """)
+            for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM sensor ORDER BY symbol") {
+                averages[symbol] = try Double.fetchOne(average, arguments: [symbol, SensorModel.keep])
+            }
+            return StoreStats(readings: readings, sensors: sensors, averages: averages)
+        }
+    }
+
+    func sequences(sensor: String) throws -> [Int64] {
+        try run("sequences") { db in
+            try Int64.fetchAll(db, sql: "SELECT seq FROM reading WHERE sensor = ? ORDER BY id", arguments: [sensor])
+        }
+    }
+
+    func readingCount(sensor: String) throws -> Int? {
+        try run("lookup") { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM sensor WHERE symbol = ?"), arguments: [sensor])
+        }
+    }
+
+    func pin() throws {
+        guard let pool, snapshot == nil else { return }
+        do {
+            let snapshot = try pool.makeSnapshot()
+            // Reading through it starts the read transaction that pins the WAL.
+            _ = try snapshot.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sensor") }
+            self.snapshot = snapshot
+        } catch {
+            throw BenchError(.engine, "SQLite pin failed: \(error)")
+        }
+    }
+
+    func unpin() {
+        snapshot = nil
+    }
+
+    func close() {
+        snapshot = nil
+    }
+
+    private func run<T>(_ what: String, _ body: (Database) throws -> T) throws -> T {
+        do {
+            return try reader.read(body)
+        } catch {
+            throw BenchError(.engine, "SQLite \(what) failed: \(error)")
+        }
+    }
+}

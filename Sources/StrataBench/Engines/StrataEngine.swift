@@ -1,0 +1,300 @@
+// The Strata engine adapter: the sensors model as Realm-style objects.
+//
+//   Sensor  { @Persisted(primaryKey: true) symbol: String; @Persisted readings: List<Reading> }
+//   Reading { @Persisted value: Double; @Persisted seq: Int64; @Persisted timestamp: Date }
+//
+// Durability maps one to one (`full`, `unsafe`, `memory` → in-memory realm). Encryption passes
+// the 64-byte key to `Realm.Configuration.encryptionKey`.
+//
+// Confinement: Strata enforces Realm's rules at run time — a live realm is used only on the
+// thread or queue it was opened on. Each handle opens its realm at its `WriterPlacement`
+// (`Realm(configuration:)` on the current thread, `Realm(configuration:queue:)` on a queue),
+// exactly as an app would; the realm's per-thread instance cache makes that cheap.
+//
+// Compaction is `writeCopy` to a sibling file renamed over the original, once every handle is
+// closed (the workloads compact last). Standalone readings: `deleteStandalone` deletes every
+// Reading with seq < bound; the workloads never mix standalone and listed readings in a store.
+
+import Foundation
+import Strata
+
+final class Sensor: Object {
+    @Persisted(primaryKey: true) var symbol: String
+    @Persisted var readings: List<Reading>
+}
+
+final class Reading: Object {
+    @Persisted var value: Double
+    @Persisted var seq: Int64
+    @Persisted var timestamp: Date
+}
+
+/// Strata (the embedded engine of this package). Thread-safe: it only holds the configuration;
+/// every realm lives in a handle at its placement.
+/// `@unchecked Sendable`: `anchor` (in-memory stores only) is set in `init` and released in
+/// `close()`, never used for reading or writing — it only keeps the in-memory data alive.
+public final class StrataEngine: BenchEngine, @unchecked Sendable {
+    /// Whether the Strata object layer in this build can run the harness.
+    public static let isAvailable = true
+
+    public let kind = EngineKind.strata
+    public let effectiveSettings: String
+    let configuration: Realm.Configuration
+    private let path: String?
+    private let directory: String
+    private let lock = NSLock()
+    private var anchor: Realm?
+
+    public init(_ configuration: EngineConfiguration) throws {
+        var config = Realm.Configuration(objectTypes: [Sensor.self, Reading.self])
+        directory = configuration.directory
+        switch configuration.durability {
+        case .memory:
+            config.inMemoryIdentifier = "strata-bench-\(UUID().uuidString)"
+            config.durability = .memOnly
+            path = nil
+        case .full, .unsafe:
+            let file = (configuration.directory as NSString).appendingPathComponent("bench.realm")
+            config.fileURL = URL(fileURLWithPath: file)
+            config.durability = configuration.durability == .full ? .full : .unsafe
+            path = file
+        }
+        config.encryptionKey = configuration.encryptionKey.map { Data($0) }
+        self.configuration = config
+        effectiveSettings = "durability=\(config.durability.rawValue);encryption=\(config.encryptionKey == nil ? "off" : "on")"
+        do {
+            // Opening once creates the file and stores the schema; in memory it keeps the data alive.
+            let realm = try Realm(configuration: config)
+            if configuration.durability == .memory { anchor = realm }
+        } catch {
+            throw BenchError(.engine, "Strata open failed: \(error)", path: path)
+        }
+    }
+
+    public func makeWriter(placement: WriterPlacement) throws -> any SensorWriter {
+        StrataWriter(realm: try open(at: placement))
+    }
+
+    public func makeReader(placement: WriterPlacement) throws -> any SensorReader {
+        StrataReader(realm: try open(at: placement))
+    }
+
+    private func open(at placement: WriterPlacement) throws -> Realm {
+        do {
+            switch placement {
+            case .currentThread: return try Realm(configuration: configuration)
+            case .queue(let queue): return try Realm(configuration: configuration, queue: queue)
+            }
+        } catch {
+            throw BenchError(.engine, "Strata open failed: \(error)", path: path)
+        }
+    }
+
+    public func fileBytes() -> Int64? {
+        guard path != nil else { return nil }
+        // Every file of the store (the realm file and its companions) lives in `directory`.
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        var total: Int64 = 0
+        for name in names where name.hasPrefix("bench.realm") {
+            var info = stat()
+            if stat((directory as NSString).appendingPathComponent(name), &info) == 0 { total += Int64(info.st_size) }
+        }
+        return total
+    }
+
+    public func compact() throws {
+        guard let path else { return }
+        let copy = path + ".compacting"
+        do {
+            try autoreleasingCopy(to: copy)
+        } catch let error as Realm.Error where "\(error)".contains("not implemented") {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw BenchError(.unsupported, "Strata's writeCopy is not implemented in this build", path: path)
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw BenchError(.engine, "Strata compaction failed: \(error)", path: path)
+        }
+        guard rename(copy, path) == 0 else {
+            throw BenchError(.io, "cannot replace the store with its compacted copy (errno \(errno))", path: path)
+        }
+    }
+
+    /// Opens a realm only for the copy, so it is released before the rename.
+    private func autoreleasingCopy(to copy: String) throws {
+        let realm = try Realm(configuration: configuration)
+        try realm.writeCopy(toFile: URL(fileURLWithPath: copy), encryptionKey: configuration.encryptionKey)
+    }
+
+    public func close() throws {
+        lock.lock()
+        anchor = nil
+        lock.unlock()
+    }
+}
+
+/// Writes through one realm at its placement. Not thread-safe (Strata checks the confinement).
+final class StrataWriter: SensorWriter {
+    private var realm: Realm?
+
+    init(realm: Realm) {
+        self.realm = realm
+    }
+
+    private func live() throws -> Realm {
+        guard let realm else { throw BenchError(.engine, "Strata writer used after close") }
+        return realm
+    }
+
+    func createSensors(_ symbols: [String]) throws {
+        let realm = try live()
+        try run("create sensors") {
+            try realm.write {
+                for symbol in symbols where realm.object(ofType: Sensor.self, forPrimaryKey: symbol) == nil {
+                    let sensor = Sensor()
+                    sensor.symbol = symbol
+                    try realm.add(sensor)
+                }
+            }
+        }
+    }
+
+    func addReadings(sensor: String, readings: [SensorReading]) throws -> Int {
+        let realm = try live()
+        return try run("add readings") {
+            try realm.write { try Self.append(realm, sensor: sensor, readings: readings) }
+        }
+    }
+
+    func addReadings(batch: [(sensor: String, readings: [SensorReading])]) throws -> Int {
+        let realm = try live()
+        return try run("add readings (batch)") {
+            try realm.write {
+                var deleted = 0
+                for group in batch where !group.readings.isEmpty {
+                    deleted += try Self.append(realm, sensor: group.sensor, readings: group.readings)
+                }
+                return deleted
+            }
+        }
+    }
+
+    func insertStandalone(_ readings: [SensorReading]) throws {
+        let realm = try live()
+        try run("insert standalone readings") {
+            try realm.write {
+                for reading in readings { try realm.add(Self.object(reading)) }
+            }
+        }
+    }
+
+    func deleteStandalone(seqBelow bound: Int64) throws -> Int {
+        let realm = try live()
+        return try run("delete standalone readings") {
+            try realm.write {
+                let doomed = realm.objects(Reading.self).filter { $0.seq < bound }
+                try realm.delete(doomed)
+                return doomed.count
+            }
+        }
+    }
+
+    func close() {
+        realm = nil
+    }
+
+    /// The book's `addReadings`: fetch the sensor by key, append, delete what exceeds the cap.
+    private static func append(_ realm: Realm, sensor symbol: String, readings: [SensorReading]) throws -> Int {
+        guard let sensor = realm.object(ofType: Sensor.self, forPrimaryKey: symbol) else {
+            throw BenchError(.engine, "no sensor '\(symbol)' in the Strata store")
+        }
+        sensor.readings.append(objectsIn: readings.map(object))
+        let excess = sensor.readings.count - SensorModel.keep
+        guard excess > 0 else { return 0 }
+        let oldest = Array(sensor.readings.prefix(excess))
+        sensor.readings.removeFirst(excess)
+        try realm.delete(oldest)
+        return excess
+    }
+
+    private static func object(_ reading: SensorReading) -> Reading {
+        let object = Reading()
+        object.value = reading.value
+        object.seq = reading.seq
+        object.timestamp = Date(timeIntervalSince1970: reading.timestamp)
+        return object
+    }
+
+    private func run<T>(_ what: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw BenchError(.engine, "Strata \(what) failed: \(error)")
+        }
+    }
+}
+
+/// Reads through one realm at its placement; each call first advances it to the newest version.
+/// `pin()` keeps a frozen realm of the newest version until `unpin()`.
+final class StrataReader: SensorReader {
+    private var realm: Realm?
+    private var pinned: Realm?
+
+    init(realm: Realm) {
+        self.realm = realm
+    }
+
+    private func current() throws -> Realm {
+        guard let realm else { throw BenchError(.engine, "Strata reader used after close") }
+        _ = realm.refresh()
+        return realm
+    }
+
+    func stats() throws -> StoreStats {
+        let realm = try current()
+        var averages: [String: Double?] = [:]
+        for sensor in realm.objects(Sensor.self) {
+            // The list holds at most `SensorModel.keep` readings: its average is the latest 10,000's.
+            let readings = sensor.readings
+            if readings.isEmpty {
+                averages[sensor.symbol] = .some(nil)
+            } else {
+                var sum = 0.0
+                for reading in readings { sum += reading.value }
+                averages[sensor.symbol] = sum / Double(readings.count)
+            }
+        }
+        return StoreStats(readings: realm.objects(Reading.self).count, sensors: realm.objects(Sensor.self).count,
+                          averages: averages)
+    }
+
+    func sequences(sensor symbol: String) throws -> [Int64] {
+        let realm = try current()
+        guard let sensor = realm.object(ofType: Sensor.self, forPrimaryKey: symbol) else { return [] }
+        return sensor.readings.map(\.seq)
+    }
+
+    func readingCount(sensor symbol: String) throws -> Int? {
+        let realm = try current()
+        return realm.object(ofType: Sensor.self, forPrimaryKey: symbol)?.readings.count
+    }
+
+    func pin() throws {
+        let realm = try current()
+        do {
+            pinned = try realm.freeze()
+        } catch {
+            throw BenchError(.engine, "Strata pin failed: \(error)")
+        }
+    }
+
+    func unpin() {
+        pinned = nil
+    }
+
+    func close() {
+        pinned = nil
+        realm = nil
+    }
+}

@@ -1,0 +1,89 @@
+// Renders a run's results: the summary CSV, the timeline CSV and the terminal table.
+//
+// Invariant: the summary CSV's header is `SummaryColumns.all`; the timeline CSV has one row per
+// sample with the case's identifying columns first, then elapsed_ms, file_bytes, live_objects,
+// total_writes.
+
+import Foundation
+
+public enum RunReport {
+    public static let timelineColumns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
+                                         "durability", "repetition", "elapsed_ms", "file_bytes", "live_objects",
+                                         "total_writes"]
+
+    /// The run timestamp written in every row: UTC, ISO 8601, seconds.
+    public static func timestamp(_ date: Date = Date()) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    /// A file-name-safe form of `timestamp`, e.g. 20261121T214600Z.
+    public static func fileStamp(_ date: Date = Date()) -> String {
+        timestamp(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+    }
+
+    public static func summaryCSV(_ results: [CaseResult], machine: MachineInfo, timestamp: String) -> String {
+        CSVWriter.render(columns: SummaryColumns.all, records: results.map { $0.row(machine: machine, timestamp: timestamp) })
+    }
+
+    public static func timelineCSV(_ results: [CaseResult]) -> String {
+        var rows: [[String]] = []
+        for result in results {
+            let spec = result.spec
+            let prefix = [spec.workload.rawValue, spec.engine.rawValue, spec.strategy.rawValue, String(spec.writers),
+                          String(spec.batchSize), spec.encryption.rawValue, spec.durability.rawValue, String(spec.repetition)]
+            for point in result.timeline {
+                rows.append(prefix + [CSVNumber.format(point.elapsedMs, digits: 1), CSVNumber.format(point.fileBytes),
+                                      String(point.liveObjects), String(point.totalWrites)])
+            }
+        }
+        return CSVWriter.render(header: timelineColumns, rows: rows)
+    }
+
+    /// The human table printed on stdout after a run.
+    public static func table(_ results: [CaseResult]) -> String {
+        let header = ["workload", "engine", "strategy", "enc", "dur", "rep", "readings", "readings/s", "tx/s",
+                      "commit p50 us", "commit p99 us", "e2e p50 us", "backlog", "file MB end", "file MB peak",
+                      "lost", "ok"]
+        let rows = results.map { result -> [String] in
+            let spec = result.spec
+            func mb(_ bytes: Int64?) -> String { bytes.map { String(format: "%.2f", Double($0) / 1_048_576) } ?? "-" }
+            func num(_ value: Double?, _ digits: Int = 0) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+            return [spec.workload.rawValue, spec.engine.rawValue, spec.strategy.rawValue, spec.encryption.rawValue,
+                    spec.durability.rawValue, String(spec.repetition), String(result.readings),
+                    num(result.readingsPerSecond), num(result.transactionsPerSecond), num(result.commit?.p50, 1),
+                    num(result.commit?.p99, 1), num(result.endToEnd?.p50, 1), result.backlogMax.map(String.init) ?? "-",
+                    mb(result.fileBytesEnd), mb(result.fileBytesPeak), String(result.lost), result.verified ? "yes" : "NO"]
+        }
+        return TextTable.render(header: header, rows: rows, rightAligned: Set(6..<17))
+    }
+}
+
+/// Fixed-width text tables and markdown tables.
+public enum TextTable {
+    public static func render(header: [String], rows: [[String]], rightAligned: Set<Int> = []) -> String {
+        var widths = header.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                return rightAligned.contains(index) ? pad + cell : cell + pad
+            }.joined(separator: "  ").trimmingCharacters(in: CharacterSet(charactersIn: " "))
+        }
+        var text = line(header) + "\n"
+        text += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
+        for row in rows { text += line(row) + "\n" }
+        return text
+    }
+
+    public static func markdown(header: [String], rows: [[String]]) -> String {
+        func escape(_ cell: String) -> String { cell.replacingOccurrences(of: "|", with: "\\|") }
+        var text = "| " + header.map(escape).joined(separator: " | ") + " |\n"
+        text += "|" + header.map { _ in "---" }.joined(separator: "|") + "|\n"
+        for row in rows { text += "| " + row.map(escape).joined(separator: " | ") + " |\n" }
+        return text
+    }
+}

@@ -1,0 +1,100 @@
+// Runs a plan: for each case a fresh store, the workload, the process-level collectors, a row.
+//
+// Invariants: each case gets its own empty directory (removed afterwards unless it failed to
+// open); a case the engine cannot honour (SQLite + encryption) is skipped with a `skipped` event,
+// never faked; CPU and peak RSS are measured around the case only.
+
+import Foundation
+
+public struct BenchRunner: Sendable {
+    public let cases: [CaseSpec]
+    /// Parent directory of the per-case stores (`--dir`), nil = the system temporary directory.
+    public let directory: String?
+    public let progress: ProgressHandler?
+
+    public init(cases: [CaseSpec], directory: String? = nil, progress: ProgressHandler? = nil) {
+        self.cases = cases
+        self.directory = directory
+        self.progress = progress
+    }
+
+    /// Runs every case in order. Throws only for failures that make the rest meaningless
+    /// (e.g. the store directory cannot be created); a case whose writer fails still yields a row.
+    public func run() async throws -> [CaseResult] {
+        let parent = directory ?? NSTemporaryDirectory()
+        let runDirectory = (parent as NSString).appendingPathComponent("strata-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError(.io, "cannot create the store directory: \(error.localizedDescription)", path: runDirectory)
+        }
+        defer { try? FileManager.default.removeItem(atPath: runDirectory) }
+
+        var results: [CaseResult] = []
+        for (offset, spec) in cases.enumerated() {
+            let index = offset + 1
+            if !Engines.supports(spec.engine, encryption: spec.encryption) {
+                progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (no encryption in this build); case skipped, not faked"))
+                continue
+            }
+            progress?(.caseStarted(index: index, total: cases.count, label: spec.label))
+            let caseDirectory = (runDirectory as NSString).appendingPathComponent("case-\(index)")
+            let result = try await runCase(spec, directory: caseDirectory)
+            progress?(.caseFinished(index: index, total: cases.count, label: spec.label, result: result))
+            results.append(result)
+        }
+        Self.fillEncryptionOverhead(&results)
+        return results
+    }
+
+    func runCase(_ spec: CaseSpec, directory: String) async throws -> CaseResult {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError(.io, "cannot create the case directory: \(error.localizedDescription)", path: directory)
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key: [UInt8]? = spec.encryption == .on ? (0..<64).map { _ in UInt8.random(in: 0...255) } : nil
+        PeakMemory.reset()
+        let before = ResourceSnapshot.now()
+        let engine = try Engines.open(spec.engine, EngineConfiguration(directory: directory, durability: spec.durability,
+                                                                          encryptionKey: key))
+        var result: CaseResult
+        do {
+            switch spec.workload {
+            case .sensors:
+                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: false, progress: progress)
+            case .readWhileWrite:
+                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: true, progress: progress)
+            case .bulkInsert, .encryption:
+                result = try await StoreWorkloads.bulkInsert(engine: engine, spec: spec)
+            case .pinnedGrowth:
+                result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec)
+            case .compaction:
+                result = try await StoreWorkloads.compaction(engine: engine, spec: spec)
+            }
+        } catch {
+            try? engine.close()
+            throw error
+        }
+        let after = ResourceSnapshot.now()
+        result.cpuUserSeconds = after.userSeconds - before.userSeconds
+        result.cpuSystemSeconds = after.systemSeconds - before.systemSeconds
+        result.peakRSSBytes = PeakMemory.peakBytes()
+        result.allocatorFigures = AllocatorStats.current()
+        try engine.close()
+        return result
+    }
+
+    /// For each encrypted row with an unencrypted twin (same case, same repetition): the
+    /// throughput ratio off/on (1.25 = each encrypted reading took 25% longer).
+    static func fillEncryptionOverhead(_ results: inout [CaseResult]) {
+        for index in results.indices where results[index].spec.encryption == .on {
+            var plain = results[index].spec
+            plain.encryption = .off
+            guard let twin = results.first(where: { $0.spec == plain }),
+                  let off = twin.readingsPerSecond, let on = results[index].readingsPerSecond, on > 0 else { continue }
+            results[index].encryptionOverhead = off / on
+        }
+    }
+}

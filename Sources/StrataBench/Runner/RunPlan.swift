@@ -1,0 +1,191 @@
+// Turns run options (the CLI's flags) into the list of cases to run.
+//
+// Invariants: every option is validated here with a typed `invalidOption` error naming the flag;
+// a suite supplies defaults per workload, explicit flags override them; the plan is the whole
+// set of cases (workload × engine × strategy × encryption) once per repetition, repetition
+// outermost, so the repetitions of a case are spread over the run and drifting machine noise
+// hits every case alike.
+
+import Foundation
+
+/// The flags of `strata-bench run`, already split into values; nil/empty = not given.
+public struct RunOptions: Sendable, Equatable {
+    public var suite: Suite?
+    public var workloads: [WorkloadKind] = []
+    public var engines: [String] = []
+    public var strategies: [String] = []
+    public var duration: Double?
+    public var readings: Int?
+    public var batchSize: Int?
+    public var maxDelayMs: Int?
+    public var writers: Int?
+    public var rate: Double?
+    public var encryption: EncryptionChoice?
+    public var durability: Durability?
+    public var repetitions: Int?
+
+    public init() {}
+}
+
+/// Per-workload defaults of a suite.
+struct WorkloadDefaults {
+    var duration: Double?
+    var readings: Int?
+    var batchSize: Int
+    var strategies: [StrategyKind]
+    var durabilities: [Durability] = [.full]
+}
+
+public enum RunPlan {
+    /// Workloads a suite runs when no `--workload` is given.
+    public static func workloads(of suite: Suite) -> [WorkloadKind] {
+        switch suite {
+        case .sensors: return [.sensors]
+        case .smoke, .full: return WorkloadKind.allCases
+        }
+    }
+
+    static func repetitions(of suite: Suite) -> Int {
+        suite == .smoke ? 3 : 1
+    }
+
+    static func defaults(_ workload: WorkloadKind, suite: Suite) -> WorkloadDefaults {
+        let all = StrategyKind.allCases
+        switch (suite, workload) {
+        // Smoke: `unsafe` (no flush per commit) makes timings measure the engines' own work, which
+        // is stable enough to gate; the sensors cases also run `full`, whose timings are the
+        // machine's flush latency (bimodal here: ~0.2 ms or ~4 ms) and are shown, not gated.
+        case (.smoke, .sensors):
+            return WorkloadDefaults(readings: 300, batchSize: 100, strategies: all, durabilities: [.unsafe, .full])
+        case (.smoke, .readWhileWrite):
+            return WorkloadDefaults(readings: 1_500, batchSize: 100, strategies: [.dedicated], durabilities: [.unsafe])
+        case (.smoke, .bulkInsert), (.smoke, .encryption):
+            return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
+        case (.smoke, .pinnedGrowth):
+            return WorkloadDefaults(readings: 1_200, batchSize: 1, strategies: [.dedicated], durabilities: [.unsafe])
+        case (.smoke, .compaction):
+            return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
+        case (_, .sensors): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: all)
+        case (_, .readWhileWrite): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: [.dedicated, .batched])
+        case (_, .bulkInsert): return WorkloadDefaults(readings: 1_000_000, batchSize: 1_000, strategies: [.dedicated])
+        case (_, .encryption): return WorkloadDefaults(readings: 200_000, batchSize: 1_000, strategies: [.dedicated])
+        case (_, .pinnedGrowth): return WorkloadDefaults(readings: 20_000, batchSize: 1, strategies: [.dedicated])
+        case (_, .compaction): return WorkloadDefaults(readings: 200_000, batchSize: 1_000, strategies: [.dedicated])
+        }
+    }
+
+    /// gcd's default width: about the ~70 threads the book saw, bounded by libdispatch's pool.
+    public static let defaultGCDWriters = 64
+
+    /// Builds the cases, or throws `invalidOption` naming the bad flag.
+    public static func make(_ options: RunOptions) throws -> [CaseSpec] {
+        let suite = options.suite ?? .sensors
+        if let duration = options.duration, !(duration > 0 && duration <= 86_400) {
+            throw BenchError(.invalidOption, "--duration must be between 0 and 86400 seconds, got \(CSVNumber.format(duration))")
+        }
+        if options.duration != nil && options.readings != nil {
+            throw BenchError(.invalidOption, "--duration and --readings exclude each other (a case is bounded by time or by count)")
+        }
+        if let readings = options.readings, readings < 1 {
+            throw BenchError(.invalidOption, "--readings must be at least 1, got \(readings)")
+        }
+        if let batch = options.batchSize, batch < 1 {
+            throw BenchError(.invalidOption, "--batch-size must be at least 1, got \(batch)")
+        }
+        if let delay = options.maxDelayMs, delay < 0 {
+            throw BenchError(.invalidOption, "--max-delay must be 0 or more milliseconds, got \(delay)")
+        }
+        if let writers = options.writers, !(1...1024).contains(writers) {
+            throw BenchError(.invalidOption, "--writers must be between 1 and 1024, got \(writers)")
+        }
+        if let rate = options.rate, !(rate > 0 && rate.isFinite) {
+            throw BenchError(.invalidOption, "--rate must be a positive number of readings per second, got \(CSVNumber.format(rate))")
+        }
+        if let repetitions = options.repetitions, !(1...1000).contains(repetitions) {
+            throw BenchError(.invalidOption, "--repetitions must be between 1 and 1000, got \(repetitions)")
+        }
+        // The CI suite tracks every engine built in; the others default to the embedded one.
+        let engines = options.engines.isEmpty && suite == .smoke
+            ? EngineKind.allCases.filter { Engines.isAvailable($0) }
+            : try parseEngines(options.engines)
+        let chosenStrategies = try parseStrategies(options.strategies)
+        let workloads = options.workloads.isEmpty ? workloads(of: suite) : unique(options.workloads)
+        let repetitions = options.repetitions ?? repetitions(of: suite)
+
+        var cases: [CaseSpec] = []
+        for repetition in 1...repetitions {
+        for workload in workloads {
+            let defaults = defaults(workload, suite: suite)
+            let usesStrategies = workload == .sensors || workload == .readWhileWrite
+            let strategies = usesStrategies ? (chosenStrategies ?? defaults.strategies) : [.dedicated]
+            let encryptions: [EncryptionSetting] = workload == .encryption
+                ? (options.encryption ?? .both).settings
+                : (options.encryption ?? .off).settings
+            var duration = options.duration ?? (options.readings == nil ? defaults.duration : nil)
+            var readings = options.readings ?? (options.duration == nil ? defaults.readings : nil)
+            if !usesStrategies && readings == nil {
+                // Store workloads are count-bound by nature; --duration does not apply to them.
+                readings = defaults.readings
+                duration = nil
+            }
+            let durabilities = options.durability.map { [$0] } ?? defaults.durabilities
+            for durability in durabilities {
+            for engine in engines {
+                for strategy in strategies {
+                    let batch = strategy == .batched || !usesStrategies ? (options.batchSize ?? defaults.batchSize) : 1
+                    let writers = strategy == .gcd ? (options.writers ?? defaultGCDWriters) : 1
+                    for encryption in encryptions {
+                        cases.append(CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
+                                              batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
+                                              rate: usesStrategies ? options.rate : nil, encryption: encryption,
+                                              durability: durability, duration: duration, readings: readings,
+                                              repetition: repetition))
+                    }
+                }
+            }
+            }
+        }
+        }
+        return cases
+    }
+
+    static func parseEngines(_ names: [String]) throws -> [EngineKind] {
+        if names.isEmpty { return [Engines.defaultKind] }
+        var engines: [EngineKind] = []
+        for name in names {
+            if name == "all" {
+                engines += EngineKind.allCases.filter { Engines.isAvailable($0) }
+            } else if let engine = EngineKind(rawValue: name) {
+                guard Engines.isAvailable(engine) else {
+                    throw BenchError(.invalidOption, "--engine \(name): not available in this build")
+                }
+                engines.append(engine)
+            } else {
+                throw BenchError(.invalidOption, "--engine \(name): unknown engine (expected strata, sqlite or all)")
+            }
+        }
+        return unique(engines)
+    }
+
+    static func parseStrategies(_ names: [String]) throws -> [StrategyKind]? {
+        if names.isEmpty { return nil }
+        var strategies: [StrategyKind] = []
+        for name in names {
+            if name == "all" {
+                strategies += StrategyKind.allCases
+            } else if let strategy = StrategyKind(rawValue: name) {
+                strategies.append(strategy)
+            } else {
+                let known = StrategyKind.allCases.map(\.rawValue).joined(separator: ", ")
+                throw BenchError(.invalidOption, "--strategy \(name): unknown strategy (expected \(known) or all)")
+            }
+        }
+        return unique(strategies)
+    }
+
+    static func unique<T: Equatable>(_ values: [T]) -> [T] {
+        var seen: [T] = []
+        for value in values where !seen.contains(value) { seen.append(value) }
+        return seen
+    }
+}

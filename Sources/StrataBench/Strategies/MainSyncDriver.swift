@@ -1,0 +1,80 @@
+// `main-sync`: production and writing both happen on the main queue, one transaction per reading,
+// as in the book's first experiment (a timer on the main thread writing synchronously).
+//
+// Confinement: the handle is made and used only inside main-queue blocks (`.queue(.main)`,
+// checked with dispatchPrecondition). The driver re-enqueues itself after every round of three
+// readings (one per sensor), so the main queue stays responsive to other blocks between rounds.
+// The caller must not block the main queue: the CLI drains it (async main), and `run` waits on
+// another thread.
+
+import Foundation
+
+final class MainSyncDriver: Sendable {
+    private let context: CaseContext
+    private let handle = Confined<any SensorWriter>()
+    private let finished = DispatchSemaphore(value: 0)
+    /// Open loop: readings written so far per sensor, for the schedule. Main queue only.
+    private let written = Confined<[Int64]>(Array(repeating: 0, count: SensorModel.symbols.count))
+
+    init(context: CaseContext) {
+        self.context = context
+    }
+
+    /// Starts on the main queue and blocks the calling (non-main) thread until production ended
+    /// and every reading was written. Fails if the main queue is not drained within `startTimeout`.
+    func run(startTimeout: Double = 30) throws {
+        let started = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { [self] in
+            started.signal()
+            step()
+        }
+        if started.wait(timeout: .now() + startTimeout) == .timedOut {
+            context.control.stop()
+            throw BenchError(.unsupported, "the main queue is not being drained (a main-queue strategy needs dispatchMain() or async main)")
+        }
+        finished.wait()
+    }
+
+    private func step() {
+        dispatchPrecondition(condition: .onQueue(.main))
+        let writer: any SensorWriter
+        if let existing = handle.value {
+            writer = existing
+        } else {
+            do {
+                writer = try context.engine.makeWriter(placement: .queue(.main))
+                handle.value = writer
+            } catch {
+                context.counters.fail(error)
+                context.control.stop()
+                finished.signal()
+                return
+            }
+        }
+        var nextDue: UInt64?
+        var producedAny = false
+        for sensor in SensorModel.symbols.indices {
+            let index = written.value?[sensor] ?? 0
+            if let due = context.control.dueTime(index: index), due > monotonicNanos() {
+                nextDue = min(nextDue ?? due, due)
+                continue
+            }
+            guard let pending = context.control.next(sensor: sensor) else { continue }
+            producedAny = true
+            written.value?[sensor] = index + 1
+            context.write(writer, [pending])
+        }
+        if producedAny || nextDue != nil {
+            if let nextDue, !producedAny {
+                let delay = Double(nextDue - min(nextDue, monotonicNanos())) / 1e9
+                DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [self] in step() }
+            } else {
+                DispatchQueue.main.async { [self] in step() }
+            }
+            return
+        }
+        writer.close()
+        handle.value = nil
+        finished.signal()
+    }
+}

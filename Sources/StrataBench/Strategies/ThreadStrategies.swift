@@ -1,0 +1,264 @@
+// Strategies fed by producer threads: main-async, gcd, dedicated and batched.
+//
+// Confinement (checked at run time with dispatchPrecondition where a queue is involved):
+// - main-async: one handle, made and used only inside main-queue blocks (`.queue(.main)`),
+//   whatever OS thread runs them (WORKLOADS.md: under dispatchMain / async main that may not be
+//   the process's first thread).
+// - gcd: one handle per pool thread, made and used on that thread (`.currentThread`), cached
+//   in thread-local storage like Realm's per-thread instance cache.
+// - dedicated / batched: one handle, made and used only by the writer thread.
+
+import Foundation
+
+/// Holds a non-Sendable handle for the one place allowed to use it.
+/// `@unchecked Sendable`: the value is only touched at its placement (a queue or a thread), which
+/// the owning strategy guarantees and checks; the box itself is only moved, never shared for use.
+final class Confined<Value>: @unchecked Sendable {
+    var value: Value?
+    init(_ value: Value? = nil) { self.value = value }
+}
+
+/// `main-async`: producers enqueue `DispatchQueue.main.async { write }`.
+final class MainAsyncStrategy: ThreadFedStrategy {
+    private let context: CaseContext
+    private let window: DispatchSemaphore?
+    private let group = DispatchGroup()
+    private let handle = Confined<any SensorWriter>()
+
+    init(context: CaseContext, window: Int) {
+        self.context = context
+        self.window = context.spec.rate == nil ? DispatchSemaphore(value: window) : nil
+    }
+
+    var handlesCreated: Int { 1 }
+
+    func submit(_ pending: PendingReading) {
+        window?.wait()
+        group.enter()
+        DispatchQueue.main.async { [self] in
+            dispatchPrecondition(condition: .onQueue(.main))
+            defer { window?.signal(); group.leave() }
+            guard let writer = writerOnMain() else { return }
+            context.write(writer, [pending])
+        }
+    }
+
+    private func writerOnMain() -> (any SensorWriter)? {
+        if let writer = handle.value { return writer }
+        do {
+            let writer = try context.engine.makeWriter(placement: .queue(.main))
+            handle.value = writer
+            return writer
+        } catch {
+            context.counters.fail(error)
+            context.control.stop()
+            return nil
+        }
+    }
+
+    func finish() {
+        group.wait()
+        let semaphore = DispatchSemaphore(value: 0)
+        DispatchQueue.main.async { [self] in
+            handle.value?.close()
+            handle.value = nil
+            semaphore.signal()
+        }
+        semaphore.wait()
+    }
+}
+
+/// `gcd`: a concurrent queue; each block writes one reading through its thread's own handle.
+final class GCDStrategy: ThreadFedStrategy {
+    private let context: CaseContext
+    private let queue = DispatchQueue(label: "strata-bench.gcd", qos: .background, attributes: .concurrent)
+    private let width: DispatchSemaphore
+    private let group = DispatchGroup()
+    private let handles = HandleRegistry()
+    /// Thread-local key of this strategy's cache (one per case, so handles never outlive it).
+    private let key = "strata-bench.gcd.\(UUID().uuidString)"
+
+    init(context: CaseContext) {
+        self.context = context
+        width = DispatchSemaphore(value: max(1, context.spec.writers))
+    }
+
+    var handlesCreated: Int { handles.count }
+
+    func submit(_ pending: PendingReading) {
+        // The width bound applies in both loops: it is the number of concurrently writing blocks.
+        width.wait()
+        group.enter()
+        queue.async { [self] in
+            defer { width.signal(); group.leave() }
+            guard let writer = writerForThisThread() else { return }
+            context.write(writer, [pending])
+        }
+    }
+
+    private func writerForThisThread() -> (any SensorWriter)? {
+        let dictionary = Thread.current.threadDictionary
+        if let box = dictionary[key] as? Confined<any SensorWriter>, let writer = box.value { return writer }
+        do {
+            let writer = try context.engine.makeWriter(placement: .currentThread)
+            let box = Confined<any SensorWriter>(writer)
+            dictionary[key] = box
+            handles.add(box)
+            return writer
+        } catch {
+            context.counters.fail(error)
+            context.control.stop()
+            return nil
+        }
+    }
+
+    func finish() {
+        group.wait()
+        handles.closeAll()
+    }
+}
+
+/// The handles a strategy made, so they can be closed once the pool drained.
+/// `@unchecked Sendable`: `boxes` is guarded by `lock`; handles are closed only after their last use.
+final class HandleRegistry: @unchecked Sendable {
+    private let lock = NSLock()
+    private var boxes: [Confined<any SensorWriter>] = []
+    private var created = 0
+
+    func add(_ box: Confined<any SensorWriter>) {
+        lock.lock()
+        boxes.append(box)
+        created += 1
+        lock.unlock()
+    }
+
+    /// Handles made so far (closing them does not lower it).
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return created
+    }
+
+    func closeAll() {
+        lock.lock()
+        let all = boxes
+        boxes = []
+        lock.unlock()
+        for box in all {
+            box.value?.close()
+            box.value = nil
+        }
+    }
+}
+
+/// `dedicated` (batchSize 1, one transaction per reading) and `batched` (a transaction per
+/// `batchSize` readings or per `maxDelay`, whichever comes first, and a final flush on shutdown).
+///
+/// The writer thread waits on a condition with a deadline for the max-delay flush: the flush must
+/// run on the thread that owns the handle, so a timer on another queue would only have to wake
+/// this thread anyway.
+///
+/// `@unchecked Sendable`: `buffer`, `inFlight`, `closed`, `done` are read and written only with
+/// `condition` locked; `thread` is set once in `init`.
+final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
+    private let context: CaseContext
+    private let batchSize: Int
+    private let maxDelayNanos: UInt64
+    /// Closed loop: most readings buffered or being written at once; nil in open loop.
+    private let window: Int?
+    /// Guards the mutable state below.
+    private let condition = NSCondition()
+    private var buffer: [PendingReading] = []
+    private var inFlight = 0
+    private var closed = false
+    private var done = false
+    private var thread: Thread?
+
+    init(context: CaseContext, batchSize: Int, maxDelayMs: Int, window: Int) {
+        self.context = context
+        self.batchSize = max(1, batchSize)
+        self.maxDelayNanos = UInt64(max(0, maxDelayMs)) * 1_000_000
+        self.window = context.spec.rate == nil ? max(window, 2 * self.batchSize) : nil
+        buffer.reserveCapacity(self.batchSize)
+        let thread = Thread { [self] in runWriter() }
+        thread.name = "strata-bench.writer"
+        thread.stackSize = 4 << 20
+        self.thread = thread
+        thread.start()
+    }
+
+    var handlesCreated: Int { 1 }
+
+    func submit(_ pending: PendingReading) {
+        condition.lock()
+        if let window {
+            while buffer.count + inFlight >= window && !done { condition.wait() }
+        }
+        buffer.append(pending)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func finish() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while !done { condition.wait() }
+        condition.unlock()
+    }
+
+    private func runWriter() {
+        let writer: any SensorWriter
+        do {
+            writer = try context.engine.makeWriter(placement: .currentThread)
+        } catch {
+            context.counters.fail(error)
+            context.control.stop()
+            drainWithoutWriting()
+            return
+        }
+        condition.lock()
+        while true {
+            let ready = batchSize == 1 ? !buffer.isEmpty
+                : buffer.count >= batchSize || (closed && !buffer.isEmpty)
+                  || (!buffer.isEmpty && monotonicNanos() >= buffer[0].producedAt &+ maxDelayNanos)
+            if ready {
+                let take = min(buffer.count, batchSize)
+                let batch = Array(buffer.prefix(take))
+                buffer.removeFirst(take)
+                inFlight = take
+                condition.unlock()
+                context.write(writer, batch)
+                condition.lock()
+                inFlight = 0
+                condition.broadcast()
+                continue
+            }
+            if closed && buffer.isEmpty { break }
+            if buffer.isEmpty || batchSize == 1 {
+                condition.wait()
+            } else {
+                let deadline = buffer[0].producedAt &+ maxDelayNanos
+                let now = monotonicNanos()
+                if deadline > now {
+                    _ = condition.wait(until: Date(timeIntervalSinceNow: Double(deadline - now) / 1e9))
+                }
+            }
+        }
+        condition.unlock()
+        writer.close()
+        condition.lock()
+        done = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Without a handle nothing can be written: release the producers; the readings count as lost.
+    private func drainWithoutWriting() {
+        condition.lock()
+        done = true
+        buffer.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,292 @@
+// Workloads that drive one writer thread directly: bulk-insert (also the encryption workload),
+// pinned-growth and compaction (WORKLOADS.md, "Other workloads").
+//
+// Invariants: each ends by reading the store back and checking its object count against what was
+// written (`lost` = written − stored, minus deletions the workload made itself); file sizes are
+// sampled on a timer and at every phase boundary so the peak is never missed by more than one
+// sampling interval.
+
+import Foundation
+
+enum StoreWorkloads {
+    /// bulk-insert / encryption: `readings` standalone readings in transactions of `batchSize`.
+    static func bulkInsert(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+        let total = spec.readings ?? 100_000
+        let batch = max(1, spec.batchSize)
+        let context = CaseContext(engine: engine, spec: spec)
+        var result = CaseResult(spec: spec)
+        result.engineSettings = engine.effectiveSettings
+        result.fileBytesStart = engine.fileBytes()
+        let sampler = sampler(engine: engine, counters: context.counters)
+        sampler.start(intervalMs: 100)
+        let start = monotonicNanos()
+        try await onNewThread(name: "strata-bench.bulk") {
+            let writer = try engine.makeWriter(placement: .currentThread)
+            defer { writer.close() }
+            var seq: Int64 = 1
+            var readings: [SensorReading] = []
+            readings.reserveCapacity(batch)
+            while seq <= Int64(total) {
+                readings.removeAll(keepingCapacity: true)
+                let now = Date().timeIntervalSince1970
+                while readings.count < batch && seq <= Int64(total) {
+                    readings.append(SensorReading(value: Double(seq % 1000) / 10, seq: seq, timestamp: now))
+                    seq += 1
+                }
+                context.counters.produced(readings.count)
+                let began = monotonicNanos()
+                try writer.insertStandalone(readings)
+                context.commitLatency.record(nanos: monotonicNanos() - began)
+                context.counters.committed(readings: readings.count, deleted: 0)
+            }
+        }
+        let end = monotonicNanos()
+        sampler.stop()
+        fill(&result, context: context, start: start, end: end)
+        try await finish(&result, engine: engine, sampler: sampler, expectedReadings: total)
+        return result
+    }
+
+    /// pinned-growth: pin a version, commit `readings` one-reading transactions, release the pin,
+    /// commit a tenth as many more, compact. file_bytes_start = before the pin, file_bytes_peak =
+    /// while pinned, file_bytes_end = after the release, file_bytes_compacted = after compaction.
+    static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+        let pinnedWrites = spec.readings ?? 20_000
+        let releasedWrites = max(100, pinnedWrites / 10)
+        let context = CaseContext(engine: engine, spec: spec)
+        var result = CaseResult(spec: spec)
+        result.engineSettings = engine.effectiveSettings
+        let sampler = sampler(engine: engine, counters: context.counters)
+
+        let pinner = PinnedReaderThread(engine: engine)
+        try await onNewThread(name: "strata-bench.setup") {
+            let writer = try engine.makeWriter(placement: .currentThread)
+            defer { writer.close() }
+            try writer.createSensors(SensorModel.symbols)
+        }
+        result.fileBytesStart = engine.fileBytes()
+        try await onNewThread(name: "strata-bench.pin") { try pinner.pin() }
+        sampler.start(intervalMs: 50)
+        let start = monotonicNanos()
+        let failure: BenchError? = try await onNewThread(name: "strata-bench.pinned-writer") {
+            let writer = try engine.makeWriter(placement: .currentThread)
+            defer { writer.close() }
+            var seq = [Int64](repeating: 1, count: SensorModel.symbols.count)
+            func writeOne(_ index: Int) {
+                let sensor = index % SensorModel.symbols.count
+                let reading = SensorReading(value: Double(index % 100), seq: seq[sensor], timestamp: Date().timeIntervalSince1970)
+                seq[sensor] += 1
+                context.write(writer, [PendingReading(sensor: sensor, reading: reading, producedAt: monotonicNanos())])
+            }
+            for index in 0..<pinnedWrites {
+                context.counters.produced()
+                writeOne(index)
+            }
+            sampler.sample()
+            pinner.unpin()
+            for index in pinnedWrites..<(pinnedWrites + releasedWrites) {
+                context.counters.produced()
+                writeOne(index)
+            }
+            return context.counters.snapshot().failure
+        }
+        let end = monotonicNanos()
+        sampler.stop()
+        pinner.stop()
+        if let failure { throw failure }
+        fill(&result, context: context, start: start, end: end)
+        result.note = "peak while \(pinnedWrites) commits ran under a pinned reader; end after release + \(releasedWrites) commits"
+        try await finish(&result, engine: engine, sampler: sampler,
+                         expectedReadings: pinnedWrites + releasedWrites - (result.deleted ?? 0), sensors: SensorModel.symbols.count)
+        return result
+    }
+
+    /// compaction: insert `readings` standalone readings, delete the oldest 80% (garbage), compact.
+    /// The timed compaction is the shared last step (`finish`); file_bytes_end is the size before it.
+    static func compaction(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+        let total = spec.readings ?? 100_000
+        let batch = max(1, spec.batchSize)
+        let context = CaseContext(engine: engine, spec: spec)
+        var result = CaseResult(spec: spec)
+        result.engineSettings = engine.effectiveSettings
+        result.fileBytesStart = engine.fileBytes()
+        let sampler = sampler(engine: engine, counters: context.counters)
+        sampler.start(intervalMs: 100)
+        let start = monotonicNanos()
+        let garbageBound = Int64(total) * 8 / 10 + 1
+        let deleted: Int = try await onNewThread(name: "strata-bench.compaction") {
+            let writer = try engine.makeWriter(placement: .currentThread)
+            defer { writer.close() }
+            var seq: Int64 = 1
+            while seq <= Int64(total) {
+                let count = min(batch, total - Int(seq) + 1)
+                let readings = (0..<count).map { offset in
+                    SensorReading(value: Double(offset), seq: seq + Int64(offset), timestamp: 0)
+                }
+                context.counters.produced(count)
+                let began = monotonicNanos()
+                try writer.insertStandalone(readings)
+                context.commitLatency.record(nanos: monotonicNanos() - began)
+                context.counters.committed(readings: count, deleted: 0)
+                seq += Int64(count)
+            }
+            return try writer.deleteStandalone(seqBelow: garbageBound)
+        }
+        let end = monotonicNanos()
+        sampler.stop()
+        // The delete was one transaction of its own, committing no new reading.
+        context.counters.committed(readings: 0, deleted: deleted)
+        fill(&result, context: context, start: start, end: end)
+        result.note = "deleted the oldest \(deleted) of \(total) readings before compacting"
+        try await finish(&result, engine: engine, sampler: sampler, expectedReadings: total - deleted)
+        return result
+    }
+
+    // MARK: - Shared steps
+
+    static func sampler(engine: any BenchEngine, counters: RunCounters) -> TimelineSampler {
+        TimelineSampler {
+            let snapshot = counters.snapshot()
+            return (engine.fileBytes(), snapshot.acknowledged - snapshot.deleted, snapshot.acknowledged)
+        }
+    }
+
+    static func fill(_ result: inout CaseResult, context: CaseContext, start: UInt64, end: UInt64) {
+        let snapshot = context.counters.snapshot()
+        result.durationSeconds = Double(end - start) / 1e9
+        result.readings = snapshot.acknowledged
+        result.transactions = snapshot.transactions
+        result.commit = context.commitLatency.summary()
+        result.endToEnd = context.endToEndLatency.summary()
+        result.backlogMax = snapshot.backlogMax
+        result.deleted = snapshot.deleted
+        result.writerHandles = 1
+        if let failure = snapshot.failure {
+            result.verified = false
+            result.note = "writer failed: \(failure.message)"
+        }
+    }
+
+    /// Counts what the store holds, records sizes, compacts (file stores), records the timeline.
+    static func finish(_ result: inout CaseResult, engine: any BenchEngine, sampler: TimelineSampler,
+                       expectedReadings: Int, sensors: Int = 0) async throws {
+        let stats = try await onNewThread(name: "strata-bench.verify") {
+            let reader = try engine.makeReader(placement: .currentThread)
+            defer { reader.close() }
+            return try reader.stats()
+        }
+        result.liveObjects = stats.liveObjects
+        result.lost = expectedReadings - stats.readings
+        if result.lost != 0 || stats.sensors != sensors {
+            result.verified = false
+            let problem = "store holds \(stats.readings) readings and \(stats.sensors) sensors, expected \(expectedReadings) and \(sensors)"
+            result.note = result.note.isEmpty ? problem : result.note + "; " + problem
+        }
+        result.fileBytesEnd = engine.fileBytes()
+        sampler.sample()
+        result.fileBytesPeak = sampler.peakFileBytes
+        if result.spec.durability != .memory {
+            try await measureCompaction(&result, engine: engine)
+            sampler.sample()
+        }
+        result.timeline = sampler.timeline
+    }
+
+    /// Times `compact()` and records the size after it. An engine that cannot compact leaves the
+    /// two columns empty and says so in the note (an absent figure, never a made-up one).
+    static func measureCompaction(_ result: inout CaseResult, engine: any BenchEngine) async throws {
+        let began = monotonicNanos()
+        do {
+            try await onNewThread(name: "strata-bench.compact") { try engine.compact() }
+        } catch let error as BenchError where error.code == .unsupported {
+            let note = "no compaction: \(error.message)"
+            result.note = result.note.isEmpty ? note : result.note + "; " + note
+            return
+        }
+        result.compactMs = Double(monotonicNanos() - began) / 1e6
+        result.fileBytesCompacted = engine.fileBytes()
+    }
+}
+
+/// A thread that owns a reader handle, pins it on request and unpins it on request, so that the
+/// pin and the release happen on the handle's own thread.
+/// `@unchecked Sendable`: `command`/`error` are guarded by `condition`.
+final class PinnedReaderThread: @unchecked Sendable {
+    private enum Command { case none, pin, unpin, stop }
+    private let engine: any BenchEngine
+    private let condition = NSCondition()
+    private var command = Command.none
+    private var error: Error?
+    private var started = false
+
+    init(engine: any BenchEngine) {
+        self.engine = engine
+    }
+
+    /// Starts the thread (first call) and pins; throws what the engine threw.
+    func pin() throws {
+        condition.lock()
+        if !started {
+            started = true
+            let thread = Thread { [self] in loop() }
+            thread.name = "strata-bench.pinned-reader"
+            thread.start()
+        }
+        try perform(.pin)
+    }
+
+    func unpin() {
+        condition.lock()
+        try? perform(.unpin)
+    }
+
+    func stop() {
+        condition.lock()
+        guard started else { condition.unlock(); return }
+        try? perform(.stop)
+    }
+
+    /// Called with `condition` locked; returns unlocked.
+    private func perform(_ next: Command) throws {
+        command = next
+        condition.broadcast()
+        while command != .none { condition.wait() }
+        let failure = error
+        error = nil
+        condition.unlock()
+        if let failure { throw failure }
+    }
+
+    private func loop() {
+        var reader: (any SensorReader)?
+        condition.lock()
+        while true {
+            while command == .none { condition.wait() }
+            let current = command
+            condition.unlock()
+            var failure: Error?
+            do {
+                switch current {
+                case .pin:
+                    if reader == nil { reader = try engine.makeReader(placement: .currentThread) }
+                    try reader?.pin()
+                case .unpin:
+                    reader?.unpin()
+                case .stop:
+                    reader?.close()
+                    reader = nil
+                case .none:
+                    break
+                }
+            } catch {
+                failure = error
+            }
+            condition.lock()
+            error = failure
+            command = .none
+            condition.broadcast()
+            if current == .stop { break }
+        }
+        condition.unlock()
+    }
+}

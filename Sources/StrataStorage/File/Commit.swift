@@ -1,0 +1,255 @@
+// The commit: from a write transaction's private pages to a durable new version with one flush.
+//
+// Order of a commit of version N = base + 1:
+// 1. Pages freed by this transaction, and the base version's free-list and commit-record pages,
+//    are held as freed by N (reusable once no reader pins a version that can see them).
+// 2. Free-list pages are allocated until they can hold the free-space records, then overflow
+//    commit-record pages if the commit record does not fit in the meta page; the free list is
+//    serialised (allocation only removes pages from the head of runs, so the record count can
+//    only shrink after sizing — the pages allocated always suffice).
+// 3. Every written page gets its header (checksum or GCM tag); the commit record lists them.
+// 4. pwrite of the pages (contiguous runs coalesced with pwritev), pwrite of the meta into the slot
+//    not holding the base version, then one fdatasync under `.full`.
+// 5. Publication: the new version becomes `latest` for new readers.
+// A failure anywhere before publication leaves `latest` and the base slot untouched; the slot we
+// may have written is zeroed again (best effort) so a reopen cannot pick an unacknowledged commit.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileCore {
+    /// Waits for the writer gate (threads) and the writer lock (processes), catches up with other
+    /// processes' commits, promotes free pages no reader needs, and returns the version to build on.
+    func acquireWriter() throws(StorageError) -> CommittedVersion {
+        guard !options.readOnly else {
+            throw StorageError(.readOnly, "the file was opened read-only", path: path)
+        }
+        writerGate.acquire()
+        do throws(StorageError) {
+            try lockFile?.lockWriter()
+        } catch {
+            writerGate.release()
+            throw error
+        }
+        do throws(StorageError) {
+            let base = try currentVersion()
+            if base.version != writerStateVersion { try reloadWriterState() }
+            let foreign = lockFile?.foreignPins() ?? []
+            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: base.version)
+            return base
+        } catch {
+            releaseWriter()
+            throw error
+        }
+    }
+
+    func releaseWriter() {
+        lockFile?.unlockWriter()
+        writerGate.release()
+    }
+}
+
+extension WriteTransaction {
+    func performCommit() throws(StorageError) -> CommitStatistics {
+        let core = self.core
+        let newVersion = baseVersion + 1
+
+        // 1. Hold what this version stops referencing.
+        for freed in freedCommitted {
+            core.freeSpace.hold(freed.page, allocVersion: freed.allocVersion, freeVersion: newVersion)
+        }
+        for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
+        for page in core.overflowPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
+
+        // 2. Free-list pages, then commit-record overflow pages.
+        var freeListPages: [(ref: UInt32, payload: UnsafeMutableRawPointer)] = []
+        while freeListPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
+            let (page, buffer) = try allocateRaw()
+            freeListPages.append((page, buffer + PageLayout.headerSize))
+        }
+        let entryCount = dirty.count
+        let overflowCount = entryCount > MetaLayout.inlineCapacity
+            ? (entryCount - MetaLayout.inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
+            : 0
+        var overflow: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
+        for _ in 0..<overflowCount {
+            let (page, buffer) = try allocateRaw()
+            dirty[page] = nil
+            overflow.append((page, buffer))
+        }
+        defer { for item in overflow { core.returnBuffer(item.buffer) } }
+        core.freeSpace.serialize(into: freeListPages)
+
+        // 3. Seal pages, build the commit record.
+        let encrypted = core.cipher != nil
+        var sealedBuffers: [UnsafeMutableRawPointer] = []
+        defer { for buffer in sealedBuffers { core.returnBuffer(buffer) } }
+        let pages = dirty.keys.sorted()
+        var images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)] = []
+        images.reserveCapacity(pages.count + overflow.count)
+        var entries: [CommitEntry] = []
+        entries.reserveCapacity(pages.count)
+        for page in pages {
+            guard let image = dirty[page] else { continue }
+            let sealed = encrypted ? core.takeBuffer() : image
+            if encrypted { sealedBuffers.append(sealed) }
+            let sum = try core.store.seal(image, page: page, version: newVersion, sealed: sealed)
+            entries.append(CommitEntry(page: page, checksum: sum))
+            images.append((page, image, sealed))
+        }
+        var meta = MetaState()
+        meta.version = newVersion
+        meta.roots = roots
+        meta.freeListHead = freeListPages.first?.ref ?? 0
+        meta.freeListPageCount = UInt32(freeListPages.count)
+        meta.pageCount = pageCount
+        meta.encrypted = encrypted
+        meta.keyCheck = core.cipher?.keyCheck ?? []
+        meta.totalEntries = UInt32(entries.count)
+        let inlineCount = min(entries.count, MetaLayout.inlineCapacity)
+        meta.inlineEntries = Array(entries[0..<inlineCount])
+        // Overflow pages are chained front to back; each names the next and its checksum, so they
+        // are sealed back to front.
+        var nextPage: UInt32 = 0
+        var nextSum: UInt64 = 0
+        for index in stride(from: overflow.count - 1, through: 0, by: -1) {
+            let (page, image) = overflow[index]
+            let payload = image + PageLayout.headerSize
+            payload.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.payloadSize)
+            payload.storeBytes(of: PagerPageKind.commitRecord, as: UInt8.self)
+            let first = inlineCount + index * CommitRecordLayout.capacity
+            let count = min(CommitRecordLayout.capacity, entries.count - first)
+            payload.storeBytes(of: UInt32(count).littleEndian, toByteOffset: 4, as: UInt32.self)
+            payload.storeBytes(of: nextPage.littleEndian, toByteOffset: 8, as: UInt32.self)
+            payload.storeBytes(of: nextSum.littleEndian, toByteOffset: 16, as: UInt64.self)
+            var offset = CommitRecordLayout.entriesOffset
+            for entry in entries[first..<(first + count)] {
+                payload.storeBytes(of: entry.page.littleEndian, toByteOffset: offset, as: UInt32.self)
+                payload.storeBytes(of: entry.checksum.littleEndian, toByteOffset: offset + 4, as: UInt64.self)
+                offset += MetaLayout.entrySize
+            }
+            let sealed = encrypted ? core.takeBuffer() : image
+            if encrypted { sealedBuffers.append(sealed) }
+            nextSum = try core.store.seal(image, page: page, version: newVersion, sealed: sealed)
+            nextPage = page
+            images.append((page, image, sealed))
+        }
+        meta.overflowHead = nextPage
+        meta.overflowChecksum = nextSum
+
+        // 4. Write and flush.
+        var flushes = 0
+        if core.fd >= 0 {
+            images.sort { $0.page < $1.page }
+            let targetSlot = 1 - core.activeSlot
+            do {
+                try core.writePages(images)
+                try core.writeMeta(meta, slot: targetSlot)
+                if durability == .full {
+                    try core.flush()
+                    flushes = 1
+                }
+            } catch {
+                core.invalidateSlot(targetSlot)
+                throw error
+            }
+            core.activeSlot = targetSlot
+        } else {
+            core.activeSlot = 1 - core.activeSlot
+        }
+        for item in images { core.store.install(UnsafeRawPointer(item.image), page: item.page) }
+
+        // 5. Publish.
+        core.freeListPages = freeListPages.map(\.ref)
+        core.overflowPages = overflow.map(\.page)
+        core.writerStateVersion = newVersion
+        let published = CommittedVersion(version: newVersion, roots: roots, pageCount: pageCount)
+        let slot = core.activeSlot
+        core.lock.withLock {
+            core.latest = published
+            core.latestMeta = meta
+            core.latestSlot = slot
+        }
+        core.lockFile?.setLatestVersion(newVersion)
+        return CommitStatistics(version: newVersion, pagesWritten: images.count, flushes: flushes)
+    }
+}
+
+extension FileCore {
+    /// pwrite of sealed pages sorted by page number, contiguous runs in one pwritev.
+    func writePages(_ images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)]) throws(StorageError) {
+        if injectedWriteErrno != 0 {
+            let code = injectedWriteErrno
+            injectedWriteErrno = 0
+            throw ioError("pwrite", code, path: path)
+        }
+        var index = 0
+        var iov = [iovec](repeating: iovec(), count: min(images.count, 512))
+        while index < images.count {
+            var runLength = 1
+            while index + runLength < images.count, runLength < iov.count,
+                  images[index + runLength].page == images[index].page + UInt32(runLength) {
+                runLength += 1
+            }
+            if runLength == 1 {
+                try pwriteFully(fd, images[index].sealed, PageLayout.pageSize,
+                                Int(images[index].page) * PageLayout.pageSize, path: path)
+            } else {
+                for k in 0..<runLength {
+                    iov[k] = iovec(iov_base: images[index + k].sealed, iov_len: PageLayout.pageSize)
+                }
+                try writeVector(&iov, count: runLength, offset: Int(images[index].page) * PageLayout.pageSize)
+            }
+            index += runLength
+        }
+    }
+
+    private func writeVector(_ iov: inout [iovec], count: Int, offset: Int) throws(StorageError) {
+        let total = count * PageLayout.pageSize
+        let written = iov.withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(count), off_t(offset)) }
+        if written == total { return }
+        if written < 0 && errno != EINTR { throw ioError("pwritev", errno, path: path) }
+        // Short or interrupted vector write: finish page by page.
+        let done = max(0, written)
+        var position = 0
+        for k in 0..<count {
+            let pageStart = k * PageLayout.pageSize
+            if pageStart + PageLayout.pageSize <= done { position = pageStart + PageLayout.pageSize; continue }
+            let skip = max(0, done - pageStart)
+            guard let base = iov[k].iov_base else { continue }
+            try pwriteFully(fd, UnsafeRawPointer(base) + skip, PageLayout.pageSize - skip, offset + pageStart + skip, path: path)
+            position = pageStart + PageLayout.pageSize
+        }
+        _ = position
+    }
+
+    func writeMeta(_ meta: MetaState, slot: Int) throws(StorageError) {
+        let page = takeBuffer()
+        defer { returnBuffer(page) }
+        meta.encode(into: page)
+        FileCore.sealMeta(page, cipher: cipher)
+        try pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path)
+    }
+
+    func flush() throws(StorageError) {
+        if injectedFlushErrno != 0 {
+            let code = injectedFlushErrno
+            injectedFlushErrno = 0
+            throw ioError("fdatasync", code, path: path)
+        }
+        while fdatasync(fd) != 0 {
+            if errno == EINTR { continue }
+            throw ioError("fdatasync", errno, path: path)
+        }
+    }
+
+    /// After a failed commit: zero the slot it may have written, so that no reopen picks it.
+    func invalidateSlot(_ slot: Int) {
+        let page = takeBuffer()
+        defer { returnBuffer(page) }
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        _ = try? pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path)
+        _ = fdatasync(fd)
+    }
+}

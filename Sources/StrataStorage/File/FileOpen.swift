@@ -1,0 +1,341 @@
+// Opening a page file: create it, or pick the newest meta slot whose commit fully verifies.
+//
+// Invariants:
+// - A new file is born with version 1 in slot 0 (empty roots, no free list), made durable with
+//   its directory entry before open returns.
+// - A slot is a candidate only if its seal verifies; the newest candidate is chosen only if every
+//   page its commit record lists verifies (a torn commit); otherwise the other slot is tried.
+//   A file shorter than the newest candidate's page count is `.truncatedFile` (no fallback: that
+//   is damage, not a torn commit). No candidate verifies: `.corruptFile`.
+// - Open never trusts disk content for memory safety: every offset is range-checked before use.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileCore {
+    static let metaSeed: UInt64 = 0x5354_5241_5441_4D45  // "STRATAME"
+
+    static func open(_ options: StorageOptions, registryKey: String) throws(StorageError) -> FileCore {
+        var cipher: PageCipher? = nil
+        if let key = options.encryptionKey {
+            cipher = try PageCipher(key: key, path: options.path)
+        }
+        if options.durability == .memOnly {
+            let store = try PageStore(fd: -1, path: options.path, cipher: nil)
+            var meta = MetaState()
+            meta.version = 1
+            return FileCore(options: options, registryKey: registryKey, fd: -1, store: store, cipher: nil,
+                            lockFile: nil, meta: meta, activeSlot: 0, fileSizePages: 2)
+        }
+        let path = options.path
+        if options.mustExist || options.readOnly {
+            guard access(path, F_OK) == 0 else {
+                throw StorageError(.notFound, "no file at this path", path: path)
+            }
+        }
+        // The lock file first: creating and initialising the data file happens under the writer
+        // lock so that two processes creating it at once cannot both initialise it.
+        var lockFile: LockFile? = nil
+        do {
+            lockFile = try LockFile(dataPath: path)
+        } catch {
+            if !options.readOnly { throw error }
+        }
+        try lockFile?.lockWriter()
+        defer { lockFile?.unlockWriter() }
+        var flags = O_CLOEXEC
+        flags |= options.readOnly ? O_RDONLY : O_RDWR
+        if !options.readOnly && !options.mustExist { flags |= O_CREAT }
+        let fd = Glibc.open(path, flags, 0o644)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT { throw StorageError(.notFound, "no file at this path", path: path) }
+            throw ioError("open", code, path: path)
+        }
+        do throws(StorageError) {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { throw ioError("fstat", errno, path: path) }
+            var size = Int(st.st_size)
+            if size == 0 {
+                guard !options.readOnly else {
+                    throw StorageError(.notAStrataFile, "the file is empty", path: path)
+                }
+                try initialize(fd: fd, cipher: cipher, path: path)
+                size = 2 * PageLayout.pageSize
+            }
+            let store = try PageStore(fd: fd, path: path, cipher: cipher)
+            let chosen = try chooseSlot(fd: fd, size: size, cipher: cipher, path: path)
+            let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
+                                lockFile: lockFile, meta: chosen.meta,
+                                activeSlot: chosen.slot, fileSizePages: size / PageLayout.pageSize)
+            core.overflowPages = chosen.overflowPages
+            try core.loadFreeList(chosen.meta)
+            // Under the writer lock the chosen meta is the truth (it may be older than what the
+            // lock file says when a damaged or torn newest slot was skipped).
+            lockFile?.setLatestVersion(chosen.meta.version)
+            return core
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// The newest slot whose seal verifies (no commit-record check: used to follow commits of a
+    /// live writer in another process, which wrote the meta after its pages).
+    static func readNewestMeta(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) -> (slot: Int, meta: MetaState) {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { buffer.deallocate() }
+        let n = try preadFully(fd, buffer, 2 * PageLayout.pageSize, 0, path: path)
+        guard n == 2 * PageLayout.pageSize else {
+            throw StorageError(.truncatedFile, "the meta slots are cut short", path: path)
+        }
+        var best: (slot: Int, meta: MetaState)? = nil
+        for slot in 0..<2 {
+            let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
+            guard case .success(let meta) = MetaState.decode(page), sealVerifies(page, cipher: cipher) else { continue }
+            if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
+        }
+        guard let best else {
+            throw StorageError(.corruptFile, "neither meta slot verifies", path: path)
+        }
+        return best
+    }
+
+    /// Writes version 1 into slot 0 and an invalid slot 1, then flushes file and directory.
+    private static func initialize(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) {
+        let page = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate() }
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * PageLayout.pageSize)
+        var meta = MetaState()
+        meta.version = 1
+        meta.encrypted = cipher != nil
+        meta.keyCheck = cipher?.keyCheck ?? []
+        meta.encode(into: page)
+        sealMeta(page, cipher: cipher)
+        try pwriteFully(fd, page, 2 * PageLayout.pageSize, 0, path: path)
+        guard fsync(fd) == 0 else { throw ioError("fsync", errno, path: path) }
+        syncDirectory(of: path)
+    }
+
+    static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
+        if let cipher {
+            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: MetaLayout.sealOffset)
+            for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+        } else {
+            let sum = xxHash64(UnsafeRawPointer(page), count: MetaLayout.sealOffset, seed: metaSeed)
+            page.storeBytes(of: sum.littleEndian, toByteOffset: MetaLayout.sealOffset, as: UInt64.self)
+            for i in 8..<32 { page.storeBytes(of: 0, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+        }
+    }
+
+    static func sealVerifies(_ page: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
+        if let cipher {
+            let mac = cipher.seal(meta: page, count: MetaLayout.sealOffset)
+            var diff: UInt8 = 0
+            for (i, byte) in mac.enumerated() { diff |= byte ^ page.load(fromByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+            return diff == 0
+        }
+        let stored = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.sealOffset, as: UInt64.self))
+        return stored == xxHash64(page, count: MetaLayout.sealOffset, seed: metaSeed)
+    }
+
+    /// fsync of the directory holding `path`, so a created or renamed file survives a crash.
+    static func syncDirectory(of path: String) {
+        let dir: String
+        if let slash = path.lastIndex(of: "/") {
+            dir = slash == path.startIndex ? "/" : String(path[..<slash])
+        } else {
+            dir = "."
+        }
+        let dfd = Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dfd >= 0 {
+            _ = fsync(dfd)
+            Glibc.close(dfd)
+        }
+    }
+
+    struct ChosenSlot {
+        var slot: Int
+        var meta: MetaState
+        var overflowPages: [UInt32]
+    }
+
+    /// Reads both meta slots and returns the newest whose commit verifies.
+    static func chooseSlot(fd: Int32, size: Int, cipher: PageCipher?, path: String) throws(StorageError) -> ChosenSlot {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * PageLayout.pageSize)
+        let n = try preadFully(fd, buffer, 2 * PageLayout.pageSize, 0, path: path)
+        let firstMagic = n >= 8 ? UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) : 0
+        if n < 2 * PageLayout.pageSize {
+            if firstMagic == MetaLayout.magic {
+                throw StorageError(.truncatedFile, "the file is \(n) bytes, shorter than its two meta slots", path: path)
+            }
+            throw StorageError(.notAStrataFile, "the file is \(n) bytes and has no Strata header", path: path)
+        }
+        var decoded: [(slot: Int, meta: MetaState)] = []
+        var sawMagic = false
+        var sawWrongKey = false
+        for slot in 0..<2 {
+            let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
+            switch MetaState.decode(page) {
+            case .failure(let failure):
+                if failure.kind == .damaged { sawMagic = true }
+            case .success(let meta):
+                sawMagic = true
+                if meta.encrypted != (cipher != nil) {
+                    sawWrongKey = true
+                    continue
+                }
+                if let cipher, meta.keyCheck != cipher.keyCheck {
+                    sawWrongKey = true
+                    continue
+                }
+                if sealVerifies(page, cipher: cipher) { decoded.append((slot, meta)) }
+            }
+        }
+        guard sawMagic else {
+            throw StorageError(.notAStrataFile, "no meta slot carries the Strata magic", path: path)
+        }
+        if decoded.isEmpty && sawWrongKey {
+            throw StorageError(.wrongKey, cipher == nil
+                ? "the file is encrypted and no key was given (or its meta is damaged)"
+                : "the key does not open this file (wrong key, or the file is not encrypted)", path: path)
+        }
+        decoded.sort { $0.meta.version > $1.meta.version }
+        var truncated = false
+        var lastError: StorageError? = nil
+        for candidate in decoded {
+            if Int(candidate.meta.pageCount) * PageLayout.pageSize > size {
+                // A file shorter than its newest sealed meta needs was cut: report it rather than
+                // silently falling back to an older version.
+                truncated = true
+                break
+            }
+            do {
+                let overflow = try verifyCommit(candidate.meta, fd: fd, cipher: cipher, path: path)
+                return ChosenSlot(slot: candidate.slot, meta: candidate.meta, overflowPages: overflow)
+            } catch {
+                lastError = error
+            }
+        }
+        if truncated {
+            throw StorageError(.truncatedFile, "the file is \(size) bytes, shorter than its newest valid version needs", path: path)
+        }
+        if let lastError {
+            throw StorageError(.corruptFile, "no meta slot's commit verifies (last failure: \(lastError.message))", path: path)
+        }
+        throw StorageError(.corruptFile, "neither meta slot verifies its checksum", path: path)
+    }
+
+    /// Checks every page a commit wrote; returns its commit-record overflow pages.
+    static func verifyCommit(_ meta: MetaState, fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) -> [UInt32] {
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        let plain = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { page.deallocate(); plain.deallocate() }
+
+        /// Reads page `ref`, checks its commit checksum, leaves its plain image in `plain`.
+        func check(_ ref: UInt32, _ expected: UInt64) throws(StorageError) {
+            guard ref >= 2, ref < meta.pageCount else {
+                throw StorageError(.corruptFile, "commit record names page \(ref) outside the file", path: path)
+            }
+            let n = try preadFully(fd, page, PageLayout.pageSize, Int(ref) * PageLayout.pageSize, path: path)
+            guard n == PageLayout.pageSize else {
+                throw StorageError(.truncatedFile, "page \(ref) lies beyond the end of the file", path: path)
+            }
+            if let cipher {
+                guard PageCipher.commitChecksum(ofSealed: UnsafeRawPointer(page)) == expected else {
+                    throw StorageError(.corruptPage, "page \(ref) is not the one its commit wrote", path: path)
+                }
+                try cipher.decrypt(page: ref, from: UnsafeRawPointer(page), into: plain, path: path)
+            } else {
+                guard PageStore.checksumMatches(UnsafeRawPointer(page), page: Int(ref)),
+                      UInt64(littleEndian: page.loadUnaligned(as: UInt64.self)) == expected else {
+                    throw StorageError(.corruptPage, "page \(ref) is not the one its commit wrote", path: path)
+                }
+                plain.copyMemory(from: UnsafeRawPointer(page), byteCount: PageLayout.pageSize)
+            }
+        }
+
+        var entries = meta.inlineEntries
+        var overflow: [UInt32] = []
+        var next = meta.overflowHead
+        var expected = meta.overflowChecksum
+        while next != 0 {
+            guard overflow.count < Int(meta.pageCount) else {
+                throw StorageError(.corruptFile, "commit record chain loops", path: path)
+            }
+            try check(next, expected)
+            overflow.append(next)
+            let payload = UnsafeRawPointer(plain + PageLayout.headerSize)
+            guard payload.load(as: UInt8.self) == PagerPageKind.commitRecord else {
+                throw StorageError(.corruptFile, "commit record chain reaches a page of another kind", path: path)
+            }
+            let count = Int(UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            guard count <= CommitRecordLayout.capacity else {
+                throw StorageError(.corruptFile, "commit record page claims \(count) entries", path: path)
+            }
+            var offset = CommitRecordLayout.entriesOffset
+            for _ in 0..<count {
+                entries.append(CommitEntry(
+                    page: UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self)),
+                    checksum: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))))
+                offset += MetaLayout.entrySize
+            }
+            next = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+            expected = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+        }
+        guard entries.count == Int(meta.totalEntries) else {
+            throw StorageError(.corruptFile, "commit record lists \(entries.count) pages, meta says \(meta.totalEntries)", path: path)
+        }
+        for entry in entries { try check(entry.page, entry.checksum) }
+        return overflow
+    }
+
+    /// Reloads everything the writer keeps in memory from the latest meta (after another process
+    /// committed). Called by the writer with the cross-process writer lock held.
+    func reloadWriterState() throws(StorageError) {
+        let (meta, slot) = lock.withLock { (latestMeta, latestSlot) }
+        try loadFreeList(meta)
+        var pages: [UInt32] = []
+        var next = meta.overflowHead
+        while next != 0 {
+            guard pages.count < Int(meta.pageCount) else {
+                throw StorageError(.corruptFile, "commit record chain loops", path: path)
+            }
+            let payload = try store.payload(PageRef(next), limit: meta.pageCount)
+            guard payload.load(as: UInt8.self) == PagerPageKind.commitRecord else {
+                throw StorageError(.corruptFile, "commit record chain reaches a page of another kind", path: path)
+            }
+            pages.append(next)
+            next = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        }
+        overflowPages = pages
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ioError("fstat", errno, path: path) }
+        fileSizePages = max(Int(st.st_size) / PageLayout.pageSize, Int(meta.pageCount))
+        activeSlot = slot
+        writerStateVersion = meta.version
+    }
+
+    /// Loads the persisted free list of `meta` into `freeSpace` (verifying each page on the way).
+    func loadFreeList(_ meta: MetaState) throws(StorageError) {
+        var space = FreeSpace()
+        var pages: [UInt32] = []
+        var next = meta.freeListHead
+        while next != 0 {
+            guard pages.count < Int(meta.freeListPageCount) else {
+                throw StorageError(.corruptFile, "free-list chain is longer than the meta says", path: path)
+            }
+            let payload = try store.payload(PageRef(next), limit: meta.pageCount)
+            pages.append(next)
+            next = try space.load(payload: payload, pageCount: meta.pageCount, path: path)
+        }
+        guard pages.count == Int(meta.freeListPageCount) else {
+            throw StorageError(.corruptFile, "free-list chain is shorter than the meta says", path: path)
+        }
+        freeSpace = space
+        freeListPages = pages
+    }
+}

@@ -1,0 +1,189 @@
+// Free space by version: which pages a writer may reuse, and which are held for live readers.
+//
+// A page freed by commit N was reachable in versions [allocVersion, N), where allocVersion is the
+// version that wrote it. It may be reused once no live reader pins a version in that range (and N
+// is durable). That rule is exact: a reader pinned at an old version keeps alive only pages of its
+// own version, not everything freed since — so a pinned reader does not make the file grow with
+// every later write.
+//
+// Invariants:
+// - `reusable` is sorted by start, runs never overlap or touch (adjacent runs are merged).
+// - A page is in at most one of `reusable` and `held`, and never reachable from the newest version.
+// - `held` runs carry [allocVersion, freeVersion); consecutive pages freed together with equal
+//   versions share a run.
+//
+// Persisted form (free-list pages, kind 16): payload kind u8 @0, record count u32 @4, next page
+// u32 @8, records from 16: start u32, count u32, allocVersion u64, freeVersion u64 (24 bytes).
+// Reusable runs are stored with both versions 0.
+
+struct FreeRun: Equatable {
+    var start: UInt32
+    var count: UInt32
+}
+
+struct HeldRun: Equatable {
+    var start: UInt32
+    var count: UInt32
+    var allocVersion: UInt64
+    var freeVersion: UInt64
+}
+
+enum FreeListLayout {
+    static let recordsOffset = 16
+    static let recordSize = 24
+    static let capacity = (PageLayout.payloadSize - recordsOffset) / recordSize  // 168
+}
+
+struct FreeSpace: Equatable {
+    private(set) var reusable: [FreeRun] = []
+    private(set) var held: [HeldRun] = []
+
+    var reusablePageCount: Int { reusable.reduce(0) { $0 + Int($1.count) } }
+    var heldPageCount: Int { held.reduce(0) { $0 + Int($1.count) } }
+    var recordCount: Int { reusable.count + held.count }
+
+    /// The lowest reusable page, removed from the set.
+    mutating func take() -> UInt32? {
+        guard !reusable.isEmpty else { return nil }
+        let page = reusable[0].start
+        if reusable[0].count == 1 {
+            reusable.removeFirst()
+        } else {
+            reusable[0].start += 1
+            reusable[0].count -= 1
+        }
+        return page
+    }
+
+    /// Makes `page` reusable at once (it is reachable from no version).
+    mutating func release(_ page: UInt32) {
+        releaseRun(FreeRun(start: page, count: 1))
+    }
+
+    mutating func releaseRun(_ run: FreeRun) {
+        // First index whose start is greater than run.start.
+        var low = 0, high = reusable.count
+        while low < high {
+            let mid = (low + high) / 2
+            if reusable[mid].start <= run.start { low = mid + 1 } else { high = mid }
+        }
+        let end = run.start + run.count
+        let mergesLeft = low > 0 && reusable[low - 1].start + reusable[low - 1].count == run.start
+        let mergesRight = low < reusable.count && reusable[low].start == end
+        if mergesLeft && mergesRight {
+            reusable[low - 1].count += run.count + reusable[low].count
+            reusable.remove(at: low)
+        } else if mergesLeft {
+            reusable[low - 1].count += run.count
+        } else if mergesRight {
+            reusable[low].start = run.start
+            reusable[low].count += run.count
+        } else {
+            reusable.insert(run, at: low)
+        }
+    }
+
+    /// Records that `page`, written by `allocVersion`, is unreachable as of `freeVersion`.
+    mutating func hold(_ page: UInt32, allocVersion: UInt64, freeVersion: UInt64) {
+        if var last = held.last, last.allocVersion == allocVersion, last.freeVersion == freeVersion,
+           last.start + last.count == page {
+            last.count += 1
+            held[held.count - 1] = last
+            return
+        }
+        held.append(HeldRun(start: page, count: 1, allocVersion: allocVersion, freeVersion: freeVersion))
+    }
+
+    mutating func appendHeld(_ run: HeldRun) { held.append(run) }
+
+    /// Moves to `reusable` every held run that no reader needs: no version in `readers` (sorted
+    /// ascending, this process) nor in `ranges` (other processes) lies in [allocVersion,
+    /// freeVersion), and freeVersion ≤ `durableVersion`.
+    mutating func promote(readers: [UInt64], ranges: [ClosedRange<UInt64>], durableVersion: UInt64) {
+        guard !held.isEmpty else { return }
+        var kept: [HeldRun] = []
+        var released: [FreeRun] = []
+        for run in held {
+            if run.freeVersion <= durableVersion
+                && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion)
+                && !ranges.contains(where: { $0.lowerBound < run.freeVersion && $0.upperBound >= run.allocVersion }) {
+                released.append(FreeRun(start: run.start, count: run.count))
+            } else {
+                kept.append(run)
+            }
+        }
+        guard !released.isEmpty else { return }
+        held = kept
+        for run in released { releaseRun(run) }
+    }
+
+    /// Whether a sorted version list has an element in [low, high).
+    static func anyReader(_ sorted: [UInt64], in low: UInt64, _ high: UInt64) -> Bool {
+        var lo = 0, hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if sorted[mid] < low { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < sorted.count && sorted[lo] < high
+    }
+
+    // MARK: - Persistence
+
+    static func pagesNeeded(records: Int) -> Int {
+        (records + FreeListLayout.capacity - 1) / FreeListLayout.capacity
+    }
+
+    /// Writes the records into the payloads of `pages` (already allocated, in chain order).
+    func serialize(into pages: [(ref: UInt32, payload: UnsafeMutableRawPointer)]) {
+        var records: [HeldRun] = reusable.map { HeldRun(start: $0.start, count: $0.count, allocVersion: 0, freeVersion: 0) }
+        records.append(contentsOf: held)
+        var index = 0
+        for (i, page) in pages.enumerated() {
+            let payload = page.payload
+            payload.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.payloadSize)
+            payload.storeBytes(of: PagerPageKind.freeList, toByteOffset: 0, as: UInt8.self)
+            let n = min(FreeListLayout.capacity, records.count - index)
+            payload.storeBytes(of: UInt32(n).littleEndian, toByteOffset: 4, as: UInt32.self)
+            let next: UInt32 = i + 1 < pages.count ? pages[i + 1].ref : 0
+            payload.storeBytes(of: next.littleEndian, toByteOffset: 8, as: UInt32.self)
+            var offset = FreeListLayout.recordsOffset
+            for r in records[index..<(index + n)] {
+                payload.storeBytes(of: r.start.littleEndian, toByteOffset: offset, as: UInt32.self)
+                payload.storeBytes(of: r.count.littleEndian, toByteOffset: offset + 4, as: UInt32.self)
+                payload.storeBytes(of: r.allocVersion.littleEndian, toByteOffset: offset + 8, as: UInt64.self)
+                payload.storeBytes(of: r.freeVersion.littleEndian, toByteOffset: offset + 16, as: UInt64.self)
+                offset += FreeListLayout.recordSize
+            }
+            index += n
+        }
+    }
+
+    /// Reads one free-list page payload into `self`; returns the next page (0 at the end).
+    /// Throws `.corruptFile` when the page is not a free-list page or a run leaves the file.
+    mutating func load(payload: UnsafeRawPointer, pageCount: UInt32, path: String?) throws(StorageError) -> UInt32 {
+        guard payload.load(fromByteOffset: 0, as: UInt8.self) == PagerPageKind.freeList else {
+            throw StorageError(.corruptFile, "free-list chain points at a page of another kind", path: path)
+        }
+        let n = Int(UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        guard n <= FreeListLayout.capacity else {
+            throw StorageError(.corruptFile, "free-list page claims \(n) records", path: path)
+        }
+        var offset = FreeListLayout.recordsOffset
+        for _ in 0..<n {
+            let start = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let count = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+            let alloc = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            let free = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            offset += FreeListLayout.recordSize
+            guard start >= 2, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
+                throw StorageError(.corruptFile, "free-list run \(start)+\(count) lies outside the file", path: path)
+            }
+            if free == 0 {
+                releaseRun(FreeRun(start: start, count: count))
+            } else {
+                held.append(HeldRun(start: start, count: count, allocVersion: alloc, freeVersion: free))
+            }
+        }
+        return UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+    }
+}

@@ -1,0 +1,145 @@
+// The two meta slots (pages 0 and 1): what a committed version is, and the commit record that
+// lets one flush per commit be crash safe.
+//
+// Layout of a meta page (little endian):
+//   0  magic "STRATAPF"           8  format version u32      12 page size u32
+//   16 flags u32 (bit 0: encrypted)                          20 reserved u32
+//   24 version u64                32 user roots 8 × u64
+//   96 free-list head page u32   100 free-list page count u32
+//  104 page count u32 (high-water mark: pages [0, pageCount) are in use or in the free list)
+//  108 inline commit entries u32 112 overflow head page u32  116 overflow head checksum u64
+//  124 total commit entries u32  128 key check value (32 bytes, encrypted files only)
+//  160 reserved                  192 inline commit entries, 12 bytes each (page u32, checksum u64)
+// 4064 seal: XXH64 of [0, 4064) (plain) or HMAC-SHA-256 of [0, 4064) (encrypted), 32 bytes.
+//
+// Invariants:
+// - A slot is valid only if magic, format, page size and seal verify.
+// - The commit record (inline entries + overflow chain) lists every page the commit wrote with
+//   the checksum it must have. Open accepts the newest valid slot only if every listed page
+//   verifies; a commit torn by a crash therefore falls back to the other slot, whose pages the
+//   torn commit never overwrote (a commit writes only pages free in its base version, and pages
+//   freed by a commit are reused only after that commit is durable).
+// - Slots alternate: a commit writes the slot not holding its base version.
+
+enum MetaLayout {
+    static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
+    static let formatVersion: UInt32 = 1
+    static let entriesOffset = 192
+    static let entrySize = 12
+    static let sealOffset = 4064
+    static let inlineCapacity = (sealOffset - entriesOffset) / entrySize  // 322
+    static let keyCheckOffset = 128
+    static let keyCheckSize = 32
+}
+
+/// One page written by a commit and the checksum it must verify with.
+struct CommitEntry: Equatable {
+    var page: UInt32
+    var checksum: UInt64
+}
+
+/// The decoded content of a meta slot.
+struct MetaState: Equatable {
+    var version: UInt64 = 0
+    var roots = UserRoots()
+    var freeListHead: UInt32 = 0
+    var freeListPageCount: UInt32 = 0
+    var pageCount: UInt32 = 2
+    var encrypted = false
+    /// The inline part of the commit record.
+    var inlineEntries: [CommitEntry] = []
+    var overflowHead: UInt32 = 0
+    var overflowChecksum: UInt64 = 0
+    var totalEntries: UInt32 = 0
+    var keyCheck: [UInt8] = []
+
+    /// Encodes into a 4096-byte page, without the seal.
+    func encode(into page: UnsafeMutableRawPointer) {
+        page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        page.storeBytes(of: MetaLayout.magic.littleEndian, toByteOffset: 0, as: UInt64.self)
+        page.storeBytes(of: MetaLayout.formatVersion.littleEndian, toByteOffset: 8, as: UInt32.self)
+        page.storeBytes(of: UInt32(PageLayout.pageSize).littleEndian, toByteOffset: 12, as: UInt32.self)
+        page.storeBytes(of: UInt32(encrypted ? 1 : 0).littleEndian, toByteOffset: 16, as: UInt32.self)
+        page.storeBytes(of: version.littleEndian, toByteOffset: 24, as: UInt64.self)
+        for i in 0..<UserRoots.count {
+            page.storeBytes(of: roots.words[i].littleEndian, toByteOffset: 32 + 8 * i, as: UInt64.self)
+        }
+        page.storeBytes(of: freeListHead.littleEndian, toByteOffset: 96, as: UInt32.self)
+        page.storeBytes(of: freeListPageCount.littleEndian, toByteOffset: 100, as: UInt32.self)
+        page.storeBytes(of: pageCount.littleEndian, toByteOffset: 104, as: UInt32.self)
+        page.storeBytes(of: UInt32(inlineEntries.count).littleEndian, toByteOffset: 108, as: UInt32.self)
+        page.storeBytes(of: overflowHead.littleEndian, toByteOffset: 112, as: UInt32.self)
+        page.storeBytes(of: overflowChecksum.littleEndian, toByteOffset: 116, as: UInt64.self)
+        page.storeBytes(of: totalEntries.littleEndian, toByteOffset: 124, as: UInt32.self)
+        for (i, byte) in keyCheck.prefix(MetaLayout.keyCheckSize).enumerated() {
+            page.storeBytes(of: byte, toByteOffset: MetaLayout.keyCheckOffset + i, as: UInt8.self)
+        }
+        var offset = MetaLayout.entriesOffset
+        for entry in inlineEntries {
+            page.storeBytes(of: entry.page.littleEndian, toByteOffset: offset, as: UInt32.self)
+            page.storeBytes(of: entry.checksum.littleEndian, toByteOffset: offset + 4, as: UInt64.self)
+            offset += MetaLayout.entrySize
+        }
+    }
+
+    enum DecodeFailure { case notOurs, damaged }
+
+    /// Decodes a page whose seal the caller has already checked (or will check).
+    static func decode(_ page: UnsafeRawPointer) -> Result<MetaState, DecodeFailure.Box> {
+        let magic = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        guard magic == MetaLayout.magic else { return .failure(.init(.notOurs)) }
+        let format = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let pageSize = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+        guard format == MetaLayout.formatVersion, pageSize == UInt32(PageLayout.pageSize) else {
+            return .failure(.init(.notOurs))
+        }
+        var meta = MetaState()
+        let flags = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+        meta.encrypted = flags & 1 != 0
+        meta.version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        for i in 0..<UserRoots.count {
+            meta.roots.words[i] = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 32 + 8 * i, as: UInt64.self))
+        }
+        meta.freeListHead = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 96, as: UInt32.self))
+        meta.freeListPageCount = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 100, as: UInt32.self))
+        meta.pageCount = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 104, as: UInt32.self))
+        let inlineCount = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 108, as: UInt32.self)))
+        meta.overflowHead = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 112, as: UInt32.self))
+        meta.overflowChecksum = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 116, as: UInt64.self))
+        meta.totalEntries = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 124, as: UInt32.self))
+        guard inlineCount <= MetaLayout.inlineCapacity, meta.pageCount >= 2,
+              Int(meta.totalEntries) >= inlineCount else {
+            return .failure(.init(.damaged))
+        }
+        meta.keyCheck = (0..<MetaLayout.keyCheckSize).map {
+            page.load(fromByteOffset: MetaLayout.keyCheckOffset + $0, as: UInt8.self)
+        }
+        var offset = MetaLayout.entriesOffset
+        meta.inlineEntries.reserveCapacity(inlineCount)
+        for _ in 0..<inlineCount {
+            let ref = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let sum = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
+            meta.inlineEntries.append(CommitEntry(page: ref, checksum: sum))
+            offset += MetaLayout.entrySize
+        }
+        return .success(meta)
+    }
+}
+
+extension MetaState.DecodeFailure {
+    /// `Result` needs an `Error`; this box carries the failure kind.
+    struct Box: Error { let kind: MetaState.DecodeFailure; init(_ kind: MetaState.DecodeFailure) { self.kind = kind } }
+}
+
+/// Pager-owned page kinds (the first payload byte), 16–31 per the contract.
+enum PagerPageKind {
+    static let freeList: UInt8 = 16
+    static let commitRecord: UInt8 = 17
+}
+
+/// Commit-record overflow page payload: kind u8 @0, count u32 @4, next page u32 @8,
+/// next checksum u64 @16, entries (page u32, checksum u64) from 24.
+enum CommitRecordLayout {
+    static let entriesOffset = 24
+    static let capacity = (PageLayout.payloadSize - entriesOffset) / MetaLayout.entrySize  // 336
+}

@@ -1,0 +1,166 @@
+// Where committed pages live for reading, and how a commit puts pages there.
+//
+// Three backings share one shape — a reserved address range with page p at `base + p * 4096`:
+// - plain file: the file mapped read-only and shared (MAP_SHARED) over a large reserved range, so
+//   file growth never remaps and readers never take a lock (LMDB's way); commits pwrite.
+// - memOnly: anonymous memory; commits copy pages in.
+// - encrypted file: anonymous memory holding decrypted pages (the page cache); a page is read
+//   and decrypted once, on first access, then served from memory.
+//
+// Page header (pager-owned, 32 bytes):
+//   plain/memOnly: checksum u64 @0 (XXH64 of bytes [8, 4096) seeded with the page number),
+//                  version u64 @8 (the commit that wrote the page), page number u32 @16.
+//   encrypted:     nonce 12 bytes @0, GCM tag 16 bytes @12, low 32 bits of the version @28
+//                  (on disk); in memory the header keeps the version u64 @8 like a plain page.
+//
+// Invariants:
+// - A pointer handed out stays valid until the store is deinitialised (the range never moves).
+// - `payload(_:limit:)` returns only verified pages (see VerifiedPages).
+// - Pages are written only by the writer and only when no reader can see them.
+
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum PageHeader {
+    static let checksumOffset = 0
+    static let versionOffset = 8
+    static let pageNumberOffset = 16
+}
+
+final class PageStore: @unchecked Sendable {
+    // @unchecked: the range is written only for pages no reader can see (writer-confined) or, for
+    // encrypted loads, under a stripe lock before the verified bit is published with release order.
+    let fd: Int32
+    let path: String?
+    let base: UnsafeMutableRawPointer
+    let reservedBytes: Int
+    let reservedPages: Int
+    let verified: VerifiedPages
+    let cipher: PageCipher?
+    private let loadLocks: [PosixLock]
+
+    var isMemory: Bool { fd < 0 }
+
+    /// `fd < 0`: memOnly. A cipher: encrypted file (decrypted pages kept in memory).
+    init(fd: Int32, path: String?, cipher: PageCipher?) throws(StorageError) {
+        self.fd = fd
+        self.path = path
+        self.cipher = cipher
+        let anonymous = fd < 0 || cipher != nil
+        // Reserve address space, not memory: 64 GiB for anonymous ranges (MAP_NORESERVE), 1 TiB for
+        // a shared file mapping (file pages are backed by the file). Halve on refusal.
+        var size = anonymous ? (1 << 36) : (1 << 40)
+        var mapped: UnsafeMutableRawPointer? = nil
+        while size >= (1 << 28) {
+            let r: UnsafeMutableRawPointer?
+            if anonymous {
+                r = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+            } else {
+                r = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0)
+            }
+            if let r, r != MAP_FAILED { mapped = r; break }
+            size /= 2
+        }
+        guard let mapped else {
+            throw StorageError(.io, "cannot reserve address space for the file: \(errnoText(errno))", path: path)
+        }
+        base = mapped
+        reservedBytes = size
+        reservedPages = size / PageLayout.pageSize
+        verified = try VerifiedPages(capacityPages: reservedPages)
+        loadLocks = cipher == nil ? [] : (0..<64).map { _ in PosixLock() }
+    }
+
+    deinit { munmap(base, reservedBytes) }
+
+    @inline(__always)
+    func pageAddress(_ page: Int) -> UnsafeMutableRawPointer { base + page * PageLayout.pageSize }
+
+    /// The verified payload of `page`, which must be below `limit` (the reader's page count).
+    @inline(__always)
+    func payload(_ ref: PageRef, limit: UInt32) throws(StorageError) -> UnsafeRawPointer {
+        let page = Int(ref.raw)
+        guard ref.raw >= 2, ref.raw < limit else {
+            throw StorageError(.corruptFile, "reference to \(ref) outside the version's \(limit) pages", path: path)
+        }
+        if !verified.contains(page) { try load(page) }
+        return UnsafeRawPointer(pageAddress(page) + PageLayout.headerSize)
+    }
+
+    private func load(_ page: Int) throws(StorageError) {
+        guard page < reservedPages else {
+            throw StorageError(.tooLarge, "page \(page) beyond the reserved range", path: path)
+        }
+        if let cipher {
+            let lock = loadLocks[page & 63]
+            try lock.withLock { () throws(StorageError) in
+                if verified.contains(page) { return }
+                let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+                defer { scratch.deallocate() }
+                let n = try preadFully(fd, scratch, PageLayout.pageSize, page * PageLayout.pageSize, path: path)
+                guard n == PageLayout.pageSize else {
+                    throw StorageError(.truncatedFile, "page \(page) lies beyond the end of the file", path: path)
+                }
+                try cipher.decrypt(page: UInt32(page), from: UnsafeRawPointer(scratch), into: pageAddress(page), path: path)
+                verified.insert(page)
+            }
+            return
+        }
+        let address = UnsafeRawPointer(pageAddress(page))
+        guard PageStore.checksumMatches(address, page: page) else {
+            throw StorageError(.corruptPage, "page \(page) fails its checksum", path: path)
+        }
+        verified.insert(page)
+    }
+
+    /// Whether a plain page image verifies (own checksum and page number).
+    static func checksumMatches(_ image: UnsafeRawPointer, page: Int) -> Bool {
+        let stored = UInt64(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.checksumOffset, as: UInt64.self))
+        let number = UInt32(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.pageNumberOffset, as: UInt32.self))
+        guard number == UInt32(truncatingIfNeeded: page) else { return false }
+        return stored == xxHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+    }
+
+    /// The version that wrote a committed page (0 if its header cannot be trusted).
+    func writtenVersion(_ page: Int) -> UInt64 {
+        guard page < reservedPages else { return 0 }
+        if !verified.contains(page) {
+            do { try load(page) } catch { return 0 }
+        }
+        return UInt64(littleEndian: pageAddress(page).loadUnaligned(fromByteOffset: PageHeader.versionOffset, as: UInt64.self))
+    }
+
+    /// Fills the header of a page image about to be written and returns its commit checksum.
+    /// Plain: the XXH64 checksum. Encrypted: encrypts into `sealed` and returns the tag prefix.
+    func seal(_ image: UnsafeMutableRawPointer, page: UInt32, version: UInt64,
+              sealed: UnsafeMutableRawPointer) throws(StorageError) -> UInt64 {
+        try PageStore.seal(image, page: page, version: version, cipher: cipher, sealed: sealed, path: path)
+    }
+
+    static func seal(_ image: UnsafeMutableRawPointer, page: UInt32, version: UInt64, cipher: PageCipher?,
+                     sealed: UnsafeMutableRawPointer, path: String?) throws(StorageError) -> UInt64 {
+        image.storeBytes(of: version.littleEndian, toByteOffset: PageHeader.versionOffset, as: UInt64.self)
+        image.storeBytes(of: page.littleEndian, toByteOffset: PageHeader.pageNumberOffset, as: UInt32.self)
+        for i in 20..<PageLayout.headerSize { image.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }
+        if let cipher {
+            // The in-memory copy is trusted (verified bit set on install); the tag protects the disk copy.
+            image.storeBytes(of: UInt64(0), toByteOffset: PageHeader.checksumOffset, as: UInt64.self)
+            return try cipher.encrypt(page: page, version: version, from: UnsafeRawPointer(image), into: sealed, path: path)
+        }
+        let sum = xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+        image.storeBytes(of: sum.littleEndian, toByteOffset: PageHeader.checksumOffset, as: UInt64.self)
+        return sum
+    }
+
+    /// Makes a sealed page visible to readers of this process after it was written to the file
+    /// (or, for memOnly, copies it in).
+    func install(_ image: UnsafeRawPointer, page: UInt32) {
+        let p = Int(page)
+        if isMemory || cipher != nil {
+            pageAddress(p).copyMemory(from: image, byteCount: PageLayout.pageSize)
+        }
+        verified.insert(p)
+    }
+}

@@ -1,0 +1,84 @@
+// The public value types of the page file: durability, open options, user roots, sizes, accounting.
+//
+// Invariants:
+// - `UserRoots` always has exactly `UserRoots.count` words (they are stored in a fixed-size area
+//   of the meta slot).
+// - `PageAccounting.balances` is the property `StorageFile.verify()` checks: every page of the
+//   file is meta, reachable from the newest version, held for an older live version, or free.
+
+/// How hard a commit tries to reach the disk.
+public enum Durability: String, Sendable, CaseIterable {
+    /// A commit is durable when it returns (one flush; concurrent committers may share it).
+    case full
+    /// No flush: a process crash loses nothing committed, an OS crash may lose recent commits
+    /// but never leaves a partial one visible.
+    case unsafe
+    /// Nothing touches disk; the data lives while a handle to it is open.
+    case memOnly
+}
+
+/// How to open a page file.
+public struct StorageOptions: Sendable {
+    /// The file. For `.memOnly` it is only an identifier: handles with the same one share data.
+    public var path: String
+    public var durability: Durability
+    /// 64 bytes, or nil for a plain file.
+    public var encryptionKey: [UInt8]?
+    public var readOnly: Bool
+    /// Open fails with `.notFound` instead of creating the file.
+    public var mustExist: Bool
+    /// Beyond this many live versions (pinned by readers), beginning a read throws
+    /// `.tooManyActiveVersions`. nil: unlimited.
+    public var maximumActiveVersions: Int?
+
+    public init(path: String, durability: Durability = .full, encryptionKey: [UInt8]? = nil,
+                readOnly: Bool = false, mustExist: Bool = false, maximumActiveVersions: Int? = nil) {
+        self.path = path
+        self.durability = durability
+        self.encryptionKey = encryptionKey
+        self.readOnly = readOnly
+        self.mustExist = mustExist
+        self.maximumActiveVersions = maximumActiveVersions
+    }
+}
+
+/// Eight 64-bit words stored in every meta slot for the layer above (the object layer keeps
+/// its catalog root, schema root and schema version here). Committed atomically with the pages.
+public struct UserRoots: Hashable, Sendable {
+    public static let count = 8
+    public var words: [UInt64]
+
+    public init() { words = Array(repeating: 0, count: UserRoots.count) }
+
+    public subscript(_ index: Int) -> UInt64 {
+        get { words[index] }
+        set { words[index] = newValue }
+    }
+}
+
+/// Sizes that feed `shouldCompactOnLaunch(totalBytes, usedBytes)`.
+public struct FileSizes: Hashable, Sendable {
+    /// Bytes of the file on disk.
+    public var totalBytes: Int
+    /// Bytes of pages reachable from the newest version (plus meta).
+    public var usedBytes: Int
+}
+
+/// Page accounting of one moment: reachable + heldForReaders + free == total.
+public struct PageAccounting: Hashable, Sendable {
+    public var totalPages: Int
+    public var reachablePages: Int
+    public var heldForReaderPages: Int
+    public var freePages: Int
+    public var metaPages: Int
+    public var balances: Bool { metaPages + reachablePages + heldForReaderPages + freePages == totalPages }
+}
+
+/// What one commit did; returned by `WriteTransaction.commitWithStatistics()`.
+public struct CommitStatistics: Hashable, Sendable {
+    public var version: UInt64
+    /// Pages written (tree pages, free-list pages, commit-record pages).
+    public var pagesWritten: Int
+    /// fdatasync calls made by this commit (0 under `.unsafe`/`.memOnly`, 0 or 1 under `.full`).
+    public var flushes: Int
+}

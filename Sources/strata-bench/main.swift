@@ -1,2 +1,0 @@
-import StrataBench
-print("strata-bench")

@@ -1,4 +1,0 @@
-import Testing
-@testable import StrataBench
-
-@Test func moduleLoads() { #expect(Bool(true)) }

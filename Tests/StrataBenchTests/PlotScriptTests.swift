@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// The plot script is Python; this test runs it on the committed sample run
+/// (results/examples/sample.csv) and checks that every chart is a non-empty PNG.
+enum PlotEnvironment {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func python(_ arguments: [String]) -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.currentDirectoryURL = root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return (-1, "cannot start python3: \(error)")
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static let hasMatplotlib: Bool = {
+        let available = python(["-c", "import matplotlib"]).status == 0
+        if !available {
+            print("PlotScriptTests skipped: python3 with matplotlib is not installed (python3 -m pip install -r scripts/requirements.txt)")
+        }
+        return available
+    }()
+}
+
+@Suite("plot.py")
+struct PlotScriptTests {
+    @Test(.enabled(if: PlotEnvironment.hasMatplotlib, "needs python3 with matplotlib (scripts/requirements.txt)"))
+    func rendersEveryChartFromTheSampleRun() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("strata-plots-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let sample = "results/examples/sample.csv"
+        let result = PlotEnvironment.python(["scripts/plot.py", sample, "--timeline", "results/examples/sample.timeline.csv",
+                                             "--baseline", sample, "--out", out])
+        #expect(result.status == 0, "\(result.output)")
+        for chart in ["throughput", "latency", "file_size", "encryption_compaction", "baseline_ratio"] {
+            let path = out + "/\(chart).png"
+            let data = try #require(FileManager.default.contents(atPath: path), "\(chart).png missing: \(result.output)")
+            #expect(data.count > 10_000)
+            #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        }
+    }
+
+    @Test(.enabled(if: PlotEnvironment.hasMatplotlib, "needs python3 with matplotlib (scripts/requirements.txt)"))
+    func refusesAFileThatIsNotARun() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-run-\(UUID()).csv").path
+        try "a,b\n1,2\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = PlotEnvironment.python(["scripts/plot.py", path, "--out", path + ".d"])
+        #expect(result.status != 0)
+        #expect(result.output.contains("not a strata-bench summary CSV"))
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import StrataBench
+
+@Suite("run options and plans")
+struct RunPlanTests {
+    @Test func noOptionsRunsTheSensorsSuiteOnTheDefaultEngine() throws {
+        let cases = try RunPlan.make(RunOptions())
+        #expect(cases.count == StrategyKind.allCases.count)
+        #expect(Set(cases.map(\.strategy)) == Set(StrategyKind.allCases))
+        #expect(cases.allSatisfy { $0.workload == .sensors && $0.engine == Engines.defaultKind && $0.duration == 10 })
+        #expect(cases.allSatisfy { $0.durability == .full && $0.encryption == .off && $0.readings == nil })
+        #expect(cases.first { $0.strategy == .gcd }?.writers == RunPlan.defaultGCDWriters)
+        #expect(cases.first { $0.strategy == .batched }?.batchSize == 1_000)
+        #expect(cases.first { $0.strategy == .dedicated }?.batchSize == 1)
+    }
+
+    @Test func smokeIsCountBoundWithThreeRepetitionsSpreadOverTheRun() throws {
+        var options = RunOptions()
+        options.suite = .smoke
+        let cases = try RunPlan.make(options)
+        #expect(cases.allSatisfy { $0.readings != nil && $0.duration == nil })
+        #expect(Set(cases.map(\.engine)) == Set(EngineKind.allCases.filter { Engines.isAvailable($0) }))
+        #expect(Set(cases.map(\.workload)) == Set(WorkloadKind.allCases))
+        #expect(Set(cases.map(\.repetition)) == [1, 2, 3])
+        // Repetition is outermost: the first third of the plan is repetition 1.
+        #expect(cases.prefix(cases.count / 3).allSatisfy { $0.repetition == 1 })
+        // The encryption workload runs off and on.
+        #expect(cases.filter { $0.workload == .encryption && $0.repetition == 1 && $0.engine == cases[0].engine }
+            .map(\.encryption) == [.off, .on])
+        // Gated timings run without a flush per commit; the sensors cases also run durable.
+        #expect(Set(cases.filter { $0.workload == .sensors }.map(\.durability)) == [.unsafe, .full])
+        #expect(cases.filter { $0.workload != .sensors }.allSatisfy { $0.durability == .unsafe })
+    }
+
+    @Test func explicitFlagsOverrideTheSuite() throws {
+        var options = RunOptions()
+        options.workloads = [.sensors]
+        options.strategies = ["gcd", "batched"]
+        options.readings = 90
+        options.writers = 4
+        options.batchSize = 10
+        options.maxDelayMs = 5
+        options.rate = 300
+        options.durability = .unsafe
+        options.encryption = .both
+        options.repetitions = 2
+        options.engines = ["sqlite"]
+        let cases = try RunPlan.make(options)
+        #expect(cases.count == 2 * 2 * 2)
+        #expect(cases.allSatisfy { $0.readings == 90 && $0.duration == nil && $0.rate == 300 && $0.durability == .unsafe })
+        #expect(cases.first { $0.strategy == .gcd }?.writers == 4)
+        #expect(cases.first { $0.strategy == .batched }?.batchSize == 10)
+        #expect(cases.allSatisfy { $0.maxDelayMs == 5 })
+    }
+
+    @Test func allExpandsStrategiesAndEngines() throws {
+        var options = RunOptions()
+        options.strategies = ["all", "gcd"]
+        options.engines = ["all"]
+        let cases = try RunPlan.make(options)
+        let engines = EngineKind.allCases.filter { Engines.isAvailable($0) }
+        #expect(cases.count == StrategyKind.allCases.count * engines.count)
+    }
+
+    @Test func storeWorkloadsStayCountBoundUnderDuration() throws {
+        var options = RunOptions()
+        options.workloads = [.bulkInsert, .sensors]
+        options.duration = 2
+        let cases = try RunPlan.make(options)
+        #expect(cases.first { $0.workload == .bulkInsert }?.readings != nil)
+        #expect(cases.first { $0.workload == .sensors }?.duration == 2)
+    }
+
+    static let invalid: [(String, @Sendable (inout RunOptions) -> Void, String)] = [
+        ("zero duration", { $0.duration = 0 }, "--duration"),
+        ("duration and readings", { $0.duration = 1; $0.readings = 5 }, "--duration and --readings"),
+        ("zero readings", { $0.readings = 0 }, "--readings"),
+        ("zero batch", { $0.batchSize = 0 }, "--batch-size"),
+        ("negative delay", { $0.maxDelayMs = -1 }, "--max-delay"),
+        ("zero writers", { $0.writers = 0 }, "--writers"),
+        ("zero rate", { $0.rate = 0 }, "--rate"),
+        ("infinite rate", { $0.rate = .infinity }, "--rate"),
+        ("zero repetitions", { $0.repetitions = 0 }, "--repetitions"),
+        ("unknown engine", { $0.engines = ["oracle"] }, "--engine oracle"),
+        ("unknown strategy", { $0.strategies = ["threads"] }, "--strategy threads"),
+    ]
+
+    @Test(arguments: 0..<invalid.count)
+    func invalidOptionsAreTypedErrorsNamingTheFlag(index: Int) {
+        let (_, change, flag) = Self.invalid[index]
+        var options = RunOptions()
+        change(&options)
+        let error = #expect(throws: BenchError.self) { try RunPlan.make(options) }
+        #expect(error?.code == .invalidOption)
+        #expect(error?.message.contains(flag) == true)
+    }
+
+    @Test func anUnavailableEngineIsRefused() throws {
+        guard !Engines.isAvailable(.strata) else { return }
+        var options = RunOptions()
+        options.engines = ["strata"]
+        let error = #expect(throws: BenchError.self) { try RunPlan.make(options) }
+        #expect(error?.message.contains("not available") == true)
+    }
+
+    @Test func choicesParseExactSpellings() throws {
+        #expect(try Choice.parse("bulk-insert", flag: "--workload", as: WorkloadKind.self) == .bulkInsert)
+        #expect(try Choice.parse("both", flag: "--encryption", as: EncryptionChoice.self) == .both)
+        let error = #expect(throws: BenchError.self) { try Choice.parse("fast", flag: "--durability", as: Durability.self) }
+        #expect(error?.message == "--durability fast: unknown value (expected one of: full, unsafe, memory)")
+    }
+
+    @Test func caseKeysIgnoreTheRepetitionOnly() {
+        let one = CaseSpec(workload: .sensors, engine: .sqlite, strategy: .gcd, writers: 64, repetition: 1)
+        var two = one
+        two.repetition = 2
+        #expect(one.key == two.key)
+        two.writers = 8
+        #expect(one.key != two.key)
+        let row = ["workload": "sensors", "engine": "sqlite", "strategy": "gcd", "writers": "64", "batch_size": "1",
+                   "encryption": "off", "durability": "full", "rate": "", "max_delay_ms": "100"]
+        #expect(CaseKey.make(row: row) == one.key)
+    }
+}

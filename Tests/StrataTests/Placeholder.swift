@@ -1,4 +1,0 @@
-import Testing
-@testable import Strata
-
-@Test func moduleLoads() { #expect(Bool(true)) }

@@ -1,0 +1,104 @@
+// Unmanaged objects behave like plain objects; init(value:), value(forKey:), setValue(_:forKey:).
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite struct UnmanagedObjectTests {
+    @Test func defaultsAndPlainAssignment() {
+        let d = Dog()
+        #expect(d.id == "")
+        #expect(d.age == 0)
+        #expect(d.owner == nil)
+        d.name = "Rex"
+        d.age = 3
+        #expect(d.name == "Rex")
+        #expect(d.age == 3)
+        #expect(d.realm == nil)
+        #expect(!d.isInvalidated)
+        #expect(!d.isFrozen)
+        let p = Person()
+        p.dogs.append(d)
+        p.tags.append(contentsOf: ["a", "b"])
+        #expect(p.dogs.count == 1)
+        #expect(p.dogs[0] === d)
+        #expect(Array(p.tags) == ["a", "b"])
+        #expect(p.pets.isEmpty)
+    }
+
+    @Test func initFromDictionaryWithNestedObjects() {
+        let p = Person(value: ["name": "Ann", "dogs": [["id": "1", "name": "Rex", "age": 3], ["id": "2", "name": "Fido"]]])
+        #expect(p.name == "Ann")
+        #expect(p.dogs.count == 2)
+        #expect(p.dogs[0].name == "Rex")
+        #expect(p.dogs[0].age == 3)
+        #expect(p.dogs[1].id == "2")
+    }
+
+    @Test func initFromArrayInDeclarationOrder() {
+        let d = Dog(value: ["7", "Rex", 3])
+        #expect(d.id == "7")
+        #expect(d.name == "Rex")
+        #expect(d.age == 3)
+    }
+
+    @Test func initFromAnotherObjectCopiesValues() {
+        let d = Dog(value: ["7", "Rex", 3])
+        let e = Dog(value: d)
+        #expect(e.name == "Rex")
+        #expect(e !== d)
+    }
+
+    @Test func makeReportsBadInput() {
+        #expect(throws: Realm.Error.self) { _ = try Dog.make(value: ["nope": 1]) }
+        do {
+            _ = try Dog.make(value: ["age": "three"])
+            Issue.record("a String for an Int property must be rejected")
+        } catch let e as Realm.Error {
+            #expect(e.code == .invalidArgument)
+            #expect(e.message.contains("age"))
+        } catch { Issue.record("unexpected \(error)") }
+        do {
+            _ = try Dog.make(value: ["1", "Rex", 3, nil as Person?, "extra"])
+            Issue.record("too many values must be rejected")
+        } catch let e as Realm.Error {
+            #expect(e.code == .invalidArgument)
+        } catch { Issue.record("unexpected \(error)") }
+        do {
+            _ = try Dog.make(value: 42)
+            Issue.record("an Int is not a value for an object")
+        } catch let e as Realm.Error {
+            #expect(e.code == .invalidArgument)
+        } catch { Issue.record("unexpected \(error)") }
+    }
+
+    @Test func valueForKeyAndSetValue() throws {
+        let a = AllTypes()
+        try a.setValue(5, forKey: "i8")
+        #expect(a.i8 == 5)
+        try a.setValue(nil, forKey: "optInt")
+        #expect(a.optInt == nil)
+        try a.setValue(7, forKey: "optInt")
+        #expect(a.optInt == 7)
+        #expect(a.value(forKey: "optInt") as? Int == 7)
+        #expect(a.value(forKey: "dept") as? String == "sports")
+        #expect(a.value(forKey: "missing") == nil)
+        #expect(throws: Realm.Error.self) { try a.setValue(1, forKey: "missing") }
+        #expect(throws: Realm.Error.self) { try a.setValue(300, forKey: "i8") }
+        a["s"] = "hello"
+        #expect(a.s == "hello")
+    }
+
+    @Test func enumsAndValueTypes() throws {
+        let p = NewsPerson()
+        p.department = .culture
+        #expect(p.department == .culture)
+        let id = ObjectId.generate()
+        let parsed = try ObjectId(string: id.stringValue)
+        #expect(parsed == id)
+        #expect(ObjectId.generate() != id)
+        #expect(throws: Realm.Error.self) { _ = try ObjectId(string: "xyz") }
+        let dec = try Decimal128(string: "12.345")
+        #expect(dec.description == "12.345")
+        #expect(throws: Realm.Error.self) { _ = try Decimal128(string: "twelve") }
+    }
+}

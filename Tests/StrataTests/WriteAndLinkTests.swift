@@ -1,0 +1,204 @@
+// Writing: transactions, add/create/delete, primary keys, links, backlinks, embedded objects.
+import Foundation
+import Testing
+@testable import Strata
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct WriteTransactionTests {
+    @Test func writeReturnsTheBlockValueAndCommits() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let n = try realm.write { () -> Int in
+            try realm.add(ToDoItem(value: ["text": "milk"]))
+            return 7
+        }
+        #expect(n == 7)
+        #expect(realm.objects(ToDoItem.self).count == 1)
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    @Test func writeRollsBackWhenTheBlockThrows() throws {
+        struct Boom: Error {}
+        let realm = try Realm(configuration: memoryConfig())
+        let item = ToDoItem(value: ["text": "x"])
+        #expect(throws: Boom.self) {
+            try realm.write {
+                try realm.add(item)
+                throw Boom()
+            }
+        }
+        #expect(realm.objects(ToDoItem.self).isEmpty)
+        #expect(item.isInvalidated)
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    @Test func misuseOfTransactionsIsTyped() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        #expect { try realm.add(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
+        #expect { try realm.commitWrite() } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
+        try realm.beginWrite()
+        #expect { try realm.beginWrite() } throws: { ($0 as? Realm.Error)?.code == .alreadyInWriteTransaction }
+        #expect { try realm.delete(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        realm.cancelWrite()
+        #expect(!realm.isInWriteTransaction)
+        let item = ToDoItem()
+        try realm.write { try realm.add(item) }
+        #expect { try item.setValue("y", forKey: "text") } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
+        try realm.write {
+            #expect { try item.setValue("other", forKey: "id") } throws: { ($0 as? Realm.Error)?.code == .primaryKeyChange }
+        }
+    }
+
+    @Test func cancelWriteInvalidatesAddedObjects() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.beginWrite()
+        let item = ToDoItem(value: ["text": "gone"])
+        try realm.add(item)
+        #expect(realm.objects(ToDoItem.self).count == 1)
+        realm.cancelWrite()
+        #expect(item.isInvalidated)
+        #expect(realm.objects(ToDoItem.self).count == 0)
+    }
+
+    @Test func managedObjectsReadAndWriteThroughTheRealm() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let item = ToDoItem(value: ["text": "buy"])
+        try realm.write { try realm.add(item) }
+        #expect(item.realm != nil)
+        try realm.write { item.isCompleted = true; item.text = "bought" }
+        let again = try #require(realm.object(ofType: ToDoItem.self, forPrimaryKey: item.id))
+        #expect(again.isCompleted)
+        #expect(again.text == "bought")
+        #expect(again.isSameObject(as: item))
+        #expect(again !== item)
+    }
+}
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct PrimaryKeyTests {
+    @Test func duplicatesAreRejectedAndUpsertsUpdate() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Rex", "age": 1])) }
+        do {
+            try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Other"])) }
+            Issue.record("duplicate primary key must throw")
+        } catch let e as Realm.Error {
+            #expect(e.code == .duplicatePrimaryKey)
+            #expect(e.message.contains("Dog"))
+        }
+        try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Max", "age": 5]), update: .modified) }
+        #expect(realm.objects(Dog.self).count == 1)
+        let d = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "1"))
+        #expect(d.name == "Max")
+        #expect(d.age == 5)
+        try realm.write { _ = try realm.create(Dog.self, value: ["id": "1", "age": 9], update: .modified) }
+        #expect(d.name == "Max", "create(update:) leaves missing keys unchanged")
+        #expect(d.age == 9)
+        #expect { try realm.write { try realm.add(ToDoItem(), update: .all); try realm.add(Reading(), update: .all) } } throws: {
+            ($0 as? Realm.Error)?.code == .missingPrimaryKey
+        }
+    }
+
+    @Test func lookupsWithTheWrongKeyTypeOrNoKeyAreTyped() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        #expect { try realm.objectThrowing(ofType: Dog.self, forPrimaryKey: 5) } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        #expect { try realm.objectThrowing(ofType: Reading.self, forPrimaryKey: 5) } throws: { ($0 as? Realm.Error)?.code == .missingPrimaryKey }
+        #expect(try realm.objectThrowing(ofType: Dog.self, forPrimaryKey: "nobody") == nil)
+    }
+
+    @Test func intAndUUIDKeys() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write {
+            for i in 0..<50 { try realm.add(Contact(value: ["id": i, "name": "c\(i)"])) }
+        }
+        #expect(realm.object(ofType: Contact.self, forPrimaryKey: 37)?.name == "c37")
+        #expect(realm.object(ofType: Contact.self, forPrimaryKey: 50) == nil)
+    }
+}
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct LinkTests {
+    @Test func addingCascadesAndBacklinksAreLive() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let ann = Person(value: ["name": "Ann"])
+        let rex = Dog(value: ["id": "r", "name": "Rex"])
+        let fido = Dog(value: ["id": "f", "name": "Fido"])
+        rex.owner = ann
+        fido.owner = ann
+        ann.dogs.append(objectsIn: [rex, fido])
+        try realm.write { try realm.add(ann) }
+        #expect(realm.objects(Dog.self).count == 2)
+        #expect(rex.realm != nil && fido.realm != nil)
+        let p = try #require(realm.objects(Person.self).first)
+        #expect(p.dogs.count == 2)
+        #expect(p.dogs[0].name == "Rex")
+        #expect(p.pets.count == 2)
+        #expect(Set(p.pets.map(\.name)) == ["Rex", "Fido"])
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: "f")?.owner?.name == "Ann")
+    }
+
+    @Test func deletingNullifiesLinksAndRemovesListEntries() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let ann = Person(value: ["name": "Ann"])
+        let rex = Dog(value: ["id": "r", "name": "Rex"])
+        rex.owner = ann
+        ann.dogs.append(rex)
+        ann.dogs.append(rex)
+        ann.dogs.append(Dog(value: ["id": "x", "name": "Xena"]))
+        try realm.write { try realm.add(ann) }
+        #expect(ann.dogs.count == 3)
+        try realm.write { try realm.delete(rex) }
+        #expect(rex.isInvalidated)
+        #expect(ann.dogs.count == 1)
+        #expect(ann.dogs[0].name == "Xena")
+        try realm.write { try realm.delete(ann) }
+        let xena = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "x"))
+        #expect(xena.owner == nil)
+        #expect { try realm.write { try realm.delete(ann) } } throws: { ($0 as? Realm.Error)?.code == .objectInvalidated }
+    }
+
+    @Test func carRepairBacklinks() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let shop = RepairShop(value: ["name": "Joe's"])
+        let car1 = Car(value: ["brand": "VW", "year": 1999])
+        let car2 = Car(value: ["brand": "BMW", "year": 2010])
+        car1.shop = shop
+        car2.shop = shop
+        car1.plates.append(contentsOf: ["A-1", "B-2"])
+        car1.checkups.append(Date(timeIntervalSince1970: 100))
+        car1.repairs.append(Repair(value: ["date": Date(timeIntervalSince1970: 5), "person": ["name": "Mo"]]))
+        try realm.write { try realm.add([car1, car2]) }
+        let s = try #require(realm.objects(RepairShop.self).first)
+        #expect(s.maintainedCars.count == 2)
+        #expect(s.maintainedCars.sum(ofProperty: "year") == 4009)
+        #expect(Array(car1.plates) == ["A-1", "B-2"])
+        #expect(car1.checkups.first == Date(timeIntervalSince1970: 100))
+        #expect(car1.repairs.first?.person?.name == "Mo")
+        try realm.write { car2.shop = nil }
+        #expect(s.maintainedCars.count == 1)
+    }
+
+    @Test func embeddedObjectsDieWithTheirParent() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let c = Contact(value: ["id": 1, "name": "Bo", "address": ["street": "Main", "city": "X"]])
+        c.previous.append(Address(value: ["street": "Old", "city": "Y"]))
+        try realm.write { try realm.add(c) }
+        #expect(realm.objects(Address.self).count == 2)
+        #expect(c.address?.street == "Main")
+        try realm.write { c.address = Address(value: ["street": "New", "city": "Z"]) }
+        #expect(realm.objects(Address.self).count == 2, "the replaced embedded object is deleted")
+        #expect(c.address?.street == "New")
+        #expect { try realm.write { try realm.add(Address()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        try realm.write { try realm.delete(c) }
+        #expect(realm.objects(Address.self).count == 0)
+    }
+
+    @Test func objectsOfAnotherRealmCannotBeLinked() throws {
+        let a = try Realm(configuration: memoryConfig())
+        let b = try Realm(configuration: memoryConfig())
+        let ann = Person()
+        try a.write { try a.add(ann) }
+        let dog = Dog(value: ["id": "1"])
+        dog.owner = ann
+        #expect { try b.write { try b.add(dog) } } throws: { ($0 as? Realm.Error)?.code == .wrongRealm }
+    }
+}
