@@ -17,6 +17,8 @@ private struct Row {
     var verified = "true"
     var build = "release"
     var durability = "unsafe"
+    var rate = ""
+    var e2eP50 = 5000.0
 
     var record: [String: String] {
         ["timestamp": "2026-11-21T21:00:00Z", "host": "h", "git_rev": "r", "build": build, "workload": "sensors",
@@ -25,7 +27,7 @@ private struct Row {
          "transactions": String(transactions), "readings_per_s": CSVNumber.format(readingsPerSecond),
          "commit_p50_us": CSVNumber.format(commitP50), "file_bytes_end": CSVNumber.format(fileBytesEnd),
          "live_objects": String(liveObjects), "lost": String(lost), "verified": verified, "bound": bound,
-         "max_delay_ms": "100"]
+         "max_delay_ms": "100", "rate": rate, "e2e_p50_us": CSVNumber.format(e2eP50)]
     }
 }
 
@@ -97,6 +99,13 @@ struct ComparisonTests {
         #expect(verdict(bad, "lost") == .regressed)
         let strict = try compare(base, flipped, gateDurable: true)
         #expect(verdict(strict, "readings_per_s") == .regressed)
+    }
+
+    @Test func endToEndLatencyIsGatedInOpenLoopOnly() throws {
+        let closed = try compare([Row(e2eP50: 5_000)], [Row(e2eP50: 20_000)])
+        #expect(verdict(closed, "e2e_p50_us") == .info)
+        let open = try compare([Row(rate: "300", e2eP50: 5_000)], [Row(rate: "300", e2eP50: 20_000)])
+        #expect(verdict(open, "e2e_p50_us") == .regressed)
     }
 
     @Test func aStricterThresholdCatchesSmallerChanges() throws {

@@ -98,6 +98,7 @@ public enum Comparison {
             }
             let countBound = now.first?["bound"].map { $0 == "count" } ?? false
             let durable = now.first?["durability"] == "full" && !options.gateDurableTimings
+            let closedLoop = (now.first?["rate"] ?? "").isEmpty
             let batched = now.first?["strategy"] == "batched"
             // Integrity first: lost readings or a failed check are always regressions.
             let lost = now.compactMap { Double($0["lost"] ?? "") }.max() ?? 0
@@ -114,6 +115,10 @@ public enum Comparison {
                 if durable && policy.isTiming && verdict != .info {
                     verdict = .info
                     rule = "durable commit timing: not gated (" + rule + ")"
+                }
+                if closedLoop && policy.column.hasPrefix("e2e_") && verdict != .info {
+                    verdict = .info
+                    rule = "closed loop: e2e = window / throughput, not gated"
                 }
                 report.lines.append(ComparisonLine(caseKey: key, metric: policy.column, baseline: base, current: value,
                                                    verdict: verdict, rule: rule))

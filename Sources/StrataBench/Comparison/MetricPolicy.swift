@@ -17,6 +17,8 @@
 // - Timings of `durability = full` cases are shown, not gated (unless asked): a durable commit
 //   waits for the disk's flush, and this machine's fsync latency is bimodal — about 0.2 ms or
 //   about 4 ms — so identical code measured 20-30x apart between two smoke runs.
+// - End-to-end latencies are gated in open-loop runs only: closed loop, they are the in-flight
+//   window divided by the throughput (Little's law), already judged through the throughput.
 // - Everything else (CPU, RSS, allocator, max latency, backlog) is shown, never gated.
 
 /// The judgement rule of one metric.
