@@ -18,10 +18,11 @@ private struct Row {
     var build = "release"
     var durability = "unsafe"
     var rate = ""
+    var workload = "bulk-insert"
     var e2eP50 = 5000.0
 
     var record: [String: String] {
-        ["timestamp": "2026-11-21T21:00:00Z", "host": "h", "git_rev": "r", "build": build, "workload": "sensors",
+        ["timestamp": "2026-11-21T21:00:00Z", "host": "h", "git_rev": "r", "build": build, "workload": workload,
          "engine": "sqlite", "strategy": strategy, "writers": "1", "batch_size": "1", "encryption": "off",
          "durability": durability, "repetition": String(repetition), "readings": String(readings),
          "transactions": String(transactions), "readings_per_s": CSVNumber.format(readingsPerSecond),
@@ -131,6 +132,16 @@ struct ComparisonTests {
         #expect(report.exitCode == 2)
         let within = try compare([Row(fileBytesEnd: 1_000_000)], [Row(fileBytesEnd: 1_050_000)])
         #expect(verdict(within, "file_bytes_end") == .unchanged)
+    }
+
+    @Test func sizesWithConcurrentReadersAreJudgedLoosely() throws {
+        let sensors = try compare([Row(fileBytesEnd: 5_242_880, workload: "sensors")], [Row(fileBytesEnd: 6_291_456, workload: "sensors")])
+        #expect(verdict(sensors, "file_bytes_end") == .unchanged)
+        let leak = try compare([Row(fileBytesEnd: 2_000_000, workload: "sensors")], [Row(fileBytesEnd: 20_000_000, workload: "sensors")])
+        #expect(verdict(leak, "file_bytes_end") == .regressed)
+        let reader = try compare([Row(fileBytesEnd: 44_723_872, workload: "read-while-write")],
+                                 [Row(fileBytesEnd: 67_968_888, workload: "read-while-write")])
+        #expect(verdict(reader, "file_bytes_end") == .info)
     }
 
     @Test func timeBoundSizesUseTheTimingRule() throws {

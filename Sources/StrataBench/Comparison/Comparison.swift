@@ -111,7 +111,8 @@ public enum Comparison {
             for policy in MetricPolicy.gated {
                 guard let base = median(before, policy.column), let value = median(now, policy.column) else { continue }
                 var (verdict, rule) = judge(policy.rule, baseline: base, current: value, factor: factor,
-                                            threshold: options.timingThreshold, countBound: countBound, batched: batched)
+                                            threshold: options.timingThreshold, countBound: countBound, batched: batched,
+                                            workload: now.first?["workload"] ?? "")
                 if durable && policy.isTiming && verdict != .info {
                     verdict = .info
                     rule = "durable commit timing: not gated (" + rule + ")"
@@ -137,7 +138,7 @@ public enum Comparison {
     }
 
     static func judge(_ rule: MetricRule, baseline: Double, current: Double, factor: Double, threshold: Double,
-                      countBound: Bool, batched: Bool) -> (Verdict, String) {
+                      countBound: Bool, batched: Bool, workload: String) -> (Verdict, String) {
         let percent = CSVNumber.format(threshold, digits: 1)
         switch rule {
         case .throughput:
@@ -153,12 +154,21 @@ public enum Comparison {
             if current < baseline / limit { return (.improved, rule) }
             return (.unchanged, rule)
         case .bytes(let tolerance):
-            if !countBound {
-                // Time-bound cases write as much as the machine manages: judge like a timing.
-                let rule = "time-bound size: x\(CSVNumber.format(factor, digits: 2))"
-                if current > baseline * factor { return (.regressed, rule) }
-                if current < baseline / factor { return (.improved, rule) }
+            func scaled(_ limit: Double, _ why: String) -> (Verdict, String) {
+                let rule = "\(why) size: x\(CSVNumber.format(limit, digits: 2))"
+                if current > baseline * limit { return (.regressed, rule) }
+                if current < baseline / limit { return (.improved, rule) }
                 return (.unchanged, rule)
+            }
+            switch workload {
+            case WorkloadKind.readWhileWrite.rawValue:
+                // A reader reading back to back decides when the writer may reuse space.
+                return (.info, "size depends on the concurrent reader")
+            case WorkloadKind.sensors.rawValue:
+                // The once-a-second stats reader holds a version while it reads.
+                return scaled(factor * factor, "stats-reader")
+            default:
+                if !countBound { return scaled(factor, "time-bound") }
             }
             let rule = "size: ±\(CSVNumber.format(tolerance * 100))%"
             if baseline == 0 { return (current == 0 ? .unchanged : .regressed, rule) }

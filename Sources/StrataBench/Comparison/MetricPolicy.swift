@@ -8,9 +8,13 @@
 //   directions (T = 50%: half the throughput, or twice the latency). Tail latencies (p99) and
 //   compaction times are noisier and use that factor squared. Tiny latencies are compared with
 //   an absolute floor: a change below it is unchanged whatever the ratio.
-// - Byte sizes: count-bound cases write the same data every time, so their sizes are nearly
-//   deterministic (WAL checkpoints and concurrent readers shift them a little): ±10%.
-//   Time-bound cases write as much as the machine manages: they use the timing threshold.
+// - Byte sizes: count-bound single-writer workloads (bulk-insert, compaction, encryption,
+//   pinned-growth) write the same data every time: ±10%. In `sensors` the once-a-second stats
+//   reader holds a version while it reads, so when space is reused depends on timing (Strata's
+//   batched file measured 5 MB and 6 MB in identical runs): the timing factor squared, which still
+//   catches gross growth. In `read-while-write` a reader reads back to back and SQLite's WAL
+//   size depends on when it lets a checkpoint restart (45 MB vs 68 MB): shown, not gated.
+//   Time-bound cases write as much as the machine manages: the timing factor.
 // - Counts of count-bound cases (readings, live objects, transactions except batched, whose
 //   batches depend on timing) are exact.
 // - `lost` > 0 or `verified` false in the current run always fail.
