@@ -3,7 +3,9 @@
 // Why these rules (issue #4): on this 2-core machine identical code differs by 6–10% in
 // throughput between runs and by up to 40% between passes, so a gate on timings must only trip
 // on changes no noise produces, and judge medians over repetitions, never single rows.
-// - Timings use a slowdown threshold T (default 50%): throughput regresses below (1 − T) × the
+// - Timings use a slowdown threshold T (default 60%, `Comparison.defaultThreshold`: identical
+//   runs differed by up to 2.1x on single cases while the machine ran four parallel builds):
+//   throughput regresses below (1 − T) × the
 //   baseline; a latency regresses above baseline / (1 − T) — the same "T% slower" in both
 //   directions (T = 50%: half the throughput, or twice the latency). Tail latencies (p99) and
 //   compaction times are noisier and use that factor squared. Tiny latencies are compared with
