@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 import Strata
+import StrataStorage
 
 final class BenchItem: Object {
     @Persisted var n: Int64
@@ -151,5 +152,33 @@ struct ObjectBenchmarks {
         }
         #expect(found == n)
         print("BENCH primary-key lookup in 100k: \(Int(t / Double(n) * 1e9)) ns/lookup")
+    }
+}
+
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal))
+struct StorageBaselineBenchmarks {
+    /// The storage's own cost of one keyed lookup, for comparison with a managed property read.
+    @Test func rawKeyedLookup() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("strata-raw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let f = try StorageFile.open(StorageOptions(path: dir.appendingPathComponent("raw").path, durability: .unsafe))
+        defer { f.close() }
+        let w = try f.beginWrite()
+        var tree = KeyedTree()
+        var row = [UInt8](repeating: 7, count: 25)
+        for k in 0..<100_000 as Range<UInt64> {
+            try row.withUnsafeMutableBytes { _ = try tree.put(k, UnsafeRawBufferPointer($0), in: w) }
+        }
+        try w.commit()
+        let r = try f.beginRead()
+        var sum = 0
+        let n = 1_000_000
+        let t = try seconds {
+            for i in 0..<n {
+                sum &+= try tree.withValue(forKey: UInt64(i % 100_000), in: r) { Int($0[0]) } ?? 0
+            }
+        }
+        #expect(sum == 7 * n)
+        print("BENCH raw KeyedTree.withValue (100k keys, 3 levels): \(Int(t / Double(n) * 1e9)) ns/lookup")
     }
 }
