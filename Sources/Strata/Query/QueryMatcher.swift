@@ -18,9 +18,11 @@ import Foundation
 /// let hits = try objects.filter { try matcher.matches($0) }
 /// ```
 public final class QueryMatcher {
+    /// The predicate this matcher evaluates.
     public let predicate: QueryPredicate
     let compiled: CompiledPredicate
 
+    /// Prepares `predicate` (O(size of its constants); an `IN` list of n values is hashed once).
     public init(_ predicate: QueryPredicate) {
         self.predicate = predicate
         self.compiled = CompiledPredicate(predicate)
