@@ -22,6 +22,9 @@
 /// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
 /// valid until the transaction ends (or the page is freed), and `readPage` of a page the
 /// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct KeyedTree: Hashable, Sendable {
     public private(set) var root: PageRef
 

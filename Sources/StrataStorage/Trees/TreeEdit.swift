@@ -2,8 +2,8 @@
 //
 // An insertion or replacement makes each node on the path writable on the way down
 // (`writablePage`: a copy for committed pages, in place for pages the transaction owns); a
-// removal descends read-only and makes the path writable on the way back up, only if the key
-// was there. On the way up each node stores its child's new reference and count, and absorbs
+// removal by key descends read-only and makes the path writable on the way back up, only if
+// the key was there (a positional removal, checked against the count, is eager too). On the way up each node stores its child's new reference and count, and absorbs
 // the child's split (new separator cell) or underflow (merge with a sibling, or removal of an
 // emptied child).
 //
@@ -13,6 +13,9 @@
 // - A branch cell's count always equals its child's total; a node's total is the sum.
 // - Pages that leave the tree (emptied, merged away, collapsed roots, replaced overflow
 //   chains) are handed to `freePage` exactly once.
+// - When an edit throws (a corrupt page, a failing page allocation), pages of this transaction
+//   may already be copied or changed and the tree value keeps its old root: the caller must roll
+//   the write transaction back rather than commit it.
 
 enum TreeEditOperation {
     /// Keyed: replace the value of an existing key or insert it.
@@ -118,7 +121,7 @@ enum TreeEditor<F: TreeFlavor> {
         // read first, so that removing an absent key copies nothing.
         let node: TreeNode
         var writable: UnsafeMutableRawPointer?
-        if operation == .remove {
+        if operation == .remove && !F.removalAlwaysChanges {
             node = try TreeNode.read(ref, pages, F.self)
         } else {
             guard !ref.isNull else { throw TreeError.corrupt(ref, "null child reference in a \(F.name) tree") }
@@ -177,7 +180,12 @@ enum TreeEditor<F: TreeFlavor> {
                                  _ pages: any PageWriting) throws -> TreeEditResult {
         let (index, found) = try F.searchLeaf(node, key)
         switch operation {
-        case .remove: if !found { return .unchanged(node.ref) }
+        case .remove:
+            if !found {
+                // An eager (already copied) path cannot report "unchanged": the copy replaced the page.
+                if writable != nil { throw TreeError.corrupt(node.ref, "position to remove not in its leaf") }
+                return .unchanged(node.ref)
+            }
         case .replace: if !found { throw TreeError.corrupt(node.ref, "position to replace not in its leaf") }
         case .upsert, .insert: break
         }
