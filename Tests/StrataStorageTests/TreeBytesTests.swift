@@ -32,6 +32,10 @@ import Testing
         var reversed: [[UInt8]] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(Array(key)); return true }
         #expect(reversed == keys.reversed())
+        for position in [0, keys.count / 2, keys.count - 1] where position >= 0 && position < keys.count {
+            #expect(try tree.withEntry(at: position, in: pages) { key, _ in Array(key) } == keys[position])
+            #expect(try keys[position].withUnsafeBytes { try tree.rank(of: $0, in: pages) } == position)
+        }
         var rng = SplitMix64(seed: UInt64(model.count))
         for _ in 0..<5 {
             let end = randomKey(&rng)

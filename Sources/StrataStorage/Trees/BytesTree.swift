@@ -72,6 +72,27 @@ public struct BytesTree: Hashable, Sendable {
         return delta == -1
     }
 
+    /// Calls `body` with the key and value at position `index` in key order (O(log n));
+    /// throws `.invalidArgument` when out of range.
+    public func withEntry<R>(at index: Int, in pages: some PageReading,
+                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard let (leaf, position) = try TreeReader<BytesFlavor>.entry(at: index, root, pages) else {
+            throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
+        }
+        let cell = try leaf.leafCell(position, BytesFlavor.self)
+        let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
+    }
+
+    /// The number of keys below `key` (its position, present or not). O(log n).
+    /// Keys over `maxKeySize` throw `.tooLarge`.
+    public func rank(of key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Int {
+        guard key.count <= Self.maxKeySize else {
+            throw StorageError(.tooLarge, "a key of \(key.count) bytes exceeds the limit of \(Self.maxKeySize)")
+        }
+        return try TreeReader<BytesFlavor>.rank(of: key, root, pages)
+    }
+
     /// Visits entries with key ≥ `start` (all when nil) in ascending order until `body` returns false.
     public func forEach(from start: UnsafeRawBufferPointer?, in pages: some PageReading,
                         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {

@@ -85,6 +85,24 @@ public struct KeyedTree: Hashable, Sendable {
         return try KeyedFlavor.leafKey(leaf, 0)
     }
 
+    /// Calls `body` with the key and value at position `index` in key order (O(log n): branches
+    /// carry subtree counts); throws `.invalidArgument` when out of range.
+    public func withEntry<R>(at index: Int, in pages: some PageReading,
+                             _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard let (leaf, position) = try TreeReader<KeyedFlavor>.entry(at: index, root, pages) else {
+            throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
+        }
+        let cell = try leaf.leafCell(position, KeyedFlavor.self)
+        let key = leaf.base.treeU64(cell.offset)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
+    }
+
+    /// The number of keys below `key`: its position in key order if present, else where it
+    /// would be inserted. O(log n).
+    public func rank(of key: UInt64, in pages: some PageReading) throws -> Int {
+        try TreeReader<KeyedFlavor>.rank(of: key, root, pages)
+    }
+
     /// Visits entries with key ≥ `start` in ascending order until `body` returns false.
     public func forEach(from start: UInt64 = 0, in pages: some PageReading,
                         _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
