@@ -32,6 +32,18 @@ import Testing
         var reversed: [[UInt8]] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(Array(key)); return true }
         #expect(reversed == keys.reversed())
+        for position in [0, keys.count / 2, keys.count - 1] where position >= 0 && position < keys.count {
+            #expect(try tree.withEntry(at: position, in: pages) { key, _ in Array(key) } == keys[position])
+            #expect(try keys[position].withUnsafeBytes { try tree.rank(of: $0, in: pages) } == position)
+        }
+        var rng = SplitMix64(seed: UInt64(model.count))
+        for _ in 0..<5 {
+            let end = randomKey(&rng)
+            var from: [[UInt8]] = []
+            try end.withUnsafeBytes { try tree.forEachReversed(through: $0, in: pages) { key, _ in from.append(Array(key)); return from.count < 30 } }
+            #expect(from == Array(keys.filter { !less(end, $0) }.reversed().prefix(30)))
+        }
+        #expect(try TreeShapeCheck.bytes(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(11), 12, 13])

@@ -21,8 +21,23 @@ import Testing
         var reversed: [UInt64] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(key); return true }
         #expect(reversed == model.keys.sorted().reversed())
+        let sorted = model.keys.sorted()
+        for position in [0, sorted.count / 3, sorted.count / 2, sorted.count - 1] where position >= 0 && position < sorted.count {
+            #expect(try tree.withEntry(at: position, in: pages) { key, _ in key } == sorted[position])
+            #expect(try tree.rank(of: sorted[position], in: pages) == position)
+            #expect(try tree.rank(of: sorted[position] &+ 1, in: pages) == sorted.filter { $0 <= sorted[position] }.count)
+        }
+        let outOfRange = #expect(throws: StorageError.self) { try tree.withEntry(at: sorted.count, in: pages) { _, _ in 0 } }
+        #expect(outOfRange?.code == .invalidArgument)
+        if let probe = model.keys.randomElement() {
+            let end = probe &+ UInt64(probe % 3)   // sometimes a present key, sometimes between keys
+            var from: [UInt64] = []
+            try tree.forEachReversed(through: end, in: pages) { key, _ in from.append(key); return from.count < 50 }
+            #expect(from == Array(model.keys.filter { $0 <= end }.sorted().reversed().prefix(50)))
+        }
         #expect(try tree.lastKey(in: pages) == model.keys.max())
         #expect(try tree.firstKey(in: pages) == model.keys.min())
+        #expect(try TreeShapeCheck.keyed(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(1), 2, 3, 4])

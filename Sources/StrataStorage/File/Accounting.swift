@@ -8,9 +8,9 @@
 
 extension FileCore {
     func sizes() throws(StorageError) -> FileSizes {
-        writerGate.acquire()
-        defer { writerGate.release() }
-        let current = currentVersion()
+        _ = try acquireWriter()
+        defer { releaseWriter() }
+        let current = try currentVersion()
         let unused = freeSpace.reusablePageCount + freeSpace.heldPageCount
         let used = Int(current.pageCount) - unused
         return FileSizes(totalBytes: max(fileSizePages, Int(current.pageCount)) * PageLayout.pageSize,
@@ -18,9 +18,9 @@ extension FileCore {
     }
 
     func verify() throws(StorageError) -> PageAccounting {
-        writerGate.acquire()
-        defer { writerGate.release() }
-        let current = currentVersion()
+        _ = try acquireWriter()
+        defer { releaseWriter() }
+        let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var seen = [Bool](repeating: false, count: pageCount)
         seen[0] = true

@@ -19,18 +19,33 @@ import Glibc
 #endif
 
 extension FileCore {
-    /// Waits for the writer gate and returns the version to build on.
+    /// Waits for the writer gate (threads) and the writer lock (processes), catches up with other
+    /// processes' commits, promotes free pages no reader needs, and returns the version to build on.
     func acquireWriter() throws(StorageError) -> CommittedVersion {
         guard !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
         writerGate.acquire()
-        let base = currentVersion()
-        freeSpace.promote(readers: pinnedVersions(), durableVersion: base.version)
-        return base
+        do throws(StorageError) {
+            try lockFile?.lockWriter()
+        } catch {
+            writerGate.release()
+            throw error
+        }
+        do throws(StorageError) {
+            let base = try currentVersion()
+            if base.version != writerStateVersion { try reloadWriterState() }
+            let foreign = lockFile?.foreignPins() ?? []
+            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: base.version)
+            return base
+        } catch {
+            releaseWriter()
+            throw error
+        }
     }
 
     func releaseWriter() {
+        lockFile?.unlockWriter()
         writerGate.release()
     }
 }
@@ -148,8 +163,15 @@ extension WriteTransaction {
         // 5. Publish.
         core.freeListPages = freeListPages.map(\.ref)
         core.overflowPages = overflow.map(\.page)
+        core.writerStateVersion = newVersion
         let published = CommittedVersion(version: newVersion, roots: roots, pageCount: pageCount)
-        core.lock.withLock { core.latest = published }
+        let slot = core.activeSlot
+        core.lock.withLock {
+            core.latest = published
+            core.latestMeta = meta
+            core.latestSlot = slot
+        }
+        core.lockFile?.setLatestVersion(newVersion)
         return CommitStatistics(version: newVersion, pagesWritten: images.count, flushes: flushes)
     }
 }

@@ -4,8 +4,9 @@
 // - A new file is born with version 1 in slot 0 (empty roots, no free list), made durable with
 //   its directory entry before open returns.
 // - A slot is a candidate only if its seal verifies; the newest candidate is chosen only if every
-//   page its commit record lists verifies and its pages lie inside the file; otherwise the other
-//   slot is tried. No candidate: `.truncatedFile` if truncation explains it, else `.corruptFile`.
+//   page its commit record lists verifies (a torn commit); otherwise the other slot is tried.
+//   A file shorter than the newest candidate's page count is `.truncatedFile` (no fallback: that
+//   is damage, not a torn commit). No candidate verifies: `.corruptFile`.
 // - Open never trusts disk content for memory safety: every offset is range-checked before use.
 
 #if canImport(Glibc)
@@ -22,11 +23,27 @@ extension FileCore {
         }
         if options.durability == .memOnly {
             let store = try PageStore(fd: -1, path: options.path, cipher: nil)
-            let latest = CommittedVersion(version: 1, roots: UserRoots(), pageCount: 2)
+            var meta = MetaState()
+            meta.version = 1
             return FileCore(options: options, registryKey: registryKey, fd: -1, store: store, cipher: nil,
-                            latest: latest, activeSlot: 0, fileSizePages: 2)
+                            lockFile: nil, meta: meta, activeSlot: 0, fileSizePages: 2)
         }
         let path = options.path
+        if options.mustExist || options.readOnly {
+            guard access(path, F_OK) == 0 else {
+                throw StorageError(.notFound, "no file at this path", path: path)
+            }
+        }
+        // The lock file first: creating and initialising the data file happens under the writer
+        // lock so that two processes creating it at once cannot both initialise it.
+        var lockFile: LockFile? = nil
+        do {
+            lockFile = try LockFile(dataPath: path)
+        } catch {
+            if !options.readOnly { throw error }
+        }
+        try lockFile?.lockWriter()
+        defer { lockFile?.unlockWriter() }
         var flags = O_CLOEXEC
         flags |= options.readOnly ? O_RDONLY : O_RDWR
         if !options.readOnly && !options.mustExist { flags |= O_CREAT }
@@ -50,16 +67,39 @@ extension FileCore {
             let store = try PageStore(fd: fd, path: path, cipher: cipher)
             let chosen = try chooseSlot(fd: fd, size: size, cipher: cipher, path: path)
             let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
-                                latest: CommittedVersion(version: chosen.meta.version, roots: chosen.meta.roots,
-                                                         pageCount: chosen.meta.pageCount),
+                                lockFile: lockFile, meta: chosen.meta,
                                 activeSlot: chosen.slot, fileSizePages: size / PageLayout.pageSize)
             core.overflowPages = chosen.overflowPages
             try core.loadFreeList(chosen.meta)
+            // Under the writer lock the chosen meta is the truth (it may be older than what the
+            // lock file says when a damaged or torn newest slot was skipped).
+            lockFile?.setLatestVersion(chosen.meta.version)
             return core
         } catch {
             Glibc.close(fd)
             throw error
         }
+    }
+
+    /// The newest slot whose seal verifies (no commit-record check: used to follow commits of a
+    /// live writer in another process, which wrote the meta after its pages).
+    static func readNewestMeta(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) -> (slot: Int, meta: MetaState) {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { buffer.deallocate() }
+        let n = try preadFully(fd, buffer, 2 * PageLayout.pageSize, 0, path: path)
+        guard n == 2 * PageLayout.pageSize else {
+            throw StorageError(.truncatedFile, "the meta slots are cut short", path: path)
+        }
+        var best: (slot: Int, meta: MetaState)? = nil
+        for slot in 0..<2 {
+            let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
+            guard case .success(let meta) = MetaState.decode(page), sealVerifies(page, cipher: cipher) else { continue }
+            if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
+        }
+        guard let best else {
+            throw StorageError(.corruptFile, "neither meta slot verifies", path: path)
+        }
+        return best
     }
 
     /// Writes version 1 into slot 0 and an invalid slot 1, then flushes file and directory.
@@ -168,8 +208,10 @@ extension FileCore {
         var lastError: StorageError? = nil
         for candidate in decoded {
             if Int(candidate.meta.pageCount) * PageLayout.pageSize > size {
+                // A file shorter than its newest sealed meta needs was cut: report it rather than
+                // silently falling back to an older version.
                 truncated = true
-                continue
+                break
             }
             do {
                 let overflow = try verifyCommit(candidate.meta, fd: fd, cipher: cipher, path: path)
@@ -249,6 +291,32 @@ extension FileCore {
         }
         for entry in entries { try check(entry.page, entry.checksum) }
         return overflow
+    }
+
+    /// Reloads everything the writer keeps in memory from the latest meta (after another process
+    /// committed). Called by the writer with the cross-process writer lock held.
+    func reloadWriterState() throws(StorageError) {
+        let (meta, slot) = lock.withLock { (latestMeta, latestSlot) }
+        try loadFreeList(meta)
+        var pages: [UInt32] = []
+        var next = meta.overflowHead
+        while next != 0 {
+            guard pages.count < Int(meta.pageCount) else {
+                throw StorageError(.corruptFile, "commit record chain loops", path: path)
+            }
+            let payload = try store.payload(PageRef(next), limit: meta.pageCount)
+            guard payload.load(as: UInt8.self) == PagerPageKind.commitRecord else {
+                throw StorageError(.corruptFile, "commit record chain reaches a page of another kind", path: path)
+            }
+            pages.append(next)
+            next = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        }
+        overflowPages = pages
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ioError("fstat", errno, path: path) }
+        fileSizePages = max(Int(st.st_size) / PageLayout.pageSize, Int(meta.pageCount))
+        activeSlot = slot
+        writerStateVersion = meta.version
     }
 
     /// Loads the persisted free list of `meta` into `freeSpace` (verifying each page on the way).

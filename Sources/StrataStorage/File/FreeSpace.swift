@@ -97,13 +97,16 @@ struct FreeSpace: Equatable {
     mutating func appendHeld(_ run: HeldRun) { held.append(run) }
 
     /// Moves to `reusable` every held run that no reader needs: no version in `readers` (sorted
-    /// ascending) lies in [allocVersion, freeVersion), and freeVersion ≤ `durableVersion`.
-    mutating func promote(readers: [UInt64], durableVersion: UInt64) {
+    /// ascending, this process) nor in `ranges` (other processes) lies in [allocVersion,
+    /// freeVersion), and freeVersion ≤ `durableVersion`.
+    mutating func promote(readers: [UInt64], ranges: [ClosedRange<UInt64>], durableVersion: UInt64) {
         guard !held.isEmpty else { return }
         var kept: [HeldRun] = []
         var released: [FreeRun] = []
         for run in held {
-            if run.freeVersion <= durableVersion && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion) {
+            if run.freeVersion <= durableVersion
+                && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion)
+                && !ranges.contains(where: { $0.lowerBound < run.freeVersion && $0.upperBound >= run.allocVersion }) {
                 released.append(FreeRun(start: run.start, count: run.count))
             } else {
                 kept.append(run)

@@ -136,6 +136,11 @@ final class PageStore: @unchecked Sendable {
     /// Plain: the XXH64 checksum. Encrypted: encrypts into `sealed` and returns the tag prefix.
     func seal(_ image: UnsafeMutableRawPointer, page: UInt32, version: UInt64,
               sealed: UnsafeMutableRawPointer) throws(StorageError) -> UInt64 {
+        try PageStore.seal(image, page: page, version: version, cipher: cipher, sealed: sealed, path: path)
+    }
+
+    static func seal(_ image: UnsafeMutableRawPointer, page: UInt32, version: UInt64, cipher: PageCipher?,
+                     sealed: UnsafeMutableRawPointer, path: String?) throws(StorageError) -> UInt64 {
         image.storeBytes(of: version.littleEndian, toByteOffset: PageHeader.versionOffset, as: UInt64.self)
         image.storeBytes(of: page.littleEndian, toByteOffset: PageHeader.pageNumberOffset, as: UInt32.self)
         for i in 20..<PageLayout.headerSize { image.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }

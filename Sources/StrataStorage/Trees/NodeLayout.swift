@@ -167,38 +167,6 @@ struct TreeNode {
     }
 }
 
-/// A leaf value as stored: inline bytes in the page, or the head of an overflow chain.
-struct TreeStoredValue {
-    /// Inline: pointer to the bytes in the page. Overflow: nil.
-    let inline: UnsafeRawPointer?
-    let length: Int
-    let firstOverflow: PageRef
-
-    /// Parses the value part at `offset` of `base` (a page of `ref`), bounds-checked.
-    @inline(__always)
-    static func parse(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> (value: TreeStoredValue, partSize: Int) {
-        guard offset + TreeLayout.valueHeaderSize <= TreeLayout.payloadSize else {
-            throw TreeError.corrupt(ref, "value header outside the page")
-        }
-        let header = base.treeU32(offset)
-        if header & TreeLayout.overflowFlag != 0 {
-            let length = Int(header & ~TreeLayout.overflowFlag)
-            guard offset + TreeLayout.overflowValuePartSize <= TreeLayout.payloadSize,
-                  length <= KeyedTree.maxValueSize else {
-                throw TreeError.corrupt(ref, "bad overflow value reference")
-            }
-            let first = PageRef(base.treeU32(offset + TreeLayout.valueHeaderSize))
-            return (TreeStoredValue(inline: nil, length: length, firstOverflow: first), TreeLayout.overflowValuePartSize)
-        }
-        let length = Int(header)
-        guard offset + TreeLayout.valueHeaderSize + length <= TreeLayout.payloadSize else {
-            throw TreeError.corrupt(ref, "inline value of \(length) bytes runs past the page")
-        }
-        return (TreeStoredValue(inline: base + offset + TreeLayout.valueHeaderSize, length: length, firstOverflow: .null),
-                TreeLayout.valueHeaderSize + length)
-    }
-}
-
 extension TreeNode {
     /// Cell `i` of a leaf: its offset, key part size and total size (all bounds-checked).
     @inline(__always)

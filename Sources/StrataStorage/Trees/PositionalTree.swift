@@ -8,6 +8,18 @@
 /// A copy-on-write B+tree of byte-string elements addressed by position, with subtree counts:
 /// get, insert, remove and replace at an index and append are O(log n). Lists live here
 /// (a list of links stores 8-byte object keys).
+///
+/// Threading: the tree value itself is immutable between mutations and `Sendable`. Reads may
+/// run on any thread the given `PageReading` allows (several at once on a frozen version);
+/// mutations run on the thread that holds the write transaction (`PageWriting`), which the
+/// transaction enforces. Pointers handed to `body` closures are valid only during the call.
+///
+/// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
+/// valid until the transaction ends (or the page is freed), and `readPage` of a page the
+/// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct PositionalTree: Hashable, Sendable {
     public private(set) var root: PageRef
 
@@ -116,6 +128,21 @@ public struct PositionalTree: Hashable, Sendable {
         try TreeReader<PositionalFlavor>.scan(root, from: UInt64(start), depth: 0, pages) { leaf, position in
             let cell = try leaf.leafCell(position, PositionalFlavor.self)
             defer { index += 1 }
+            return try cell.value.withBytes(pages) { try body(index, $0) }
+        }
+    }
+
+    /// Visits elements from `end` (the last one when nil or beyond the end) down to index 0
+    /// until `body` returns false.
+    public func forEachReversed(through end: Int? = nil, in pages: some PageReading,
+                                _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let count = try count(in: pages)
+        guard count > 0 else { return }
+        if let end, end < 0 { return }
+        var index = min(end ?? count - 1, count - 1)
+        try TreeReader<PositionalFlavor>.scanReverse(root, through: UInt64(index), depth: 0, pages) { leaf, position in
+            let cell = try leaf.leafCell(position, PositionalFlavor.self)
+            defer { index -= 1 }
             return try cell.value.withBytes(pages) { try body(index, $0) }
         }
     }

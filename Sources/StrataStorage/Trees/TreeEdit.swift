@@ -1,10 +1,11 @@
 // The copy-on-write edit of one path from the root to a leaf, shared by the three trees.
 //
-// An edit descends (read-only) to the leaf, changes it, then on the way back up makes each
-// node on the path writable (`writablePage`: a copy for committed pages, in place for pages
-// the transaction owns), stores the child's new reference and count in it, and absorbs the
-// child's split (new separator cell) or underflow (merge with a sibling, or removal of an
-// emptied child). A removal of an absent key writes nothing.
+// An insertion or replacement makes each node on the path writable on the way down
+// (`writablePage`: a copy for committed pages, in place for pages the transaction owns); a
+// removal by key descends read-only and makes the path writable on the way back up, only if
+// the key was there (a positional removal, checked against the count, is eager too). On the way up each node stores its child's new reference and count, and absorbs
+// the child's split (new separator cell) or underflow (merge with a sibling, or removal of an
+// emptied child).
 //
 // Invariants:
 // - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
@@ -12,6 +13,9 @@
 // - A branch cell's count always equals its child's total; a node's total is the sum.
 // - Pages that leave the tree (emptied, merged away, collapsed roots, replaced overflow
 //   chains) are handed to `freePage` exactly once.
+// - When an edit throws (a corrupt page, a failing page allocation), pages of this transaction
+//   may already be copied or changed and the tree value keeps its old root: the caller must roll
+//   the write transaction back rather than commit it.
 
 enum TreeEditOperation {
     /// Keyed: replace the value of an existing key or insert it.
@@ -112,8 +116,22 @@ enum TreeEditor<F: TreeFlavor> {
                              cell: UnsafeRawBufferPointer, rightmost: Bool, depth: Int,
                              _ pages: any PageWriting) throws -> TreeEditResult {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree deeper than \(TreeLayout.maxDepth) levels") }
-        let node = try TreeNode.read(ref, pages, F.self)
-        if node.isLeaf { return try editLeaf(node, key, operation, cell: cell, rightmost: rightmost, pages) }
+        // Insertions and replacements always change the whole path: make each node writable on
+        // the way down (one page call per level instead of a read and then a write). Removals
+        // read first, so that removing an absent key copies nothing.
+        let node: TreeNode
+        var writable: UnsafeMutableRawPointer?
+        if operation == .remove && !F.removalAlwaysChanges {
+            node = try TreeNode.read(ref, pages, F.self)
+        } else {
+            guard !ref.isNull else { throw TreeError.corrupt(ref, "null child reference in a \(F.name) tree") }
+            let (writableRef, base) = try pages.writablePage(ref)
+            node = try TreeNode(ref: writableRef, base: UnsafeRawPointer(base), flavor: F.self)
+            writable = base
+        }
+        if node.isLeaf {
+            return try editLeaf(node, writable, key, operation, cell: cell, rightmost: rightmost, pages)
+        }
 
         let (index, childKey) = try F.searchBranch(node, key)
         let childRef = try node.child(index)
@@ -123,12 +141,15 @@ enum TreeEditor<F: TreeFlavor> {
         guard result.changed else { return .unchanged(ref) }
         guard result.delta >= 0 || oldChildCount > 0 else { throw TreeError.corrupt(ref, "child count below zero") }
 
-        let (writableRef, writableBase) = try pages.writablePage(ref)
+        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let cellOffset = branch.slot(index)
         writableBase.setTreeU32(cellOffset + TreeLayout.branchChildOffset, result.ref.raw)
-        writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, UInt64(Int64(oldChildCount) + Int64(result.delta)))
-        branch.total = UInt64(Int64(branch.total) + Int64(result.delta))
+        // Wrapping arithmetic: counts come from the page, and a corrupt one must not trap
+        // (the underflow case is rejected above; the checker in the tests verifies counts).
+        let delta = UInt64(bitPattern: Int64(result.delta))
+        writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, oldChildCount &+ delta)
+        branch.total = branch.total &+ delta
 
         var split: TreeSplit?
         if let childSplit = result.split {
@@ -152,16 +173,23 @@ enum TreeEditor<F: TreeFlavor> {
                               cellCount: branch.count, filledBytes: branch.filledBytes)
     }
 
-    private static func editLeaf(_ node: TreeNode, _ key: F.SearchKey, _ operation: TreeEditOperation,
+    /// `writable`: the node's page when it was already made writable on the way down.
+    private static func editLeaf(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: F.SearchKey,
+                                 _ operation: TreeEditOperation,
                                  cell: UnsafeRawBufferPointer, rightmost: Bool,
                                  _ pages: any PageWriting) throws -> TreeEditResult {
         let (index, found) = try F.searchLeaf(node, key)
         switch operation {
-        case .remove: if !found { return .unchanged(node.ref) }
+        case .remove:
+            if !found {
+                // An eager (already copied) path cannot report "unchanged": the copy replaced the page.
+                if writable != nil { throw TreeError.corrupt(node.ref, "position to remove not in its leaf") }
+                return .unchanged(node.ref)
+            }
         case .replace: if !found { throw TreeError.corrupt(node.ref, "position to replace not in its leaf") }
         case .upsert, .insert: break
         }
-        let (writableRef, writableBase) = try pages.writablePage(node.ref)
+        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(node.ref)
         let leaf = MutableTreeNode(ref: writableRef, base: writableBase)
         var delta = 1
         if found && operation != .insert {
