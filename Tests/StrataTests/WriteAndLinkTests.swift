@@ -202,3 +202,27 @@ struct LinkTests {
         #expect { try b.write { try b.add(dog) } } throws: { ($0 as? Realm.Error)?.code == .wrongRealm }
     }
 }
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct BacklinkCountTests {
+    /// An upserted object that is already in the list keeps a correct backlink count.
+    @Test func upsertIntoAListKeepsCounts() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let p = Person(value: ["name": "P"])
+        let rex = Dog(value: ["id": "r", "name": "Rex"])
+        p.dogs.append(rex)
+        try realm.write { try realm.add(p) }
+        let again = Person(value: ["name": "Q"])
+        again.dogs.append(Dog(value: ["id": "r", "name": "Rex2"]))
+        let q = Person()
+        try realm.write {
+            try realm.add(q)
+            q.dogs.append(rex)
+            q.dogs.append(rex)
+        }
+        try realm.write { q.dogs.remove(at: 0) }
+        try realm.write { try realm.delete(rex) }
+        #expect(q.dogs.isEmpty, "the second entry was still counted and is removed on delete")
+        #expect(p.dogs.isEmpty)
+    }
+}
