@@ -226,3 +226,49 @@ struct BacklinkCountTests {
         #expect(p.dogs.isEmpty)
     }
 }
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct NewspaperTests {
+    @Test func articlesAndPeoplePersistMutateAndDelete() throws {
+        let config = tempConfig()
+        let authorKey: String
+        do {
+            let realm = try Realm(configuration: config)
+            let author = NewsPerson(value: ["firstName": "Ada", "lastName": "L", "isVIP": true, "hairCount": Int64(1_000_000),
+                                            "height": Float(1.7), "weight": 60.5, "lat": 51.5, "department": "culture"])
+            authorKey = author.key
+            let a = Article(value: ["id": "a1", "title": "Engines", "date": Date(timeIntervalSince1970: 10)])
+            a.author = author
+            a.people.append(author)
+            a.people.append(NewsPerson(value: ["firstName": "Bob"]))
+            try realm.write { try realm.add(a) }
+        }
+        do {
+            let realm = try Realm(configuration: config)
+            let a = try #require(realm.object(ofType: Article.self, forPrimaryKey: "a1"))
+            #expect(a.title == "Engines")
+            #expect(a.author?.firstName == "Ada")
+            #expect(a.author?.department == .culture)
+            #expect(a.author?.born == Date.distantPast)
+            #expect(a.author?.hairCount == 1_000_000)
+            #expect(a.people.count == 2)
+            #expect(realm.objects(NewsPerson.self).count == 2)
+            try realm.write {
+                a.title = nil
+                a.author?.deceased = Date(timeIntervalSince1970: 99)
+            }
+        }
+        let realm = try Realm(configuration: config)
+        let a = try #require(realm.object(ofType: Article.self, forPrimaryKey: "a1"))
+        #expect(a.title == nil)
+        let ada = try #require(realm.object(ofType: NewsPerson.self, forPrimaryKey: authorKey))
+        #expect(ada.deceased == Date(timeIntervalSince1970: 99))
+        try realm.write { try realm.delete(ada) }
+        #expect(a.author == nil)
+        #expect(a.people.count == 1)
+        #expect(a.people.first?.firstName == "Bob")
+        try realm.write { try realm.delete(a) }
+        #expect(realm.objects(Article.self).isEmpty)
+        #expect(realm.objects(NewsPerson.self).count == 1)
+    }
+}
