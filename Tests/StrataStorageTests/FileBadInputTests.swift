@@ -56,10 +56,10 @@ struct FileBadInputTests {
     @Test func aFileThatIsNotOursIsRejected() throws {
         let dir = TemporaryDirectory()
         let big = dir.file("text.txt")
-        FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x41, count: 20_000))
+        _ = FileManager.default.createFile(atPath: big, contents: Data(repeating: 0x41, count: 20_000))
         #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: big)) } == .notAStrataFile)
         let small = dir.file("small.txt")
-        FileManager.default.createFile(atPath: small, contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: small, contents: Data("hello".utf8))
         #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: small)) } == .notAStrataFile)
         // The rejected files are left as they were.
         #expect(fileSize(big) == 20_000)

@@ -42,6 +42,8 @@ final class FileCore: @unchecked Sendable {
     var latestSlot: Int
     var readers: [UInt64: Int] = [:]
     var handleCount = 0
+    /// Set by the layer above for `verify()`; see TreeWalking.swift.
+    var reachabilityWalker: ReachabilityWalker?
     /// nil for memOnly files and read-only files whose lock file cannot be opened.
     let lockFile: LockFile?
 

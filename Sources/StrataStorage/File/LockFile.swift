@@ -92,6 +92,8 @@ final class LockFile: @unchecked Sendable {
 
     deinit {
         publish(versions: [])
+        // A zero sequence tells writers the slot is unused, sparing them a liveness check.
+        words[slotBase(slot)].store(0, ordering: .releasing)
         munmap(UnsafeMutableRawPointer(words), LockFile.mappedSize)
         Glibc.close(fd)  // releases every OFD lock of this description
     }

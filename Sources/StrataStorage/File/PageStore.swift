@@ -17,6 +17,9 @@
 // - A pointer handed out stays valid until the store is deinitialised (the range never moves).
 // - `payload(_:limit:)` returns only verified pages (see VerifiedPages).
 // - Pages are written only by the writer and only when no reader can see them.
+// - After another process commits, the verified map is cleared; an encrypted page still in use by
+//   a reader of this process may then be decrypted again into the cache, which rewrites the same
+//   bytes (that page cannot have changed on disk: the reader's pin protects it).
 
 import Synchronization
 #if canImport(Glibc)

@@ -20,12 +20,15 @@ public final class ReadTransaction: PageReading, @unchecked Sendable {
     let core: FileCore
     let pageCount: UInt32
     private let ended = Atomic<Bool>(false)
+    /// False for internal readers used while the writer is held (nothing to unpin).
+    private let pinned: Bool
 
-    init(core: FileCore, snapshot: CommittedVersion) {
+    init(core: FileCore, snapshot: CommittedVersion, pinned: Bool = true) {
         self.core = core
         self.version = snapshot.version
         self.roots = snapshot.roots
         self.pageCount = snapshot.pageCount
+        self.pinned = pinned
     }
 
     deinit { end() }
@@ -43,7 +46,7 @@ public final class ReadTransaction: PageReading, @unchecked Sendable {
 
     /// Unpins the version. Further reads throw `.closed`. Also done on deinit.
     public func end() {
-        if !ended.exchange(true, ordering: .acquiringAndReleasing) {
+        if !ended.exchange(true, ordering: .acquiringAndReleasing) && pinned {
             core.endRead(version)
         }
     }
