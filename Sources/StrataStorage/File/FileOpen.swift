@@ -118,26 +118,37 @@ extension FileCore {
         syncDirectory(of: path)
     }
 
+    /// Bytes of a meta page covered by its seal: the fixed fields and the inline commit entries in
+    /// use (the rest of the page is ignored by decoding, so sealing it would only cost time —
+    /// 4 KiB of HMAC-SHA256 per commit). nil when the entry count is out of range.
+    static func sealedLength(_ page: UnsafeRawPointer) -> Int? {
+        let inline = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 108, as: UInt32.self)))
+        guard inline <= MetaLayout.inlineCapacity else { return nil }
+        return MetaLayout.entriesOffset + inline * MetaLayout.entrySize
+    }
+
     static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
+        let length = sealedLength(UnsafeRawPointer(page)) ?? MetaLayout.sealOffset
         if let cipher {
-            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: MetaLayout.sealOffset)
+            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
             for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         } else {
-            let sum = xxHash64(UnsafeRawPointer(page), count: MetaLayout.sealOffset, seed: metaSeed)
+            let sum = xxHash64(UnsafeRawPointer(page), count: length, seed: metaSeed)
             page.storeBytes(of: sum.littleEndian, toByteOffset: MetaLayout.sealOffset, as: UInt64.self)
             for i in 8..<32 { page.storeBytes(of: 0, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         }
     }
 
     static func sealVerifies(_ page: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
+        guard let length = sealedLength(page) else { return false }
         if let cipher {
-            let mac = cipher.seal(meta: page, count: MetaLayout.sealOffset)
+            let mac = cipher.seal(meta: page, count: length)
             var diff: UInt8 = 0
             for (i, byte) in mac.enumerated() { diff |= byte ^ page.load(fromByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
             return diff == 0
         }
         let stored = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.sealOffset, as: UInt64.self))
-        return stored == xxHash64(page, count: MetaLayout.sealOffset, seed: metaSeed)
+        return stored == xxHash64(page, count: length, seed: metaSeed)
     }
 
     /// fsync of the directory holding `path`, so a created or renamed file survives a crash.

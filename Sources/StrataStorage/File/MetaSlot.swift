@@ -10,7 +10,7 @@
 //  108 inline commit entries u32 112 overflow head page u32  116 overflow head checksum u64
 //  124 total commit entries u32  128 key check value (32 bytes, encrypted files only)
 //  160 reserved                  192 inline commit entries, 12 bytes each (page u32, checksum u64)
-// 4064 seal: XXH64 of [0, 4064) (plain) or HMAC-SHA-256 of [0, 4064) (encrypted), 32 bytes.
+// 4064 seal: XXH64 (plain) or HMAC-SHA-256 (encrypted) of [0, 192 + 12 × inline entries), 32 bytes.
 //
 // Invariants:
 // - A slot is valid only if magic, format, page size and seal verify.
