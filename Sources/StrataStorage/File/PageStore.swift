@@ -99,7 +99,7 @@ final class PageStore: @unchecked Sendable {
     @inline(__always)
     func payload(_ ref: PageRef, limit: UInt32) throws(StorageError) -> UnsafeRawPointer {
         let page = Int(ref.raw)
-        guard ref.raw >= 2, ref.raw < limit else {
+        guard ref.raw >= MetaLayout.firstDataPage, ref.raw < limit else {
             throw StorageError(.corruptFile, "reference to \(ref) outside the version's \(limit) pages", path: path)
         }
         if !verified.contains(page) { try load(page) }

@@ -136,7 +136,7 @@ public final class WriteTransaction: PageWriting {
     }
 
     public func freePage(_ ref: PageRef) {
-        guard state == .active, ref.raw >= 2 else { return }
+        guard state == .active, ref.raw >= MetaLayout.firstDataPage else { return }
         if let buffer = dirty.removeValue(forKey: ref.raw) {
             core.returnBuffer(buffer)
             core.freeSpace.release(ref.raw)
@@ -168,17 +168,24 @@ public final class WriteTransaction: PageWriting {
     }
 
     /// `commit()` returning what it wrote and how many flushes it made.
+    ///
+    /// Under `.full` the version is published (visible to new readers) before its flush; if that
+    /// flush fails, this throws `.io`/`.diskFull` although the version is visible in this process,
+    /// and the file refuses further commits until reopened.
     @discardableResult
     public func commitWithStatistics() throws(StorageError) -> CommitStatistics {
         try ensureActive()
+        var stats: CommitStatistics
         do {
-            let stats = try performCommit()
-            finish(.committed)
-            return stats
+            stats = try performCommit()
         } catch {
             rollback()
             throw error
         }
+        let mustFlush = durability == .full && core.fd >= 0
+        finish(.committed)
+        if mustFlush, try core.awaitDurable(stats.version) { stats.flushes += 1 }
+        return stats
     }
 
     /// Discards the changes and releases the writer lock. Also done on deinit if not committed.

@@ -61,7 +61,7 @@ extension FileCore {
         do {
             try walker(version.roots, reader) { ref in
                 let p = Int(ref.raw)
-                guard p >= 2, p < marks.count else {
+                guard p >= Int(MetaLayout.firstDataPage), p < marks.count else {
                     throw StorageError(.corruptFile, "reachable \(ref) lies outside the version's \(marks.count) pages", path: path)
                 }
                 guard !marks[p] else {
