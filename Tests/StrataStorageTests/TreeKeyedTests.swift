@@ -205,4 +205,21 @@ import Testing
         }
         #expect(seen == [2505, 2510, 2515, 2520])
     }
+
+    @Test func removingAnAbsentKeyCopiesNothing() throws {
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        for key in stride(from: UInt64(0), to: 20_000, by: 2) {
+            try [UInt8](repeating: 1, count: 16).withUnsafeBytes { _ = try tree.put(key, $0, in: pages) }
+        }
+        pages.commit()
+        let root = tree.root
+        let copies = pages.copies
+        for key in stride(from: UInt64(1), to: 20_000, by: 200) { #expect(try !tree.remove(key, in: pages)) }
+        #expect(tree.root == root)
+        #expect(pages.copies == copies)
+        #expect(try tree.remove(2, in: pages))
+        #expect(pages.copies > copies)           // a real removal copies the path
+        #expect(tree.root != root)
+    }
 }
