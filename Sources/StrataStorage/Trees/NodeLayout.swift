@@ -28,12 +28,19 @@
 
 /// The first payload byte of every tree page.
 public enum TreePageKind {
+    /// KeyedTree leaf: UInt64 keys with values.
     public static let keyedLeaf: UInt8 = 1
+    /// KeyedTree branch: children, their counts and separator keys.
     public static let keyedBranch: UInt8 = 2
+    /// BytesTree leaf.
     public static let bytesLeaf: UInt8 = 3
+    /// BytesTree branch.
     public static let bytesBranch: UInt8 = 4
+    /// PositionalTree leaf: elements in order.
     public static let positionalLeaf: UInt8 = 5
+    /// PositionalTree branch: children and their counts.
     public static let positionalBranch: UInt8 = 6
+    /// One page of a large value's overflow chain (any tree).
     public static let overflow: UInt8 = 7
 }
 
