@@ -17,6 +17,17 @@ import Testing
         }
         #expect(elements == model)
         #expect(indices == Array(0..<model.count))
+        let end = model.count / 2
+        var backwards: [[UInt8]] = []
+        var backwardIndices: [Int] = []
+        try tree.forEachReversed(through: end, in: pages) { index, element in
+            backwardIndices.append(index)
+            backwards.append(Array(element))
+            return true
+        }
+        #expect(backwards == (model.isEmpty ? [] : Array(model[...min(end, model.count - 1)].reversed())))
+        #expect(backwardIndices == (model.isEmpty ? [] : Array((0...min(end, model.count - 1)).reversed())))
+        #expect(try TreeShapeCheck.positional(tree, pages) == [])
     }
 
     @Test(arguments: [UInt64(31), 32, 33])

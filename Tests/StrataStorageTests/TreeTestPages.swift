@@ -17,18 +17,39 @@
 final class TreeTestPages: PageWriting {
     enum State { case free, owned, committed, retired }
 
-    private var memory: [UnsafeMutableRawPointer?] = [nil, nil]  // pages 0 and 1 are meta slots
-    private var states: [State] = [.free, .free]
-    private var hashes: [UInt64] = [0, 0]
-    private var freeList: [UInt32] = []
-    private(set) var violations: [String] = []
-    private(set) var livePageCount = 0
-    private(set) var copies = 0
+    // Unchecked exclusivity: single-threaded by contract, and the dynamic checks would
+    // dominate the benchmarks that use this double.
+    @exclusivity(unchecked) private var memory: [UnsafeMutableRawPointer?] = [nil, nil]  // pages 0 and 1 are meta slots
+    @exclusivity(unchecked) private var states: [State] = [.free, .free]
+    @exclusivity(unchecked) private var hashes: [UInt64] = [0, 0]
+    /// Pages allocated since the last commit, so `commit()` costs O(pages written).
+    @exclusivity(unchecked) private var ownedList: [Int] = []
+    @exclusivity(unchecked) private var retiredList: [Int] = []
+    /// Pages retired since the last commit (restored by `rollback`).
+    @exclusivity(unchecked) private var retiredInTransaction: [Int] = []
+    @exclusivity(unchecked) private var freeList: [UInt32] = []
+    @exclusivity(unchecked) private(set) var violations: [String] = []
+    @exclusivity(unchecked) private(set) var livePageCount = 0
+    @exclusivity(unchecked) private(set) var copies = 0
     /// Hash committed pages (for `changedCommittedPages`); off for benchmarks.
     var trackCommitted = true
 
+    /// Pages come from 4 KiB-aligned slabs with the payload at offset `headerSize`, as in the
+    /// pager's mapping: one tree page = one OS page (TLB behaviour like the real file).
+    private static let slabPages = 256
+    @exclusivity(unchecked) private var slabs: [UnsafeMutableRawPointer] = []
+
     deinit {
-        for pointer in memory { pointer?.deallocate() }
+        for slab in slabs { slab.deallocate() }
+    }
+
+    private func newPagePointer(_ index: Int) -> UnsafeMutableRawPointer {
+        let slot = (index - 2) % Self.slabPages
+        if slot == 0 {
+            slabs.append(UnsafeMutableRawPointer.allocate(byteCount: Self.slabPages * PageLayout.pageSize,
+                                                          alignment: PageLayout.pageSize))
+        }
+        return slabs[slabs.count - 1] + slot * PageLayout.pageSize + PageLayout.headerSize
     }
 
     private func violation(_ message: String) -> StorageError {
@@ -51,13 +72,14 @@ final class TreeTestPages: PageWriting {
             index = Int(reused)
         } else {
             index = memory.count
-            memory.append(UnsafeMutableRawPointer.allocate(byteCount: PageLayout.payloadSize, alignment: 16))
+            memory.append(newPagePointer(index))
             states.append(.free)
             hashes.append(0)
         }
         guard let pointer = memory[index] else { throw violation("lost page \(index)") }
         pointer.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.payloadSize)
         states[index] = .owned
+        ownedList.append(index)
         livePageCount += 1
         return (PageRef(UInt32(index)), pointer)
     }
@@ -74,6 +96,8 @@ final class TreeTestPages: PageWriting {
             let copy = try allocatePage()
             copy.payload.copyMemory(from: pointer, byteCount: PageLayout.payloadSize)
             states[index] = .retired
+            retiredList.append(index)
+            retiredInTransaction.append(index)
             livePageCount -= 1
             copies += 1
             return copy
@@ -96,6 +120,8 @@ final class TreeTestPages: PageWriting {
             livePageCount -= 1
         case .committed:
             states[index] = .retired
+            retiredList.append(index)
+            retiredInTransaction.append(index)
             livePageCount -= 1
         case .free, .retired:
             _ = violation("double free of \(ref)")
@@ -109,19 +135,39 @@ final class TreeTestPages: PageWriting {
 
     /// Ends the "transaction": every owned page becomes committed (immutable).
     func commit() {
-        for index in 2..<states.count where states[index] == .owned {
+        for index in ownedList where states[index] == .owned {
             states[index] = .committed
             if trackCommitted, let pointer = memory[index] { hashes[index] = Self.hash(pointer) }
         }
+        ownedList.removeAll(keepingCapacity: true)
+        retiredInTransaction.removeAll(keepingCapacity: true)
+    }
+
+    /// Abandons the "transaction": pages it allocated are freed (poisoned), pages it retired
+    /// are committed again.
+    func rollback() {
+        for index in ownedList where states[index] == .owned {
+            memory[index]?.initializeMemory(as: UInt8.self, repeating: 0xDB, count: PageLayout.payloadSize)
+            states[index] = .free
+            freeList.append(UInt32(index))
+            livePageCount -= 1
+        }
+        ownedList.removeAll(keepingCapacity: true)
+        for index in retiredInTransaction where states[index] == .retired {
+            states[index] = .committed
+            livePageCount += 1
+        }
+        retiredInTransaction.removeAll(keepingCapacity: true)
     }
 
     /// No reader needs retired pages any more: poison and reuse them.
     func releaseRetired() {
-        for index in 2..<states.count where states[index] == .retired {
+        for index in retiredList where states[index] == .retired {
             memory[index]?.initializeMemory(as: UInt8.self, repeating: 0xDB, count: PageLayout.payloadSize)
             states[index] = .free
             freeList.append(UInt32(index))
         }
+        retiredList.removeAll(keepingCapacity: true)
     }
 
     /// Committed or retired pages whose bytes changed since they were committed.

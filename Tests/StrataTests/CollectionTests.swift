@@ -124,3 +124,61 @@ extension Results {
     /// The first `n` objects as an array (test helper).
     func filterFirst(_ n: Int) -> [Element] { Array(prefix(n)) }
 }
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct SetAndMapTests {
+    @Test func mutableSetKeepsElementsUnique() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let p = Profile()
+        p.tags.insert(objectsIn: ["a", "b", "a"])
+        #expect(p.tags.count == 2)
+        try realm.write { try realm.add(p) }
+        #expect(p.tags.count == 2)
+        try realm.write {
+            p.tags.insert("c")
+            p.tags.insert("a")
+            p.tags.remove("b")
+        }
+        #expect(Set(p.tags) == ["a", "c"])
+        #expect(p.tags.contains("c") && !p.tags.contains("b"))
+        try realm.write { p.tags.formIntersection(["c", "z"]) }
+        #expect(Array(p.tags) == ["c"])
+        let rex = Dog(value: ["id": "r"])
+        try realm.write {
+            p.friends.insert(rex)
+            p.friends.insert(rex)
+        }
+        #expect(p.friends.count == 1)
+        try realm.write { try realm.delete(rex) }
+        #expect(p.friends.isEmpty, "deleting an object removes it from sets")
+    }
+
+    @Test func mapsStoreValuesAndLinks() throws {
+        let config = tempConfig()
+        do {
+            let realm = try Realm(configuration: config)
+            let p = Profile()
+            p.scores["math"] = 90
+            p.best["first"] = Dog(value: ["id": "1", "name": "Rex"])
+            try realm.write { try realm.add(p) }
+            try realm.write {
+                p.scores["art"] = 75
+                p.scores["math"] = 95
+            }
+        }
+        let realm = try Realm(configuration: config)
+        let p = try #require(realm.objects(Profile.self).first)
+        #expect(p.scores.count == 2)
+        #expect(p.scores["math"] == 95)
+        #expect(p.scores.keys == ["art", "math"])
+        #expect(p.best["first"]??.name == "Rex")
+        try realm.write { p.scores["art"] = nil }
+        #expect(p.scores.count == 1)
+        let rex = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "1"))
+        try realm.write { try realm.delete(rex) }
+        #expect(p.best.count == 1)
+        if case .some(.none) = p.best["first"] {} else { Issue.record("deleting a linked object leaves a nil map value") }
+        try realm.write { p.scores.removeAll() }
+        #expect(p.scores.isEmpty)
+    }
+}

@@ -138,3 +138,11 @@ func tempConfig(_ name: String = "test", durability: Durability = .unsafe) -> Re
 func memoryConfig() -> Realm.Configuration {
     Realm.Configuration(inMemoryIdentifier: "mem-\(UUID().uuidString)")
 }
+
+final class Profile: Object {
+    @Persisted var name = ""
+    @Persisted var tags: MutableSet<String>
+    @Persisted var scores: Map<String, Int>
+    @Persisted var friends: MutableSet<Dog>
+    @Persisted var best: Map<String, Dog?>
+}

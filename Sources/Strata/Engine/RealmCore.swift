@@ -83,7 +83,9 @@ final class RealmCore {
     var pendingError: Realm.Error?
     var autorefresh = true
     var updatePolicy: Realm.UpdatePolicy = .error
-    private var frozen: RealmCore?
+    /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
+    /// must release its version (the harness pins and unpins this way).
+    private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
@@ -139,7 +141,7 @@ final class RealmCore {
     /// The pages of the current snapshot, beginning a read transaction when none is open.
     @inline(__always) func pages() throws(Realm.Error) -> any PageReading {
         if let w = writeTxn { return w }
-        if let r = readTxn, snapValid { return r }
+        if let r = readTxn, snapValid, r.version == snap.version { return r }
         return try beginSnapshot()
     }
 
@@ -336,6 +338,13 @@ final class RealmCore {
             collections.removeAll(keepingCapacity: true)
             generation &+= 1
             changeCounter &+= 1
+            // Realm semantics: after a commit the realm reads its own version until refreshed.
+            // Pinning now costs one registry update; a newer version (another writer slipped in)
+            // is simply parsed on the next read.
+            if let r = try? file.beginRead() {
+                readTxn = r
+                if r.version != v { snapValid = false }
+            }
             return v
         } catch {
             cancelWrite()

@@ -1,13 +1,196 @@
-// Compaction and copies of a page file.
+// Copies and compaction of a page file.
 //
-// Not implemented yet: both entry points throw `.invalidState`.
+// The pager cannot renumber pages: references to pages live inside tree nodes and, for the roots
+// of nested trees, inside object values that only the object layer understands. So a copy keeps
+// every live page at its page number, writes nothing for free pages (they become holes that the
+// new file's free list records as reusable, lowest first), and ends the file at the highest live
+// page. Because allocation always takes the lowest free page, live pages gather at the start of
+// the file and the copy drops the free tail — the space a pinned reader or a large delete left.
+//
+// Invariants:
+// - Live pages of the newest version = [2, pageCount) minus free, held, free-list and
+//   commit-record pages (page accounting guarantees that is exactly the reachable set).
+// - The copy is written fully and fsynced before its meta is written and fsynced; compaction then
+//   renames it over the original and fsyncs the directory, so a crash leaves either the old or the
+//   new file, never a mix.
+// - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader on
+//   this handle, and no other process (the lock file's open marker, taken exclusively).
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension FileCore {
-    func compact() throws(StorageError) {
-        throw StorageError(.invalidState, "compaction is not implemented yet", path: path)
+    /// Writes the newest version to `destination` (which must not exist) with `encryptionKey`.
+    func writeCopy(toPath destination: String, encryptionKey: [UInt8]?) throws(StorageError) {
+        guard fd >= 0 else {
+            throw StorageError(.invalidState, "an in-memory file cannot be copied", path: path)
+        }
+        guard access(destination, F_OK) != 0 else {
+            throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination)
+        }
+        let targetCipher: PageCipher?
+        if let encryptionKey { targetCipher = try PageCipher(key: encryptionKey, path: destination) } else { targetCipher = nil }
+        _ = try acquireWriter()
+        defer { releaseWriter() }
+        try copyNewestVersion(to: destination, cipher: targetCipher)
     }
 
-    func writeCopy(toPath destination: String, encryptionKey: [UInt8]?) throws(StorageError) {
-        throw StorageError(.invalidState, "writeCopy is not implemented yet", path: destination)
+    /// The copy itself; the caller holds the writer.
+    func copyNewestVersion(to destination: String, cipher target: PageCipher?) throws(StorageError) {
+        let current = try currentVersion()
+        let pageCount = Int(current.pageCount)
+        var live = [Bool](repeating: true, count: pageCount)
+        for p in 0..<min(pageCount, MetaLayout.slotCount) { live[p] = false }
+        for run in freeSpace.reusable { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
+        for run in freeSpace.held { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
+        for p in freeListPages + overflowPages where Int(p) < pageCount { live[Int(p)] = false }
+        let highest = live.lastIndex(of: true) ?? (MetaLayout.slotCount - 1)
+        var holes = FreeSpace()
+        for p in MetaLayout.slotCount..<(highest + 1) where !live[p] { holes.release(UInt32(p)) }
+        let freeListCount = FreeSpace.pagesNeeded(records: holes.recordCount)
+        let newPageCount = highest + 1 + freeListCount
+
+        let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard out >= 0 else {
+            if errno == EEXIST { throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination) }
+            throw ioError("open", errno, path: destination)
+        }
+        var succeeded = false
+        defer {
+            Glibc.close(out)
+            if !succeeded { unlink(destination) }
+        }
+        guard ftruncate(out, off_t(newPageCount * PageLayout.pageSize)) == 0 else {
+            throw ioError("ftruncate", errno, path: destination)
+        }
+        let sameFormat = target == nil && cipher == nil
+        let batchPages = 256
+        let batch = UnsafeMutableRawPointer.allocate(byteCount: batchPages * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { batch.deallocate(); image.deallocate() }
+
+        var page = MetaLayout.slotCount
+        while page <= highest {
+            guard live[page] else { page += 1; continue }
+            var end = page
+            while end <= highest && live[end] && end - page < batchPages { end += 1 }
+            if sameFormat {
+                // Verified once, then copied verbatim from the mapping (checksums stay valid:
+                // they cover the page number, which does not change).
+                for p in page..<end { _ = try store.payload(PageRef(UInt32(p)), limit: current.pageCount) }
+                try pwriteFully(out, UnsafeRawPointer(store.pageAddress(page)), (end - page) * PageLayout.pageSize,
+                                page * PageLayout.pageSize, path: destination)
+            } else {
+                for p in page..<end {
+                    let payload = try store.payload(PageRef(UInt32(p)), limit: current.pageCount)
+                    image.copyMemory(from: payload - PageLayout.headerSize, byteCount: PageLayout.pageSize)
+                    var version = UInt64(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.versionOffset, as: UInt64.self))
+                    if cipher != nil {
+                        let bits = UInt32(truncatingIfNeeded: version)
+                        version = current.version &- UInt64(UInt32(truncatingIfNeeded: current.version) &- bits)
+                    }
+                    let slot = batch + (p - page) * PageLayout.pageSize
+                    _ = try PageStore.seal(image, page: UInt32(p), version: version, cipher: target,
+                                           sealed: target == nil ? image : slot, path: destination)
+                    if target == nil { slot.copyMemory(from: UnsafeRawPointer(image), byteCount: PageLayout.pageSize) }
+                }
+                try pwriteFully(out, UnsafeRawPointer(batch), (end - page) * PageLayout.pageSize,
+                                page * PageLayout.pageSize, path: destination)
+            }
+            page = end
+        }
+
+        // The new free list: the holes, in pages after the highest live page.
+        var freeListPages: [(ref: UInt32, payload: UnsafeMutableRawPointer)] = []
+        var buffers: [UnsafeMutableRawPointer] = []
+        defer { for b in buffers { b.deallocate() } }
+        for i in 0..<freeListCount {
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+            buffers.append(buffer)
+            freeListPages.append((UInt32(highest + 1 + i), buffer + PageLayout.headerSize))
+        }
+        holes.serialize(into: freeListPages)
+        var entries: [CommitEntry] = []
+        for (i, item) in freeListPages.enumerated() {
+            let sealed = batch + (i % batchPages) * PageLayout.pageSize
+            let buffer = buffers[i]
+            let sum = try PageStore.seal(buffer, page: item.ref, version: current.version, cipher: target,
+                                         sealed: target == nil ? buffer : sealed, path: destination)
+            try pwriteFully(out, target == nil ? UnsafeRawPointer(buffer) : UnsafeRawPointer(sealed), PageLayout.pageSize,
+                            Int(item.ref) * PageLayout.pageSize, path: destination)
+            entries.append(CommitEntry(page: item.ref, checksum: sum))
+        }
+        guard fsync(out) == 0 else { throw ioError("fsync", errno, path: destination) }
+
+        var meta = MetaState()
+        meta.version = current.version
+        meta.roots = current.roots
+        meta.freeListHead = freeListPages.first?.ref ?? 0
+        meta.freeListPageCount = UInt32(freeListCount)
+        meta.pageCount = UInt32(newPageCount)
+        meta.encrypted = target != nil
+        meta.keyCheck = target?.keyCheck ?? []
+        meta.durableBase = current.version
+        meta.inlineEntries = Array(entries.prefix(MetaLayout.inlineCapacity))
+        meta.totalEntries = UInt32(meta.inlineEntries.count)
+        let metaPages = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
+        defer { metaPages.deallocate() }
+        metaPages.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
+        let slot = metaPages + Int(current.version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
+        meta.encode(into: slot)
+        FileCore.sealMeta(slot, cipher: target)
+        try pwriteFully(out, UnsafeRawPointer(metaPages), MetaLayout.ringBytes, 0, path: destination)
+        guard fsync(out) == 0 else { throw ioError("fsync", errno, path: destination) }
+        FileCore.syncDirectory(of: destination)
+        succeeded = true
+    }
+}
+
+extension CoreRegistry {
+    /// Compacts the file of `core` (held by exactly one handle) and returns the core of the new file.
+    func compact(_ core: FileCore) throws(StorageError) -> FileCore {
+        try withRegistryLock { () throws(StorageError) -> FileCore in
+            let path = core.path
+            guard core.fd >= 0 else {
+                throw StorageError(.invalidState, "an in-memory file cannot be compacted", path: path)
+            }
+            guard core.lock.withLock({ core.handleCount }) == 1 else {
+                throw StorageError(.fileInUse, "another handle in this process has the file open", path: path)
+            }
+            _ = try core.acquireWriter()
+            var writerHeld = true
+            defer { if writerHeld { core.releaseWriter() } }
+            guard core.lock.withLock({ core.readers.isEmpty }) else {
+                throw StorageError(.fileInUse, "a read transaction of this handle is open", path: path)
+            }
+            guard let lockFile = core.lockFile, lockFile.tryExclusive() else {
+                throw StorageError(.fileInUse, "another process has the file open", path: path)
+            }
+            let temporary = path + ".compact"
+            unlink(temporary)
+            do throws(StorageError) {
+                try core.copyNewestVersion(to: temporary, cipher: core.cipher)
+            } catch {
+                lockFile.endExclusive()
+                throw error
+            }
+            guard rename(temporary, path) == 0 else {
+                let e = errno
+                unlink(temporary)
+                lockFile.endExclusive()
+                throw ioError("rename", e, path: path)
+            }
+            FileCore.syncDirectory(of: path)
+            lockFile.endExclusive()
+            core.releaseWriter()
+            writerHeld = false
+            // The old core keeps the old inode (and its lock-file descriptor) until its last
+            // transaction ends; the handle moves to a core opened on the new file.
+            let fresh = try FileCore.open(core.options, registryKey: core.registryKey)
+            fresh.handleCount = 1
+            replaceUnlocked(core, with: fresh)
+            return fresh
+        }
     }
 }

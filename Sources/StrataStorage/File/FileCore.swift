@@ -4,10 +4,13 @@
 //
 // Invariants:
 // - `latest`, `readers`, `handleCount` are read and written only under `lock`.
-// - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, `activeSlot`, the buffer pool
+// - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, the buffer pool
 //   and the fault-injection hooks belong to the writer: touched only while holding `writerGate`
 //   (or during open, before the core is shared).
 // - `latest.pageCount` pages exist in the file (fileSizePages ≥ latest.pageCount).
+// - Another process's commit is noticed through the lock file's latest version: `latest` is then
+//   re-read from the meta slots (under `lock`), the verified-page map is cleared, and the writer
+//   state (free space etc.) is reloaded from the file at the next `beginWrite`.
 
 import Synchronization
 #if canImport(Glibc)
@@ -34,8 +37,14 @@ final class FileCore: @unchecked Sendable {
     // Guarded by `lock`.
     let lock = PosixLock()
     var latest: CommittedVersion
+    /// The meta of `latest`.
+    var latestMeta: MetaState
     var readers: [UInt64: Int] = [:]
     var handleCount = 0
+    /// Set by the layer above for `verify()`; see TreeWalking.swift.
+    var reachabilityWalker: ReachabilityWalker?
+    /// nil for memOnly files and read-only files whose lock file cannot be opened.
+    let lockFile: LockFile?
 
     // Owned by the writer.
     let writerGate = WriterGate()
@@ -43,48 +52,82 @@ final class FileCore: @unchecked Sendable {
     var freeListPages: [UInt32] = []
     var overflowPages: [UInt32] = []
     var fileSizePages: Int
-    var activeSlot: Int
+    /// The version whose free space, free-list pages and commit-record pages the writer holds.
+    var writerStateVersion: UInt64
     var bufferPool: [UnsafeMutableRawPointer] = []
+    // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
+    // running, and the error of a failed flush (after which commits are refused: what reached the
+    // disk is unknown, as after any failed fsync).
+    let flushLock = PosixLock()
+    let flushCondition = PosixCondition()
+    var durableVersion: UInt64
+    var flushing = false
+    var flushError: StorageError?
     /// Test hook: when non-zero, the next commit's page write fails with this errno.
     var injectedWriteErrno: Int32 = 0
+    /// Test hook: each flush sleeps this long first (to make group commit observable).
+    var injectedFlushDelayMicroseconds: UInt32 = 0
     /// Test hook: when non-zero, the next commit's flush fails with this errno.
     var injectedFlushErrno: Int32 = 0
 
     init(options: StorageOptions, registryKey: String, fd: Int32, store: PageStore, cipher: PageCipher?,
-         latest: CommittedVersion, activeSlot: Int, fileSizePages: Int) {
+         lockFile: LockFile?, meta: MetaState, fileSizePages: Int) {
         self.options = options
         self.registryKey = registryKey
         self.fd = fd
         self.store = store
         self.cipher = cipher
-        self.latest = latest
-        self.activeSlot = activeSlot
+        self.lockFile = lockFile
+        self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
+        self.latestMeta = meta
+        self.durableVersion = meta.version
+        self.writerStateVersion = meta.version
         self.fileSizePages = fileSizePages
     }
 
     deinit {
         for buffer in bufferPool { buffer.deallocate() }
         if fd >= 0 { Glibc.close(fd) }
+        _ = lockFile  // released (closing its descriptor drops every lock) after the data file
     }
 
     // MARK: - Readers
 
     func beginRead() throws(StorageError) -> CommittedVersion {
         try lock.withLock { () throws(StorageError) -> CommittedVersion in
-            let current = latest
-            if readers[current.version] == nil, let limit = options.maximumActiveVersions, readers.count >= limit {
-                throw StorageError(.tooManyActiveVersions,
-                                   "\(readers.count) versions are pinned, the limit is \(limit)", path: path)
+            while true {
+                try refreshLocked()
+                let current = latest
+                let isNewPin = readers[current.version] == nil
+                if isNewPin, let limit = options.maximumActiveVersions, readers.count >= limit {
+                    throw StorageError(.tooManyActiveVersions,
+                                       "\(readers.count) versions are pinned, the limit is \(limit)", path: path)
+                }
+                readers[current.version, default: 0] += 1
+                guard isNewPin, let lockFile else { return current }
+                // Publish the pin, then check that no other process committed in between: a
+                // writer that read our slot before the pin could otherwise reuse its pages.
+                lockFile.publish(versions: readers.keys.sorted())
+                if lockFile.latestVersion <= current.version { return current }
+                // Another process committed meanwhile: retry, unless its meta cannot be seen yet
+                // (then the pin is still safe: that writer read our slot before it committed).
+                let seen = try FileCore.readNewestMeta(fd: fd, cipher: cipher, path: path).meta.version
+                if seen <= current.version { return current }
+                readers[current.version] = nil
+                lockFile.publish(versions: readers.keys.sorted())
             }
-            readers[current.version, default: 0] += 1
-            return current
         }
     }
 
     func endRead(_ version: UInt64) {
         lock.withLock {
             if let n = readers[version] {
-                if n <= 1 { readers[version] = nil } else { readers[version] = n - 1 }
+                if n <= 1 {
+                    readers[version] = nil
+                    lockFile?.publish(versions: readers.keys.sorted())
+                } else {
+                    readers[version] = n - 1
+                }
             }
         }
     }
@@ -94,7 +137,22 @@ final class FileCore: @unchecked Sendable {
         lock.withLock { readers.keys.sorted() }
     }
 
-    func currentVersion() -> CommittedVersion { lock.withLock { latest } }
+    func currentVersion() throws(StorageError) -> CommittedVersion {
+        try lock.withLock { () throws(StorageError) -> CommittedVersion in
+            try refreshLocked()
+            return latest
+        }
+    }
+
+    /// Adopts another process's newer commit, if any. Called with `lock` held.
+    func refreshLocked() throws(StorageError) {
+        guard let lockFile, lockFile.latestVersion > latest.version else { return }
+        let newest = try FileCore.readNewestMeta(fd: fd, cipher: cipher, path: path)
+        guard newest.meta.version > latest.version else { return }
+        store.verified.removeAll(below: Int(max(newest.meta.pageCount, latest.pageCount)))
+        latest = CommittedVersion(version: newest.meta.version, roots: newest.meta.roots, pageCount: newest.meta.pageCount)
+        latestMeta = newest.meta
+    }
 
     // MARK: - Writer resources
 

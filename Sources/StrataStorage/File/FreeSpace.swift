@@ -97,13 +97,16 @@ struct FreeSpace: Equatable {
     mutating func appendHeld(_ run: HeldRun) { held.append(run) }
 
     /// Moves to `reusable` every held run that no reader needs: no version in `readers` (sorted
-    /// ascending) lies in [allocVersion, freeVersion), and freeVersion ≤ `durableVersion`.
-    mutating func promote(readers: [UInt64], durableVersion: UInt64) {
+    /// ascending, this process) nor in `ranges` (other processes) lies in [allocVersion,
+    /// freeVersion), and freeVersion ≤ `durableVersion`.
+    mutating func promote(readers: [UInt64], ranges: [ClosedRange<UInt64>], durableVersion: UInt64) {
         guard !held.isEmpty else { return }
         var kept: [HeldRun] = []
         var released: [FreeRun] = []
         for run in held {
-            if run.freeVersion <= durableVersion && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion) {
+            if run.freeVersion <= durableVersion
+                && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion)
+                && !ranges.contains(where: { $0.lowerBound < run.freeVersion && $0.upperBound >= run.allocVersion }) {
                 released.append(FreeRun(start: run.start, count: run.count))
             } else {
                 kept.append(run)
@@ -172,7 +175,7 @@ struct FreeSpace: Equatable {
             let alloc = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
             let free = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
             offset += FreeListLayout.recordSize
-            guard start >= 2, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
+            guard start >= MetaLayout.firstDataPage, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
                 throw StorageError(.corruptFile, "free-list run \(start)+\(count) lies outside the file", path: path)
             }
             if free == 0 {

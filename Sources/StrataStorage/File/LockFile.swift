@@ -1,7 +1,221 @@
-// The companion lock file `<path>.lock`: cross-process writer lock and reader registry.
+// The companion lock file `<path>.lock`: the cross-process writer lock, the "open" marker, the
+// newest committed version, and the reader registry, all shared by every process using the file.
 //
-// Not implemented yet: only in-process coordination exists.
+// Layout (mapped shared, 4096 + 256 × 64 bytes):
+//   0 magic u64   8 latest committed version u64   16 durable version u64   24 reserved
+//   4096 + 64·i: reader slot i: seq u64 (odd while being rewritten — a seqlock), pid u64,
+//                count u64 (number of exact versions, or `rangeMarker`), versions 5 × u64
+//                (with `rangeMarker`: versions[0]...versions[1] is a conservative closed range).
+//
+// Locks (open file description locks, F_OFD_*: per open file, so two cores in one process or two
+// processes exclude each other, unlike classic fcntl locks which belong to the process):
+//   byte 0        writer lock, exclusive, held for a write transaction (and while creating the file);
+//   byte 1        open marker, shared by every open core; exclusive only for compaction/deletion;
+//   byte 1024 + i ownership of reader slot i, exclusive while the owning core is open. A slot whose
+//                 byte is not locked belongs to a dead process (OFD locks die with their process).
+//
+// Invariants:
+// - A reader publishes its version in its slot before trusting it, then re-reads the latest
+//   version; a writer promotes freed pages only after reading every live slot.
+// - Only the owner writes a slot; others read it through the seqlock.
 
-enum LockFile {
-    static func isOpenByAnotherProcess(path: String) -> Bool { false }
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Linux open-file-description lock commands (fcntl.h; not exported by the Glibc module).
+let ofdGetLock: Int32 = 36
+let ofdSetLock: Int32 = 37
+let ofdSetLockWait: Int32 = 38
+
+final class LockFile: @unchecked Sendable {
+    // @unchecked: the mapped words are accessed through Atomic operations only; `fd` is immutable;
+    // lock/unlock calls are serialised by the core (writer gate, core lock).
+    static let magic: UInt64 = 0x4B43_4F4C_4154_5253  // "STRATALK"
+    static let slotCount = 256
+    static let slotSize = 64
+    static let slotsOffset = 4096
+    static let mappedSize = slotsOffset + slotCount * slotSize
+    static let rangeMarker = UInt64.max
+    static let exactCapacity = 5
+
+    let fd: Int32
+    let path: String
+    private let words: UnsafeMutablePointer<Atomic<UInt64>>
+    let slot: Int
+
+    init(dataPath: String) throws(StorageError) {
+        path = dataPath + ".lock"
+        fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ioError("open lock file", errno, path: path) }
+        var st = stat()
+        if fstat(fd, &st) != 0 {
+            let e = errno; Glibc.close(fd); throw ioError("fstat lock file", e, path: path)
+        }
+        if Int(st.st_size) < LockFile.mappedSize {
+            if ftruncate(fd, off_t(LockFile.mappedSize)) != 0 {
+                let e = errno; Glibc.close(fd); throw ioError("ftruncate lock file", e, path: path)
+            }
+        }
+        let raw = mmap(nil, LockFile.mappedSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        guard let raw, raw != MAP_FAILED else {
+            let e = errno; Glibc.close(fd); throw ioError("mmap lock file", e, path: path)
+        }
+        words = raw.bindMemory(to: Atomic<UInt64>.self, capacity: LockFile.mappedSize / 8)
+        // Mark the file as open (shared), then claim a reader slot.
+        guard LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true) else {
+            let e = errno; munmap(raw, LockFile.mappedSize); Glibc.close(fd)
+            throw StorageError(.lockFailed, "cannot take the open marker: \(errnoText(e))", path: path)
+        }
+        var claimed = -1
+        for i in 0..<LockFile.slotCount where LockFile.setLock(fd, type: F_WRLCK, byte: 1024 + i, wait: false) {
+            claimed = i
+            break
+        }
+        guard claimed >= 0 else {
+            munmap(raw, LockFile.mappedSize); Glibc.close(fd)
+            throw StorageError(.lockFailed, "all \(LockFile.slotCount) reader slots are in use", path: path)
+        }
+        slot = claimed
+        let magicWord = words[0].load(ordering: .acquiring)
+        if magicWord != LockFile.magic {
+            if magicWord != 0 {
+                munmap(raw, LockFile.mappedSize); Glibc.close(fd)
+                throw StorageError(.lockFailed, "the lock file is not a Strata lock file", path: path)
+            }
+            _ = words[0].compareExchange(expected: 0, desired: LockFile.magic, ordering: .acquiringAndReleasing)
+        }
+        publish(versions: [])
+        words[slotBase(slot) + 1].store(UInt64(getpid()), ordering: .releasing)
+    }
+
+    deinit {
+        publish(versions: [])
+        // A zero sequence tells writers the slot is unused, sparing them a liveness check.
+        words[slotBase(slot)].store(0, ordering: .releasing)
+        munmap(UnsafeMutableRawPointer(words), LockFile.mappedSize)
+        Glibc.close(fd)  // releases every OFD lock of this description
+    }
+
+    static func setLock(_ fd: Int32, type: Int32, byte: Int, wait: Bool) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(byte)
+        lock.l_len = 1
+        lock.l_pid = 0
+        while true {
+            if fcntl(fd, wait ? ofdSetLockWait : ofdSetLock, &lock) == 0 { return true }
+            if errno == EINTR { continue }
+            return false
+        }
+    }
+
+    /// Whether some other open file description holds a lock conflicting with `type` on `byte`.
+    static func isLocked(_ fd: Int32, type: Int32, byte: Int) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(type)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = off_t(byte)
+        lock.l_len = 1
+        lock.l_pid = 0
+        guard fcntl(fd, ofdGetLock, &lock) == 0 else { return true }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
+    // MARK: - Writer lock
+
+    func lockWriter() throws(StorageError) {
+        guard LockFile.setLock(fd, type: F_WRLCK, byte: 0, wait: true) else {
+            throw StorageError(.lockFailed, "cannot take the writer lock: \(errnoText(errno))", path: path)
+        }
+    }
+
+    func unlockWriter() { _ = LockFile.setLock(fd, type: F_UNLCK, byte: 0, wait: false) }
+
+    // MARK: - Exclusive use
+
+    /// Tries to turn this core's shared open marker into an exclusive one: succeeds only when no
+    /// other core (in this or another process) has the file open.
+    func tryExclusive() -> Bool { LockFile.setLock(fd, type: F_WRLCK, byte: 1, wait: false) }
+
+    func endExclusive() { _ = LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true) }
+
+    static func isOpenByAnotherProcess(path: String) -> Bool {
+        let fd = Glibc.open(path + ".lock", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        return isLocked(fd, type: F_WRLCK, byte: 1)
+    }
+
+    // MARK: - Latest version
+
+    var latestVersion: UInt64 { words[1].load(ordering: .acquiring) }
+
+    func setLatestVersion(_ version: UInt64) { words[1].store(version, ordering: .releasing) }
+
+    /// The newest version some process made durable (group commit across processes).
+    var durableVersion: UInt64 { words[2].load(ordering: .acquiring) }
+
+    func setDurableVersion(_ version: UInt64) { words[2].store(version, ordering: .releasing) }
+
+    func raiseDurableVersion(to version: UInt64) { _ = words[2].max(version, ordering: .acquiringAndReleasing) }
+
+    // MARK: - Reader slots
+
+    @inline(__always) private func slotBase(_ i: Int) -> Int { (LockFile.slotsOffset + i * LockFile.slotSize) / 8 }
+
+    /// Publishes this core's pinned versions (sorted ascending). Called under the core lock.
+    func publish(versions: [UInt64]) {
+        let base = slotBase(slot)
+        let seq = words[base].load(ordering: .relaxed)
+        words[base].store(seq | 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .acquiringAndReleasing)
+        if versions.count <= LockFile.exactCapacity {
+            words[base + 2].store(UInt64(versions.count), ordering: .relaxed)
+            for (i, v) in versions.enumerated() { words[base + 3 + i].store(v, ordering: .relaxed) }
+        } else {
+            words[base + 2].store(LockFile.rangeMarker, ordering: .relaxed)
+            words[base + 3].store(versions[0], ordering: .relaxed)
+            words[base + 4].store(versions[versions.count - 1], ordering: .relaxed)
+        }
+        words[base].store((seq | 1) &+ 1, ordering: .releasing)
+    }
+
+    /// Version ranges pinned by live cores other than this one.
+    func foreignPins() -> [ClosedRange<UInt64>] {
+        var result: [ClosedRange<UInt64>] = []
+        for i in 0..<LockFile.slotCount where i != slot {
+            let base = slotBase(i)
+            if words[base].load(ordering: .acquiring) == 0 { continue }  // never used
+            // A slot whose ownership byte is unlocked belongs to a closed core or a dead process.
+            guard LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + i) else { continue }
+            var settled = false
+            for _ in 0..<10_000 {
+                let before = words[base].load(ordering: .acquiring)
+                if before & 1 == 1 { continue }
+                let count = words[base + 2].load(ordering: .relaxed)
+                var ranges: [ClosedRange<UInt64>] = []
+                if count == LockFile.rangeMarker {
+                    let low = words[base + 3].load(ordering: .relaxed)
+                    let high = words[base + 4].load(ordering: .relaxed)
+                    ranges.append(min(low, high)...max(low, high))
+                } else {
+                    for k in 0..<min(Int(count), LockFile.exactCapacity) {
+                        let v = words[base + 3 + k].load(ordering: .relaxed)
+                        ranges.append(v...v)
+                    }
+                }
+                atomicMemoryFence(ordering: .acquiringAndReleasing)
+                if words[base].load(ordering: .relaxed) != before { continue }
+                result.append(contentsOf: ranges)
+                settled = true
+                break
+            }
+            // A live owner that never settles: be conservative and assume it pins everything.
+            if !settled { result.append(0...UInt64.max) }
+        }
+        return result
+    }
 }

@@ -83,6 +83,16 @@ final class CoreRegistry: @unchecked Sendable {
         }
     }
 
+    func withRegistryLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+        try lock.withLock(body)
+    }
+
+    /// Swaps a core for its successor; the caller holds the registry lock.
+    func replaceUnlocked(_ old: FileCore, with fresh: FileCore) {
+        old.lock.withLock { old.handleCount = 0 }
+        cores[old.registryKey] = fresh
+    }
+
     func isOpen(key: String) -> Bool {
         lock.withLock { cores[key] != nil }
     }
@@ -92,14 +102,19 @@ final class CoreRegistry: @unchecked Sendable {
 /// (writer lock, reader registry, page cache); other processes coordinate through the lock file.
 /// Thread-safe: any thread may begin transactions on it.
 public final class StorageFile: @unchecked Sendable {
-    // @unchecked: `closed` is atomic; the core is thread-safe.
+    // @unchecked: `closed` is atomic; `currentCore` is guarded by `coreLock` (it changes only when
+    // compaction replaces the file); the core is thread-safe.
     public let options: StorageOptions
-    let core: FileCore
+    private let coreLock = PosixLock()
+    private var currentCore: FileCore
     private let closed = Atomic<Bool>(false)
+
+    /// The shared state of the file this handle has open.
+    var core: FileCore { coreLock.withLock { currentCore } }
 
     private init(options: StorageOptions, core: FileCore) {
         self.options = options
-        self.core = core
+        self.currentCore = core
     }
 
     deinit { close() }
@@ -144,7 +159,7 @@ public final class StorageFile: @unchecked Sendable {
     /// The newest committed version number (including commits by other processes).
     public func latestVersion() throws -> UInt64 {
         try ensureOpen()
-        return core.currentVersion().version
+        return try core.currentVersion().version
     }
 
     public func sizes() throws -> FileSizes {
@@ -162,7 +177,9 @@ public final class StorageFile: @unchecked Sendable {
     /// Throws `.fileInUse` when another handle or process has the file open.
     public func compact() throws {
         try ensureOpen()
-        try core.compact()
+        try coreLock.withLock { () throws(StorageError) in
+            currentCore = try CoreRegistry.shared.compact(currentCore)
+        }
     }
 
     /// Writes the newest committed version densely to `path` (must not exist), encrypted with

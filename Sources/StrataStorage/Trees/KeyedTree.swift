@@ -13,13 +13,30 @@
 ///
 /// Inserting keys in ascending order at the end of the tree fills leaves completely
 /// (append-mode splits), so bulk inserts of increasing object keys leave dense pages.
+///
+/// Threading: the tree value itself is immutable between mutations and `Sendable`. Reads may
+/// run on any thread the given `PageReading` allows (several at once on a frozen version);
+/// mutations run on the thread that holds the write transaction (`PageWriting`), which the
+/// transaction enforces. Pointers handed to `body` closures are valid only during the call.
+///
+/// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
+/// valid until the transaction ends (or the page is freed), and `readPage` of a page the
+/// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct KeyedTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Largest value in bytes: 16 MiB of payload plus a small header of the layer above.
     public static let maxValueSize = 16 * 1024 * 1024 + 64
 
+    /// A tree whose root is `root` (`.null`: a new, empty tree).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the tree has no entries (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of keys; O(1) (kept in the root).
@@ -31,12 +48,13 @@ public struct KeyedTree: Hashable, Sendable {
     /// nil when absent. The buffer is valid only inside `body`.
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        guard let (leaf, index) = try TreeReader<KeyedFlavor>.find(root, key, pages) else { return nil }
+        guard let (leaf, index) = try KeyedFlavor.find(root, key, pages) else { return nil }
         return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
 
+    /// Whether `key` is present. O(log n).
     public func contains(_ key: UInt64, in pages: some PageReading) throws -> Bool {
-        try TreeReader<KeyedFlavor>.find(root, key, pages) != nil
+        try KeyedFlavor.find(root, key, pages) != nil
     }
 
     /// Inserts or replaces. Returns true when `key` was not present before.
@@ -73,6 +91,24 @@ public struct KeyedTree: Hashable, Sendable {
         return try KeyedFlavor.leafKey(leaf, 0)
     }
 
+    /// Calls `body` with the key and value at position `index` in key order (O(log n): branches
+    /// carry subtree counts); throws `.invalidArgument` when out of range.
+    public func withEntry<R>(at index: Int, in pages: some PageReading,
+                             _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard let (leaf, position) = try TreeReader<KeyedFlavor>.entry(at: index, root, pages) else {
+            throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
+        }
+        let cell = try leaf.leafCell(position, KeyedFlavor.self)
+        let key = leaf.base.treeU64(cell.offset)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
+    }
+
+    /// The number of keys below `key`: its position in key order if present, else where it
+    /// would be inserted. O(log n).
+    public func rank(of key: UInt64, in pages: some PageReading) throws -> Int {
+        try TreeReader<KeyedFlavor>.rank(of: key, root, pages)
+    }
+
     /// Visits entries with key ≥ `start` in ascending order until `body` returns false.
     public func forEach(from start: UInt64 = 0, in pages: some PageReading,
                         _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
@@ -84,11 +120,12 @@ public struct KeyedTree: Hashable, Sendable {
         }
     }
 
-    /// Visits all entries in descending key order until `body` returns false.
-    public func forEachReversed(in pages: some PageReading,
+    /// Visits entries with key ≤ `end` (all when nil) in descending key order until `body`
+    /// returns false.
+    public func forEachReversed(through end: UInt64? = nil, in pages: some PageReading,
                                 _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
-        try TreeReader<KeyedFlavor>.scanReverse(root, depth: 0, pages) { leaf, index in
+        try TreeReader<KeyedFlavor>.scanReverse(root, through: end, depth: 0, pages) { leaf, index in
             let cell = try leaf.leafCell(index, KeyedFlavor.self)
             let key = leaf.base.treeU64(cell.offset)
             return try cell.value.withBytes(pages) { try body(key, $0) }

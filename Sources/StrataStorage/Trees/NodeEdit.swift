@@ -58,6 +58,11 @@ struct MutableTreeNode {
             try defragment(isLeaf: isLeaf, flavor)
         }
         let start = cellStart - size
+        // The header's used-byte count decided that the cell fits; a corrupt page whose cells
+        // are larger than it claims must not make us write over the slots.
+        guard start >= TreeLayout.headerSize + (n + 1) * TreeLayout.slotSize else {
+            throw TreeError.corrupt(ref, "cells larger than the header's used bytes")
+        }
         if size > 0, let source = cell.baseAddress { (base + start).copyMemory(from: source, byteCount: size) }
         let slots = base + TreeLayout.headerSize
         if index < n {
@@ -109,6 +114,9 @@ struct MutableTreeNode {
                 let offset = old.treeU16(TreeLayout.headerSize + i * TreeLayout.slotSize)
                 let size = try TreeNode.cellSize(old, at: offset, isLeaf: isLeaf, ref: ref, F.self)
                 start -= size
+                guard start >= TreeLayout.headerSize + n * TreeLayout.slotSize else {
+                    throw TreeError.corrupt(ref, "cells overlap or exceed the page")
+                }
                 (base + start).copyMemory(from: old + offset, byteCount: size)
                 base.setTreeU16(TreeLayout.headerSize + i * TreeLayout.slotSize, start)
             }

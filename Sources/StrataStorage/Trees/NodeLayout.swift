@@ -28,12 +28,19 @@
 
 /// The first payload byte of every tree page.
 public enum TreePageKind {
+    /// KeyedTree leaf: UInt64 keys with values.
     public static let keyedLeaf: UInt8 = 1
+    /// KeyedTree branch: children, their counts and separator keys.
     public static let keyedBranch: UInt8 = 2
+    /// BytesTree leaf.
     public static let bytesLeaf: UInt8 = 3
+    /// BytesTree branch.
     public static let bytesBranch: UInt8 = 4
+    /// PositionalTree leaf: elements in order.
     public static let positionalLeaf: UInt8 = 5
+    /// PositionalTree branch: children and their counts.
     public static let positionalBranch: UInt8 = 6
+    /// One page of a large value's overflow chain (any tree).
     public static let overflow: UInt8 = 7
 }
 
@@ -51,8 +58,11 @@ enum TreeLayout {
     /// Largest cell: cell + slot ≤ usable / 3 guarantees a split of n + 1 cells into two pages
     /// (each half holds at most usable/2 + 1.5 × that ≤ usable bytes).
     static let maxCellSize = usableSize / 3 - slotSize
-    /// Below this many used bytes (cells + slots) a node tries to merge with a sibling.
-    static let underfullBytes = usableSize / 4
+    /// Below this many used bytes (cells + slots) a node tries to merge with a sibling (when
+    /// both fit in one page). Two fifths: high enough to keep pages reasonably full after
+    /// random removals, below the half-full pages a split produces, so an insert/remove pair
+    /// at a boundary does not split and merge the same pages over and over.
+    static let underfullBytes = usableSize * 2 / 5
     /// Guard against reference cycles in a corrupt file: no real tree is this deep
     /// (fan-out ≥ 3 per level).
     static let maxDepth = 48
@@ -164,38 +174,6 @@ struct TreeNode {
     @inline(__always)
     func childCount(_ i: Int) throws -> UInt64 {
         base.treeU64(try cellOffset(i, need: TreeLayout.branchKeyOffset) + TreeLayout.branchCountOffset)
-    }
-}
-
-/// A leaf value as stored: inline bytes in the page, or the head of an overflow chain.
-struct TreeStoredValue {
-    /// Inline: pointer to the bytes in the page. Overflow: nil.
-    let inline: UnsafeRawPointer?
-    let length: Int
-    let firstOverflow: PageRef
-
-    /// Parses the value part at `offset` of `base` (a page of `ref`), bounds-checked.
-    @inline(__always)
-    static func parse(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> (value: TreeStoredValue, partSize: Int) {
-        guard offset + TreeLayout.valueHeaderSize <= TreeLayout.payloadSize else {
-            throw TreeError.corrupt(ref, "value header outside the page")
-        }
-        let header = base.treeU32(offset)
-        if header & TreeLayout.overflowFlag != 0 {
-            let length = Int(header & ~TreeLayout.overflowFlag)
-            guard offset + TreeLayout.overflowValuePartSize <= TreeLayout.payloadSize,
-                  length <= KeyedTree.maxValueSize else {
-                throw TreeError.corrupt(ref, "bad overflow value reference")
-            }
-            let first = PageRef(base.treeU32(offset + TreeLayout.valueHeaderSize))
-            return (TreeStoredValue(inline: nil, length: length, firstOverflow: first), TreeLayout.overflowValuePartSize)
-        }
-        let length = Int(header)
-        guard offset + TreeLayout.valueHeaderSize + length <= TreeLayout.payloadSize else {
-            throw TreeError.corrupt(ref, "inline value of \(length) bytes runs past the page")
-        }
-        return (TreeStoredValue(inline: base + offset + TreeLayout.valueHeaderSize, length: length, firstOverflow: .null),
-                TreeLayout.valueHeaderSize + length)
     }
 }
 

@@ -8,13 +8,30 @@
 /// A copy-on-write B+tree of byte-string elements addressed by position, with subtree counts:
 /// get, insert, remove and replace at an index and append are O(log n). Lists live here
 /// (a list of links stores 8-byte object keys).
+///
+/// Threading: the tree value itself is immutable between mutations and `Sendable`. Reads may
+/// run on any thread the given `PageReading` allows (several at once on a frozen version);
+/// mutations run on the thread that holds the write transaction (`PageWriting`), which the
+/// transaction enforces. Pointers handed to `body` closures are valid only during the call.
+///
+/// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
+/// valid until the transaction ends (or the page is freed), and `readPage` of a page the
+/// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct PositionalTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Largest element in bytes (elements that do not fit inline go to overflow pages).
     public static let maxElementSize = KeyedTree.maxValueSize
 
+    /// A tree whose root is `root` (`.null`: a new, empty list).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the list has no elements (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of elements; O(1).
@@ -58,6 +75,8 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Appends at the end. O(log n); appends fill pages completely (append-mode splits).
+    /// An element over `maxElementSize` throws `.tooLarge`.
     public mutating func append(_ element: UnsafeRawBufferPointer, in pages: some PageWriting) throws {
         let index = try count(in: pages)
         let root = self.root
@@ -72,6 +91,8 @@ public struct PositionalTree: Hashable, Sendable {
         try withUnsafeBytes(of: &little) { try append($0, in: pages) }
     }
 
+    /// Replaces the element at `index` (0..<count; else `.invalidArgument`), freeing the old
+    /// one's overflow pages.
     public mutating func replace(at index: Int, with element: UnsafeRawBufferPointer,
                                  in pages: some PageWriting) throws {
         try checkIndex(index, below: try count(in: pages))
@@ -81,6 +102,7 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Removes the element at `index` (0..<count; else `.invalidArgument`). O(log n).
     public mutating func remove(at index: Int, in pages: some PageWriting) throws {
         try checkIndex(index, below: try count(in: pages))
         let (newRoot, delta) = try TreeEditor<PositionalFlavor>.apply(
@@ -120,6 +142,22 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Visits elements from `end` (the last one when nil or beyond the end) down to index 0
+    /// until `body` returns false.
+    public func forEachReversed(through end: Int? = nil, in pages: some PageReading,
+                                _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) throws {
+        let count = try count(in: pages)
+        guard count > 0 else { return }
+        if let end, end < 0 { return }
+        var index = min(end ?? count - 1, count - 1)
+        try TreeReader<PositionalFlavor>.scanReverse(root, through: UInt64(index), depth: 0, pages) { leaf, position in
+            let cell = try leaf.leafCell(position, PositionalFlavor.self)
+            defer { index -= 1 }
+            return try cell.value.withBytes(pages) { try body(index, $0) }
+        }
+    }
+
+    /// Frees every page of the list (overflow pages included); the list becomes empty.
     public mutating func destroy(in pages: some PageWriting) throws {
         guard !root.isNull else { return }
         try TreeReader<PositionalFlavor>.destroy(root, depth: 0, pages)

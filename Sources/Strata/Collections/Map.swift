@@ -1,0 +1,234 @@
+// Map: a String-keyed dictionary property (`@Persisted var scores: Map<String, Int>`).
+//
+// Invariants:
+// - A managed map is a BytesTree from the key's UTF-8 bytes (memcmp order: keys iterate sorted)
+//   to the value's element encoding; links are stored as optional values ([1] + 8-byte key, or
+//   [0] for nil) with one backlink each.
+// - Setting a key to nil removes it (Realm's behaviour for `map[key] = nil`).
+import Foundation
+import StrataStorage
+
+/// Key types of `Map` (Realm allows String keys).
+public protocol _MapKey: Hashable, Comparable {
+    var _strataKeyString: String { get }
+    init(_strataKeyString: String)
+}
+
+extension String: _MapKey {
+    public var _strataKeyString: String { self }
+    public init(_strataKeyString: String) { self = _strataKeyString }
+}
+
+public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, CustomStringConvertible {
+    var storage: [Key: Value] = [:]
+    let ref: CollectionRef?
+
+    public init() { ref = nil }
+    init(ref: CollectionRef) { self.ref = ref }
+
+    public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    public var isFrozen: Bool { ref?.core.isFrozen ?? false }
+
+    public var count: Int {
+        guard let r = ref else { return storage.count }
+        return r.core.mapCount(r)
+    }
+    public var isEmpty: Bool { count == 0 }
+
+    /// The value for `key`; setting nil removes the key.
+    public subscript(key: Key) -> Value? {
+        get {
+            guard let r = ref else { return storage[key] }
+            return r.core.mapGet(r, key._strataKeyString, as: Value.self)
+        }
+        set {
+            guard let r = ref else { storage[key] = newValue; return }
+            if let v = newValue { r.core.mapSet(r, key._strataKeyString, v) } else { r.core.mapRemove(r, key._strataKeyString) }
+        }
+    }
+
+    public func removeObject(for key: Key) { self[key] = nil }
+
+    public func removeAll() {
+        guard let r = ref else { storage.removeAll(); return }
+        r.core.listRemoveAll(r)
+    }
+
+    /// The entries in key order (managed) or unspecified order (unmanaged).
+    public var entries: [(key: Key, value: Value)] {
+        guard let r = ref else { return storage.map { ($0.key, $0.value) } }
+        return r.core.mapEntries(r, as: Value.self).map { (Key(_strataKeyString: $0.0), $0.1) }
+    }
+    public var keys: [Key] { entries.map(\.key) }
+    public var values: [Value] { entries.map(\.value) }
+
+    public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
+
+    public func freeze() throws -> Map<Key, Value> {
+        guard let r = ref else { return self }
+        return Map(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))
+    }
+
+    public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }
+}
+
+extension Map: _Persistable {
+    public static var _strataShape: _PropertyShape {
+        var s = Value._strataShape
+        s.collection = .map
+        return s
+    }
+    public static func _strataDefault() -> Map<Key, Value> { Map() }
+    public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Map<Key, Value> {
+        guard let b = obj._binding else { return Map() }
+        return Map(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+    }
+    public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: Map<Key, Value>) {
+        let target = _strataGet(obj, ordinal)
+        let items = value.entries
+        target.removeAll()
+        for (k, v) in items { target[k] = v }
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        try row.core.storeMap(entries.map { ($0.key._strataKeyString, $0.value) }, &row, column)
+    }
+    public var _strataAny: Any? { self }
+    public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
+        if let m = any as? Map<Key, Value> { return m }
+        guard let d = any as? [String: Any] else { return nil }
+        let m = Map<Key, Value>()
+        for (k, v) in d {
+            guard let e = Value._strataFromAny(v) else { return nil }
+            m.storage[Key(_strataKeyString: k)] = e
+        }
+        return m
+    }
+}
+
+extension RealmCore {
+    private func mapTree(_ r: CollectionRef) throws -> (CollectionState, BytesTree) {
+        let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+        return (s, BytesTree(root: s.root))
+    }
+
+    /// Encodes a map value; links are stored optional-style ([1] + key) with a backlink.
+    private func encodeMapValue<V: _PersistableElement>(_ v: V, for r: CollectionRef) throws -> [UInt8] {
+        var bytes = try encodeElement(v, for: r)
+        if r.column.type == .object && !V._strataShape.isOptional { bytes.insert(1, at: 0) }
+        return bytes
+    }
+
+    private func releaseMapValue(_ bytes: UnsafeRawBufferPointer, for r: CollectionRef) throws {
+        guard r.column.type == .object, bytes.count == 9, bytes[0] == 1 else { return }
+        try releaseElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), for: r)
+    }
+
+    func mapCount(_ r: CollectionRef) -> Int {
+        checkThread()
+        do {
+            let (_, t) = try mapTree(r)
+            return t.isEmpty ? 0 : try t.count(in: try pages())
+        } catch {
+            record(error)
+            return 0
+        }
+    }
+
+    func mapGet<V: _PersistableElement>(_ r: CollectionRef, _ key: String, as: V.Type) -> V? {
+        checkThread()
+        do {
+            let (_, t) = try mapTree(r)
+            let p = try pages()
+            return try Array(key.utf8).withUnsafeBytes { k in
+                try t.withValue(forKey: k, in: p) { v -> V in
+                    if r.column.type == .object && !V._strataShape.isOptional {
+                        return V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: v.dropFirst()), core: self))
+                    }
+                    return V._strataDecodeElement(_ElementView(bytes: v, core: self))
+                }
+            }
+        } catch {
+            record(error)
+            return nil
+        }
+    }
+
+    func mapSet<V: _PersistableElement>(_ r: CollectionRef, _ key: String, _ value: V) {
+        let w = requireWrite("modifying a map")
+        do {
+            guard key.utf8.count <= BytesTree.maxKeySize else {
+                throw Realm.Error(.valueTooLarge, "map key of \(key.utf8.count) bytes exceeds \(BytesTree.maxKeySize)")
+            }
+            var (s, t) = try mapTree(r)
+            let bytes = try encodeMapValue(value, for: r)
+            try Array(key.utf8).withUnsafeBytes { k in
+                _ = try t.withValue(forKey: k, in: w) { try releaseMapValue($0, for: r) }
+                try bytes.withUnsafeBytes { _ = try t.put(k, $0, in: w) }
+            }
+            s.root = t.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func mapRemove(_ r: CollectionRef, _ key: String) {
+        let w = requireWrite("modifying a map")
+        do {
+            var (s, t) = try mapTree(r)
+            try Array(key.utf8).withUnsafeBytes { k in
+                _ = try t.withValue(forKey: k, in: w) { try releaseMapValue($0, for: r) }
+                _ = try t.remove(k, in: w)
+            }
+            s.root = t.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    func mapEntries<V: _PersistableElement>(_ r: CollectionRef, as: V.Type) -> [(String, V)] {
+        checkThread()
+        var out: [(String, V)] = []
+        do {
+            let (_, t) = try mapTree(r)
+            guard !t.isEmpty else { return [] }
+            try t.forEach(from: nil, in: try pages()) { k, v in
+                let value: V
+                if r.column.type == .object && !V._strataShape.isOptional {
+                    value = V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: v.dropFirst()), core: self))
+                } else {
+                    value = V._strataDecodeElement(_ElementView(bytes: v, core: self))
+                }
+                out.append((String(decoding: k, as: UTF8.self), value))
+                return true
+            }
+        } catch {
+            record(error)
+        }
+        return out
+    }
+
+    func storeMap<V: _PersistableElement>(_ entries: [(String, V)], _ row: inout _RowBuilder, _ column: _Column) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
+        if !row.isNew {
+            let k = CollectionKey(table: Int32(row.table), column: Int32(column.index), owner: row.key)
+            let old = collections[k]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
+            let prop = snap.schemas[row.table].properties[column.index]
+            try destroyCollection(root: old, kind: .map, ownerTable: row.table, column: column.index, owner: row.key, property: prop)
+            collections[k] = nil
+        }
+        let r = CollectionRef(core: self, table: row.table, column: column, owner: row.key)
+        var tree = BytesTree()
+        for (key, v) in entries {
+            guard key.utf8.count <= BytesTree.maxKeySize else {
+                throw Realm.Error(.valueTooLarge, "map key of \(key.utf8.count) bytes exceeds \(BytesTree.maxKeySize)")
+            }
+            let bytes = try encodeMapValue(v, for: r)
+            try Array(key.utf8).withUnsafeBytes { k in try bytes.withUnsafeBytes { _ = try tree.put(k, $0, in: w) } }
+        }
+        row.store(tree.root.raw, column)
+    }
+}

@@ -1,0 +1,136 @@
+// MutableSet: an unordered to-many property without duplicates (`@Persisted var tags: MutableSet<String>`).
+//
+// Invariants:
+// - Stored like a List (a PositionalTree of element encodings, links as 8-byte keys with
+//   backlinks); uniqueness is kept on insert by a scan, so insert and contains are O(n).
+//   Fine for the set sizes Realm apps use; an ordered BytesTree would make them O(log n).
+// - Managed sets are confined like their object; mutations outside a write trap ("Strata:").
+import Foundation
+
+public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence, CustomStringConvertible {
+    var storage: [Element] = []
+    let ref: CollectionRef?
+
+    public init() { ref = nil }
+    init(ref: CollectionRef) { self.ref = ref }
+
+    public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    public var isFrozen: Bool { ref?.core.isFrozen ?? false }
+
+    var elements: [Element] {
+        guard let r = ref else { return storage }
+        var out: [Element] = []
+        r.core.listForEach(r) { _, b in
+            out.append(Element._strataDecodeElement(_ElementView(bytes: b, core: r.core)))
+            return true
+        }
+        return out
+    }
+
+    public var count: Int {
+        guard let r = ref else { return storage.count }
+        return r.core.listCount(r)
+    }
+    public var isEmpty: Bool { count == 0 }
+
+    public func contains(_ element: Element) -> Bool { elements.contains(element) }
+
+    public func insert(_ element: Element) {
+        guard let r = ref else {
+            if !storage.contains(element) { storage.append(element) }
+            return
+        }
+        if !contains(element) { r.core.listInsert(r, element, at: nil) }
+    }
+
+    public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for e in elements { insert(e) }
+    }
+
+    public func remove(_ element: Element) {
+        guard let r = ref else { storage.removeAll { $0 == element }; return }
+        if let i = elements.firstIndex(of: element) { r.core.listRemove(r, at: i) }
+    }
+
+    public func removeAll() {
+        guard let r = ref else { storage.removeAll(); return }
+        r.core.listRemoveAll(r)
+    }
+
+    public func formUnion<S: Sequence>(_ other: S) where S.Element == Element { insert(objectsIn: other) }
+
+    public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
+        for e in other { remove(e) }
+    }
+
+    public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        let keep = Set(other)
+        for e in elements where !keep.contains(e) { remove(e) }
+    }
+
+    public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
+        let mine = Set(elements)
+        return other.contains { mine.contains($0) }
+    }
+
+    public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
+        Set(elements).isSubset(of: Set(other))
+    }
+
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+
+    public func freeze() throws -> MutableSet<Element> {
+        guard let r = ref else { return self }
+        return MutableSet(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))
+    }
+
+    public var description: String { "MutableSet<\(Element.self)>(\(count) elements)" }
+}
+
+extension MutableSet: _Persistable {
+    public static var _strataShape: _PropertyShape {
+        var s = Element._strataShape
+        s.collection = .set
+        return s
+    }
+    public static func _strataDefault() -> MutableSet<Element> { MutableSet() }
+    public static func _strataGet(_ obj: Object, _ ordinal: Int) -> MutableSet<Element> {
+        guard let b = obj._binding else { return MutableSet() }
+        return MutableSet(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+    }
+    public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: MutableSet<Element>) {
+        let target = _strataGet(obj, ordinal)
+        let items = value.elements
+        target.removeAll()
+        target.insert(objectsIn: items)
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        var unique: [Element] = []
+        for e in elements where !unique.contains(e) { unique.append(e) }
+        try row.core.storeCollection(unique, &row, column)
+    }
+    public var _strataAny: Any? { self }
+    public static func _strataFromAny(_ any: Any?) -> MutableSet<Element>? {
+        if let s = any as? MutableSet<Element> { return s }
+        guard let a = any as? [Any] else { return nil }
+        let s = MutableSet<Element>()
+        for v in a {
+            guard let e = Element._strataFromAny(v) else { return nil }
+            s.insert(e)
+        }
+        return s
+    }
+}
+
+extension Object: Hashable {
+    /// Managed objects are equal when they are the same stored object; unmanaged ones when identical.
+    public static func == (lhs: Object, rhs: Object) -> Bool { lhs === rhs || lhs.isSameObject(as: rhs) }
+    public func hash(into hasher: inout Hasher) {
+        if let b = _binding {
+            hasher.combine(b.key)
+            hasher.combine(ObjectIdentifier(b.info))
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}

@@ -1,0 +1,213 @@
+// The expression tree shared by the string query language and the type-safe `Query<T>` builder.
+//
+// Invariants:
+// - Both front ends build the same canonical tree for the same query:
+//   `AND`/`OR` are n-ary and flattened (no `.and` directly inside an `.and`, no `.or` inside an
+//   `.or`, always at least two operands), so a chain of a thousand `OR`s is one node, not a
+//   thousand-deep tree that recursion could not walk; a `{…}` literal whose elements are all constants
+//   is folded into one `.constant(.list(…))`; an aggregate written `dogs.@max.age` or
+//   `dogs.age.@max` is `.aggregate(.max, dogs.age)`; `=`/`==`, `<>`/`!=`, `=<`/`<=`, `=>`/`>=`
+//   and `SOME`/`ANY` are one operator each.
+// - Trees hold no source positions, so equality is purely structural (`QueryValue` equality).
+// - Not `Sendable`: constants may be object arguments carrying their (thread-confined) source.
+
+/// A path of property names from the queried object or from a SUBQUERY variable.
+public struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
+    /// `"$x"` when the path starts at a SUBQUERY variable, nil when it starts at the object.
+    public var variable: String?
+    /// Property names, in order. Empty only for a bare variable (`$x`).
+    public var components: [String]
+
+    /// A path of `components` from the object, or from `variable` (`"$x"`) inside a SUBQUERY.
+    public init(_ components: [String], variable: String? = nil) {
+        self.components = components
+        self.variable = variable
+    }
+
+    /// Parses `"owner.name"` into components (no validation).
+    public init(dotted: String) {
+        self.init(dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
+    }
+
+    /// Renders the path in the query language (`owner.name`, `scores['math']`, `$x.age`).
+    public var description: String {
+        var text = variable ?? ""
+        for component in components {
+            if case .key(let key)? = QueryKeyPath.mapComponent(component) {
+                text += "[" + QueryFormatter.quoted(key) + "]"
+            } else {
+                text += (text.isEmpty ? "" : ".") + component
+            }
+        }
+        return text
+    }
+
+    /// The component for `map['key']`. Property names are identifiers, so a component starting
+    /// with `[` (like `@keys` and `@values`) can never clash with a property.
+    public static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
+    /// The component for `map.@keys`.
+    public static let keysComponent = "@keys"
+    /// The component for `map.@values`.
+    public static let valuesComponent = "@values"
+
+    /// What a map component selects, nil for a property name.
+    static func mapComponent(_ component: String) -> QueryMapComponent? {
+        if component == keysComponent { return .keys }
+        if component == valuesComponent { return .values }
+        if component.hasPrefix("["), component.hasSuffix("]"), component.count >= 2 {
+            return .key(String(component.dropFirst().dropLast()))
+        }
+        return nil
+    }
+}
+
+/// A selector applied to a `Map` value inside a key path.
+enum QueryMapComponent: Equatable {
+    case keys
+    case values
+    case key(String)
+}
+
+/// `@count` (alias `@size`), `@min`, `@max`, `@sum`, `@avg`.
+public enum QueryAggregate: String, Hashable, Sendable {
+    case count, min, max, sum, avg
+}
+
+/// A comparison operator.
+public enum QueryOperator: String, Hashable, Sendable {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case beginsWith = "BEGINSWITH"
+    case contains = "CONTAINS"
+    case endsWith = "ENDSWITH"
+    case like = "LIKE"
+    case `in` = "IN"
+    case between = "BETWEEN"
+
+    /// Operators defined on strings and data only.
+    public var isStringOperator: Bool {
+        switch self {
+        case .beginsWith, .contains, .endsWith, .like: return true
+        default: return false
+        }
+    }
+
+    /// Operators that need an order (`<` … `>=`, `BETWEEN`).
+    public var isOrdering: Bool {
+        switch self {
+        case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: return true
+        default: return false
+        }
+    }
+}
+
+/// How a comparison treats a to-many operand.
+public enum QueryQuantifier: String, Hashable, Sendable {
+    /// No keyword: a to-many operand matches if any element does (Realm's implicit ANY).
+    case implicit = ""
+    /// `ANY` / `SOME`.
+    case any = "ANY"
+    /// `ALL`: every element matches (true for an empty collection).
+    case all = "ALL"
+    /// `NONE`: no element matches (true for an empty collection).
+    case none = "NONE"
+}
+
+/// An operand of a comparison.
+public indirect enum QueryExpression: Hashable, CustomStringConvertible {
+    /// A literal or an argument.
+    case constant(QueryValue)
+    /// A property (possibly through links, possibly to-many).
+    case keyPath(QueryKeyPath)
+    /// An aggregate over the values a key path reaches: `dogs.@count`, `dogs.@max.age`.
+    case aggregate(QueryAggregate, QueryKeyPath)
+    /// `SUBQUERY(collection, $variable, predicate).@count`.
+    case subqueryCount(collection: QueryKeyPath, variable: String, predicate: QueryPredicate)
+    /// A `{…}` literal that contains non-constant elements (all-constant ones fold into `.constant(.list)`).
+    case list([QueryExpression])
+
+    public var description: String { QueryFormatter.expression(self) }
+}
+
+/// A comparison: `[quantifier] left op[options] right`.
+public struct QueryComparison: Hashable, CustomStringConvertible {
+    /// The operand before the operator (the key path, usually).
+    public var left: QueryExpression
+    public var op: QueryOperator
+    /// The operand after the operator (a constant, usually).
+    public var right: QueryExpression
+    /// `[c]`, `[d]`: string folding for the comparison.
+    public var options: QueryStringOptions
+    /// `ANY`/`ALL`/`NONE` before the left operand, or `.implicit`.
+    public var quantifier: QueryQuantifier
+
+    /// `[quantifier] left op[options] right`.
+    public init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
+                options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
+        self.left = left
+        self.op = op
+        self.right = right
+        self.options = options
+        self.quantifier = quantifier
+    }
+
+    public var description: String { QueryFormatter.comparison(self) }
+}
+
+/// A parsed query: the predicate a `filter` keeps objects by.
+public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
+    case truePredicate
+    case falsePredicate
+    case comparison(QueryComparison)
+    /// All operands hold. Build with `&&` or `conjunction(_:_:)`, which keep the tree flat.
+    case and([QueryPredicate])
+    /// Some operand holds. Build with `||` or `disjunction(_:_:)`, which keep the tree flat.
+    case or([QueryPredicate])
+    case not(QueryPredicate)
+
+    /// The predicate in Realm's query language; it parses back to an equal tree, except for
+    /// values that have no literal form (objects, `Float`, non-finite numbers), shown as `%@(…)`.
+    public var description: String { QueryFormatter.predicate(self) }
+
+    /// Parses a query string. See `QueryParser`.
+    public init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
+                type typeName: String? = nil) throws(QueryError) {
+        self = try QueryParser.parse(query, arguments: arguments.map(\.queryValue),
+                                     schema: schema, typeName: typeName)
+    }
+
+    /// Parses a query string with its arguments already converted.
+    public init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
+                type typeName: String? = nil) throws(QueryError) {
+        self = try QueryParser.parse(query, arguments: arguments, schema: schema, typeName: typeName)
+    }
+
+    /// `lhs AND rhs`, flattened.
+    public static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+        var operands: [QueryPredicate] = []
+        for side in [lhs, rhs] {
+            if case .and(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
+        }
+        return .and(operands)
+    }
+
+    /// `lhs OR rhs`, flattened.
+    public static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+        var operands: [QueryPredicate] = []
+        for side in [lhs, rhs] {
+            if case .or(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
+        }
+        return .or(operands)
+    }
+
+    /// `lhs AND rhs`.
+    public static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
+    /// `lhs OR rhs`.
+    public static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
+    /// `NOT self`.
+    public static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
+}

@@ -1,0 +1,96 @@
+// Long randomized runs of the model-based tests, only with STRATA_TREE_STRESS=1 (each well
+// under two minutes in a debug build):
+//   STRATA_TREE_STRESS=1 swift test --filter TreeStressTests
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Testing
+@testable import StrataStorage
+
+private let stressEnabled = getenv("STRATA_TREE_STRESS").map { String(cString: $0) == "1" } ?? false
+
+@Suite(.enabled(if: stressEnabled)) struct TreeStressTests {
+    @Test func keyedTreeLongRun() throws {
+        var rng = SplitMix64(seed: 4242)
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        var model: [UInt64: [UInt8]] = [:]
+        for step in 0..<120_000 {
+            // Waves: grow to ~15k keys, shrink, grow again — many splits and merges.
+            let removeChance = (step / 20_000) % 2 == 0 ? 20 : 80
+            let key = UInt64.random(in: 0..<30_000, using: &rng)
+            if Int.random(in: 0..<100, using: &rng) < removeChance {
+                #expect(try tree.remove(key, in: pages) == (model.removeValue(forKey: key) != nil))
+            } else {
+                let value = randomValue(&rng)
+                #expect(try value.withUnsafeBytes { try tree.put(key, $0, in: pages) } == (model[key] == nil))
+                model[key] = value
+            }
+            if Int.random(in: 0..<100, using: &rng) < 2 { pages.commit(); pages.releaseRetired() }
+            if step % 10_000 == 9_999 { try TreeKeyedTests.verify(tree, model, pages) }
+        }
+        try tree.destroy(in: pages)
+        #expect(pages.livePageCount == 0)
+        #expect(pages.violations.isEmpty)
+        #expect(pages.changedCommittedPages().isEmpty)
+    }
+
+    @Test func positionalTreeLongRun() throws {
+        var rng = SplitMix64(seed: 4343)
+        let pages = TreeTestPages()
+        var tree = PositionalTree()
+        var model: [[UInt8]] = []
+        for step in 0..<80_000 {
+            let growing = (step / 20_000) % 2 == 0
+            let roll = Int.random(in: 0..<100, using: &rng)
+            if model.isEmpty || roll < (growing ? 60 : 25) {
+                let value = randomValue(&rng, overflow: roll % 7 == 0)
+                let index = Int.random(in: 0...model.count, using: &rng)
+                try value.withUnsafeBytes { try tree.insert($0, at: index, in: pages) }
+                model.insert(value, at: index)
+            } else if roll < 90 {
+                let index = Int.random(in: 0..<model.count, using: &rng)
+                try tree.remove(at: index, in: pages)
+                model.remove(at: index)
+            } else {
+                let value = randomValue(&rng)
+                let index = Int.random(in: 0..<model.count, using: &rng)
+                try value.withUnsafeBytes { try tree.replace(at: index, with: $0, in: pages) }
+                model[index] = value
+            }
+            if Int.random(in: 0..<100, using: &rng) < 2 { pages.commit(); pages.releaseRetired() }
+            if step % 10_000 == 9_999 { try TreePositionalTests.verify(tree, model, pages) }
+        }
+        try tree.destroy(in: pages)
+        #expect(pages.livePageCount == 0)
+        #expect(pages.violations.isEmpty)
+    }
+
+    @Test func bytesTreeLongRun() throws {
+        var rng = SplitMix64(seed: 4444)
+        let pages = TreeTestPages()
+        var tree = BytesTree()
+        var model: [[UInt8]: [UInt8]] = [:]
+        for step in 0..<60_000 {
+            let removeChance = (step / 15_000) % 2 == 0 ? 20 : 80
+            // Index-like keys: a short value, then a 2-byte "object key".
+            var key = Array(TreeBytesTests.randomKey(&rng).prefix(BytesTree.maxKeySize - 2))
+            key += [UInt8.random(in: 0...255, using: &rng), UInt8.random(in: 0...255, using: &rng)]
+            if Int.random(in: 0..<100, using: &rng) < removeChance {
+                #expect(try key.withUnsafeBytes { try tree.remove($0, in: pages) } == (model.removeValue(forKey: key) != nil))
+            } else {
+                let value = randomValue(&rng)
+                #expect(try key.withUnsafeBytes { k in try value.withUnsafeBytes { try tree.put(k, $0, in: pages) } } == (model[key] == nil))
+                model[key] = value
+            }
+            if Int.random(in: 0..<100, using: &rng) < 2 { pages.commit(); pages.releaseRetired() }
+            if step % 10_000 == 9_999 { try TreeBytesTests.verify(tree, model, pages) }
+        }
+        try tree.destroy(in: pages)
+        #expect(pages.livePageCount == 0)
+        #expect(pages.violations.isEmpty)
+    }
+}

@@ -1,0 +1,222 @@
+// Micro-benchmarks of the harness patterns. Skipped unless STRATA_OBJECT_BENCH=1; run in release:
+//   STRATA_OBJECT_BENCH=1 swift test -c release --filter ObjectBenchmarks
+// Figures are printed, not asserted (targets are checked by strata-bench, never by unit tests);
+// each benchmark still verifies the data it wrote.
+import Foundation
+import Testing
+import Strata
+import StrataStorage
+
+final class BenchItem: Object {
+    @Persisted var n: Int64
+    @Persisted var value: Double
+}
+
+private func seconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+private func benchConfig() -> Realm.Configuration { tempConfig("bench", durability: .unsafe) }
+
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal),
+       .serialized)
+struct ObjectBenchmarks {
+    func reading(_ i: Int) -> Reading {
+        let r = Reading()
+        r.value = Double(i)
+        r.seq = Int64(i)
+        r.timestamp = Date()
+        return r
+    }
+
+    @Test func sensorsOneReadingPerTransaction() throws {
+        let realm = try Realm(configuration: benchConfig())
+        let cap = 10_000
+        try realm.write {
+            let s = Sensor()
+            s.symbol = "o3"
+            try realm.add(s)
+            for i in 0..<cap { s.readings.append(reading(i)) }
+        }
+        let n = 20_000
+        let t = try seconds {
+            for i in cap..<(cap + n) {
+                try realm.write {
+                    guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
+                    s.readings.append(reading(i))
+                    if s.readings.count > cap {
+                        let oldest = s.readings[0]
+                        s.readings.removeFirst()
+                        try realm.delete(oldest)
+                    }
+                }
+            }
+        }
+        let s = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "o3"))
+        #expect(s.readings.count == cap)
+        #expect(realm.objects(Reading.self).count == cap)
+        print("BENCH sensors 1/txn (.unsafe, cap 10k): \(Int(Double(n) / t)) txn/s")
+    }
+
+    @Test func sensorsOneReadingPerTransactionFullDurability() throws {
+        let realm = try Realm(configuration: tempConfig("benchfull", durability: .full))
+        try realm.write {
+            let s = Sensor()
+            s.symbol = "o3"
+            try realm.add(s)
+        }
+        let n = 2_000
+        let t = try seconds {
+            for i in 0..<n {
+                try realm.write {
+                    guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
+                    s.readings.append(reading(i))
+                }
+            }
+        }
+        print("BENCH sensors 1/txn (.full): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// The fixed cost of a transaction (object layer + storage commit), nothing written.
+    @Test func emptyWriteTransactions() throws {
+        let realm = try Realm(configuration: benchConfig())
+        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "x"])) }
+        let n = 20_000
+        let t = try seconds { for _ in 0..<n { try realm.write {} } }
+        print("BENCH empty write transaction (.unsafe): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// The harness's `gcd` strategy: blocks on a concurrent queue, each opening its realm and writing.
+    @Test func concurrentQueueWriters() throws {
+        let config = benchConfig()
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { try realm.add(try Sensor.make(value: ["symbol": "o3"])) }
+        }
+        let n = 4_000
+        let group = DispatchGroup()
+        let q = DispatchQueue(label: "bench.gcd", attributes: .concurrent)
+        let t = seconds {
+            for i in 0..<n {
+                q.async(group: group) {
+                    guard let r = try? Realm(configuration: config) else { return }
+                    try? r.write {
+                        guard let s = r.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
+                        let reading = Reading()
+                        reading.seq = Int64(i)
+                        s.readings.append(reading)
+                    }
+                }
+            }
+            group.wait()
+        }
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Reading.self).count == n)
+        print("BENCH gcd concurrent writers (.unsafe, 1 reading/txn): \(Int(Double(n) / t)) txn/s")
+    }
+
+    @Test func sensorsBatchesOfOneThousand() throws {
+        let realm = try Realm(configuration: benchConfig())
+        let cap = 10_000
+        try realm.write {
+            let s = Sensor()
+            s.symbol = "aqi"
+            try realm.add(s)
+        }
+        let batches = 200
+        let t = try seconds {
+            var seq = 0
+            for _ in 0..<batches {
+                try realm.write {
+                    guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "aqi") else { return }
+                    for _ in 0..<1_000 {
+                        s.readings.append(reading(seq))
+                        seq += 1
+                    }
+                    let excess = s.readings.count - cap
+                    if excess > 0 {
+                        for _ in 0..<excess {
+                            let oldest = s.readings[0]
+                            s.readings.removeFirst()
+                            try realm.delete(oldest)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(realm.objects(Reading.self).count == cap)
+        print("BENCH sensors batches of 1000 (cap 10k): \(Int(Double(batches * 1_000) / t)) readings/s")
+    }
+
+    @Test func bulkInsert() throws {
+        let realm = try Realm(configuration: benchConfig())
+        let total = 1_000_000, per = 10_000
+        let t = try seconds {
+            var i = 0
+            while i < total {
+                try realm.write {
+                    for _ in 0..<per {
+                        let o = BenchItem()
+                        o.n = Int64(i)
+                        o.value = Double(i)
+                        try realm.add(o)
+                        i += 1
+                    }
+                }
+            }
+        }
+        #expect(realm.objects(BenchItem.self).count == total)
+        print("BENCH bulk insert 1M in txns of 10k: \(Int(Double(total) / t)) objects/s")
+        var sum = 0.0
+        let items = realm.objects(BenchItem.self)
+        let first = try #require(items.first)
+        let reads = 1_000_000
+        let tr = seconds { for _ in 0..<reads { sum += first.value } }
+        #expect(sum == 0)
+        print("BENCH managed property read: \(Int(tr / Double(reads) * 1e9)) ns/read")
+    }
+
+    @Test func primaryKeyLookup() throws {
+        let realm = try Realm(configuration: benchConfig())
+        try realm.write {
+            for i in 0..<100_000 { try realm.add(Contact(value: ["id": i])) }
+        }
+        var found = 0
+        let n = 200_000
+        let t = seconds {
+            for i in 0..<n where realm.object(ofType: Contact.self, forPrimaryKey: (i &* 7919) % 100_000) != nil { found += 1 }
+        }
+        #expect(found == n)
+        print("BENCH primary-key lookup in 100k: \(Int(t / Double(n) * 1e9)) ns/lookup")
+    }
+}
+
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal))
+struct StorageBaselineBenchmarks {
+    /// The storage's own cost of one keyed lookup, for comparison with a managed property read.
+    @Test func rawKeyedLookup() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("strata-raw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let f = try StorageFile.open(StorageOptions(path: dir.appendingPathComponent("raw").path, durability: .unsafe))
+        defer { f.close() }
+        let w = try f.beginWrite()
+        var tree = KeyedTree()
+        var row = [UInt8](repeating: 7, count: 25)
+        for k in 0..<100_000 as Range<UInt64> {
+            try row.withUnsafeMutableBytes { _ = try tree.put(k, UnsafeRawBufferPointer($0), in: w) }
+        }
+        try w.commit()
+        let r = try f.beginRead()
+        var sum = 0
+        let n = 1_000_000
+        let t = try seconds {
+            for i in 0..<n {
+                sum &+= try tree.withValue(forKey: UInt64(i % 100_000), in: r) { Int($0[0]) } ?? 0
+            }
+        }
+        #expect(sum == 7 * n)
+        print("BENCH raw KeyedTree.withValue (100k keys, 3 levels): \(Int(t / Double(n) * 1e9)) ns/lookup")
+    }
+}
