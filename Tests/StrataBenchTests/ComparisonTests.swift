@@ -20,6 +20,7 @@ private struct Row {
     var rate = ""
     var workload = "bulk-insert"
     var e2eP50 = 5000.0
+    var commitP99 = 8000.0
 
     var record: [String: String] {
         ["timestamp": "2026-11-21T21:00:00Z", "host": "h", "git_rev": "r", "build": build, "workload": workload,
@@ -28,7 +29,8 @@ private struct Row {
          "transactions": String(transactions), "readings_per_s": CSVNumber.format(readingsPerSecond),
          "commit_p50_us": CSVNumber.format(commitP50), "file_bytes_end": CSVNumber.format(fileBytesEnd),
          "live_objects": String(liveObjects), "lost": String(lost), "verified": verified, "bound": bound,
-         "max_delay_ms": "100", "rate": rate, "e2e_p50_us": CSVNumber.format(e2eP50)]
+         "max_delay_ms": "100", "rate": rate, "e2e_p50_us": CSVNumber.format(e2eP50),
+         "commit_p99_us": CSVNumber.format(commitP99)]
     }
 }
 
@@ -101,6 +103,14 @@ struct ComparisonTests {
         #expect(verdict(bad, "lost") == .regressed)
         let strict = try compare(base, flipped, gateDurable: true)
         #expect(verdict(strict, "readings_per_s") == .regressed)
+    }
+
+    @Test func tailLatencyNoiseUnderTheFloorPassesAndGrossTailsFail() throws {
+        // A preempted commit: 109 us -> 3,146 us p99 in identical runs.
+        let noisy = try compare([Row(commitP99: 109)], [Row(commitP99: 3_146)])
+        #expect(verdict(noisy, "commit_p99_us") == .unchanged)
+        let gross = try compare([Row(commitP99: 3_000)], [Row(commitP99: 30_000)])
+        #expect(verdict(gross, "commit_p99_us") == .regressed)
     }
 
     @Test func endToEndLatencyIsGatedInOpenLoopOnly() throws {

@@ -53,16 +53,24 @@ public struct MetricPolicy: Sendable {
         }
     }
 
+    /// Tail latencies (p99) change by less than this are unchanged: with more threads than the
+    /// 2 cores, a commit preempted for a scheduler slice or two makes the p99 (read-while-write's
+    /// SQLite commit p99 measured 109 µs and 3,146 µs in identical runs). Gross tail regressions
+    /// (milliseconds to tens of milliseconds) stay caught.
+    public static let tailFloorMicros = 5_000.0
+
     /// The gated metrics, in report order.
     public static let gated: [MetricPolicy] = [
         MetricPolicy(column: "readings_per_s", rule: .throughput),
         MetricPolicy(column: "transactions_per_s", rule: .throughput),
         MetricPolicy(column: "commit_p50_us", rule: .latency(power: 1, floor: 50)),
-        MetricPolicy(column: "commit_p99_us", rule: .latency(power: 2, floor: 200)),
+        MetricPolicy(column: "commit_p99_us", rule: .latency(power: 2, floor: tailFloorMicros)),
         MetricPolicy(column: "e2e_p50_us", rule: .latency(power: 1, floor: 50)),
-        MetricPolicy(column: "e2e_p99_us", rule: .latency(power: 2, floor: 200)),
+        MetricPolicy(column: "e2e_p99_us", rule: .latency(power: 2, floor: tailFloorMicros)),
         MetricPolicy(column: "reader_p50_us", rule: .latency(power: 1, floor: 50)),
-        MetricPolicy(column: "compact_ms", rule: .latency(power: 2, floor: 20)),
+        // Compacting the smoke files takes ~5 ms, but its flushes made it 31 ms (median of 3) in
+        // an identical run: changes under 100 ms are noise; larger files (full suite) are judged.
+        MetricPolicy(column: "compact_ms", rule: .latency(power: 2, floor: 100)),
         MetricPolicy(column: "file_bytes_end", rule: .bytes(tolerance: 0.10)),
         MetricPolicy(column: "file_bytes_peak", rule: .bytes(tolerance: 0.10)),
         MetricPolicy(column: "file_bytes_compacted", rule: .bytes(tolerance: 0.10)),
