@@ -158,18 +158,28 @@ def plot_file_size(timeline, rows, out):
     if not series:
         return None
     workloads = list(series)
-    fig, axes = plt.subplots(len(workloads), 1, figsize=(10, 3.2 * len(workloads)), squeeze=False)
+    fig, axes = plt.subplots(len(workloads), 1, figsize=(12, max(4.5, 3.4 * len(workloads))), squeeze=False)
+    palette = plt.get_cmap("tab10")
     for ax, workload in zip(axes[:, 0], workloads):
+        # Colour = strategy (or encryption), line style = engine: 12 lines stay distinguishable.
+        kinds = []
+        for label in series[workload]:
+            kind = label.split(" ", 1)[1]
+            if kind not in kinds:
+                kinds.append(kind)
         for label, points in series[workload].items():
+            engine, kind = label.split(" ", 1)
             xs, ys = zip(*points)
-            ax.plot(xs, ys, label=label, linewidth=1.5)
+            ax.plot(xs, ys, label=label, linewidth=1.6, color=palette(kinds.index(kind) % 10),
+                    linestyle="-" if engine == "strata" else "--")
         ax.set_title(f"{workload}: file size over time (repetition 1)", fontsize=10)
         ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(human_bytes))
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
         ax.set_ylim(bottom=0)
         ax.set_xlabel("seconds since the case started")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, ncol=3)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="solid: strata, dashed: sqlite",
+                  title_fontsize=8)
     fig.suptitle(subtitle(rows), fontsize=9)
     path = os.path.join(out, "file_size.png")
     fig.tight_layout(rect=(0, 0, 1, 0.97))
