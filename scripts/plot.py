@@ -246,9 +246,11 @@ def plot_encryption_compaction(rows, out):
     return path
 
 
-def plot_baseline(rows, baseline_rows, out):
-    metrics = [("readings_per_s", "throughput", True), ("commit_p50_us", "commit p50", False),
-               ("file_bytes_end", "file size", False)]
+def plot_baseline(rows, baseline_rows, out, threshold):
+    # Bars inside the band that `compare` treats as noise are grey; outside it, green or red.
+    factor = 1 / (1 - threshold / 100)
+    metrics = [("readings_per_s", "throughput", True, factor), ("commit_p50_us", "commit p50", False, factor),
+               ("file_bytes_end", "file size", False, 1.10)]
     key = lambda r: "/".join([r.get("workload", ""), r.get("engine", ""), r.get("strategy", ""),
                               "enc-" + r.get("encryption", ""), r.get("durability", "")])
     cases = []
@@ -256,20 +258,24 @@ def plot_baseline(rows, baseline_rows, out):
         if key(row) not in cases:
             cases.append(key(row))
     fig, axes = plt.subplots(1, len(metrics), figsize=(15, max(4, 0.35 * len(cases) + 1.5)), sharey=True)
-    for ax, (column, title, higher_better) in zip(axes, metrics):
+    for ax, (column, title, higher_better, band) in zip(axes, metrics):
         now = median_by(rows, key, column)
         then = median_by(baseline_rows, key, column)
         ratios = [now[c] / then[c] if c in now and c in then and then[c] else None for c in cases]
         colors = []
         for ratio in ratios:
             if ratio is None:
-                colors.append("#cccccc")
+                colors.append("#eeeeee")
+            elif 1 / band <= ratio <= band:
+                colors.append("#9e9e9e")
             else:
-                better = ratio >= 1 if higher_better else ratio <= 1
+                better = ratio > 1 if higher_better else ratio < 1
                 colors.append("#2ca02c" if better else "#d62728")
-        ax.barh(range(len(cases)), [r or 0 for r in ratios], color=colors)
-        ax.axvline(1.0, color="black", linewidth=1)
-        ax.set_title(f"{title}: current / baseline\n({'higher' if higher_better else 'lower'} is better)", fontsize=10)
+        ax.axvspan(1 / band, band, color="#f0f0f0", zorder=0)
+        ax.barh(range(len(cases)), [r or 0 for r in ratios], color=colors, zorder=2)
+        ax.axvline(1.0, color="black", linewidth=1, zorder=3)
+        ax.set_title(f"{title}: current / baseline\n({'higher' if higher_better else 'lower'} is better; "
+                     f"grey band x{band:.2f})", fontsize=10)
         for i, ratio in enumerate(ratios):
             ax.annotate("n/a" if ratio is None else f"{ratio:.2f}", (ratio or 0, i), va="center", fontsize=8,
                         xytext=(3, 0), textcoords="offset points")
@@ -277,7 +283,8 @@ def plot_baseline(rows, baseline_rows, out):
     axes[0].set_yticks(range(len(cases)))
     axes[0].set_yticklabels(cases, fontsize=8)
     axes[0].invert_yaxis()
-    fig.suptitle(f"Current run vs baseline (medians)\n{subtitle(rows)}", fontsize=9)
+    fig.suptitle(f"Current run vs baseline (medians; grey = inside the noise band compare accepts, "
+                 f"green/red = outside it; timings of …/full cases are shown, not gated)\n{subtitle(rows)}", fontsize=9)
     path = os.path.join(out, "baseline_ratio.png")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -291,6 +298,8 @@ def main():
     parser.add_argument("--timeline", help="timeline CSV (default: RUN with .timeline.csv, if present)")
     parser.add_argument("--baseline", help="baseline summary CSV to compare with")
     parser.add_argument("--out", required=True, help="directory for the PNG files")
+    parser.add_argument("--threshold", type=float, default=60.0,
+                        help="compare's timing threshold in percent, for the noise band (default 60)")
     args = parser.parse_args()
 
     rows = read_csv(args.run)
@@ -309,7 +318,7 @@ def main():
     written = [plot_throughput(rows, args.out), plot_latency(rows, args.out), plot_file_size(timeline, rows, args.out),
                plot_encryption_compaction(rows, args.out)]
     if args.baseline:
-        written.append(plot_baseline(rows, read_csv(args.baseline), args.out))
+        written.append(plot_baseline(rows, read_csv(args.baseline), args.out, args.threshold))
     for path in written:
         if path:
             print(path)
