@@ -79,6 +79,44 @@ struct ObjectBenchmarks {
         print("BENCH sensors 1/txn (.full): \(Int(Double(n) / t)) txn/s")
     }
 
+    /// The fixed cost of a transaction (object layer + storage commit), nothing written.
+    @Test func emptyWriteTransactions() throws {
+        let realm = try Realm(configuration: benchConfig())
+        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "x"])) }
+        let n = 20_000
+        let t = try seconds { for _ in 0..<n { try realm.write {} } }
+        print("BENCH empty write transaction (.unsafe): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// The harness's `gcd` strategy: blocks on a concurrent queue, each opening its realm and writing.
+    @Test func concurrentQueueWriters() throws {
+        let config = benchConfig()
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { try realm.add(try Sensor.make(value: ["symbol": "o3"])) }
+        }
+        let n = 4_000
+        let group = DispatchGroup()
+        let q = DispatchQueue(label: "bench.gcd", attributes: .concurrent)
+        let t = seconds {
+            for i in 0..<n {
+                q.async(group: group) {
+                    guard let r = try? Realm(configuration: config) else { return }
+                    try? r.write {
+                        guard let s = r.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
+                        let reading = Reading()
+                        reading.seq = Int64(i)
+                        s.readings.append(reading)
+                    }
+                }
+            }
+            group.wait()
+        }
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Reading.self).count == n)
+        print("BENCH gcd concurrent writers (.unsafe, 1 reading/txn): \(Int(Double(n) / t)) txn/s")
+    }
+
     @Test func sensorsBatchesOfOneThousand() throws {
         let realm = try Realm(configuration: benchConfig())
         let cap = 10_000

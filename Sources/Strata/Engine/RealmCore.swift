@@ -83,7 +83,9 @@ final class RealmCore {
     var pendingError: Realm.Error?
     var autorefresh = true
     var updatePolicy: Realm.UpdatePolicy = .error
-    private var frozen: RealmCore?
+    /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
+    /// must release its version (the harness pins and unpins this way).
+    private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
     var notificationHub: ObserverHub?

@@ -36,7 +36,7 @@ public struct Realm {
     /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
     /// version when `autorefresh` is on and no write is open).
     public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
-        let confinement: Confinement = queue.map { .queue(ObjectIdentifier($0)) } ?? .thread(ThreadIdentity.current)
+        let confinement = Confinement.current(queue: queue)
         let identity = configuration.identity
         if let cached = InstanceCache.shared.lookup(identity: identity, confinement: confinement) {
             if cached.configuration.encryptionKey != configuration.encryptionKey

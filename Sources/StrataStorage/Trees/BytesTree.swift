@@ -19,13 +19,19 @@
 /// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
 /// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct BytesTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Longest key in bytes: keeps at least three entries per page so splits always work.
     public static let maxKeySize = 1024
+    /// Largest value in bytes (values that do not fit inline go to overflow pages).
     public static let maxValueSize = KeyedTree.maxValueSize
 
+    /// A tree whose root is `root` (`.null`: a new, empty tree).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the tree has no entries (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of keys; O(1).
@@ -41,6 +47,7 @@ public struct BytesTree: Hashable, Sendable {
         return try leaf.leafCell(index, BytesFlavor.self).value.withBytes(pages, body)
     }
 
+    /// Whether `key` is present. O(log n).
     public func contains(_ key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Bool {
         guard key.count <= Self.maxKeySize else { return false }
         return try TreeReader<BytesFlavor>.find(root, key, pages) != nil
@@ -64,6 +71,8 @@ public struct BytesTree: Hashable, Sendable {
 
     /// Removes `key`; true when it was present.
     @discardableResult
+    /// Removes `key` and frees its overflow pages; true when it was present. Removing an absent
+    /// key changes and copies nothing.
     public mutating func remove(_ key: UnsafeRawBufferPointer, in pages: some PageWriting) throws -> Bool {
         guard key.count <= Self.maxKeySize else { return false }
         let (newRoot, delta) = try TreeEditor<BytesFlavor>.apply(
@@ -128,6 +137,7 @@ public struct BytesTree: Hashable, Sendable {
         return result
     }
 
+    /// Frees every page of the tree (overflow pages included); the tree becomes empty.
     public mutating func destroy(in pages: some PageWriting) throws {
         guard !root.isNull else { return }
         try TreeReader<BytesFlavor>.destroy(root, depth: 0, pages)

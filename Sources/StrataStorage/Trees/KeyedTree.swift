@@ -26,12 +26,17 @@
 /// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
 /// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct KeyedTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Largest value in bytes: 16 MiB of payload plus a small header of the layer above.
     public static let maxValueSize = 16 * 1024 * 1024 + 64
 
+    /// A tree whose root is `root` (`.null`: a new, empty tree).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the tree has no entries (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of keys; O(1) (kept in the root).
@@ -47,6 +52,7 @@ public struct KeyedTree: Hashable, Sendable {
         return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
 
+    /// Whether `key` is present. O(log n).
     public func contains(_ key: UInt64, in pages: some PageReading) throws -> Bool {
         try KeyedFlavor.find(root, key, pages) != nil
     }
