@@ -88,7 +88,7 @@ extension Results {
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let flag = ObserverFlag()
         let token = core.isFrozen ? NotificationToken(flag: flag) : NotificationToken(flag: flag, retaining: core)
-        if let queue, core.confinement != .queue(ObjectIdentifier(queue)) {
+        if let queue, core.confinement != .queue(Confinement.queueIdentity(queue)) {
             Handover.observe(configuration: core.configuration, queue: queue, token: token,
                              payload: QueueHandoff(value: (info, query, keyPaths, block))) { realm, payload in
                 var r = Results<Element>(core: realm.core, info: payload.value.0)

@@ -94,7 +94,7 @@ extension Object {
             block(.error(Realm.Error(.invalidState, "a frozen object cannot be observed; thaw it first")))
             return token
         }
-        if let queue, b.core.confinement != .queue(ObjectIdentifier(queue)) {
+        if let queue, b.core.confinement != .queue(Confinement.queueIdentity(queue)) {
             Handover.observe(configuration: b.core.configuration, queue: queue, token: token,
                              payload: QueueHandoff(value: (b.info, b.table, b.key, keyPaths, block))) { realm, payload in
                 let (info, table, key, paths, blk) = payload.value
