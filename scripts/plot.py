@@ -158,18 +158,28 @@ def plot_file_size(timeline, rows, out):
     if not series:
         return None
     workloads = list(series)
-    fig, axes = plt.subplots(len(workloads), 1, figsize=(10, 3.2 * len(workloads)), squeeze=False)
+    fig, axes = plt.subplots(len(workloads), 1, figsize=(12, max(4.5, 3.4 * len(workloads))), squeeze=False)
+    palette = plt.get_cmap("tab10")
     for ax, workload in zip(axes[:, 0], workloads):
+        # Colour = strategy (or encryption), line style = engine: 12 lines stay distinguishable.
+        kinds = []
+        for label in series[workload]:
+            kind = label.split(" ", 1)[1]
+            if kind not in kinds:
+                kinds.append(kind)
         for label, points in series[workload].items():
+            engine, kind = label.split(" ", 1)
             xs, ys = zip(*points)
-            ax.plot(xs, ys, label=label, linewidth=1.5)
+            ax.plot(xs, ys, label=label, linewidth=1.6, color=palette(kinds.index(kind) % 10),
+                    linestyle="-" if engine == "strata" else "--")
         ax.set_title(f"{workload}: file size over time (repetition 1)", fontsize=10)
         ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(human_bytes))
         ax.yaxis.set_major_locator(matplotlib.ticker.MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]))
         ax.set_ylim(bottom=0)
         ax.set_xlabel("seconds since the case started")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, ncol=3)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="solid: strata, dashed: sqlite",
+                  title_fontsize=8)
     fig.suptitle(subtitle(rows), fontsize=9)
     path = os.path.join(out, "file_size.png")
     fig.tight_layout(rect=(0, 0, 1, 0.97))
@@ -236,9 +246,11 @@ def plot_encryption_compaction(rows, out):
     return path
 
 
-def plot_baseline(rows, baseline_rows, out):
-    metrics = [("readings_per_s", "throughput", True), ("commit_p50_us", "commit p50", False),
-               ("file_bytes_end", "file size", False)]
+def plot_baseline(rows, baseline_rows, out, threshold):
+    # Bars inside the band that `compare` treats as noise are grey; outside it, green or red.
+    factor = 1 / (1 - threshold / 100)
+    metrics = [("readings_per_s", "throughput", True, factor), ("commit_p50_us", "commit p50", False, factor),
+               ("file_bytes_end", "file size", False, 1.10)]
     key = lambda r: "/".join([r.get("workload", ""), r.get("engine", ""), r.get("strategy", ""),
                               "enc-" + r.get("encryption", ""), r.get("durability", "")])
     cases = []
@@ -246,20 +258,24 @@ def plot_baseline(rows, baseline_rows, out):
         if key(row) not in cases:
             cases.append(key(row))
     fig, axes = plt.subplots(1, len(metrics), figsize=(15, max(4, 0.35 * len(cases) + 1.5)), sharey=True)
-    for ax, (column, title, higher_better) in zip(axes, metrics):
+    for ax, (column, title, higher_better, band) in zip(axes, metrics):
         now = median_by(rows, key, column)
         then = median_by(baseline_rows, key, column)
         ratios = [now[c] / then[c] if c in now and c in then and then[c] else None for c in cases]
         colors = []
         for ratio in ratios:
             if ratio is None:
-                colors.append("#cccccc")
+                colors.append("#eeeeee")
+            elif 1 / band <= ratio <= band:
+                colors.append("#9e9e9e")
             else:
-                better = ratio >= 1 if higher_better else ratio <= 1
+                better = ratio > 1 if higher_better else ratio < 1
                 colors.append("#2ca02c" if better else "#d62728")
-        ax.barh(range(len(cases)), [r or 0 for r in ratios], color=colors)
-        ax.axvline(1.0, color="black", linewidth=1)
-        ax.set_title(f"{title}: current / baseline\n({'higher' if higher_better else 'lower'} is better)", fontsize=10)
+        ax.axvspan(1 / band, band, color="#f0f0f0", zorder=0)
+        ax.barh(range(len(cases)), [r or 0 for r in ratios], color=colors, zorder=2)
+        ax.axvline(1.0, color="black", linewidth=1, zorder=3)
+        ax.set_title(f"{title}: current / baseline\n({'higher' if higher_better else 'lower'} is better; "
+                     f"grey band x{band:.2f})", fontsize=10)
         for i, ratio in enumerate(ratios):
             ax.annotate("n/a" if ratio is None else f"{ratio:.2f}", (ratio or 0, i), va="center", fontsize=8,
                         xytext=(3, 0), textcoords="offset points")
@@ -267,7 +283,8 @@ def plot_baseline(rows, baseline_rows, out):
     axes[0].set_yticks(range(len(cases)))
     axes[0].set_yticklabels(cases, fontsize=8)
     axes[0].invert_yaxis()
-    fig.suptitle(f"Current run vs baseline (medians)\n{subtitle(rows)}", fontsize=9)
+    fig.suptitle(f"Current run vs baseline (medians; grey = inside the noise band compare accepts, "
+                 f"green/red = outside it; timings of …/full cases are shown, not gated)\n{subtitle(rows)}", fontsize=9)
     path = os.path.join(out, "baseline_ratio.png")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -281,6 +298,8 @@ def main():
     parser.add_argument("--timeline", help="timeline CSV (default: RUN with .timeline.csv, if present)")
     parser.add_argument("--baseline", help="baseline summary CSV to compare with")
     parser.add_argument("--out", required=True, help="directory for the PNG files")
+    parser.add_argument("--threshold", type=float, default=60.0,
+                        help="compare's timing threshold in percent, for the noise band (default 60)")
     args = parser.parse_args()
 
     rows = read_csv(args.run)
@@ -299,7 +318,7 @@ def main():
     written = [plot_throughput(rows, args.out), plot_latency(rows, args.out), plot_file_size(timeline, rows, args.out),
                plot_encryption_compaction(rows, args.out)]
     if args.baseline:
-        written.append(plot_baseline(rows, read_csv(args.baseline), args.out))
+        written.append(plot_baseline(rows, read_csv(args.baseline), args.out, args.threshold))
     for path in written:
         if path:
             print(path)

@@ -144,8 +144,8 @@ struct Compare: AsyncParsableCommand {
     var baseline: String
     @Argument(help: "Current summary CSV.")
     var current: String
-    @Option(help: "Timing slowdown threshold in percent (default 50: half the throughput or twice the latency).")
-    var threshold: Double = 50
+    @Option(help: "Timing slowdown threshold in percent (default 60: throughput below 0.4x or latency above 2.5x).")
+    var threshold: Double = Comparison.defaultThreshold
     @Option(help: "table (default), markdown or csv.")
     var format: String = "table"
     @Flag(help: "Show only regressions, improvements, new and missing cases (table and markdown).")
@@ -177,16 +177,20 @@ struct Compare: AsyncParsableCommand {
 }
 
 struct Baseline: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Save a run CSV as results/baselines/NAME.csv.")
+    static let configuration = CommandConfiguration(abstract: "Save one or more run CSVs as results/baselines/NAME.csv.")
 
-    @Argument(help: "The run's summary CSV.")
-    var runCSV: String
+    @Argument(help: "The run's summary CSV; several runs of the same suite are merged (more repetitions, steadier medians).")
+    var runCSVs: [String]
     @Option(help: "Baseline name (letters, digits, '.', '_', '-').")
     var name: String
 
+    func validate() throws {
+        if runCSVs.isEmpty { throw ValidationError("give at least one run CSV") }
+    }
+
     func run() async throws {
         do {
-            print(try Baselines.save(runPath: runCSV, name: name))
+            print(try Baselines.save(runPaths: runCSVs, name: name))
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)

@@ -31,6 +31,8 @@ struct RunPlanTests {
         // Gated timings run without a flush per commit; the sensors cases also run durable.
         #expect(Set(cases.filter { $0.workload == .sensors }.map(\.durability)) == [.unsafe, .full])
         #expect(cases.filter { $0.workload != .sensors }.allSatisfy { $0.durability == .unsafe })
+        let batched = cases.first { $0.workload == .sensors && $0.strategy == .batched && $0.durability == .unsafe }
+        #expect((batched?.readings ?? 0) > 3 * SensorModel.keep)
     }
 
     @Test func explicitFlagsOverrideTheSuite() throws {

@@ -6,12 +6,14 @@
 //                                           (and to the counter page at root 0); prints "done".
 //   crashloop <path> <durability>           commits forever; transaction i rewrites 1–40 pages all
 //                                           stamped with i and prints "acked i" after commit returns.
+//   crashthreads <path>                     like crashloop with 4 threads under `.full` (group commit).
 //   pin <path>                              pins a read transaction, prints "pinned <version>",
 //                                           waits for a line on stdin, re-reads every page of its
 //                                           version and prints "intact" or "damaged", then exits.
 //   hold <path>                             opens the file, prints "open", waits for stdin, exits.
 // Exit status 0 on success, 2 on a storage error (printed as "error <description>").
 
+import Foundation
 import StrataStorage
 #if canImport(Glibc)
 import Glibc
@@ -100,6 +102,28 @@ func run() throws -> Int32 {
             try txn.commit()
             say("acked \(value)")
         }
+    case "crashthreads":
+        // Four threads committing under `.full` (group commit); each prints the counter value of
+        // its commit once commit returns.
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+        for _ in 0..<4 {
+            Thread.detachNewThread {
+                var generator = SystemRandomNumberGenerator()
+                while true {
+                    do {
+                        let txn = try file.beginWrite()
+                        let value = txn.roots[1] + 1
+                        try writeGeneration(txn, value: value, pages: Int.random(in: 1...8, using: &generator))
+                        try txn.commit()
+                        say("acked \(value)")
+                    } catch {
+                        say("error \(error)")
+                        exit(2)
+                    }
+                }
+            }
+        }
+        while true { sleep(1) }
     case "pin":
         let file = try StorageFile.open(StorageOptions(path: path))
         let reader = try file.beginRead()

@@ -51,4 +51,34 @@ struct CrashTests {
         #expect(rounds >= 10)
         #expect(lastAcked > 0)
     }
+
+    @Test func killedGroupCommitLosesNoAcknowledgedCommit() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        var generator = SystemRandomNumberGenerator()
+        var rounds = 0
+        var acknowledged = 0
+        let started = Date()
+        while rounds < 15 && Date().timeIntervalSince(started) < 20 {
+            rounds += 1
+            let child = try Probe(["crashthreads", path])
+            usleep(UInt32.random(in: 5_000...80_000, using: &generator))
+            child.kill()
+            _ = child.waitForExit()
+            let acked = child.output().compactMap { line -> UInt64? in
+                line.hasPrefix("acked ") ? UInt64(line.dropFirst(6)) : nil
+            }
+            #expect(!child.output().contains { $0.hasPrefix("error") })
+            acknowledged += acked.count
+            let file = try StorageFile.open(StorageOptions(path: path))
+            let reader = try file.beginRead()
+            // Every acknowledged commit (from any thread) is in the file, nothing partial is.
+            #expect(reader.roots[1] >= acked.max() ?? 0)
+            #expect(try checkGeneration(reader))
+            reader.end()
+            #expect(try file.verify().balances)
+            file.close()
+        }
+        #expect(acknowledged > 0)
+    }
 }

@@ -32,6 +32,10 @@ import Testing
         var reversed: [[UInt8]] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(Array(key)); return true }
         #expect(reversed == keys.reversed())
+        for position in [0, keys.count / 2, keys.count - 1] where position >= 0 && position < keys.count {
+            #expect(try tree.withEntry(at: position, in: pages) { key, _ in Array(key) } == keys[position])
+            #expect(try keys[position].withUnsafeBytes { try tree.rank(of: $0, in: pages) } == position)
+        }
         var rng = SplitMix64(seed: UInt64(model.count))
         for _ in 0..<5 {
             let end = randomKey(&rng)
@@ -115,5 +119,27 @@ import Testing
         #expect(error?.code == .tooLarge)
         #expect(tree.isEmpty)
         #expect(try key.withUnsafeBytes { try tree.withValue(forKey: $0, in: pages) { _ in 1 } } == nil)
+    }
+
+    @Test func leafSeparatorsAreShortenedToTheDistinguishingPrefix() throws {
+        var rng = SplitMix64(seed: 8)
+        let pages = TreeTestPages()
+        var tree = BytesTree()
+        var model: [[UInt8]: [UInt8]] = [:]
+        for _ in 0..<3000 {
+            // Long random keys: two of them almost always differ within the first 3 bytes.
+            let key = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            try key.withUnsafeBytes { k in try [UInt8]().withUnsafeBytes { _ = try tree.put(k, $0, in: pages) } }
+            model[key] = []
+        }
+        try Self.verify(tree, model, pages)
+        let root = try TreeNode.read(tree.root, pages, BytesFlavor.self)
+        #expect(!root.isLeaf)
+        var longest = 0
+        for i in 1..<root.count {
+            let cell = try root.branchCell(i, BytesFlavor.self)
+            longest = max(longest, cell.size - TreeLayout.branchKeyOffset - 2)
+        }
+        #expect(longest <= 4)
     }
 }

@@ -21,6 +21,14 @@ import Testing
         var reversed: [UInt64] = []
         try tree.forEachReversed(in: pages) { key, _ in reversed.append(key); return true }
         #expect(reversed == model.keys.sorted().reversed())
+        let sorted = model.keys.sorted()
+        for position in [0, sorted.count / 3, sorted.count / 2, sorted.count - 1] where position >= 0 && position < sorted.count {
+            #expect(try tree.withEntry(at: position, in: pages) { key, _ in key } == sorted[position])
+            #expect(try tree.rank(of: sorted[position], in: pages) == position)
+            #expect(try tree.rank(of: sorted[position] &+ 1, in: pages) == sorted.filter { $0 <= sorted[position] }.count)
+        }
+        let outOfRange = #expect(throws: StorageError.self) { try tree.withEntry(at: sorted.count, in: pages) { _, _ in 0 } }
+        #expect(outOfRange?.code == .invalidArgument)
         if let probe = model.keys.randomElement() {
             let end = probe &+ UInt64(probe % 3)   // sometimes a present key, sometimes between keys
             var from: [UInt64] = []
@@ -196,5 +204,39 @@ import Testing
             return seen.count < 4
         }
         #expect(seen == [2505, 2510, 2515, 2520])
+    }
+
+    @Test func removingAnAbsentKeyCopiesNothing() throws {
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        for key in stride(from: UInt64(0), to: 20_000, by: 2) {
+            try [UInt8](repeating: 1, count: 16).withUnsafeBytes { _ = try tree.put(key, $0, in: pages) }
+        }
+        pages.commit()
+        let root = tree.root
+        let copies = pages.copies
+        for key in stride(from: UInt64(1), to: 20_000, by: 200) { #expect(try !tree.remove(key, in: pages)) }
+        #expect(tree.root == root)
+        #expect(pages.copies == copies)
+        #expect(try tree.remove(2, in: pages))
+        #expect(pages.copies > copies)           // a real removal copies the path
+        #expect(tree.root != root)
+    }
+
+    @Test func randomRemovalsMergePagesBack() throws {
+        var rng = SplitMix64(seed: 17)
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        var keys = Array(0..<UInt64(20_000)).shuffled(using: &rng)
+        let value = [UInt8](repeating: 3, count: 24)
+        for key in keys { try value.withUnsafeBytes { _ = try tree.put(key, $0, in: pages) } }
+        keys.shuffle(using: &rng)
+        for key in keys.prefix(18_000) { #expect(try tree.remove(key, in: pages)) }
+        #expect(try tree.count(in: pages) == 2_000)
+        // 2,000 entries of 38 bytes fill 18 pages; merging keeps the tree within twice that.
+        let perLeaf = TreeLayout.usableSize / (8 + 4 + 24 + 2)
+        let minimumLeaves = (2_000 + perLeaf - 1) / perLeaf
+        #expect(pages.livePageCount <= 2 * minimumLeaves + 2, "\(pages.livePageCount) pages for 2,000 entries")
+        #expect(try TreeShapeCheck.keyed(tree, pages) == [])
     }
 }

@@ -65,6 +65,12 @@ import Testing
             + Self.reachable(from: bytes.root, pages).count
             + Self.reachable(from: positional.root, pages).count
         #expect(counted == pages.livePageCount)
+        var walked: [PageRef] = []
+        for root in [keyed.root, bytes.root, positional.root] {
+            try TreePages.forEachPage(ofTreeAt: root, in: pages) { walked.append($0) }
+        }
+        #expect(walked.count == pages.livePageCount)
+        #expect(Set(walked).count == walked.count)
 
         let copy = TreeTestPages()
         let keyedCopy = KeyedTree(root: try Self.compact(root: keyed.root, from: pages, into: copy))
@@ -75,5 +81,25 @@ import Testing
         try TreeBytesTests.verify(bytesCopy, bytesModel, copy)
         try TreePositionalTests.verify(positionalCopy, positionalModel, copy)
         #expect(copy.violations.isEmpty)
+    }
+
+    @Test func walkingACyclicTreeThrowsCorrupt() throws {
+        let (tree, pages) = try TreeCorruptionTests.keyedTree(count: 2000)
+        let root = try #require(pages.rawPage(tree.root))
+        let cell = UnsafeRawPointer(root).treeU16(TreeLayout.headerSize)
+        let firstChild = UnsafeRawPointer(root).treeU32(cell)
+        root.setTreeU32(cell, tree.root.raw)     // the first child is the root itself
+        let cycle = #expect(throws: StorageError.self) {
+            try TreePages.forEachPage(ofTreeAt: tree.root, in: pages) { _ in }
+        }
+        #expect(cycle?.code == .corruptFile)
+        // Every cell pointing at the same child: shared, not a tree.
+        root.setTreeU32(cell, firstChild)
+        let secondCell = UnsafeRawPointer(root).treeU16(TreeLayout.headerSize + 2)
+        root.setTreeU32(secondCell, firstChild)
+        let shared = #expect(throws: StorageError.self) {
+            try TreePages.forEachPage(ofTreeAt: tree.root, in: pages) { _ in }
+        }
+        #expect(shared?.code == .corruptFile)
     }
 }

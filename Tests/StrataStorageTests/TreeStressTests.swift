@@ -68,4 +68,29 @@ private let stressEnabled = getenv("STRATA_TREE_STRESS").map { String(cString: $
         #expect(pages.livePageCount == 0)
         #expect(pages.violations.isEmpty)
     }
+
+    @Test func bytesTreeLongRun() throws {
+        var rng = SplitMix64(seed: 4444)
+        let pages = TreeTestPages()
+        var tree = BytesTree()
+        var model: [[UInt8]: [UInt8]] = [:]
+        for step in 0..<60_000 {
+            let removeChance = (step / 15_000) % 2 == 0 ? 20 : 80
+            // Index-like keys: a short value, then a 2-byte "object key".
+            var key = Array(TreeBytesTests.randomKey(&rng).prefix(BytesTree.maxKeySize - 2))
+            key += [UInt8.random(in: 0...255, using: &rng), UInt8.random(in: 0...255, using: &rng)]
+            if Int.random(in: 0..<100, using: &rng) < removeChance {
+                #expect(try key.withUnsafeBytes { try tree.remove($0, in: pages) } == (model.removeValue(forKey: key) != nil))
+            } else {
+                let value = randomValue(&rng)
+                #expect(try key.withUnsafeBytes { k in try value.withUnsafeBytes { try tree.put(k, $0, in: pages) } } == (model[key] == nil))
+                model[key] = value
+            }
+            if Int.random(in: 0..<100, using: &rng) < 2 { pages.commit(); pages.releaseRetired() }
+            if step % 10_000 == 9_999 { try TreeBytesTests.verify(tree, model, pages) }
+        }
+        try tree.destroy(in: pages)
+        #expect(pages.livePageCount == 0)
+        #expect(pages.violations.isEmpty)
+    }
 }

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 import Strata
+import StrataStorage
 
 final class BenchItem: Object {
     @Persisted var n: Int64
@@ -76,6 +77,44 @@ struct ObjectBenchmarks {
             }
         }
         print("BENCH sensors 1/txn (.full): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// The fixed cost of a transaction (object layer + storage commit), nothing written.
+    @Test func emptyWriteTransactions() throws {
+        let realm = try Realm(configuration: benchConfig())
+        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "x"])) }
+        let n = 20_000
+        let t = try seconds { for _ in 0..<n { try realm.write {} } }
+        print("BENCH empty write transaction (.unsafe): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// The harness's `gcd` strategy: blocks on a concurrent queue, each opening its realm and writing.
+    @Test func concurrentQueueWriters() throws {
+        let config = benchConfig()
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write { try realm.add(try Sensor.make(value: ["symbol": "o3"])) }
+        }
+        let n = 4_000
+        let group = DispatchGroup()
+        let q = DispatchQueue(label: "bench.gcd", attributes: .concurrent)
+        let t = seconds {
+            for i in 0..<n {
+                q.async(group: group) {
+                    guard let r = try? Realm(configuration: config) else { return }
+                    try? r.write {
+                        guard let s = r.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
+                        let reading = Reading()
+                        reading.seq = Int64(i)
+                        s.readings.append(reading)
+                    }
+                }
+            }
+            group.wait()
+        }
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Reading.self).count == n)
+        print("BENCH gcd concurrent writers (.unsafe, 1 reading/txn): \(Int(Double(n) / t)) txn/s")
     }
 
     @Test func sensorsBatchesOfOneThousand() throws {
@@ -151,5 +190,33 @@ struct ObjectBenchmarks {
         }
         #expect(found == n)
         print("BENCH primary-key lookup in 100k: \(Int(t / Double(n) * 1e9)) ns/lookup")
+    }
+}
+
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal))
+struct StorageBaselineBenchmarks {
+    /// The storage's own cost of one keyed lookup, for comparison with a managed property read.
+    @Test func rawKeyedLookup() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("strata-raw-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let f = try StorageFile.open(StorageOptions(path: dir.appendingPathComponent("raw").path, durability: .unsafe))
+        defer { f.close() }
+        let w = try f.beginWrite()
+        var tree = KeyedTree()
+        var row = [UInt8](repeating: 7, count: 25)
+        for k in 0..<100_000 as Range<UInt64> {
+            try row.withUnsafeMutableBytes { _ = try tree.put(k, UnsafeRawBufferPointer($0), in: w) }
+        }
+        try w.commit()
+        let r = try f.beginRead()
+        var sum = 0
+        let n = 1_000_000
+        let t = try seconds {
+            for i in 0..<n {
+                sum &+= try tree.withValue(forKey: UInt64(i % 100_000), in: r) { Int($0[0]) } ?? 0
+            }
+        }
+        #expect(sum == 7 * n)
+        print("BENCH raw KeyedTree.withValue (100k keys, 3 levels): \(Int(t / Double(n) * 1e9)) ns/lookup")
     }
 }

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataStorage
 
 /// Same class name as TestModels' Dog, different properties: a schema change.
 final class DogV2: Object {
@@ -159,4 +160,40 @@ final class LockedBox<T>: @unchecked Sendable {
     init(_ v: T) { value = v }
     func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
     func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct BadFileTests {
+    @Test func aFileThatIsNotARealmIsATypedError() throws {
+        let config = tempConfig()
+        let url = try #require(config.fileURL)
+        try Data(repeating: 0x41, count: 10_000).write(to: url)
+        #expect { try Realm(configuration: config) } throws: {
+            guard let e = $0 as? Realm.Error else { return false }
+            return e.code == .invalidDatabase || e.code == .corruptFile
+        }
+    }
+
+    @Test func aStorageFileWithoutTheObjectLayerIsInvalidDatabase() throws {
+        let config = tempConfig()
+        let path = try #require(config.fileURL).path
+        do {
+            let f = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+            let w = try f.beginWrite()
+            w.roots[0] = 12345
+            try w.commit()
+            f.close()
+        }
+        #expect { try Realm(configuration: config) } throws: { ($0 as? Realm.Error)?.code == .invalidDatabase }
+    }
+
+    @Test func resolvingADeletedObjectGivesNil() throws {
+        let config = tempConfig()
+        let realm = try Realm(configuration: config)
+        let item = ToDoItem()
+        try realm.write { try realm.add(item) }
+        let ref = ThreadSafeReference(to: item)
+        try realm.write { try realm.delete(item) }
+        #expect(realm.resolve(ref) == nil)
+    }
 }

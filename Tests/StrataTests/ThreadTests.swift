@@ -185,3 +185,24 @@ struct ThreadTests {
         #expect(failure == .tooManyActiveVersions)
     }
 }
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct MainQueueTests {
+    /// The harness's main-queue strategy: `Realm(configuration:queue: .main)` used in main-queue blocks.
+    @Test func mainQueueConfinedRealm() async throws {
+        let config = tempConfig()
+        let outcome: String = await withCheckedContinuation { cont in
+            DispatchQueue.main.async {
+                do {
+                    let realm = try Realm(configuration: config, queue: .main)
+                    try realm.write { try realm.add(try Sensor.make(value: ["symbol": "main"])) }
+                    let again = try Realm(configuration: config, queue: .main)
+                    cont.resume(returning: again.core === realm.core ? "ok \(again.objects(Sensor.self).count)" : "not cached")
+                } catch {
+                    cont.resume(returning: "\(error)")
+                }
+            }
+        }
+        #expect(outcome == "ok 1")
+    }
+}

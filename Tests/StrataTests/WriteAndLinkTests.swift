@@ -202,3 +202,73 @@ struct LinkTests {
         #expect { try b.write { try b.add(dog) } } throws: { ($0 as? Realm.Error)?.code == .wrongRealm }
     }
 }
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct BacklinkCountTests {
+    /// An upserted object that is already in the list keeps a correct backlink count.
+    @Test func upsertIntoAListKeepsCounts() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let p = Person(value: ["name": "P"])
+        let rex = Dog(value: ["id": "r", "name": "Rex"])
+        p.dogs.append(rex)
+        try realm.write { try realm.add(p) }
+        let again = Person(value: ["name": "Q"])
+        again.dogs.append(Dog(value: ["id": "r", "name": "Rex2"]))
+        let q = Person()
+        try realm.write {
+            try realm.add(q)
+            q.dogs.append(rex)
+            q.dogs.append(rex)
+        }
+        try realm.write { q.dogs.remove(at: 0) }
+        try realm.write { try realm.delete(rex) }
+        #expect(q.dogs.isEmpty, "the second entry was still counted and is removed on delete")
+        #expect(p.dogs.isEmpty)
+    }
+}
+
+@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
+struct NewspaperTests {
+    @Test func articlesAndPeoplePersistMutateAndDelete() throws {
+        let config = tempConfig()
+        let authorKey: String
+        do {
+            let realm = try Realm(configuration: config)
+            let author = NewsPerson(value: ["firstName": "Ada", "lastName": "L", "isVIP": true, "hairCount": Int64(1_000_000),
+                                            "height": Float(1.7), "weight": 60.5, "lat": 51.5, "department": "culture"])
+            authorKey = author.key
+            let a = Article(value: ["id": "a1", "title": "Engines", "date": Date(timeIntervalSince1970: 10)])
+            a.author = author
+            a.people.append(author)
+            a.people.append(NewsPerson(value: ["firstName": "Bob"]))
+            try realm.write { try realm.add(a) }
+        }
+        do {
+            let realm = try Realm(configuration: config)
+            let a = try #require(realm.object(ofType: Article.self, forPrimaryKey: "a1"))
+            #expect(a.title == "Engines")
+            #expect(a.author?.firstName == "Ada")
+            #expect(a.author?.department == .culture)
+            #expect(a.author?.born == Date.distantPast)
+            #expect(a.author?.hairCount == 1_000_000)
+            #expect(a.people.count == 2)
+            #expect(realm.objects(NewsPerson.self).count == 2)
+            try realm.write {
+                a.title = nil
+                a.author?.deceased = Date(timeIntervalSince1970: 99)
+            }
+        }
+        let realm = try Realm(configuration: config)
+        let a = try #require(realm.object(ofType: Article.self, forPrimaryKey: "a1"))
+        #expect(a.title == nil)
+        let ada = try #require(realm.object(ofType: NewsPerson.self, forPrimaryKey: authorKey))
+        #expect(ada.deceased == Date(timeIntervalSince1970: 99))
+        try realm.write { try realm.delete(ada) }
+        #expect(a.author == nil)
+        #expect(a.people.count == 1)
+        #expect(a.people.first?.firstName == "Bob")
+        try realm.write { try realm.delete(a) }
+        #expect(realm.objects(Article.self).isEmpty)
+        #expect(realm.objects(NewsPerson.self).count == 1)
+    }
+}

@@ -26,11 +26,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     private let cache = KeyCache()
 
     /// The query parts a later issue fills in (predicate, sort, distinct).
-    struct Query {
+    struct QueryParts {
+        var predicate: QueryPredicate?
         var sort: [SortDescriptor] = []
         var distinct: [String] = []
+        var isEmpty: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty }
     }
-    var query = Query()
+    var query = QueryParts()
 
     final class KeyCache {
         var keys: [UInt64] = []
@@ -48,9 +50,16 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     private var table: Int? { try? core.tableIndex(for: info, create: false) }
 
-    /// The number of objects; reads no object.
+    /// What aggregates scan: the whole table, or the matching keys.
+    private var rowSource: RowSource? {
+        guard let t = table else { return nil }
+        return query.isEmpty ? .table(t) : .keys(t, keys)
+    }
+
+    /// The number of objects; without a query it reads no object.
     public var count: Int {
         core.checkThread()
+        if !query.isEmpty { return keys.count }
         guard let t = table else { return 0 }
         do { return try core.snap.metas[t].objects.count(in: try core.pages()) } catch {
             core.record(error)
@@ -73,8 +82,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 out.append(k)
                 return true
             }
+            if !query.isEmpty { out = try evaluate(keys: out, table: t) }
         } catch {
             core.record(error)
+            out = []
         }
         cache.keys = out
         cache.stamp = core.changeCounter
@@ -98,6 +109,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var first: Element? {
         core.checkThread()
         guard let t = table else { return nil }
+        if !query.isEmpty { return keys.first.map { core.materialize(Element.self, info: info, table: t, key: $0) } }
         var key: UInt64?
         do {
             try core.snap.metas[t].objects.forEach(from: 0, in: try core.pages()) { k, _ in
@@ -111,6 +123,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var last: Element? {
         core.checkThread()
         guard let t = table else { return nil }
+        if !query.isEmpty { return keys.last.map { core.materialize(Element.self, info: info, table: t, key: $0) } }
         do {
             let k = try core.snap.metas[t].objects.lastKey(in: try core.pages())
             return k.map { core.materialize(Element.self, info: info, table: t, key: $0) }
@@ -145,7 +158,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// A frozen copy (immutable, usable anywhere).
     public func freeze() throws -> Results<Element> {
-        Results(core: try core.frozenCore(), info: info)
+        var r = Results(core: try core.frozenCore(), info: info)
+        r.query = query
+        return r
     }
 
     public var description: String { "Results<\(info.schema.className)>(\(count) objects)" }
@@ -154,7 +169,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
-        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { v in
+        core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b <= v {} else { best = v }
         }
         return best
@@ -162,7 +177,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
-        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { v in
+        core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b >= v {} else { best = v }
         }
         return best
@@ -170,14 +185,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         var total = T.zero
-        core.forEachValue(T.self, info: info, property: property, source: table.map { .table($0) }) { total += $0 }
+        core.forEachValue(T.self, info: info, property: property, source: rowSource) { total += $0 }
         return total
     }
 
     /// The mean of a numeric property, nil when there are no objects.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         var total = 0.0, n = 0
-        core.forEachNumber(info: info, property: property, source: table.map { .table($0) }) { total += $0; n += 1 }
+        core.forEachNumber(info: info, property: property, source: rowSource) { total += $0; n += 1 }
         return n == 0 ? nil : T(total / Double(n))
     }
 }

@@ -33,10 +33,11 @@ extension RealmCore {
         }
     }
 
-    func addBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, by n: UInt32 = 1) throws {
+    /// `fresh`: the target was created by the operation adding this link, so no entry exists yet.
+    func addBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, by n: UInt32 = 1, fresh: Bool = false) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
         try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
-            let old = try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
+            let old = fresh ? 0 : try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
             try withUnsafeBytes(of: (old &+ n).littleEndian) { _ = try snap.backlinks.put(k, $0, in: w) }
         }
     }

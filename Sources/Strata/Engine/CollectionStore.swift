@@ -81,12 +81,15 @@ extension RealmCore {
     /// backlink. Returns the encoded bytes.
     func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef) throws -> [UInt8] {
         var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        // An object created by this very append has no backlink entry yet: skip reading it.
+        // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
+        let fresh = r.column.type == .object && updatePolicy == .error && (element as? Object)?._binding == nil
         try element._strataEncodeElement(&buf)
         // Links are 8 bytes, or [1] + 8 bytes when the element type is optional (map values).
         let keyOffset = buf.bytes.count == 8 ? 0 : (buf.bytes.count == 9 && buf.bytes[0] == 1 ? 1 : -1)
         if r.column.type == .object, keyOffset >= 0, let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) {
             let key = buf.bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: keyOffset, as: UInt64.self)) }
-            try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
+            try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
         }
         return buf.bytes
     }

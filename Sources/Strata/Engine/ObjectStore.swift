@@ -314,6 +314,11 @@ extension RealmCore {
     /// Removes the link `bl` (from another object) to (target, targetKey).
     private func unlink(target: Int, targetKey: UInt64, from bl: Backlink) throws {
         let w = try requireWriteThrowing("delete objects")
+        // The backlink key comes from disk: check its table and column before indexing.
+        guard bl.table >= 0, bl.table < snap.metas.count, bl.column >= 0,
+              bl.column < snap.schemas[bl.table].properties.count else {
+            throw Realm.Error(.corruptFile, "a backlink names table \(bl.table) column \(bl.column), which do not exist")
+        }
         let srcLayout = layout(ofTable: bl.table)
         let c = srcLayout.columns[bl.column]
         switch c.collection {

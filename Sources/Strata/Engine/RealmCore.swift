@@ -83,8 +83,12 @@ final class RealmCore {
     var pendingError: Realm.Error?
     var autorefresh = true
     var updatePolicy: Realm.UpdatePolicy = .error
-    private var frozen: RealmCore?
+    /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
+    /// must release its version (the harness pins and unpins this way).
+    private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
+    /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
+    var notificationHub: ObserverHub?
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {
@@ -172,6 +176,9 @@ final class RealmCore {
             throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' is a Strata storage file but was not written by the object layer (format marker \(roots[0]))")
         }
         snap.isFresh = false
+        // A migration (another core or process) rewrites table schemas in place and raises the
+        // schema version: decode the schema again and drop the bindings then.
+        let migrated = snap.schemaVersion != roots[1] && !snap.schemas.isEmpty
         snap.schemaVersion = roots[1]
         snap.catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))
         snap.backlinks = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[3])))
@@ -180,6 +187,11 @@ final class RealmCore {
             try Catalog.tablesKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
         } ?? []
         let count = metaBytes.count / Catalog.metaSize
+        if migrated {
+            snap.schemas = []
+            snap.infos = []
+            snap.tableByClass = [:]
+        }
         if count != snap.schemas.count {
             let schemaBytes = try Realm.Error.wrap {
                 try Catalog.schemaKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }

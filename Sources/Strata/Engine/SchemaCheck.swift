@@ -24,6 +24,10 @@ extension RealmCore {
         if snap.schemaVersion > configuration.schemaVersion {
             throw Realm.Error(.invalidSchemaVersion, "'\(fileIdentity)' has schema version \(snap.schemaVersion), newer than the configuration's \(configuration.schemaVersion)")
         }
+        if configuration.schemaVersion > snap.schemaVersion && !configuration.readOnly {
+            try migrate(known: known)  // Migration/MigrationRun.swift
+            return
+        }
         var missing: [ClassInfo] = []
         for info in known {
             if try tableIndex(for: info, create: false) == nil { missing.append(info) }
@@ -56,7 +60,7 @@ extension RealmCore {
         let name = info.schema.className
         if let t = snap.tableByName[name] {
             if let d = info.schema.difference(fromStored: snap.schemas[t]) {
-                throw Realm.Error(.schemaMismatch, "the schema of '\(fileIdentity)' differs from the code: \(d) (migrations are not supported yet; raise schemaVersion with deleteRealmIfMigrationNeeded to start over)")
+                throw Realm.Error(.schemaMismatch, "the schema of '\(fileIdentity)' differs from the code: \(d) (raise schemaVersion to migrate it, with objectTypes listing the class, or set deleteRealmIfMigrationNeeded)")
             }
             snap.tableByClass[ObjectIdentifier(info.type)] = t
             snap.infos[t] = info

@@ -30,9 +30,13 @@ struct ObjectBinding {
 /// every property access; see the file header for how misuse is reported). Unmanaged and frozen
 /// objects can be used from any thread.
 open class Object: CustomStringConvertible {
-    final var _binding: ObjectBinding?
-    final var _isProbe = false
-    final var _probeOrdinal: Int32 = -1
+    final var _binding: ObjectBinding? {
+        didSet { _isManaged = _binding != nil }
+    }
+    /// `_binding != nil`, readable from inlined `@Persisted` accessors.
+    @usableFromInline final var _isManaged = false
+    @usableFromInline final var _isProbe = false
+    @usableFromInline final var _probeOrdinal: Int32 = -1
 
     public required init() {
         OrdinalCounter.reset()

@@ -360,4 +360,9 @@ extension PersistableEnum {
         try rawValue._strataEncodeElement(&out)
     }
     public var _strataAny: Any? { rawValue }
+    /// Accepts the enum or its raw value (as Realm's `init(value:)` does).
+    public static func _strataFromAny(_ any: Any?) -> Self? {
+        if let v = any as? Self { return v }
+        return RawValue._strataFromAny(any).flatMap { Self(rawValue: $0) }
+    }
 }

@@ -13,14 +13,15 @@
 import Foundation
 
 /// Per-thread counter of wrapper initialisations (see the file's invariants).
+@usableFromInline
 enum OrdinalCounter {
-    static let key: pthread_key_t = {
+    @usableFromInline static let key: pthread_key_t = {
         var k = pthread_key_t()
         pthread_key_create(&k, nil)
         return k
     }()
 
-    @inline(__always) static func next() -> Int32 {
+    @usableFromInline static func next() -> Int32 {
         let v = Int(bitPattern: pthread_getspecific(key))
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: v + 1))
         return Int32(truncatingIfNeeded: v)
@@ -43,11 +44,11 @@ enum OrdinalCounter {
 /// ```
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    var value: Value
-    let ordinal: Int32
-    let isPrimaryKey: Bool
-    let isIndexed: Bool
-    let originProperty: String?
+    @usableFromInline var value: Value
+    @usableFromInline let ordinal: Int32
+    @usableFromInline let isPrimaryKey: Bool
+    @usableFromInline let isIndexed: Bool
+    @usableFromInline let originProperty: String?
 
     /// Only usable inside an `Object` subclass (access goes through the enclosing-instance subscript).
     @available(*, unavailable, message: "@Persisted can only be used as a property of an Object subclass")
@@ -57,6 +58,7 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("@Persisted used outside an Object subclass") }
     }
 
+    @inlinable
     init(value: Value, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
         self.value = value
         self.ordinal = OrdinalCounter.next()
@@ -66,30 +68,31 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property with the type's default value (0, "", false, nil, empty collection…).
-    public init() { self.init(value: Value._strataDefault()) }
-    public init(wrappedValue: Value) { self.init(value: wrappedValue) }
+    @inlinable public init() { self.init(value: Value._strataDefault()) }
+    @inlinable public init(wrappedValue: Value) { self.init(value: wrappedValue) }
     /// `@Persisted(primaryKey: true) var id: String`.
-    public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey) }
-    public init(wrappedValue: Value, primaryKey: Bool) { self.init(value: wrappedValue, primaryKey: primaryKey) }
+    @inlinable public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey) }
+    @inlinable public init(wrappedValue: Value, primaryKey: Bool) { self.init(value: wrappedValue, primaryKey: primaryKey) }
     /// `@Persisted(indexed: true) var name: String`.
-    public init(indexed: Bool) { self.init(value: Value._strataDefault(), indexed: indexed) }
-    public init(wrappedValue: Value, indexed: Bool) { self.init(value: wrappedValue, indexed: indexed) }
+    @inlinable public init(indexed: Bool) { self.init(value: Value._strataDefault(), indexed: indexed) }
+    @inlinable public init(wrappedValue: Value, indexed: Bool) { self.init(value: wrappedValue, indexed: indexed) }
 
+    /// Inlinable so that, specialised in the model's module, the storage key path folds into a
+    /// direct field access (a generic key-path projection costs more than the whole unmanaged access).
+    @inlinable
     public static subscript<E: Object>(
         _enclosingInstance obj: E,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<E, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
     ) -> Value {
         get {
-            let w = obj[keyPath: storageKeyPath]
-            if obj._binding != nil { return Value._strataGet(obj, Int(w.ordinal)) }
-            if obj._isProbe { obj._probeOrdinal = w.ordinal }
-            return w.value
+            if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
+            if obj._isProbe { obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal }
+            return obj[keyPath: storageKeyPath].value
         }
         set {
-            if obj._binding != nil {
-                let ordinal = obj[keyPath: storageKeyPath].ordinal
-                Value._strataSet(obj, Int(ordinal), newValue)
+            if obj._isManaged {
+                Value._strataSet(obj, Int(obj[keyPath: storageKeyPath].ordinal), newValue)
             } else {
                 obj[keyPath: storageKeyPath].value = newValue
             }

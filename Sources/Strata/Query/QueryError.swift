@@ -8,6 +8,7 @@
 
 /// A rejected query.
 public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What went wrong, for programs to switch on.
     public enum Kind: String, Equatable, Sendable {
         /// The text is not a query (unexpected token, unterminated string, trailing input).
         case syntax
@@ -21,11 +22,14 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
         case unsupported
     }
 
+    /// The category of the error.
     public var kind: Kind
+    /// A sentence naming the offending token or property.
     public var message: String
     /// Offset (in Unicode scalars) of the offending token in the query string, if the query was a string.
     public var offset: Int?
 
+    /// An error of `kind`; `offset` is where in the query string the problem is, if known.
     public init(_ kind: Kind, _ message: String, offset: Int? = nil) {
         self.kind = kind
         self.message = message

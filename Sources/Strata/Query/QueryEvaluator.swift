@@ -65,68 +65,90 @@ struct QueryEvaluator {
     /// The values `path` reaches from the root object or its bound variable. A nil link reached
     /// through a to-many property yields one nil value (so `ALL list.link.name == 'x'` fails on it).
     func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
-        // Fast path: a plain property of the object (no allocation).
-        if path.variable == nil, path.components.count == 1 {
-            let value = try root.queryValue(forKey: path.components[0])
+        let components = path.components
+        // Fast path: a plain property of the object.
+        if path.variable == nil, components.count == 1 {
+            let value = try root.queryValue(forKey: components[0])
             if let elements = value.collectionElements { return .many(elements) }
             return .one(value)
         }
-        // nil entries stand for nil links, which yield nil at the end of the path.
-        var sources: [(any QueryValueSource)?] = [root]
+        var source: (any QueryValueSource)? = root
         if let variable = path.variable {
             guard let bound = bindings[variable] else {
                 throw QueryError(.syntax, "variable '\(variable)' is not bound")
             }
-            if path.components.isEmpty {
-                return .one(bound)
-            }
+            if components.isEmpty { return .one(bound) }
             switch bound {
-            case .object(let reference): sources = [reference.source]
-            case .null: sources = [nil]
+            case .object(let reference): source = reference.source
+            case .null: source = nil
             default:
-                throw QueryError(.typeMismatch, "cannot read '\(path.components[0])' of a non-object value bound to \(variable)")
+                throw QueryError(.typeMismatch, "cannot read '\(components[0])' of a non-object value bound to \(variable)")
             }
         }
-        var isMany = false
-        let components = path.components
+        guard !components.isEmpty else { throw QueryError(.syntax, "empty key path") }
+        // Walk the to-one prefix with one source and no arrays; switch to `resolveMany` at the
+        // first collection.
         var index = 0
         while index < components.count {
+            guard let current = source else { return .one(.null) }
             let name = components[index]
-            // Map selectors (`['k']`, `@keys`, `@values`) apply to the value `name` reads.
-            var end = index + 1
-            while end < components.count, QueryKeyPath.mapComponent(components[end]) != nil { end += 1 }
+            let end = selectorsEnd(components, after: index)
+            var value = try current.queryValue(forKey: name)
+            for selector in components[(index + 1)..<end] { value = try Self.select(selector, from: value, of: name) }
+            if let elements = value.collectionElements {
+                return try resolveMany(elements, components, from: end)
+            }
+            if end == components.count { return .one(value) }
+            switch value {
+            case .object(let reference): source = reference.source
+            case .null: source = nil
+            default:
+                throw QueryError(.typeMismatch, "cannot read '\(components[end])' of '\(name)', which is not a link")
+            }
+            index = end
+        }
+        return .one(.null)
+    }
+
+    /// The index after the map selectors (`['k']`, `@keys`, `@values`) that follow `index`.
+    private func selectorsEnd(_ components: [String], after index: Int) -> Int {
+        var end = index + 1
+        while end < components.count, QueryKeyPath.mapComponent(components[end]) != nil { end += 1 }
+        return end
+    }
+
+    /// Continues a path through a to-many property: `values` are the collection's elements,
+    /// `components[index...]` what remains to read from each. A nil link yields one nil value.
+    private func resolveMany(_ values: [QueryValue], _ components: [String], from start: Int) throws -> QueryOperand {
+        var values = values
+        var index = start
+        while index < components.count {
+            let name = components[index]
+            let end = selectorsEnd(components, after: index)
             var next: [QueryValue] = []
-            next.reserveCapacity(sources.count)
-            for source in sources {
-                guard let source else { next.append(.null); continue }
-                var value = try source.queryValue(forKey: name)
-                for selector in components[(index + 1)..<end] {
-                    value = try Self.select(selector, from: value, of: name)
+            next.reserveCapacity(values.count)
+            for element in values {
+                let source: any QueryValueSource
+                switch element {
+                case .object(let reference): source = reference.source
+                case .null:
+                    next.append(.null)
+                    continue
+                default:
+                    throw QueryError(.typeMismatch, "cannot read '\(name)' of a value that is not a link")
                 }
+                var value = try source.queryValue(forKey: name)
+                for selector in components[(index + 1)..<end] { value = try Self.select(selector, from: value, of: name) }
                 if let elements = value.collectionElements {
-                    isMany = true
                     next.append(contentsOf: elements)
                 } else {
                     next.append(value)
                 }
             }
-            if end == components.count {
-                return isMany ? .many(next) : .one(next.first ?? .null)
-            }
-            sources = []
-            sources.reserveCapacity(next.count)
-            for value in next {
-                switch value {
-                case .object(let reference): sources.append(reference.source)
-                case .null: sources.append(nil)
-                default:
-                    throw QueryError(.typeMismatch, "cannot read '\(components[end])' of '\(name)', which is not a link")
-                }
-            }
+            values = next
             index = end
         }
-        // Empty path from the root: the object itself is not a value.
-        throw QueryError(.syntax, "empty key path")
+        return .many(values)
     }
 
     /// Applies a map selector to the value of property `name`.

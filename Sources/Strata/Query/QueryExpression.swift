@@ -18,6 +18,7 @@ public struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// Property names, in order. Empty only for a bare variable (`$x`).
     public var components: [String]
 
+    /// A path of `components` from the object, or from `variable` (`"$x"`) inside a SUBQUERY.
     public init(_ components: [String], variable: String? = nil) {
         self.components = components
         self.variable = variable
@@ -134,12 +135,17 @@ public indirect enum QueryExpression: Hashable, CustomStringConvertible {
 
 /// A comparison: `[quantifier] left op[options] right`.
 public struct QueryComparison: Hashable, CustomStringConvertible {
+    /// The operand before the operator (the key path, usually).
     public var left: QueryExpression
     public var op: QueryOperator
+    /// The operand after the operator (a constant, usually).
     public var right: QueryExpression
+    /// `[c]`, `[d]`: string folding for the comparison.
     public var options: QueryStringOptions
+    /// `ANY`/`ALL`/`NONE` before the left operand, or `.implicit`.
     public var quantifier: QueryQuantifier
 
+    /// `[quantifier] left op[options] right`.
     public init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
                 options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
         self.left = left

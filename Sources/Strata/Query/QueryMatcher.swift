@@ -6,7 +6,8 @@
 // - Preparation turns constants into ready operands and a large `IN {…}` list into a hash set
 //   of normalised keys (`QueryMatchKey`), so `IN` with n values costs O(1) per object instead of
 //   O(n). The set is used only when the normalisation is exact for every candidate (no Decimal,
-//   no NaN, no collections, no `[c]`/`[d]`); otherwise `IN` scans the list.
+//   no NaN, no collections, no `[c]`/`[d]`); otherwise `IN` scans the list. A constant string
+//   compared with `[c]`/`[d]` is folded once here, so only the object's value is folded per match.
 // - Not Sendable, not thread-safe by itself: it holds the predicate's constants (which may be
 //   objects) and is meant to be used where the objects it matches live.
 import Foundation
@@ -18,9 +19,11 @@ import Foundation
 /// let hits = try objects.filter { try matcher.matches($0) }
 /// ```
 public final class QueryMatcher {
+    /// The predicate this matcher evaluates.
     public let predicate: QueryPredicate
     let compiled: CompiledPredicate
 
+    /// Prepares `predicate` (O(size of its constants); an `IN` list of n values is hashed once).
     public init(_ predicate: QueryPredicate) {
         self.predicate = predicate
         self.compiled = CompiledPredicate(predicate)

@@ -29,13 +29,18 @@ public enum QueryCollectionKind: String, Hashable, Sendable {
 
 /// One property of an object type.
 public struct QueryPropertySchema: Hashable, Sendable {
+    /// The persisted property name, as queries spell it.
     public var name: String
+    /// The stored type (of each element, for a collection).
     public var type: QueryPropertyType
+    /// Whether the property (or each element) may be nil.
     public var isOptional: Bool
+    /// Single value, `List`, `MutableSet`, `Map` or inverse links.
     public var collection: QueryCollectionKind
     /// The linked type's name when `type == .object`.
     public var linkTarget: String?
 
+    /// A property named `name` holding `type` values.
     public init(_ name: String, _ type: QueryPropertyType, optional: Bool = false,
                 collection: QueryCollectionKind = .single, linkTarget: String? = nil) {
         self.name = name
@@ -58,14 +63,18 @@ public struct QueryPropertySchema: Hashable, Sendable {
 
 /// One object type: its name and properties.
 public struct QueryObjectSchema: Hashable, Sendable {
+    /// The type name queries are checked for (`"Dog"`).
     public var name: String
+    /// Its persisted properties (computed inverse links included).
     public var properties: [QueryPropertySchema]
 
+    /// A type named `name` with `properties`.
     public init(_ name: String, _ properties: [QueryPropertySchema]) {
         self.name = name
         self.properties = properties
     }
 
+    /// The property called `name`, if any.
     public func property(named name: String) -> QueryPropertySchema? {
         properties.first { $0.name == name }
     }
@@ -73,13 +82,16 @@ public struct QueryObjectSchema: Hashable, Sendable {
 
 /// The object types a query can refer to.
 public struct QuerySchema: Hashable, Sendable {
+    /// The types by name.
     public var types: [String: QueryObjectSchema]
 
+    /// A schema of `types` (a later type with the same name replaces an earlier one).
     public init(_ types: [QueryObjectSchema]) {
         var byName: [String: QueryObjectSchema] = [:]
         for type in types { byName[type.name] = type }
         self.types = byName
     }
 
+    /// The type called `typeName`, if any.
     public subscript(typeName: String) -> QueryObjectSchema? { types[typeName] }
 }

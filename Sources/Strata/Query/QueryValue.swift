@@ -24,6 +24,7 @@ public struct QueryObjectIdentity: Hashable, Sendable, CustomStringConvertible {
     /// A key unique among objects of that type (the object key of a managed object).
     public var key: UInt64
 
+    /// The identity of object `key` of type `typeName`.
     public init(typeName: String, key: UInt64) {
         self.typeName = typeName
         self.key = key
@@ -40,9 +41,12 @@ public struct QueryObjectIdentity: Hashable, Sendable, CustomStringConvertible {
 
 /// A link to an object: its identity plus the source that reads its properties.
 public struct QueryObjectReference {
+    /// Who the object is (what `==` compares).
     public var identity: QueryObjectIdentity
+    /// Reads the object's properties (what key paths through the link follow).
     public var source: any QueryValueSource
 
+    /// A link to the object `identity`, read through `source`.
     public init(identity: QueryObjectIdentity, source: any QueryValueSource) {
         self.identity = identity
         self.source = source
@@ -88,6 +92,7 @@ public struct QueryObjectID: Hashable, Sendable, Comparable, CustomStringConvert
         self.init(bytes: bytes)
     }
 
+    /// The 12 bytes, in order.
     public var bytes: [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(12)

@@ -136,18 +136,21 @@ public struct Query<T> {
 // MARK: - Member lookup
 
 extension Query where T: QueryKeyPathNaming {
+    /// `$0.name`: the persisted property `keyPath` reads.
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> {
         appending(T.queryPropertyName(for: keyPath), "\(keyPath)")
     }
 }
 
 extension Query where T: QueryOptionalType, T.Wrapped: QueryKeyPathNaming {
+    /// `$0.owner.name`: through a to-one link (nil links yield nil).
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Wrapped, V>) -> Query<V> {
         appending(T.Wrapped.queryPropertyName(for: keyPath), "\(keyPath)")
     }
 }
 
 extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
+    /// `$0.dogs.age`: the elements' property; comparisons then mean ANY element.
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
         appending(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
     }
@@ -156,6 +159,8 @@ extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
 // MARK: - Comparisons
 
 extension Query where T: QueryValueConvertible {
+    /// Comparisons with a value: `$0.age > 2`, `$0.owner == nil`. (`<`…`>=` are not restricted
+    /// to ordered types here; `validate(against:type:)` rejects e.g. `Bool < Bool`.)
     public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .equal, .success(.constant(rhs.queryValue))) }
     public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .notEqual, .success(.constant(rhs.queryValue))) }
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, .success(.constant(rhs.queryValue))) }
@@ -364,6 +369,7 @@ public struct QuerySubquery {
 // MARK: - Predicates
 
 extension Query where T == Bool {
+    /// `AND` / `OR` / `NOT` of typed predicates (flattened as the parser does).
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.conjunction) }
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.disjunction) }
 

@@ -12,13 +12,15 @@ import Synchronization
 /// How hard a commit tries to reach the disk (Strata's addition to Realm's configuration).
 public typealias Durability = StrataStorage.Durability
 
-/// A schema migration in progress (migrations are a later issue: the block is called with the
-/// old schema version when `schemaVersion` rises; data migration helpers come with that work).
+/// A schema migration in progress: the block gets it with the old schema version when
+/// `schemaVersion` rises (API in Migration/MigrationAPI.swift).
 public final class Migration {
     /// The schema stored in the file before this migration.
     public let oldSchema: Schema
     /// The schema of the code.
     public let newSchema: Schema
+    /// The running migration (set only while the block runs).
+    var context: MigrationContext?
     init(oldSchema: Schema, newSchema: Schema) {
         self.oldSchema = oldSchema
         self.newSchema = newSchema

@@ -4,8 +4,8 @@
 // - A thread's identity is a number taken from a process-wide counter the first time the thread
 //   asks (kept in thread-local storage), so a new thread never inherits a dead thread's identity
 //   the way a reused pthread_t would.
-// - A queue's identity is the ObjectIdentifier of the DispatchQueue, tagged on the queue with
-//   `setSpecific` so `DispatchQueue.getSpecific` tells whether the current code runs on it.
+// - A queue's identity is a number tagged on the underlying queue with `setSpecific` (once), so
+//   `DispatchQueue.getSpecific` tells whether the current code runs on it.
 // - The instance cache holds realms weakly: when the last `Realm` value of a core goes away the
 //   core deinitialises and its file handle closes (so `deleteFiles` and compaction can proceed).
 import Dispatch
@@ -32,18 +32,28 @@ enum ThreadIdentity {
 /// Where a live realm may be used.
 enum Confinement: Hashable {
     case thread(Int)
-    case queue(ObjectIdentifier)
+    /// A dispatch queue, by the number tagged on it (see `queueIdentity(_:)`).
+    case queue(Int)
     /// Frozen realms: any thread.
     case anywhere
 
     static let queueKey = DispatchSpecificKey<QueueTag>()
+    private static let tagging = Mutex<Int>(0)
+
+    /// The number of `queue`, tagging the queue with a new one the first time. Swift may hand out
+    /// different `DispatchQueue` objects for one queue (`DispatchQueue.main` does), so the tag on
+    /// the underlying queue, not the object's identity, is what names it.
+    static func queueIdentity(_ queue: DispatchQueue) -> Int {
+        tagging.withLock { next in
+            if let tag = queue.getSpecific(key: queueKey) { return tag.id }
+            next += 1
+            queue.setSpecific(key: queueKey, value: QueueTag(id: next))
+            return next
+        }
+    }
 
     static func current(queue: DispatchQueue?) -> Confinement {
-        if let q = queue {
-            let id = ObjectIdentifier(q)
-            q.setSpecific(key: queueKey, value: QueueTag(id: id))
-            return .queue(id)
-        }
+        if let q = queue { return .queue(queueIdentity(q)) }
         return .thread(ThreadIdentity.current)
     }
 
@@ -67,8 +77,8 @@ enum Confinement: Hashable {
 
 /// The value tagged on queues that realms are confined to.
 final class QueueTag: Sendable {
-    let id: ObjectIdentifier
-    init(id: ObjectIdentifier) { self.id = id }
+    let id: Int
+    init(id: Int) { self.id = id }
 }
 
 /// Weak cache of live cores per (file, thread or queue).

@@ -36,7 +36,7 @@ public struct Realm {
     /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
     /// version when `autorefresh` is on and no write is open).
     public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
-        let confinement: Confinement = queue.map { .queue(ObjectIdentifier($0)) } ?? .thread(ThreadIdentity.current)
+        let confinement = Confinement.current(queue: queue)
         let identity = configuration.identity
         if let cached = InstanceCache.shared.lookup(identity: identity, confinement: confinement) {
             if cached.configuration.encryptionKey != configuration.encryptionKey
@@ -108,12 +108,16 @@ public struct Realm {
 
     /// Begins a write transaction, waiting for other writers (threads or processes) to finish.
     /// Advances the realm to the newest version. Throws `.alreadyInWriteTransaction` when nested.
-    public func beginWrite() throws { try core.beginWrite() }
+    public func beginWrite() throws {
+        if core.notificationHub != nil && core.confinement.isCurrent { core.deliverBeforeWrite() }
+        try core.beginWrite()
+    }
 
     /// Commits the write transaction. On failure nothing of it is visible and the transaction
-    /// is cancelled. `tokens` are accepted for API compatibility (notifications are a later issue).
+    /// is cancelled. Observers of `tokens` are not told about this commit.
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         try core.commitWrite()
+        core.notifyAfterCommit(skipping: tokens)
     }
 
     /// Discards the changes of the write transaction. Objects added in it become invalidated.
@@ -232,7 +236,11 @@ public struct Realm {
     @discardableResult
     public func refresh() -> Bool {
         guard core.confinement.isCurrent else { return false }
-        do { return try core.refresh() } catch {
+        do {
+            let moved = try core.refresh()
+            core.deliverNotifications()
+            return moved
+        } catch {
             core.record(error)
             return false
         }
@@ -294,8 +302,3 @@ public struct Realm {
     }
 }
 
-/// Returned by observation APIs (notifications are a later issue); `invalidate()` stops delivery.
-public final class NotificationToken: Sendable {
-    public init() {}
-    public func invalidate() {}
-}

@@ -49,8 +49,8 @@ extension Realm {
     /// The object of `reference` in this realm; nil if it was deleted, or the reference was
     /// already resolved or belongs to another file.
     public func resolve<Confined: Object>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
-        guard reference.identity == core.fileIdentity, reference.take() else { return nil }
-        guard core.confinement.isCurrent else { return nil }
+        // Check the thread first so a call from the wrong thread does not consume the reference.
+        guard core.confinement.isCurrent, reference.identity == core.fileIdentity, reference.take() else { return nil }
         if !core.isInWriteTransaction { _ = try? core.refresh() }
         guard let info = try? ClassInfo.of(Confined.self) else { return nil }
         return try? core.objectIfExists(Confined.self, info: info, key: reference.key)

@@ -55,16 +55,18 @@ public enum RunPlan {
         // Smoke: `unsafe` (no flush per commit) makes timings measure the engines' own work, which
         // is stable enough to gate; the sensors cases also run `full`, whose timings are the
         // machine's flush latency (bimodal here: ~0.2 ms or ~4 ms) and are shown, not gated.
+        // Counts are chosen so each gated case runs a few hundred milliseconds in release: shorter
+        // cases measure thread start-up jitter, not the engine (`smokeReadings`).
         case (.smoke, .sensors):
-            return WorkloadDefaults(readings: 300, batchSize: 100, strategies: all, durabilities: [.unsafe, .full])
+            return WorkloadDefaults(readings: 10_000, batchSize: 100, strategies: all, durabilities: [.unsafe, .full])
         case (.smoke, .readWhileWrite):
-            return WorkloadDefaults(readings: 1_500, batchSize: 100, strategies: [.dedicated], durabilities: [.unsafe])
+            return WorkloadDefaults(readings: 10_000, batchSize: 100, strategies: [.dedicated], durabilities: [.unsafe])
         case (.smoke, .bulkInsert), (.smoke, .encryption):
-            return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
+            return WorkloadDefaults(readings: 100_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
         case (.smoke, .pinnedGrowth):
-            return WorkloadDefaults(readings: 1_200, batchSize: 1, strategies: [.dedicated], durabilities: [.unsafe])
+            return WorkloadDefaults(readings: 5_000, batchSize: 1, strategies: [.dedicated], durabilities: [.unsafe])
         case (.smoke, .compaction):
-            return WorkloadDefaults(readings: 20_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
+            return WorkloadDefaults(readings: 100_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
         case (_, .sensors): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: all)
         case (_, .readWhileWrite): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: [.dedicated, .batched])
         case (_, .bulkInsert): return WorkloadDefaults(readings: 1_000_000, batchSize: 1_000, strategies: [.dedicated])
@@ -72,6 +74,14 @@ public enum RunPlan {
         case (_, .pinnedGrowth): return WorkloadDefaults(readings: 20_000, batchSize: 1, strategies: [.dedicated])
         case (_, .compaction): return WorkloadDefaults(readings: 200_000, batchSize: 1_000, strategies: [.dedicated])
         }
+    }
+
+    /// Smoke sensors counts per strategy and durability: durable cases are flush-bound (~250
+    /// commits/s here, timings not gated) and stay short; `batched` is ~10x faster per reading and
+    /// writes ten times more, which also makes every list trim (33,333 readings per sensor).
+    static func smokeReadings(_ base: Int, strategy: StrategyKind, durability: Durability) -> Int {
+        if durability == .full { return strategy == .batched ? base : base / 30 }
+        return strategy == .batched ? base * 10 : base
     }
 
     /// gcd's default width: about the ~70 threads the book saw, bounded by libdispatch's pool.
@@ -134,6 +144,10 @@ public enum RunPlan {
                 for strategy in strategies {
                     let batch = strategy == .batched || !usesStrategies ? (options.batchSize ?? defaults.batchSize) : 1
                     let writers = strategy == .gcd ? (options.writers ?? defaultGCDWriters) : 1
+                    var readings = readings
+                    if suite == .smoke && workload == .sensors && options.readings == nil, let base = readings {
+                        readings = smokeReadings(base, strategy: strategy, durability: durability)
+                    }
                     for encryption in encryptions {
                         cases.append(CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
                                               batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,

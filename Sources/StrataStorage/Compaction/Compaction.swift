@@ -41,14 +41,13 @@ extension FileCore {
         let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var live = [Bool](repeating: true, count: pageCount)
-        live[0] = false
-        live[1] = false
+        for p in 0..<min(pageCount, MetaLayout.slotCount) { live[p] = false }
         for run in freeSpace.reusable { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
         for run in freeSpace.held { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
         for p in freeListPages + overflowPages where Int(p) < pageCount { live[Int(p)] = false }
-        let highest = live.lastIndex(of: true) ?? 1
+        let highest = live.lastIndex(of: true) ?? (MetaLayout.slotCount - 1)
         var holes = FreeSpace()
-        for p in 2..<(highest + 1) where !live[p] { holes.release(UInt32(p)) }
+        for p in MetaLayout.slotCount..<(highest + 1) where !live[p] { holes.release(UInt32(p)) }
         let freeListCount = FreeSpace.pagesNeeded(records: holes.recordCount)
         let newPageCount = highest + 1 + freeListCount
 
@@ -71,7 +70,7 @@ extension FileCore {
         let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { batch.deallocate(); image.deallocate() }
 
-        var page = 2
+        var page = MetaLayout.slotCount
         while page <= highest {
             guard live[page] else { page += 1; continue }
             var end = page
@@ -132,14 +131,16 @@ extension FileCore {
         meta.pageCount = UInt32(newPageCount)
         meta.encrypted = target != nil
         meta.keyCheck = target?.keyCheck ?? []
+        meta.durableBase = current.version
         meta.inlineEntries = Array(entries.prefix(MetaLayout.inlineCapacity))
         meta.totalEntries = UInt32(meta.inlineEntries.count)
-        let metaPages = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        let metaPages = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
         defer { metaPages.deallocate() }
-        meta.encode(into: metaPages)
-        FileCore.sealMeta(metaPages, cipher: target)
-        (metaPages + PageLayout.pageSize).initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        try pwriteFully(out, UnsafeRawPointer(metaPages), 2 * PageLayout.pageSize, 0, path: destination)
+        metaPages.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
+        let slot = metaPages + Int(current.version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
+        meta.encode(into: slot)
+        FileCore.sealMeta(slot, cipher: target)
+        try pwriteFully(out, UnsafeRawPointer(metaPages), MetaLayout.ringBytes, 0, path: destination)
         guard fsync(out) == 0 else { throw ioError("fsync", errno, path: destination) }
         FileCore.syncDirectory(of: destination)
         succeeded = true

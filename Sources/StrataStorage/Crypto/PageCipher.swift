@@ -12,16 +12,26 @@
 // Invariants:
 // - Nonces are random (96 bits) per page write; never derived from the version, because a
 //   version number can repeat after a crash rolls back to an older commit.
-// - Keys are set up once per open; a page costs one seal or open call.
+// - Keys are set up once per open; a page costs one seal or open call, written straight into the
+//   destination page (BoringSSL, vendored by swift-crypto, used directly to avoid the two 4 KiB
+//   Data allocations and copies per page of the Crypto API).
 
 import Crypto
+import CCryptoBoringSSL  // swift-crypto's BoringSSL: one AEAD context per key, no per-page allocation
 import Foundation
 
-final class PageCipher: Sendable {
-    private let pageKey: SymmetricKey
+final class PageCipher: @unchecked Sendable {
+    // @unchecked: the AEAD context is initialised once and then only used through BoringSSL's
+    // const seal/open calls, which are safe to run concurrently; the keys are immutable.
     private let metaKey: SymmetricKey
+    private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
     /// Stored in the meta of encrypted files; compared at open.
     let keyCheck: [UInt8]
+    /// Random bytes drawn 4 KiB at a time and handed out 12 per nonce (guarded by `nonceLock`):
+    /// every nonce is still fresh CSPRNG output, at a fraction of a RAND_bytes call per page.
+    private let nonceLock = PosixLock()
+    private let nonceBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 4092)
+    private var nonceOffset = 4092
 
     init(key: [UInt8], path: String?) throws(StorageError) {
         guard key.count == 64 else {
@@ -29,11 +39,42 @@ final class PageCipher: Sendable {
         }
         let master = SymmetricKey(data: key)
         let salt = Array("strata.storage.v1".utf8)
-        pageKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
-                                         info: Array("page-aes-256-gcm".utf8), outputByteCount: 32)
+        let pageKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
+                                             info: Array("page-aes-256-gcm".utf8), outputByteCount: 32)
         metaKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
                                          info: Array("meta-hmac-sha256".utf8), outputByteCount: 32)
         keyCheck = Array(HMAC<SHA256>.authenticationCode(for: Array("strata key check".utf8), using: metaKey))
+        context = .allocate(capacity: 1)
+        CCryptoBoringSSL_EVP_AEAD_CTX_zero(context)
+        let ok = pageKey.withUnsafeBytes { raw -> Int32 in
+            CCryptoBoringSSL_EVP_AEAD_CTX_init(context, CCryptoBoringSSL_EVP_aead_aes_256_gcm(),
+                                               raw.bindMemory(to: UInt8.self).baseAddress, raw.count, 16, nil)
+        }
+        guard ok == 1 else {
+            context.deallocate()
+            throw StorageError(.io, "cannot set up AES-256-GCM", path: path)
+        }
+    }
+
+    deinit {
+        CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
+        context.deallocate()
+        nonceBuffer.initialize(repeating: 0, count: 4092)  // do not leave unused nonces in freed memory
+        nonceBuffer.deallocate()
+    }
+
+    /// Writes 12 fresh random bytes to `out`.
+    private func nextNonce(into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        nonceLock.withLock { () -> Bool in
+            if nonceOffset + 12 > 4092 {
+                guard CCryptoBoringSSL_RAND_bytes(nonceBuffer, 4092) == 1 else { return false }
+                nonceOffset = 0
+            }
+            out.update(from: nonceBuffer + nonceOffset, count: 12)
+            (nonceBuffer + nonceOffset).update(repeating: 0, count: 12)  // a nonce is used once
+            nonceOffset += 12
+            return true
+        }
     }
 
     /// HMAC-SHA256 of `count` bytes (the meta seal).
@@ -41,11 +82,10 @@ final class PageCipher: Sendable {
         Array(HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer(start: meta, count: count), using: metaKey))
     }
 
-    private static func aad(page: UInt32, versionBits: UInt32) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 8)
-        withUnsafeBytes(of: page.littleEndian) { for i in 0..<4 { bytes[i] = $0[i] } }
-        withUnsafeBytes(of: versionBits.littleEndian) { for i in 0..<4 { bytes[4 + i] = $0[i] } }
-        return bytes
+    /// Additional authenticated data: page number and version bits (8 bytes, little endian).
+    @inline(__always)
+    private static func aad(page: UInt32, versionBits: UInt32) -> UInt64 {
+        (UInt64(versionBits) << 32 | UInt64(page)).littleEndian
     }
 
     /// Encrypts the payload of `image` (a full plain page) into `sealed` (a full page) and
@@ -53,35 +93,27 @@ final class PageCipher: Sendable {
     func encrypt(page: UInt32, version: UInt64, from image: UnsafeRawPointer,
                  into sealed: UnsafeMutableRawPointer, path: String?) throws(StorageError) -> UInt64 {
         let versionBits = UInt32(truncatingIfNeeded: version)
-        let payload = UnsafeRawBufferPointer(start: image + PageLayout.headerSize, count: PageLayout.payloadSize)
-        var generator = SystemRandomNumberGenerator()
-        var nonceBytes = [UInt8](repeating: 0, count: 12)
-        // Two 64-bit draws (each may be a getrandom call) give 16 random bytes; 12 are used.
-        let low: UInt64 = generator.next(), high: UInt64 = generator.next()
-        for i in 0..<8 { nonceBytes[i] = UInt8(truncatingIfNeeded: low >> (8 * UInt64(i))) }
-        for i in 0..<4 { nonceBytes[8 + i] = UInt8(truncatingIfNeeded: high >> (8 * UInt64(i))) }
-        let box: AES.GCM.SealedBox
-        do {
-            box = try AES.GCM.seal(payload, using: pageKey, nonce: AES.GCM.Nonce(data: nonceBytes),
-                                   authenticating: PageCipher.aad(page: page, versionBits: versionBits))
-        } catch {
-            throw StorageError(.io, "encrypting page \(page) failed: \(error)", path: path)
+        let out = sealed.assumingMemoryBound(to: UInt8.self)
+        // A fresh random 96-bit nonce from BoringSSL's CSPRNG.
+        guard nextNonce(into: out) else {
+            throw StorageError(.io, "no random bytes for the nonce of page \(page)", path: path)
         }
-        let out = UnsafeMutableRawBufferPointer(start: sealed, count: PageLayout.pageSize)
-        for i in 0..<12 { out[i] = nonceBytes[i] }
-        let tag = box.tag
-        guard tag.count == 16 else {
-            throw StorageError(.io, "encrypting page \(page) produced a \(tag.count)-byte tag", path: path)
+        var aad = PageCipher.aad(page: page, versionBits: versionBits)
+        var tagLength = 0
+        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
+            CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(
+                context,
+                out + PageLayout.headerSize,
+                out + 12, &tagLength, 16,
+                out, 12,
+                (image + PageLayout.headerSize).assumingMemoryBound(to: UInt8.self), PageLayout.payloadSize,
+                nil, 0,
+                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
         }
-        for (i, byte) in tag.enumerated() { out[12 + i] = byte }
+        guard ok == 1, tagLength == 16 else {
+            throw StorageError(.io, "encrypting page \(page) failed", path: path)
+        }
         sealed.storeBytes(of: versionBits.littleEndian, toByteOffset: 28, as: UInt32.self)
-        let ciphertext = box.ciphertext
-        guard ciphertext.count == PageLayout.payloadSize else {
-            throw StorageError(.io, "encrypting page \(page) produced \(ciphertext.count) bytes", path: path)
-        }
-        ciphertext.withUnsafeBytes { c in
-            (sealed + PageLayout.headerSize).copyMemory(from: c.baseAddress ?? UnsafeRawPointer(sealed), byteCount: c.count)
-        }
         return sealed.loadUnaligned(fromByteOffset: 12, as: UInt64.self)
     }
 
@@ -95,27 +127,22 @@ final class PageCipher: Sendable {
     func decrypt(page: UInt32, from sealed: UnsafeRawPointer, into image: UnsafeMutableRawPointer,
                  path: String?) throws(StorageError) {
         let versionBits = UInt32(littleEndian: sealed.loadUnaligned(fromByteOffset: 28, as: UInt32.self))
-        let plain: Data
-        do {
-            let nonce = try AES.GCM.Nonce(data: UnsafeRawBufferPointer(start: sealed, count: 12))
-            let box = try AES.GCM.SealedBox(
-                nonce: nonce,
-                ciphertext: UnsafeRawBufferPointer(start: sealed + PageLayout.headerSize, count: PageLayout.payloadSize),
-                tag: UnsafeRawBufferPointer(start: sealed + 12, count: 16))
-            plain = try AES.GCM.open(box, using: pageKey,
-                                     authenticating: PageCipher.aad(page: page, versionBits: versionBits))
-        } catch {
-            throw StorageError(.corruptPage, "page \(page) fails authentication (modified, torn or wrong key)", path: path)
+        let input = sealed.assumingMemoryBound(to: UInt8.self)
+        var aad = PageCipher.aad(page: page, versionBits: versionBits)
+        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
+            CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(
+                context,
+                (image + PageLayout.headerSize).assumingMemoryBound(to: UInt8.self),
+                input, 12,
+                input + PageLayout.headerSize, PageLayout.payloadSize,
+                input + 12, 16,
+                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
         }
-        guard plain.count == PageLayout.payloadSize else {
-            throw StorageError(.corruptPage, "page \(page) decrypts to \(plain.count) bytes", path: path)
+        guard ok == 1 else {
+            throw StorageError(.corruptPage, "page \(page) fails authentication (modified, torn or wrong key)", path: path)
         }
         image.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.headerSize)
         image.storeBytes(of: UInt64(versionBits).littleEndian, toByteOffset: PageHeader.versionOffset, as: UInt64.self)
         image.storeBytes(of: page.littleEndian, toByteOffset: PageHeader.pageNumberOffset, as: UInt32.self)
-        plain.withUnsafeBytes { p in
-            guard let source = p.baseAddress else { return }
-            (image + PageLayout.headerSize).copyMemory(from: source, byteCount: PageLayout.payloadSize)
-        }
     }
 }

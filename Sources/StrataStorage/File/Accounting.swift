@@ -23,11 +23,10 @@ extension FileCore {
         let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var seen = [Bool](repeating: false, count: pageCount)
-        seen[0] = true
-        seen[1] = true
+        for p in 0..<min(pageCount, MetaLayout.slotCount) { seen[p] = true }
         func mark(_ start: UInt32, _ count: UInt32, _ what: String) throws(StorageError) {
-            guard start >= 2, Int(start) + Int(count) <= pageCount else {
-                throw StorageError(.corruptFile, "\(what) run \(start)+\(count) outside [2, \(pageCount))", path: path)
+            guard start >= MetaLayout.firstDataPage, Int(start) + Int(count) <= pageCount else {
+                throw StorageError(.corruptFile, "\(what) run \(start)+\(count) outside [\(MetaLayout.firstDataPage), \(pageCount))", path: path)
             }
             for p in Int(start)..<(Int(start) + Int(count)) {
                 guard !seen[p] else {
@@ -50,7 +49,7 @@ extension FileCore {
                                         reachablePages: reachable,
                                         heldForReaderPages: freeSpace.heldPageCount,
                                         freePages: free,
-                                        metaPages: 2)
+                                        metaPages: MetaLayout.slotCount)
         guard accounting.balances else {
             let lost = seen.enumerated().filter { !$0.element }.prefix(8).map(\.offset)
             throw StorageError(.corruptFile,

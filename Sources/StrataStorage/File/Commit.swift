@@ -8,11 +8,19 @@
 //    serialised (allocation only removes pages from the head of runs, so the record count can
 //    only shrink after sizing — the pages allocated always suffice).
 // 3. Every written page gets its header (checksum or GCM tag); the commit record lists them.
-// 4. pwrite of the pages (contiguous runs coalesced with pwritev), pwrite of the meta into the slot
-//    not holding the base version, then one fdatasync under `.full`.
-// 5. Publication: the new version becomes `latest` for new readers.
-// A failure anywhere before publication leaves `latest` and the base slot untouched; the slot we
-// may have written is zeroed again (best effort) so a reopen cannot pick an unacknowledged commit.
+// 4. pwrite of the pages (contiguous runs coalesced with pwritev), pwrite of the meta into slot
+//    N % 8 (with the newest durable version as its durable base; when 7 versions already wait for
+//    a flush, the writer flushes first so the ring never overwrites an undurable chain).
+// 5. Publication: the new version becomes `latest` for new readers; the writer lock is released.
+// 6. Group commit under `.full`: the committer waits until a flush covers its version. The first
+//    waiter to find no flush running becomes the leader: it notes the newest written version,
+//    calls fdatasync once, and marks everything up to that version durable for all waiters (in
+//    this process, and through the lock file in others). So concurrent committers share flushes,
+//    and each returns only once its own commit is durable.
+// A failure before publication leaves `latest` and the durable slots untouched; the slot we may
+// have written is zeroed again (best effort) so a reopen cannot pick an unacknowledged commit.
+// A failed flush (after publication) is reported to every waiter and refuses further commits
+// until the file is reopened: what reached the disk is unknown after a failed fdatasync.
 
 #if canImport(Glibc)
 import Glibc
@@ -35,8 +43,9 @@ extension FileCore {
         do throws(StorageError) {
             let base = try currentVersion()
             if base.version != writerStateVersion { try reloadWriterState() }
+            if let error = flushLock.withLock({ flushError }) { throw error }
             let foreign = lockFile?.foreignPins() ?? []
-            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: base.version)
+            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: currentDurable())
             return base
         } catch {
             releaseWriter()
@@ -47,6 +56,56 @@ extension FileCore {
     func releaseWriter() {
         lockFile?.unlockWriter()
         writerGate.release()
+    }
+
+    /// The newest version known durable, in this process or another.
+    func currentDurable() -> UInt64 {
+        flushLock.withLock { () -> UInt64 in
+            durableVersion = max(durableVersion, lockFile?.durableVersion ?? 0)
+            return durableVersion
+        }
+    }
+
+    /// Treats `version` as durable without a flush, for files opened `.unsafe` or `.memOnly`
+    /// (their promise covers process crashes only). In this process only: the lock file's durable
+    /// version, which `.full` committers of other processes trust, is raised by real flushes only.
+    func markDurable(_ version: UInt64) {
+        flushLock.withLock { durableVersion = max(durableVersion, version) }
+    }
+
+    /// Returns once `version` is durable, flushing as the group's leader if no flush is running.
+    /// Returns whether this call made the flush.
+    @discardableResult
+    func awaitDurable(_ version: UInt64) throws(StorageError) -> Bool {
+        flushLock.lock()
+        defer { flushLock.unlock() }
+        var led = false
+        while true {
+            if let flushError { throw flushError }
+            durableVersion = max(durableVersion, lockFile?.durableVersion ?? 0)
+            if durableVersion >= version { return led }
+            if flushing {
+                flushCondition.wait(flushLock)
+                continue
+            }
+            flushing = true
+            // Every version published so far wrote its pages and meta before publishing, so one
+            // fdatasync started now covers all of them (whichever descriptor wrote them).
+            let target = max(lock.withLock { latest.version }, lockFile?.latestVersion ?? 0)
+            flushLock.unlock()
+            var failure: StorageError? = nil
+            do throws(StorageError) { try flush() } catch { failure = error }
+            flushLock.lock()
+            flushing = false
+            if let failure {
+                flushError = StorageError(failure.code, "a commit flush failed; reopen the file (\(failure.message))", path: path)
+            } else {
+                durableVersion = max(durableVersion, target)
+                lockFile?.raiseDurableVersion(to: target)
+                led = true
+            }
+            flushCondition.broadcast()
+        }
     }
 }
 
@@ -138,25 +197,28 @@ extension WriteTransaction {
         meta.overflowHead = nextPage
         meta.overflowChecksum = nextSum
 
-        // 4. Write and flush.
+        // 4. Write (the flush comes after the writer lock is released; see commitWithStatistics).
         var flushes = 0
+        let slotCount = UInt64(MetaLayout.slotCount)
         if core.fd >= 0 {
+            var durable = core.currentDurable()
+            if newVersion - min(durable, baseVersion) >= slotCount {
+                // The ring holds 7 versions waiting for a flush: flush them before overwriting.
+                if try core.awaitDurable(baseVersion) { flushes += 1 }
+                durable = core.currentDurable()
+            }
+            meta.durableBase = min(durable, baseVersion)
             images.sort { $0.page < $1.page }
-            let targetSlot = 1 - core.activeSlot
+            let targetSlot = Int(newVersion % slotCount)
             do {
                 try core.writePages(images)
                 try core.writeMeta(meta, slot: targetSlot)
-                if durability == .full {
-                    try core.flush()
-                    flushes = 1
-                }
             } catch {
                 core.invalidateSlot(targetSlot)
                 throw error
             }
-            core.activeSlot = targetSlot
         } else {
-            core.activeSlot = 1 - core.activeSlot
+            meta.durableBase = baseVersion
         }
         for item in images { core.store.install(UnsafeRawPointer(item.image), page: item.page) }
 
@@ -165,13 +227,14 @@ extension WriteTransaction {
         core.overflowPages = overflow.map(\.page)
         core.writerStateVersion = newVersion
         let published = CommittedVersion(version: newVersion, roots: roots, pageCount: pageCount)
-        let slot = core.activeSlot
         core.lock.withLock {
             core.latest = published
             core.latestMeta = meta
-            core.latestSlot = slot
         }
         core.lockFile?.setLatestVersion(newVersion)
+        // A `.unsafe` commit on a `.full` file stays pending: a later flush covers it, and earlier
+        // `.full` committers still waiting must not be told their commit is durable.
+        if core.fd < 0 || core.options.durability != .full { core.markDurable(newVersion) }
         return CommitStatistics(version: newVersion, pagesWritten: images.count, flushes: flushes)
     }
 }
@@ -233,6 +296,7 @@ extension FileCore {
     }
 
     func flush() throws(StorageError) {
+        if injectedFlushDelayMicroseconds > 0 { usleep(injectedFlushDelayMicroseconds) }
         if injectedFlushErrno != 0 {
             let code = injectedFlushErrno
             injectedFlushErrno = 0

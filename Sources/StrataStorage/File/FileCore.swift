@@ -4,7 +4,7 @@
 //
 // Invariants:
 // - `latest`, `readers`, `handleCount` are read and written only under `lock`.
-// - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, `activeSlot`, the buffer pool
+// - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, the buffer pool
 //   and the fault-injection hooks belong to the writer: touched only while holding `writerGate`
 //   (or during open, before the core is shared).
 // - `latest.pageCount` pages exist in the file (fileSizePages ≥ latest.pageCount).
@@ -37,11 +37,12 @@ final class FileCore: @unchecked Sendable {
     // Guarded by `lock`.
     let lock = PosixLock()
     var latest: CommittedVersion
-    /// The meta of `latest` and the slot holding it.
+    /// The meta of `latest`.
     var latestMeta: MetaState
-    var latestSlot: Int
     var readers: [UInt64: Int] = [:]
     var handleCount = 0
+    /// Set by the layer above for `verify()`; see TreeWalking.swift.
+    var reachabilityWalker: ReachabilityWalker?
     /// nil for memOnly files and read-only files whose lock file cannot be opened.
     let lockFile: LockFile?
 
@@ -51,17 +52,26 @@ final class FileCore: @unchecked Sendable {
     var freeListPages: [UInt32] = []
     var overflowPages: [UInt32] = []
     var fileSizePages: Int
-    var activeSlot: Int
     /// The version whose free space, free-list pages and commit-record pages the writer holds.
     var writerStateVersion: UInt64
     var bufferPool: [UnsafeMutableRawPointer] = []
+    // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
+    // running, and the error of a failed flush (after which commits are refused: what reached the
+    // disk is unknown, as after any failed fsync).
+    let flushLock = PosixLock()
+    let flushCondition = PosixCondition()
+    var durableVersion: UInt64
+    var flushing = false
+    var flushError: StorageError?
     /// Test hook: when non-zero, the next commit's page write fails with this errno.
     var injectedWriteErrno: Int32 = 0
+    /// Test hook: each flush sleeps this long first (to make group commit observable).
+    var injectedFlushDelayMicroseconds: UInt32 = 0
     /// Test hook: when non-zero, the next commit's flush fails with this errno.
     var injectedFlushErrno: Int32 = 0
 
     init(options: StorageOptions, registryKey: String, fd: Int32, store: PageStore, cipher: PageCipher?,
-         lockFile: LockFile?, meta: MetaState, activeSlot: Int, fileSizePages: Int) {
+         lockFile: LockFile?, meta: MetaState, fileSizePages: Int) {
         self.options = options
         self.registryKey = registryKey
         self.fd = fd
@@ -70,8 +80,7 @@ final class FileCore: @unchecked Sendable {
         self.lockFile = lockFile
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
-        self.latestSlot = activeSlot
-        self.activeSlot = activeSlot
+        self.durableVersion = meta.version
         self.writerStateVersion = meta.version
         self.fileSizePages = fileSizePages
     }
@@ -143,7 +152,6 @@ final class FileCore: @unchecked Sendable {
         store.verified.removeAll(below: Int(max(newest.meta.pageCount, latest.pageCount)))
         latest = CommittedVersion(version: newest.meta.version, roots: newest.meta.roots, pageCount: newest.meta.pageCount)
         latestMeta = newest.meta
-        latestSlot = newest.slot
     }
 
     // MARK: - Writer resources

@@ -1,10 +1,13 @@
 // Opening a page file: create it, or pick the newest meta slot whose commit fully verifies.
 //
 // Invariants:
-// - A new file is born with version 1 in slot 0 (empty roots, no free list), made durable with
+// - A new file is born with version 1 in slot 1 (empty roots, no free list), made durable with
 //   its directory entry before open returns.
-// - A slot is a candidate only if its seal verifies; the newest candidate is chosen only if every
-//   page its commit record lists verifies (a torn commit); otherwise the other slot is tried.
+// - A slot is a candidate only if its seal verifies and it sits in slot version % 8. The newest
+//   candidate v is chosen only if every version in (durableBase(v), v] is present and every page its
+//   commit record lists verifies (a torn commit or torn group otherwise falls back to an older
+//   candidate). No version older than the largest durable base any slot names is ever chosen.
+//   Slots newer than the chosen version are zeroed before the file is used.
 //   A file shorter than the newest candidate's page count is `.truncatedFile` (no fallback: that
 //   is damage, not a torn commit). No candidate verifies: `.corruptFile`.
 // - Open never trusts disk content for memory safety: every offset is range-checked before use.
@@ -25,8 +28,9 @@ extension FileCore {
             let store = try PageStore(fd: -1, path: options.path, cipher: nil)
             var meta = MetaState()
             meta.version = 1
+            meta.durableBase = 1
             return FileCore(options: options, registryKey: registryKey, fd: -1, store: store, cipher: nil,
-                            lockFile: nil, meta: meta, activeSlot: 0, fileSizePages: 2)
+                            lockFile: nil, meta: meta, fileSizePages: MetaLayout.slotCount)
         }
         let path = options.path
         if options.mustExist || options.readOnly {
@@ -62,18 +66,23 @@ extension FileCore {
                     throw StorageError(.notAStrataFile, "the file is empty", path: path)
                 }
                 try initialize(fd: fd, cipher: cipher, path: path)
-                size = 2 * PageLayout.pageSize
+                size = MetaLayout.ringBytes
             }
             let store = try PageStore(fd: fd, path: path, cipher: cipher)
             let chosen = try chooseSlot(fd: fd, size: size, cipher: cipher, path: path)
+            if !chosen.staleSlots.isEmpty && !options.readOnly {
+                // Slots of versions newer than the chosen one (a torn group of commits) must not
+                // survive: a later open could otherwise pair them with new versions.
+                try clearSlots(chosen.staleSlots, fd: fd, path: path)
+            }
             let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
-                                lockFile: lockFile, meta: chosen.meta,
-                                activeSlot: chosen.slot, fileSizePages: size / PageLayout.pageSize)
+                                lockFile: lockFile, meta: chosen.meta, fileSizePages: size / PageLayout.pageSize)
             core.overflowPages = chosen.overflowPages
             try core.loadFreeList(chosen.meta)
             // Under the writer lock the chosen meta is the truth (it may be older than what the
             // lock file says when a damaged or torn newest slot was skipped).
             lockFile?.setLatestVersion(chosen.meta.version)
+            lockFile?.setDurableVersion(chosen.meta.version)
             return core
         } catch {
             Glibc.close(fd)
@@ -84,60 +93,83 @@ extension FileCore {
     /// The newest slot whose seal verifies (no commit-record check: used to follow commits of a
     /// live writer in another process, which wrote the meta after its pages).
     static func readNewestMeta(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) -> (slot: Int, meta: MetaState) {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
         defer { buffer.deallocate() }
-        let n = try preadFully(fd, buffer, 2 * PageLayout.pageSize, 0, path: path)
-        guard n == 2 * PageLayout.pageSize else {
+        let n = try preadFully(fd, buffer, MetaLayout.ringBytes, 0, path: path)
+        guard n == MetaLayout.ringBytes else {
             throw StorageError(.truncatedFile, "the meta slots are cut short", path: path)
         }
         var best: (slot: Int, meta: MetaState)? = nil
-        for slot in 0..<2 {
+        for slot in 0..<MetaLayout.slotCount {
             let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
             guard case .success(let meta) = MetaState.decode(page), sealVerifies(page, cipher: cipher) else { continue }
             if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
         }
         guard let best else {
-            throw StorageError(.corruptFile, "neither meta slot verifies", path: path)
+            throw StorageError(.corruptFile, "no meta slot verifies", path: path)
         }
         return best
     }
 
-    /// Writes version 1 into slot 0 and an invalid slot 1, then flushes file and directory.
+    /// Zeroes meta slots and flushes.
+    static func clearSlots(_ slots: [Int], fd: Int32, path: String) throws(StorageError) {
+        let zero = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { zero.deallocate() }
+        zero.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        for slot in slots { try pwriteFully(fd, zero, PageLayout.pageSize, slot * PageLayout.pageSize, path: path) }
+        guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
+    }
+
+    /// Writes version 1 into slot 1 (version v lives in slot v % 8) and empty slots around it,
+    /// then flushes file and directory.
     private static func initialize(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) {
-        let page = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
-        defer { page.deallocate() }
-        page.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * PageLayout.pageSize)
+        let ring = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
+        defer { ring.deallocate() }
+        ring.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
         var meta = MetaState()
         meta.version = 1
+        meta.durableBase = 1
         meta.encrypted = cipher != nil
         meta.keyCheck = cipher?.keyCheck ?? []
-        meta.encode(into: page)
-        sealMeta(page, cipher: cipher)
-        try pwriteFully(fd, page, 2 * PageLayout.pageSize, 0, path: path)
+        let slot = ring + PageLayout.pageSize
+        meta.encode(into: slot)
+        sealMeta(slot, cipher: cipher)
+        try pwriteFully(fd, ring, MetaLayout.ringBytes, 0, path: path)
         guard fsync(fd) == 0 else { throw ioError("fsync", errno, path: path) }
         syncDirectory(of: path)
     }
 
+    /// Bytes of a meta page covered by its seal: the fixed fields and the inline commit entries in
+    /// use (the rest of the page is ignored by decoding, so sealing it would only cost time —
+    /// 4 KiB of HMAC-SHA256 per commit). nil when the entry count is out of range.
+    static func sealedLength(_ page: UnsafeRawPointer) -> Int? {
+        let inline = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 108, as: UInt32.self)))
+        guard inline <= MetaLayout.inlineCapacity else { return nil }
+        return MetaLayout.entriesOffset + inline * MetaLayout.entrySize
+    }
+
     static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
+        let length = sealedLength(UnsafeRawPointer(page)) ?? MetaLayout.sealOffset
         if let cipher {
-            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: MetaLayout.sealOffset)
+            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
             for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         } else {
-            let sum = xxHash64(UnsafeRawPointer(page), count: MetaLayout.sealOffset, seed: metaSeed)
+            let sum = xxHash64(UnsafeRawPointer(page), count: length, seed: metaSeed)
             page.storeBytes(of: sum.littleEndian, toByteOffset: MetaLayout.sealOffset, as: UInt64.self)
             for i in 8..<32 { page.storeBytes(of: 0, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         }
     }
 
     static func sealVerifies(_ page: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
+        guard let length = sealedLength(page) else { return false }
         if let cipher {
-            let mac = cipher.seal(meta: page, count: MetaLayout.sealOffset)
+            let mac = cipher.seal(meta: page, count: length)
             var diff: UInt8 = 0
             for (i, byte) in mac.enumerated() { diff |= byte ^ page.load(fromByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
             return diff == 0
         }
         let stored = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.sealOffset, as: UInt64.self))
-        return stored == xxHash64(page, count: MetaLayout.sealOffset, seed: metaSeed)
+        return stored == xxHash64(page, count: length, seed: metaSeed)
     }
 
     /// fsync of the directory holding `path`, so a created or renamed file survives a crash.
@@ -159,40 +191,53 @@ extension FileCore {
         var slot: Int
         var meta: MetaState
         var overflowPages: [UInt32]
+        /// Slots holding versions newer than the chosen one.
+        var staleSlots: [Int]
     }
 
-    /// Reads both meta slots and returns the newest whose commit verifies.
+    /// Reads the meta ring and returns the newest version whose commits since its durable base
+    /// all verify.
     static func chooseSlot(fd: Int32, size: Int, cipher: PageCipher?, path: String) throws(StorageError) -> ChosenSlot {
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: 2 * PageLayout.pageSize, alignment: PageLayout.pageSize)
+        let ringBytes = MetaLayout.ringBytes
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: ringBytes, alignment: PageLayout.pageSize)
         defer { buffer.deallocate() }
-        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * PageLayout.pageSize)
-        let n = try preadFully(fd, buffer, 2 * PageLayout.pageSize, 0, path: path)
-        let firstMagic = n >= 8 ? UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) : 0
-        if n < 2 * PageLayout.pageSize {
-            if firstMagic == MetaLayout.magic {
-                throw StorageError(.truncatedFile, "the file is \(n) bytes, shorter than its two meta slots", path: path)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0, count: ringBytes)
+        let n = try preadFully(fd, buffer, ringBytes, 0, path: path)
+        var sawMagic = false
+        for slot in 0..<MetaLayout.slotCount where slot * PageLayout.pageSize + 8 <= n {
+            let magic = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: slot * PageLayout.pageSize, as: UInt64.self))
+            if magic == MetaLayout.magic { sawMagic = true }
+        }
+        if n < ringBytes {
+            if sawMagic {
+                throw StorageError(.truncatedFile, "the file is \(n) bytes, shorter than its meta slots", path: path)
             }
             throw StorageError(.notAStrataFile, "the file is \(n) bytes and has no Strata header", path: path)
         }
         var decoded: [(slot: Int, meta: MetaState)] = []
-        var sawMagic = false
         var sawWrongKey = false
-        for slot in 0..<2 {
+        // No version older than a durable base that any slot names may be chosen: pages of older
+        // versions may have been reused since. Slots whose seal fails still count (a torn meta
+        // names a base no newer than what was durable, so it never forbids a legitimate fallback;
+        // a damaged newest meta must not send open back to a version whose pages were reused).
+        var floor: UInt64 = 0
+        for slot in 0..<MetaLayout.slotCount {
             let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
             switch MetaState.decode(page) {
             case .failure(let failure):
                 if failure.kind == .damaged { sawMagic = true }
             case .success(let meta):
                 sawMagic = true
-                if meta.encrypted != (cipher != nil) {
+                if meta.durableBase <= meta.version, meta.version - meta.durableBase < UInt64(MetaLayout.slotCount) {
+                    floor = max(floor, meta.durableBase)
+                }
+                if meta.encrypted != (cipher != nil) || (cipher != nil && meta.keyCheck != cipher?.keyCheck) {
                     sawWrongKey = true
                     continue
                 }
-                if let cipher, meta.keyCheck != cipher.keyCheck {
-                    sawWrongKey = true
-                    continue
+                if sealVerifies(page, cipher: cipher), meta.version % UInt64(MetaLayout.slotCount) == UInt64(slot) {
+                    decoded.append((slot, meta))
                 }
-                if sealVerifies(page, cipher: cipher) { decoded.append((slot, meta)) }
             }
         }
         guard sawMagic else {
@@ -204,29 +249,47 @@ extension FileCore {
                 : "the key does not open this file (wrong key, or the file is not encrypted)", path: path)
         }
         decoded.sort { $0.meta.version > $1.meta.version }
-        var truncated = false
+        var byVersion: [UInt64: MetaState] = [:]
+        for item in decoded { byVersion[item.meta.version] = item.meta }
         var lastError: StorageError? = nil
         for candidate in decoded {
-            if Int(candidate.meta.pageCount) * PageLayout.pageSize > size {
-                // A file shorter than its newest sealed meta needs was cut: report it rather than
-                // silently falling back to an older version.
-                truncated = true
+            let meta = candidate.meta
+            if meta.version < floor {
+                lastError = StorageError(.corruptFile, "version \(meta.version) is older than durable version \(floor)", path: path)
                 break
             }
-            do {
-                let overflow = try verifyCommit(candidate.meta, fd: fd, cipher: cipher, path: path)
-                return ChosenSlot(slot: candidate.slot, meta: candidate.meta, overflowPages: overflow)
+            if Int(meta.pageCount) * PageLayout.pageSize > size {
+                // A file shorter than its newest sealed meta needs was cut: report it rather than
+                // silently falling back to an older version.
+                throw StorageError(.truncatedFile,
+                                   "the file is \(size) bytes, shorter than its newest valid version needs", path: path)
+            }
+            guard meta.version - meta.durableBase < UInt64(MetaLayout.slotCount) else {
+                lastError = StorageError(.corruptFile, "version \(meta.version) claims an impossible durable base", path: path)
+                continue
+            }
+            do throws(StorageError) {
+                var overflow: [UInt32] = []
+                var version = meta.version
+                while version > meta.durableBase || version == meta.version {
+                    guard let step = byVersion[version] else {
+                        throw StorageError(.corruptFile, "version \(version), needed by \(meta.version), is missing", path: path)
+                    }
+                    let pages = try verifyCommit(step, fd: fd, cipher: cipher, path: path)
+                    if version == meta.version { overflow = pages }
+                    if version == 0 { break }
+                    version -= 1
+                }
+                let stale = decoded.filter { $0.meta.version > meta.version }.map(\.slot)
+                return ChosenSlot(slot: candidate.slot, meta: meta, overflowPages: overflow, staleSlots: stale)
             } catch {
                 lastError = error
             }
         }
-        if truncated {
-            throw StorageError(.truncatedFile, "the file is \(size) bytes, shorter than its newest valid version needs", path: path)
-        }
         if let lastError {
             throw StorageError(.corruptFile, "no meta slot's commit verifies (last failure: \(lastError.message))", path: path)
         }
-        throw StorageError(.corruptFile, "neither meta slot verifies its checksum", path: path)
+        throw StorageError(.corruptFile, "no meta slot verifies its checksum", path: path)
     }
 
     /// Checks every page a commit wrote; returns its commit-record overflow pages.
@@ -237,7 +300,7 @@ extension FileCore {
 
         /// Reads page `ref`, checks its commit checksum, leaves its plain image in `plain`.
         func check(_ ref: UInt32, _ expected: UInt64) throws(StorageError) {
-            guard ref >= 2, ref < meta.pageCount else {
+            guard ref >= MetaLayout.firstDataPage, ref < meta.pageCount else {
                 throw StorageError(.corruptFile, "commit record names page \(ref) outside the file", path: path)
             }
             let n = try preadFully(fd, page, PageLayout.pageSize, Int(ref) * PageLayout.pageSize, path: path)
@@ -296,7 +359,7 @@ extension FileCore {
     /// Reloads everything the writer keeps in memory from the latest meta (after another process
     /// committed). Called by the writer with the cross-process writer lock held.
     func reloadWriterState() throws(StorageError) {
-        let (meta, slot) = lock.withLock { (latestMeta, latestSlot) }
+        let meta = lock.withLock { latestMeta }
         try loadFreeList(meta)
         var pages: [UInt32] = []
         var next = meta.overflowHead
@@ -315,7 +378,6 @@ extension FileCore {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ioError("fstat", errno, path: path) }
         fileSizePages = max(Int(st.st_size) / PageLayout.pageSize, Int(meta.pageCount))
-        activeSlot = slot
         writerStateVersion = meta.version
     }
 

@@ -175,7 +175,7 @@ struct FreeSpace: Equatable {
             let alloc = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
             let free = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
             offset += FreeListLayout.recordSize
-            guard start >= 2, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
+            guard start >= MetaLayout.firstDataPage, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
                 throw StorageError(.corruptFile, "free-list run \(start)+\(count) lies outside the file", path: path)
             }
             if free == 0 {

@@ -2,7 +2,7 @@
 // newest committed version, and the reader registry, all shared by every process using the file.
 //
 // Layout (mapped shared, 4096 + 256 × 64 bytes):
-//   0 magic u64   8 latest committed version u64   16 reserved
+//   0 magic u64   8 latest committed version u64   16 durable version u64   24 reserved
 //   4096 + 64·i: reader slot i: seq u64 (odd while being rewritten — a seqlock), pid u64,
 //                count u64 (number of exact versions, or `rangeMarker`), versions 5 × u64
 //                (with `rangeMarker`: versions[0]...versions[1] is a conservative closed range).
@@ -92,6 +92,8 @@ final class LockFile: @unchecked Sendable {
 
     deinit {
         publish(versions: [])
+        // A zero sequence tells writers the slot is unused, sparing them a liveness check.
+        words[slotBase(slot)].store(0, ordering: .releasing)
         munmap(UnsafeMutableRawPointer(words), LockFile.mappedSize)
         Glibc.close(fd)  // releases every OFD lock of this description
     }
@@ -152,6 +154,13 @@ final class LockFile: @unchecked Sendable {
     var latestVersion: UInt64 { words[1].load(ordering: .acquiring) }
 
     func setLatestVersion(_ version: UInt64) { words[1].store(version, ordering: .releasing) }
+
+    /// The newest version some process made durable (group commit across processes).
+    var durableVersion: UInt64 { words[2].load(ordering: .acquiring) }
+
+    func setDurableVersion(_ version: UInt64) { words[2].store(version, ordering: .releasing) }
+
+    func raiseDurableVersion(to version: UInt64) { _ = words[2].max(version, ordering: .acquiringAndReleasing) }
 
     // MARK: - Reader slots
 

@@ -9,8 +9,9 @@
 //  104 page count u32 (high-water mark: pages [0, pageCount) are in use or in the free list)
 //  108 inline commit entries u32 112 overflow head page u32  116 overflow head checksum u64
 //  124 total commit entries u32  128 key check value (32 bytes, encrypted files only)
-//  160 reserved                  192 inline commit entries, 12 bytes each (page u32, checksum u64)
-// 4064 seal: XXH64 of [0, 4064) (plain) or HMAC-SHA-256 of [0, 4064) (encrypted), 32 bytes.
+//  160 durable base u64 (newest version durable when this was written)
+//  168 reserved                  192 inline commit entries, 12 bytes each (page u32, checksum u64)
+// 4064 seal: XXH64 (plain) or HMAC-SHA-256 (encrypted) of [0, 192 + 12 × inline entries), 32 bytes.
 //
 // Invariants:
 // - A slot is valid only if magic, format, page size and seal verify.
@@ -19,9 +20,20 @@
 //   verifies; a commit torn by a crash therefore falls back to the other slot, whose pages the
 //   torn commit never overwrote (a commit writes only pages free in its base version, and pages
 //   freed by a commit are reused only after that commit is durable).
-// - Slots alternate: a commit writes the slot not holding its base version.
+// - Version v is written to slot v % 8. A commit may be written only while v − durable < 8, so the
+//   slots of every version after the newest durable one are intact; open accepts version v only if
+//   every version in (durableBase, v] is in its slot and its commit record verifies (pages written
+//   by those versions and still referenced are then intact).
 
 enum MetaLayout {
+    /// Meta slots form a ring of `slotCount` pages at the start of the file; version v lives in
+    /// slot v % slotCount. Eight slots let up to seven commits wait for one shared flush (group
+    /// commit) without overwriting the newest durable version's meta.
+    static let slotCount = 8
+    /// The first page that can hold data (pages below are meta slots).
+    static let firstDataPage: UInt32 = 8
+    static let ringBytes = slotCount * PageLayout.pageSize
+    static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
     static let formatVersion: UInt32 = 1
     static let entriesOffset = 192
@@ -44,7 +56,10 @@ struct MetaState: Equatable {
     var roots = UserRoots()
     var freeListHead: UInt32 = 0
     var freeListPageCount: UInt32 = 0
-    var pageCount: UInt32 = 2
+    var pageCount: UInt32 = MetaLayout.firstDataPage
+    /// The newest version known durable when this one was written: open accepts this version
+    /// only if every version in (durableBase, version] is in its slot and verifies.
+    var durableBase: UInt64 = 0
     var encrypted = false
     /// The inline part of the commit record.
     var inlineEntries: [CommitEntry] = []
@@ -71,6 +86,7 @@ struct MetaState: Equatable {
         page.storeBytes(of: overflowHead.littleEndian, toByteOffset: 112, as: UInt32.self)
         page.storeBytes(of: overflowChecksum.littleEndian, toByteOffset: 116, as: UInt64.self)
         page.storeBytes(of: totalEntries.littleEndian, toByteOffset: 124, as: UInt32.self)
+        page.storeBytes(of: durableBase.littleEndian, toByteOffset: MetaLayout.durableBaseOffset, as: UInt64.self)
         for (i, byte) in keyCheck.prefix(MetaLayout.keyCheckSize).enumerated() {
             page.storeBytes(of: byte, toByteOffset: MetaLayout.keyCheckOffset + i, as: UInt8.self)
         }
@@ -107,7 +123,9 @@ struct MetaState: Equatable {
         meta.overflowHead = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 112, as: UInt32.self))
         meta.overflowChecksum = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 116, as: UInt64.self))
         meta.totalEntries = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 124, as: UInt32.self))
-        guard inlineCount <= MetaLayout.inlineCapacity, meta.pageCount >= 2,
+        meta.durableBase = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.durableBaseOffset, as: UInt64.self))
+        guard inlineCount <= MetaLayout.inlineCapacity, meta.pageCount >= MetaLayout.firstDataPage,
+              meta.durableBase <= meta.version,
               Int(meta.totalEntries) >= inlineCount else {
             return .failure(.init(.damaged))
         }

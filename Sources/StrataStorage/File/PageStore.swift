@@ -17,6 +17,9 @@
 // - A pointer handed out stays valid until the store is deinitialised (the range never moves).
 // - `payload(_:limit:)` returns only verified pages (see VerifiedPages).
 // - Pages are written only by the writer and only when no reader can see them.
+// - After another process commits, the verified map is cleared; an encrypted page still in use by
+//   a reader of this process may then be decrypted again into the cache, which rewrites the same
+//   bytes (that page cannot have changed on disk: the reader's pin protects it).
 
 import Synchronization
 #if canImport(Glibc)
@@ -39,6 +42,10 @@ final class PageStore: @unchecked Sendable {
     let reservedPages: Int
     let verified: VerifiedPages
     let cipher: PageCipher?
+    /// Encrypted files: the file itself mapped read-only, so a first read decrypts straight from
+    /// the page cache without a pread per page (nil if the mapping was refused: pread then).
+    private let sealedBase: UnsafeRawPointer?
+    private let sealedBytes: Int
     private let loadLocks: [PosixLock]
 
     var isMemory: Bool { fd < 0 }
@@ -71,9 +78,19 @@ final class PageStore: @unchecked Sendable {
         reservedPages = size / PageLayout.pageSize
         verified = try VerifiedPages(capacityPages: reservedPages)
         loadLocks = cipher == nil ? [] : (0..<64).map { _ in PosixLock() }
+        if cipher != nil && fd >= 0, let sealed = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), sealed != MAP_FAILED {
+            sealedBase = UnsafeRawPointer(sealed)
+            sealedBytes = size
+        } else {
+            sealedBase = nil
+            sealedBytes = 0
+        }
     }
 
-    deinit { munmap(base, reservedBytes) }
+    deinit {
+        munmap(base, reservedBytes)
+        if let sealedBase { munmap(UnsafeMutableRawPointer(mutating: sealedBase), sealedBytes) }
+    }
 
     @inline(__always)
     func pageAddress(_ page: Int) -> UnsafeMutableRawPointer { base + page * PageLayout.pageSize }
@@ -82,7 +99,7 @@ final class PageStore: @unchecked Sendable {
     @inline(__always)
     func payload(_ ref: PageRef, limit: UInt32) throws(StorageError) -> UnsafeRawPointer {
         let page = Int(ref.raw)
-        guard ref.raw >= 2, ref.raw < limit else {
+        guard ref.raw >= MetaLayout.firstDataPage, ref.raw < limit else {
             throw StorageError(.corruptFile, "reference to \(ref) outside the version's \(limit) pages", path: path)
         }
         if !verified.contains(page) { try load(page) }
@@ -97,6 +114,14 @@ final class PageStore: @unchecked Sendable {
             let lock = loadLocks[page & 63]
             try lock.withLock { () throws(StorageError) in
                 if verified.contains(page) { return }
+                // The page lies below the version's page count, which never exceeds the file size,
+                // so reading it through the mapping cannot fault.
+                if let sealedBase, (page + 1) * PageLayout.pageSize <= sealedBytes {
+                    try cipher.decrypt(page: UInt32(page), from: sealedBase + page * PageLayout.pageSize,
+                                       into: pageAddress(page), path: path)
+                    verified.insert(page)
+                    return
+                }
                 let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
                 defer { scratch.deallocate() }
                 let n = try preadFully(fd, scratch, PageLayout.pageSize, page * PageLayout.pageSize, path: path)

@@ -10,8 +10,10 @@
 public enum Durability: String, Sendable, CaseIterable {
     /// A commit is durable when it returns (one flush; concurrent committers may share it).
     case full
-    /// No flush: a process crash loses nothing committed, an OS crash may lose recent commits
-    /// but never leaves a partial one visible.
+    /// No flush: a process crash loses nothing committed. After an OS crash or power loss the
+    /// newest commits may be lost; a torn commit is detected by its commit record and skipped, but
+    /// because nothing orders writes, the previous version may itself be damaged, in which case
+    /// open reports `.corruptFile` rather than wrong data (as LMDB's MDB_NOSYNC).
     case unsafe
     /// Nothing touches disk; the data lives while a handle to it is open.
     case memOnly

@@ -20,12 +20,15 @@ public final class ReadTransaction: PageReading, @unchecked Sendable {
     let core: FileCore
     let pageCount: UInt32
     private let ended = Atomic<Bool>(false)
+    /// False for internal readers used while the writer is held (nothing to unpin).
+    private let pinned: Bool
 
-    init(core: FileCore, snapshot: CommittedVersion) {
+    init(core: FileCore, snapshot: CommittedVersion, pinned: Bool = true) {
         self.core = core
         self.version = snapshot.version
         self.roots = snapshot.roots
         self.pageCount = snapshot.pageCount
+        self.pinned = pinned
     }
 
     deinit { end() }
@@ -43,7 +46,7 @@ public final class ReadTransaction: PageReading, @unchecked Sendable {
 
     /// Unpins the version. Further reads throw `.closed`. Also done on deinit.
     public func end() {
-        if !ended.exchange(true, ordering: .acquiringAndReleasing) {
+        if !ended.exchange(true, ordering: .acquiringAndReleasing) && pinned {
             core.endRead(version)
         }
     }
@@ -133,7 +136,7 @@ public final class WriteTransaction: PageWriting {
     }
 
     public func freePage(_ ref: PageRef) {
-        guard state == .active, ref.raw >= 2 else { return }
+        guard state == .active, ref.raw >= MetaLayout.firstDataPage else { return }
         if let buffer = dirty.removeValue(forKey: ref.raw) {
             core.returnBuffer(buffer)
             core.freeSpace.release(ref.raw)
@@ -165,17 +168,24 @@ public final class WriteTransaction: PageWriting {
     }
 
     /// `commit()` returning what it wrote and how many flushes it made.
+    ///
+    /// Under `.full` the version is published (visible to new readers) before its flush; if that
+    /// flush fails, this throws `.io`/`.diskFull` although the version is visible in this process,
+    /// and the file refuses further commits until reopened.
     @discardableResult
     public func commitWithStatistics() throws(StorageError) -> CommitStatistics {
         try ensureActive()
+        var stats: CommitStatistics
         do {
-            let stats = try performCommit()
-            finish(.committed)
-            return stats
+            stats = try performCommit()
         } catch {
             rollback()
             throw error
         }
+        let mustFlush = durability == .full && core.fd >= 0
+        finish(.committed)
+        if mustFlush, try core.awaitDurable(stats.version) { stats.flushes += 1 }
+        return stats
     }
 
     /// Discards the changes and releases the writer lock. Also done on deinit if not committed.

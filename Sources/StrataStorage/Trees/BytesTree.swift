@@ -15,14 +15,23 @@
 /// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
 /// valid until the transaction ends (or the page is freed), and `readPage` of a page the
 /// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct BytesTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Longest key in bytes: keeps at least three entries per page so splits always work.
     public static let maxKeySize = 1024
+    /// Largest value in bytes (values that do not fit inline go to overflow pages).
     public static let maxValueSize = KeyedTree.maxValueSize
 
+    /// A tree whose root is `root` (`.null`: a new, empty tree).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the tree has no entries (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of keys; O(1).
@@ -38,6 +47,7 @@ public struct BytesTree: Hashable, Sendable {
         return try leaf.leafCell(index, BytesFlavor.self).value.withBytes(pages, body)
     }
 
+    /// Whether `key` is present. O(log n).
     public func contains(_ key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Bool {
         guard key.count <= Self.maxKeySize else { return false }
         return try TreeReader<BytesFlavor>.find(root, key, pages) != nil
@@ -61,12 +71,35 @@ public struct BytesTree: Hashable, Sendable {
 
     /// Removes `key`; true when it was present.
     @discardableResult
+    /// Removes `key` and frees its overflow pages; true when it was present. Removing an absent
+    /// key changes and copies nothing.
     public mutating func remove(_ key: UnsafeRawBufferPointer, in pages: some PageWriting) throws -> Bool {
         guard key.count <= Self.maxKeySize else { return false }
         let (newRoot, delta) = try TreeEditor<BytesFlavor>.apply(
             root: root, key: key, .remove, cell: UnsafeRawBufferPointer(start: nil, count: 0), pages)
         root = newRoot
         return delta == -1
+    }
+
+    /// Calls `body` with the key and value at position `index` in key order (O(log n));
+    /// throws `.invalidArgument` when out of range.
+    public func withEntry<R>(at index: Int, in pages: some PageReading,
+                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard let (leaf, position) = try TreeReader<BytesFlavor>.entry(at: index, root, pages) else {
+            throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
+        }
+        let cell = try leaf.leafCell(position, BytesFlavor.self)
+        let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
+    }
+
+    /// The number of keys below `key` (its position, present or not). O(log n).
+    /// Keys over `maxKeySize` throw `.tooLarge`.
+    public func rank(of key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Int {
+        guard key.count <= Self.maxKeySize else {
+            throw StorageError(.tooLarge, "a key of \(key.count) bytes exceeds the limit of \(Self.maxKeySize)")
+        }
+        return try TreeReader<BytesFlavor>.rank(of: key, root, pages)
     }
 
     /// Visits entries with key ≥ `start` (all when nil) in ascending order until `body` returns false.
@@ -104,6 +137,7 @@ public struct BytesTree: Hashable, Sendable {
         return result
     }
 
+    /// Frees every page of the tree (overflow pages included); the tree becomes empty.
     public mutating func destroy(in pages: some PageWriting) throws {
         guard !root.isNull else { return }
         try TreeReader<BytesFlavor>.destroy(root, depth: 0, pages)

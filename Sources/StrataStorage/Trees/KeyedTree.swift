@@ -22,13 +22,21 @@
 /// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
 /// valid until the transaction ends (or the page is freed), and `readPage` of a page the
 /// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct KeyedTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Largest value in bytes: 16 MiB of payload plus a small header of the layer above.
     public static let maxValueSize = 16 * 1024 * 1024 + 64
 
+    /// A tree whose root is `root` (`.null`: a new, empty tree).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the tree has no entries (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of keys; O(1) (kept in the root).
@@ -44,6 +52,7 @@ public struct KeyedTree: Hashable, Sendable {
         return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
 
+    /// Whether `key` is present. O(log n).
     public func contains(_ key: UInt64, in pages: some PageReading) throws -> Bool {
         try KeyedFlavor.find(root, key, pages) != nil
     }
@@ -80,6 +89,24 @@ public struct KeyedTree: Hashable, Sendable {
     public func firstKey(in pages: some PageReading) throws -> UInt64? {
         guard let leaf = try TreeReader<KeyedFlavor>.edgeLeaf(root, last: false, pages) else { return nil }
         return try KeyedFlavor.leafKey(leaf, 0)
+    }
+
+    /// Calls `body` with the key and value at position `index` in key order (O(log n): branches
+    /// carry subtree counts); throws `.invalidArgument` when out of range.
+    public func withEntry<R>(at index: Int, in pages: some PageReading,
+                             _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        guard let (leaf, position) = try TreeReader<KeyedFlavor>.entry(at: index, root, pages) else {
+            throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
+        }
+        let cell = try leaf.leafCell(position, KeyedFlavor.self)
+        let key = leaf.base.treeU64(cell.offset)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
+    }
+
+    /// The number of keys below `key`: its position in key order if present, else where it
+    /// would be inserted. O(log n).
+    public func rank(of key: UInt64, in pages: some PageReading) throws -> Int {
+        try TreeReader<KeyedFlavor>.rank(of: key, root, pages)
     }
 
     /// Visits entries with key ≥ `start` in ascending order until `body` returns false.

@@ -28,12 +28,19 @@
 
 /// The first payload byte of every tree page.
 public enum TreePageKind {
+    /// KeyedTree leaf: UInt64 keys with values.
     public static let keyedLeaf: UInt8 = 1
+    /// KeyedTree branch: children, their counts and separator keys.
     public static let keyedBranch: UInt8 = 2
+    /// BytesTree leaf.
     public static let bytesLeaf: UInt8 = 3
+    /// BytesTree branch.
     public static let bytesBranch: UInt8 = 4
+    /// PositionalTree leaf: elements in order.
     public static let positionalLeaf: UInt8 = 5
+    /// PositionalTree branch: children and their counts.
     public static let positionalBranch: UInt8 = 6
+    /// One page of a large value's overflow chain (any tree).
     public static let overflow: UInt8 = 7
 }
 
@@ -51,8 +58,11 @@ enum TreeLayout {
     /// Largest cell: cell + slot ≤ usable / 3 guarantees a split of n + 1 cells into two pages
     /// (each half holds at most usable/2 + 1.5 × that ≤ usable bytes).
     static let maxCellSize = usableSize / 3 - slotSize
-    /// Below this many used bytes (cells + slots) a node tries to merge with a sibling.
-    static let underfullBytes = usableSize / 4
+    /// Below this many used bytes (cells + slots) a node tries to merge with a sibling (when
+    /// both fit in one page). Two fifths: high enough to keep pages reasonably full after
+    /// random removals, below the half-full pages a split produces, so an insert/remove pair
+    /// at a boundary does not split and merge the same pages over and over.
+    static let underfullBytes = usableSize * 2 / 5
     /// Guard against reference cycles in a corrupt file: no real tree is this deep
     /// (fan-out ≥ 3 per level).
     static let maxDepth = 48

@@ -37,6 +37,31 @@ public enum TreePages {
         }
     }
 
+    /// Calls `body` once with every page of the tree rooted at `root` (nodes and overflow
+    /// pages), parents before children. Checks every page like the trees do; a page reached
+    /// twice (a cycle or shared subtree in a corrupt file) or a tree deeper than possible
+    /// throws `.corruptFile`. Nothing when `root` is null.
+    public static func forEachPage(ofTreeAt root: PageRef, in pages: some PageReading,
+                                   _ body: (PageRef) throws -> Void) throws {
+        guard !root.isNull else { return }
+        let maxChain = KeyedTree.maxValueSize / TreeOverflow.chunkSize + 1
+        var stack: [(ref: PageRef, depth: Int)] = [(root, 0)]
+        var seen = Set<UInt32>()
+        while let (ref, depth) = stack.popLast() {
+            guard !ref.isNull else { throw TreeError.corrupt(ref, "null page reference in a tree") }
+            guard seen.insert(ref.raw).inserted else { throw TreeError.corrupt(ref, "page referenced twice in one tree") }
+            let payload = try pages.readPage(ref)
+            let isOverflow = payload.load(as: UInt8.self) == TreePageKind.overflow
+            guard depth < (isOverflow ? TreeLayout.maxDepth + maxChain : TreeLayout.maxDepth) else {
+                throw TreeError.corrupt(ref, "tree deeper or overflow chain longer than possible")
+            }
+            try body(ref)
+            try walk(ref, payload) { offset in
+                stack.append((PageRef(payload.treeU32(offset)), depth + 1))
+            }
+        }
+    }
+
     /// Calls `body` with the byte offset of each page reference in the page.
     private static func walk(_ ref: PageRef, _ payload: UnsafeRawPointer, _ body: (Int) throws -> Void) throws {
         let kind = payload.load(as: UInt8.self)

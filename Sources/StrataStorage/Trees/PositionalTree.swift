@@ -17,13 +17,21 @@
 /// Page contract relied on: pointers from `readPage`, `writablePage` and `allocatePage` stay
 /// valid until the transaction ends (or the page is freed), and `readPage` of a page the
 /// transaction owns returns its current contents.
+///
+/// Errors: a mutation that throws leaves the tree value unchanged but may have copied or
+/// changed pages of the transaction; roll the write transaction back instead of committing.
 public struct PositionalTree: Hashable, Sendable {
+    /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
+    /// a value of another tree) after every mutation.
     public private(set) var root: PageRef
 
+    /// Largest element in bytes (elements that do not fit inline go to overflow pages).
     public static let maxElementSize = KeyedTree.maxValueSize
 
+    /// A tree whose root is `root` (`.null`: a new, empty list).
     public init(root: PageRef = .null) { self.root = root }
 
+    /// True when the list has no elements (it then owns no page). Needs no page access.
     public var isEmpty: Bool { root.isNull }
 
     /// Number of elements; O(1).
@@ -67,6 +75,8 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Appends at the end. O(log n); appends fill pages completely (append-mode splits).
+    /// An element over `maxElementSize` throws `.tooLarge`.
     public mutating func append(_ element: UnsafeRawBufferPointer, in pages: some PageWriting) throws {
         let index = try count(in: pages)
         let root = self.root
@@ -81,6 +91,8 @@ public struct PositionalTree: Hashable, Sendable {
         try withUnsafeBytes(of: &little) { try append($0, in: pages) }
     }
 
+    /// Replaces the element at `index` (0..<count; else `.invalidArgument`), freeing the old
+    /// one's overflow pages.
     public mutating func replace(at index: Int, with element: UnsafeRawBufferPointer,
                                  in pages: some PageWriting) throws {
         try checkIndex(index, below: try count(in: pages))
@@ -90,6 +102,7 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Removes the element at `index` (0..<count; else `.invalidArgument`). O(log n).
     public mutating func remove(at index: Int, in pages: some PageWriting) throws {
         try checkIndex(index, below: try count(in: pages))
         let (newRoot, delta) = try TreeEditor<PositionalFlavor>.apply(
@@ -144,6 +157,7 @@ public struct PositionalTree: Hashable, Sendable {
         }
     }
 
+    /// Frees every page of the list (overflow pages included); the list becomes empty.
     public mutating func destroy(in pages: some PageWriting) throws {
         guard !root.isNull else { return }
         try TreeReader<PositionalFlavor>.destroy(root, depth: 0, pages)

@@ -25,6 +25,9 @@ protocol TreeFlavor {
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int
     /// Bytes of the key part of branch cell 0 of a new root (its key is never used).
     static var placeholderKeyPartSize: Int { get }
+    /// Whether a removal always finds its entry (positions are checked against the count
+    /// first), so the path can be made writable on the way down.
+    static var removalAlwaysChanges: Bool { get }
     /// Leaf: the position of `key` (or where it would be inserted) and whether it is there.
     static func searchLeaf(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, found: Bool)
     /// Branch: the child to descend into and the key to search for in it.
@@ -39,6 +42,7 @@ enum KeyedFlavor: TreeFlavor {
     static var branchKind: UInt8 { TreePageKind.keyedBranch }
     static var name: String { "keyed" }
     static var placeholderKeyPartSize: Int { 8 }
+    static var removalAlwaysChanges: Bool { false }
 
     @inline(__always)
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int {
@@ -159,6 +163,7 @@ enum BytesFlavor: TreeFlavor {
     static var branchKind: UInt8 { TreePageKind.bytesBranch }
     static var name: String { "bytes" }
     static var placeholderKeyPartSize: Int { 2 }
+    static var removalAlwaysChanges: Bool { false }
 
     @inline(__always)
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int {
@@ -229,6 +234,7 @@ enum PositionalFlavor: TreeFlavor {
     static var branchKind: UInt8 { TreePageKind.positionalBranch }
     static var name: String { "positional" }
     static var placeholderKeyPartSize: Int { 0 }
+    static var removalAlwaysChanges: Bool { true }
 
     @inline(__always)
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int { 0 }
@@ -247,6 +253,11 @@ enum PositionalFlavor: TreeFlavor {
     static func searchBranch(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, key: UInt64) {
         var remaining = key
         let last = node.count - 1
+        // Appends (and anything in the last child) skip the scan: the last child starts at
+        // total − its count.
+        let lastCount = try node.childCount(last)
+        let total = node.total
+        if total >= lastCount && key >= total - lastCount { return (last, key - (total - lastCount)) }
         var i = 0
         while i < last {
             let count = try node.childCount(i)

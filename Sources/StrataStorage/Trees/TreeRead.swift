@@ -46,6 +46,50 @@ enum TreeReader<F: TreeFlavor> {
         return Int(total)
     }
 
+    /// The leaf entry at position `index` in key order (every branch cell carries its child's
+    /// count, so this is O(log n) in every tree); nil when `index` is out of range.
+    static func entry(at index: Int, _ root: PageRef, _ pages: any PageReading) throws -> (leaf: TreeNode, index: Int)? {
+        guard index >= 0, !root.isNull else { return nil }
+        var node = try TreeNode.read(root, pages, F.self)
+        guard UInt64(index) < node.total else { return nil }
+        var remaining = UInt64(index)
+        var depth = 0
+        while !node.isLeaf {
+            depth += 1
+            guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(root, "tree too deep") }
+            var child = node.count - 1
+            for i in 0..<node.count {
+                let count = try node.childCount(i)
+                if remaining < count { child = i; break }
+                if i == node.count - 1 { throw TreeError.corrupt(node.ref, "position beyond the child counts") }
+                remaining -= count
+            }
+            node = try TreeNode.read(try node.child(child), pages, F.self)
+        }
+        guard remaining < UInt64(node.count) else { throw TreeError.corrupt(node.ref, "position beyond its leaf") }
+        return (node, Int(remaining))
+    }
+
+    /// The number of entries whose key is below `key` (the position `key` has or would have).
+    static func rank(of key: F.SearchKey, _ root: PageRef, _ pages: any PageReading) throws -> Int {
+        if root.isNull { return 0 }
+        var node = try TreeNode.read(root, pages, F.self)
+        var key = key
+        var before: UInt64 = 0
+        var depth = 0
+        while !node.isLeaf {
+            depth += 1
+            guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(root, "tree too deep") }
+            let (index, childKey) = try F.searchBranch(node, key)
+            for i in 0..<index { before &+= try node.childCount(i) }
+            key = childKey
+            node = try TreeNode.read(try node.child(index), pages, F.self)
+        }
+        before &+= UInt64(try F.searchLeaf(node, key).index)
+        guard before <= UInt64(Int.max) else { throw TreeError.corrupt(root, "entry count out of range") }
+        return Int(before)
+    }
+
     /// Visits leaf entries in order from `start` (the first entry ≥ start; all when nil) until
     /// `body` returns false. Returns false when `body` stopped the scan.
     @discardableResult

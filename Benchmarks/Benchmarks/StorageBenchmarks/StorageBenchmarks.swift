@@ -1,0 +1,220 @@
+// Micro-benchmarks of StrataStorage primitives (release only; see Benchmarks/Package.swift).
+//
+//   Commit/*            one write transaction per iteration (empty, or one 64-byte keyed put)
+//   Batch/*             1,000 keyed inserts in one transaction + commit
+//   Positional/*        append + removeFirst on a 10,000-element positional tree
+//   Keyed/lookup-1M     random key lookup in a 1,000,000-key tree
+//   Pages/*             writing / cold-reading pages, plain vs encrypted
+//   Copy/*              writeCopy and compact of a file with 32 MiB of live pages
+//
+// Files live under /tmp/strata-bench-<pid>; each benchmark's fixture is built in its setup
+// closure and torn down after.
+
+import Benchmark
+import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let benchDir: String = {
+    let dir = "/tmp/strata-bench-\(getpid())"
+    mkdir(dir, 0o755)
+    return dir
+}()
+
+let benchKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+
+func freshPath(_ name: String) -> String {
+    let path = benchDir + "/" + name
+    try? StorageFile.deleteFiles(path: path)
+    return path
+}
+
+/// Fixtures shared between a benchmark's setup and body. Benchmarks run one at a time, so the
+/// unsynchronised global is never accessed concurrently.
+final class Fixture: @unchecked Sendable {
+    var file: StorageFile?
+    var tree = KeyedTree()
+    var list = PositionalTree()
+    var nextKey: UInt64 = 0
+    var path = ""
+    var keys = 0
+}
+let fixture = Fixture()
+
+let value64 = [UInt8](repeating: 0x5A, count: 64)
+
+func openFixture(_ name: String, _ durability: Durability, key: [UInt8]? = nil) throws {
+    fixture.path = freshPath(name)
+    fixture.file = try StorageFile.open(StorageOptions(path: fixture.path, durability: durability, encryptionKey: key))
+    fixture.tree = KeyedTree()
+    fixture.nextKey = 0
+}
+
+func closeFixture() {
+    fixture.file?.close()
+    fixture.file = nil
+    if !fixture.path.isEmpty { try? StorageFile.deleteFiles(path: fixture.path) }
+}
+
+/// One write transaction putting `count` 64-byte values under increasing keys.
+func putBatch(_ count: Int) throws {
+    guard let file = fixture.file else { return }
+    let txn = try file.beginWrite()
+    var tree = KeyedTree(root: PageRef(UInt32(truncatingIfNeeded: txn.roots[0])))
+    try value64.withUnsafeBytes { raw in
+        for _ in 0..<count {
+            try tree.put(fixture.nextKey, raw, in: txn)
+            fixture.nextKey += 1
+        }
+    }
+    txn.roots[0] = UInt64(tree.root.raw)
+    try txn.commit()
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .syscalls],
+        warmupIterations: 10,
+        maxDuration: .seconds(2),
+        maxIterations: 20_000
+    )
+
+    Benchmark("Commit/empty (unsafe)") { benchmark in
+        guard let file = fixture.file else { return }
+        for _ in benchmark.scaledIterations {
+            let txn = try file.beginWrite()
+            try txn.commit()
+        }
+    } setup: { try openFixture("empty", .unsafe) } teardown: { closeFixture() }
+
+    for (name, durability, key) in [("full", Durability.full, nil), ("unsafe", .unsafe, nil), ("memOnly", .memOnly, nil),
+                                    ("full encrypted", .full, benchKey), ("unsafe encrypted", .unsafe, benchKey)]
+                                    as [(String, Durability, [UInt8]?)] {
+        Benchmark("Commit/small put (\(name))") { benchmark in
+            for _ in benchmark.scaledIterations { try putBatch(1) }
+        } setup: { try openFixture("small-\(durability)", durability, key: key) } teardown: { closeFixture() }
+    }
+
+    for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
+        Benchmark("Batch/1000 puts (unsafe, \(name))",
+                  configuration: .init(maxDuration: .seconds(3), maxIterations: 2_000)) { benchmark in
+            for _ in benchmark.scaledIterations { try putBatch(1000) }
+        } setup: { try openFixture("batch-\(name)", .unsafe, key: key) } teardown: { closeFixture() }
+    }
+
+    Benchmark("Positional/append+removeFirst at 10k (memOnly)") { benchmark in
+        guard let file = fixture.file else { return }
+        var txn = try file.beginWrite()
+        var list = fixture.list
+        var done = 0
+        for _ in benchmark.scaledIterations {
+            try list.appendUInt64(UInt64(done), in: txn)
+            try list.removeFirst(1, in: txn)
+            done += 1
+            if done % 1000 == 0 {
+                txn.roots[1] = UInt64(list.root.raw)
+                try txn.commit()
+                txn = try file.beginWrite()
+            }
+        }
+        txn.roots[1] = UInt64(list.root.raw)
+        try txn.commit()
+        fixture.list = list
+    } setup: {
+        try openFixture("positional", .memOnly)
+        guard let file = fixture.file else { return }
+        let txn = try file.beginWrite()
+        var list = PositionalTree()
+        for i in 0..<10_000 { try list.appendUInt64(UInt64(i), in: txn) }
+        txn.roots[1] = UInt64(list.root.raw)
+        try txn.commit()
+        fixture.list = list
+    } teardown: { closeFixture() }
+
+    Benchmark("Keyed/random lookup in 1M (unsafe file)") { benchmark in
+        guard let file = fixture.file else { return }
+        let reader = try file.beginRead()
+        let tree = KeyedTree(root: PageRef(UInt32(truncatingIfNeeded: reader.roots[0])))
+        var generator = SystemRandomNumberGenerator()
+        var sum = 0
+        for _ in benchmark.scaledIterations {
+            let key = UInt64.random(in: 0..<1_000_000, using: &generator)
+            sum &+= try tree.withValue(forKey: key, in: reader) { $0.count } ?? 0
+        }
+        blackHole(sum)
+        reader.end()
+    } setup: {
+        try openFixture("lookup", .unsafe)
+        for _ in 0..<100 { try putBatch(10_000) }
+    } teardown: { closeFixture() }
+
+    for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
+        Benchmark("Pages/write 100 pages + commit (unsafe, \(name))") { benchmark in
+            guard let file = fixture.file else { return }
+            for _ in benchmark.scaledIterations {
+                let txn = try file.beginWrite()
+                var old: [PageRef] = []
+                for i in 0..<8 { old.append(PageRef(UInt32(truncatingIfNeeded: txn.roots[i]))) }
+                for ref in old where !ref.isNull { txn.freePage(ref) }
+                for i in 0..<100 {
+                    let (ref, payload) = try txn.allocatePage()
+                    payload.storeBytes(of: UInt64(i), toByteOffset: 8, as: UInt64.self)
+                    if i < 8 { txn.roots[i] = UInt64(ref.raw) }
+                }
+                try txn.commit()
+            }
+        } setup: { try openFixture("pages-w-\(name)", .unsafe, key: key) } teardown: { closeFixture() }
+
+        Benchmark("Pages/open + cold read 1000 pages (\(name))",
+                  configuration: .init(maxDuration: .seconds(2), maxIterations: 500)) { benchmark in
+            for _ in benchmark.scaledIterations {
+                let file = try StorageFile.open(StorageOptions(path: fixture.path, encryptionKey: key))
+                let reader = try file.beginRead()
+                var sum: UInt64 = 0
+                for p in 2..<1002 { sum &+= try reader.readPage(PageRef(UInt32(p))).loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+                blackHole(sum)
+                reader.end()
+                file.close()
+            }
+        } setup: {
+            try openFixture("pages-r-\(name)", .unsafe, key: key)
+            guard let file = fixture.file else { return }
+            let txn = try file.beginWrite()
+            for i in 0..<1000 {
+                let (_, payload) = try txn.allocatePage()
+                payload.storeBytes(of: UInt64(i), toByteOffset: 8, as: UInt64.self)
+            }
+            try txn.commit()
+            file.close()
+            fixture.file = nil
+        } teardown: { closeFixture() }
+    }
+
+    // 8,192 live pages = 32 MiB; throughput × 32 = MiB/s.
+    for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
+        Benchmark("Copy/writeCopy 32 MiB live (\(name))",
+                  configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(4), maxIterations: 50)) { benchmark in
+            guard let file = fixture.file else { return }
+            for _ in benchmark.scaledIterations {
+                let target = freshPath("copy-target")
+                try file.writeCopy(toPath: target, encryptionKey: key)
+                try StorageFile.deleteFiles(path: target)
+            }
+        } setup: {
+            try openFixture("copy-\(name)", .unsafe, key: key)
+            guard let file = fixture.file else { return }
+            let txn = try file.beginWrite()
+            var refs: [PageRef] = []
+            for i in 0..<16_384 {
+                let (ref, payload) = try txn.allocatePage()
+                payload.storeBytes(of: UInt64(i), toByteOffset: 8, as: UInt64.self)
+                refs.append(ref)
+            }
+            try txn.commit()
+            let w = try file.beginWrite()
+            for ref in refs.suffix(8_192) { w.freePage(ref) }
+            try w.commit()
+        } teardown: { closeFixture() }
+    }
+}

@@ -1,0 +1,192 @@
+// The seam with the query engine (Sources/Strata/Query): objects as `QueryValueSource`, key-path
+// naming for the typed `where {}` builder, the schema the type checker sees, and the evaluation
+// of a `Results`' predicate / sort / distinct.
+//
+// Invariants:
+// - A managed object's query values are read from the realm's current snapshot; links become
+//   `.object` references whose identity is (class name, object key), so `==` on objects compares
+//   stored identity.
+// - Filtering scans the class's table (no index use yet); the key list is cached per change
+//   counter like unfiltered results.
+import Foundation
+
+extension Object: QueryValueSource {
+    /// The value of persisted property `key` for the query evaluator. Throws `.invalidArgument`
+    /// for an unknown property.
+    public func queryValue(forKey key: String) throws -> QueryValue {
+        let info = try ClassInfo.of(type(of: self))
+        guard let i = info.columnIndex(named: key) else {
+            throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
+        }
+        return Object.queryValue(of: info.fields[i].getAny(self))
+    }
+
+    static func queryValue(of value: Any?) -> QueryValue {
+        guard let value else { return .null }
+        switch value {
+        case let o as Object: return .object(o.queryReference)
+        case let c as _QueryCollectionValue: return c._queryValue
+        case let id as ObjectId:
+            let b = id.array
+            return QueryObjectID(bytes: b).map { .objectId($0) } ?? .null
+        case let d as Decimal128: return .decimal(d.value)
+        default: return QueryValue(converting: value) ?? .null
+        }
+    }
+
+    var queryReference: QueryObjectReference {
+        let name = type(of: self).className()
+        if let b = _binding { return QueryObjectReference(identity: QueryObjectIdentity(typeName: name, key: b.key), source: self) }
+        return QueryObjectReference(identity: QueryObjectIdentity(typeName: name, object: self), source: self)
+    }
+}
+
+extension Object: QueryKeyPathNaming {
+    public class func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
+        guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
+        return _strataPropertyName(for: typed)
+    }
+}
+
+/// Collections that turn into one `QueryValue` (`.list`, `.set`, `.map`).
+protocol _QueryCollectionValue {
+    var _queryValue: QueryValue { get }
+}
+
+extension List: QueryableCollection, _QueryCollectionValue {
+    var _queryValue: QueryValue { .list(elements.map { Object.queryValue(of: $0._strataAny) }) }
+}
+
+extension MutableSet: QueryableCollection, _QueryCollectionValue {
+    var _queryValue: QueryValue { .set(elements.map { Object.queryValue(of: $0._strataAny) }) }
+}
+
+extension LinkingObjects: QueryableCollection, _QueryCollectionValue {
+    var _queryValue: QueryValue { .list(map { .object($0.queryReference) }) }
+}
+
+extension Map: QueryMapType, _QueryCollectionValue {
+    var _queryValue: QueryValue {
+        var out: [String: QueryValue] = [:]
+        for (k, v) in entries { out[k._strataKeyString] = Object.queryValue(of: v._strataAny) }
+        return .map(out)
+    }
+}
+
+extension SortDescriptor: QuerySortKey {}
+
+extension Schema {
+    /// The realm's schema as the query type checker sees it.
+    var querySchema: QuerySchema {
+        QuerySchema(objectSchema.map { s in
+            QueryObjectSchema(s.className, s.properties.map { p in
+                let type: QueryPropertyType
+                switch p.type {
+                case .int: type = .int
+                case .bool: type = .bool
+                case .float: type = .float
+                case .double: type = .double
+                case .string: type = .string
+                case .data: type = .data
+                case .date: type = .date
+                case .decimal128: type = .decimal
+                case .objectId: type = .objectId
+                case .uuid: type = .uuid
+                case .object, .linkingObjects: type = .object
+                }
+                let collection: QueryCollectionKind
+                switch p.collection {
+                case .none: collection = p.type == .linkingObjects ? .linkingObjects : .single
+                case .list: collection = .list
+                case .set: collection = .set
+                case .map: collection = .map
+                }
+                return QueryPropertySchema(p.name, type, optional: p.isOptional || (p.type == .object && p.collection == .none),
+                                           collection: collection, linkTarget: p.objectClassName)
+            })
+        })
+    }
+}
+
+extension Results {
+    /// Objects matching a Realm query (`"age > %@ AND name BEGINSWITH[c] %@"`). A malformed query
+    /// stops with a "Strata:" message as Realm raises; `filtering(_:_:)` throws instead.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try filtering(predicateFormat, args) } catch {
+            core.misuse(.invalidArgument, "\(error)")
+        }
+    }
+
+    /// Like `filter(_:_:)`, throwing `QueryError` (syntax, unknown property, type mismatch,
+    /// argument count) or `Realm.Error`.
+    public func filtering(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
+        var values: [QueryValue] = []
+        for (i, a) in args.enumerated() {
+            if let o = a as? Object { values.append(.object(o.queryReference)); continue }
+            guard let v = QueryValue(converting: a) ?? (a is ObjectId || a is Decimal128 ? Object.queryValue(of: a) : nil) else {
+                throw Realm.Error(.invalidArgument, "query argument \(i) (\(type(of: a))) cannot be used in a query")
+            }
+            values.append(v)
+        }
+        let schema = Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
+        let predicate = try QueryParser.parse(predicateFormat, arguments: values, schema: schema, typeName: info.schema.className)
+        return adding(predicate)
+    }
+
+    /// Objects matching a typed query: `dogs.where { $0.age > 2 && $0.name.starts(with: "R") }`.
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        do { return adding(try query(Query<Element>()).predicate()) } catch {
+            core.misuse(.invalidArgument, "\(error)")
+        }
+    }
+
+    private func adding(_ predicate: QueryPredicate) -> Results<Element> {
+        var r = Results(core: core, info: info)
+        r.query = query
+        if let existing = query.predicate {
+            r.query.predicate = .and([existing, predicate])
+        } else {
+            r.query.predicate = predicate
+        }
+        return r
+    }
+
+    /// Sorted by a property (through to-one links allowed).
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        var r = Results(core: core, info: info)
+        r.query = query
+        r.query.sort = Array(descriptors)
+        return r
+    }
+
+    /// The first object of each distinct combination of the values at `keyPaths`.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        var r = Results(core: core, info: info)
+        r.query = query
+        r.query.distinct = Array(keyPaths)
+        return r
+    }
+
+    /// Applies predicate, sort and distinct to the table's keys.
+    func evaluate(keys: [UInt64], table: Int) throws -> [UInt64] {
+        var objects = keys.map { core.materialize(Element.self, info: info, table: table, key: $0) }
+        if let p = query.predicate {
+            let matcher = QueryMatcher(p)
+            objects = try objects.filter { try matcher.matches($0) }
+        }
+        if !query.sort.isEmpty { objects = try QueryOrdering.sorted(objects, by: query.sort) }
+        if !query.distinct.isEmpty { objects = try QueryOrdering.distinct(objects, by: query.distinct) }
+        return objects.compactMap { $0._binding?.key }
+    }
+}
+
+extension ClassInfo {
+    /// The schemas of `info`'s class and every class it links to.
+    static func schemaClosure(of info: ClassInfo) -> [ObjectSchema] {
+        ((try? closure(of: [info.type])) ?? [info]).map(\.schema)
+    }
+}

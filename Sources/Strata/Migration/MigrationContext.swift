@@ -1,0 +1,141 @@
+// The state of one running migration: copies of the old rows, what the block did, and the
+// primary-key indexes that must be rebuilt before the commit.
+//
+// Invariants:
+// - Old rows are copied before anything of their table changes (`oldRows`), so "old" views read
+//   exactly the pre-migration data even after the block modified or deleted objects.
+// - `error` keeps the first failure inside the block; the migration then rolls back and throws it.
+// - Tables whose primary key values may have changed (converted tables, tables whose key was set
+//   or renamed by the block) are in `pkDirty` and get their index rebuilt, which is where
+//   duplicates are detected (`.duplicatePrimaryKey`).
+import Foundation
+import StrataStorage
+
+final class MigrationContext {
+    unowned let core: RealmCore
+    /// Old schema and rows of each table that existed before, captured on first need.
+    var oldRows: [Int: (schema: ObjectSchema, rows: [(key: UInt64, row: [UInt8])])] = [:]
+    let oldTableCount: Int
+    var codeClasses: [String: ClassInfo]
+    var pkDirty = Set<Int>()
+    /// Backlink entries of converted tables whose column has no new column (yet): table →
+    /// old column → entries. `renameProperty` moves them to the renamed column.
+    var pendingBacklinks: [Int: [Int: [(key: [UInt8], value: [UInt8])]]] = [:]
+    var error: Realm.Error?
+
+    init(core: RealmCore, codeClasses: [ClassInfo]) {
+        self.core = core
+        oldTableCount = core.snap.schemas.count
+        var byName: [String: ClassInfo] = [:]
+        for c in codeClasses { byName[c.schema.className] = c }
+        self.codeClasses = byName
+    }
+
+    func fail(_ code: Realm.Error.Code, _ message: String) {
+        if error == nil { error = Realm.Error(code, message) }
+    }
+
+    func fail(_ e: Swift.Error) {
+        guard error == nil else { return }
+        if let r = e as? Realm.Error { error = r } else if let s = e as? StorageError { error = Realm.Error(s) } else {
+            error = Realm.Error(.invalidState, "\(e)")
+        }
+    }
+
+    /// The old rows of table `t` (copied now if not yet); nil for tables created by this migration.
+    func old(table t: Int) throws -> (schema: ObjectSchema, rows: [(key: UInt64, row: [UInt8])])? {
+        if let o = oldRows[t] { return o }
+        guard t < oldTableCount else { return nil }
+        let p = try core.pages()
+        var rows: [(key: UInt64, row: [UInt8])] = []
+        try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, v in
+            rows.append((k, [UInt8](v)))
+            return true
+        }
+        let o = (core.snap.schemas[t], rows)
+        oldRows[t] = o
+        return o
+    }
+
+    /// Captures the old rows of every table before the first change (cheap enough for a
+    /// migration, and it makes "old" exact whatever the block does).
+    func captureAll() throws {
+        for t in 0..<oldTableCount { _ = try old(table: t) }
+    }
+
+    // MARK: Values
+
+    func decodeOld(_ p: Property, _ c: _Column, _ row: [UInt8]) -> Any? {
+        if p.collection != .none || p.type == .linkingObjects { return nil }
+        return row.withUnsafeBytes { b -> Any? in
+            let view = _RowView(bytes: b, core: core)
+            if view.isNull(c) { return nil }
+            switch p.type {
+            case .bool: return Bool._strataRead(view, c)
+            case .int: return Int._strataRead(view, c)
+            case .float: return Float._strataRead(view, c)
+            case .double: return Double._strataRead(view, c)
+            case .date: return Date._strataRead(view, c)
+            case .string: return String._strataRead(view, c)
+            case .data: return Data._strataRead(view, c)
+            case .uuid: return UUID._strataRead(view, c)
+            case .objectId: return ObjectId._strataRead(view, c)
+            case .decimal128: return Decimal128._strataRead(view, c)
+            case .object:
+                let target = UInt64(littleEndian: view.load(c, as: UInt64.self))
+                return newView(className: p.objectClassName ?? "", key: target)
+            case .linkingObjects: return nil
+            }
+        }
+    }
+
+    /// The new-side view of object `key` of class `className`, nil when it does not exist.
+    func newView(className: String, key: UInt64) -> MigrationObject? {
+        guard let info = codeClasses[className], let t = core.snap.tableByName[className],
+              (try? core.snap.metas[t].objects.contains(key, in: core.pages())) == true else { return nil }
+        return MigrationObject(.new(object: core.materializeAny(info: info, table: t, key: key), info: info, table: t),
+                               key: key, context: self)
+    }
+
+    func set(_ value: Any?, name: String, on object: Object, info: ClassInfo, table: Int, key: UInt64) {
+        guard let c = info.columnIndex(named: name) else {
+            fail(.invalidArgument, "'\(info.schema.className)' has no property '\(name)'")
+            return
+        }
+        let v: Any? = (value as? MigrationObject).map { mo -> Any? in
+            if case .new(let o, _, _) = mo.backing { return o }
+            return nil
+        } ?? (value is NSNull ? nil : value)
+        do {
+            if c == info.primaryKeyColumn {
+                // The accessor refuses primary-key changes; a migration may make them.
+                let probe = info.type.init()
+                try info.fields[c].setAny(probe, v)
+                let w = try core.requireWriteThrowing("migrate")
+                let col = info.layout.columns[c]
+                guard var row = try core.snap.metas[table].objects.withValue(forKey: key, in: w, { buf in
+                    _RowBuilder(copying: buf, layout: info.layout, core: core, table: table, key: key)
+                }) else { return }
+                try info.fields[c].storeUnmanaged(probe, &row, col)
+                try row.bytes.withUnsafeBytes { _ = try core.snap.metas[table].objects.put(key, $0, in: w) }
+                core.snap.metasDirty = true
+                pkDirty.insert(table)
+            } else {
+                try info.fields[c].setAny(object, v)
+                if let e = core.pendingError { throw e }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+}
+
+extension RealmCore {
+    /// A managed object of `info`'s class (the type is only known at run time here).
+    func materializeAny(info: ClassInfo, table: Int, key: UInt64) -> Object {
+        // `info.type.init()` (not a generic `T()`): the dynamic class must be instantiated.
+        let o = info.type.init()
+        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        return o
+    }
+}

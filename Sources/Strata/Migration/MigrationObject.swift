@@ -1,0 +1,65 @@
+// MigrationObject: the dictionary-style view of one object inside a migration block.
+//
+// Two kinds:
+// - old: the object as stored before the migration, decoded from a copy of its row with the OLD
+//   schema (read-only; setting a value records `.invalidArgument`).
+// - new: the managed object of the code's class in the migration's write transaction; reads and
+//   writes go through the normal accessors, except the primary key, which a migration may change
+//   (its index is rebuilt and checked for duplicates before the commit).
+//
+// Invariants: a MigrationObject is only used inside the migration block, on the opening thread.
+// Unknown property names read as nil and, when set, record `.invalidArgument` (thrown when the
+// block returns: the block itself cannot throw).
+import Foundation
+
+public final class MigrationObject: CustomStringConvertible {
+    enum Backing {
+        case old(schema: ObjectSchema, layout: RowLayout, row: [UInt8])
+        case new(object: Object, info: ClassInfo, table: Int)
+    }
+
+    let backing: Backing
+    let key: UInt64
+    unowned let context: MigrationContext
+
+    init(_ backing: Backing, key: UInt64, context: MigrationContext) {
+        self.backing = backing
+        self.key = key
+        self.context = context
+    }
+
+    /// The schema this view decodes with (old or new).
+    public var objectSchema: ObjectSchema {
+        switch backing {
+        case .old(let schema, _, _): return schema
+        case .new(_, let info, _): return info.schema
+        }
+    }
+
+    public var description: String {
+        let values = objectSchema.properties.map { "\($0.name) = \(String(describing: self[$0.name] ?? "nil"))" }
+        return "\(objectSchema.className) { \(values.joined(separator: "; ")) }"
+    }
+
+    /// The value of property `name` (nil for nil values, unknown names and, on old objects,
+    /// collections; old links read as the new view of the linked object).
+    public subscript(name: String) -> Any? {
+        get {
+            switch backing {
+            case .old(let schema, let layout, let row):
+                guard let c = schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
+                return context.decodeOld(schema.properties[c], layout.columns[c], row)
+            case .new(let object, _, _):
+                return object.value(forKey: name)
+            }
+        }
+        set {
+            switch backing {
+            case .old(let schema, _, _):
+                context.fail(.invalidArgument, "the old '\(schema.className)' object is read-only in a migration (set '\(name)' on the new object)")
+            case .new(let object, let info, let table):
+                context.set(newValue, name: name, on: object, info: info, table: table, key: key)
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+// Running a migration at open: when the configuration's `schemaVersion` is above the file's.
+//
+// Steps, all in ONE write transaction (a failure anywhere rolls everything back):
+// 1. Copy the old rows of every table (MigrationContext: "old" views stay exact).
+// 2. Convert each table whose stored schema differs from its class in `objectTypes`: rows are
+//    rebuilt with the new layout, keeping the object keys (so links to them stay valid). A
+//    property kept with the same type is copied (optional → required keeps the declared default
+//    for nils); new properties get the declared defaults of a fresh instance of the class;
+//    removed properties are dropped. Backlink entries follow their column (or wait for a
+//    `renameProperty`). The primary-key index is rebuilt at the end.
+// 3. Bind every class, create tables for new classes, store the new schema version.
+// 4. Run the migration block (enumerateObjects / create / delete / deleteData / renameProperty).
+// 5. Rebuild primary-key indexes of converted or key-changed tables; a duplicate is
+//    `.duplicatePrimaryKey`. Commit.
+//
+// Known limits: classes not in `objectTypes` are not converted (they are bound on first use and a
+// changed one is `.schemaMismatch`); collection trees of removed properties are not freed (their
+// pages stay allocated in the file); tables of classes removed from the code are kept (use
+// `deleteData(forType:)` to empty them).
+import StrataStorage
+
+extension RealmCore {
+    func migrate(known: [ClassInfo]) throws {
+        let oldVersion = snap.schemaVersion
+        let oldSchema = Schema(objectSchema: snap.schemas)
+        if configuration.deleteRealmIfMigrationNeeded,
+           let changed = known.first(where: { i in snap.tableByName[i.schema.className].map { snap.schemas[$0] != i.schema } ?? false }) {
+            // Realm.init catches this, deletes the file and opens a fresh one.
+            throw Realm.Error(.schemaMismatch, "class '\(changed.schema.className)' changed and deleteRealmIfMigrationNeeded is set")
+        }
+        try beginWrite()
+        do {
+            let w = try requireWriteThrowing("migrate")
+            let ctx = MigrationContext(core: self, codeClasses: known)
+            try ctx.captureAll()
+            for info in known {
+                guard let t = snap.tableByName[info.schema.className], snap.schemas[t] != info.schema else { continue }
+                if snap.schemas[t].isEmbedded != info.schema.isEmbedded {
+                    throw Realm.Error(.schemaMismatch, "class '\(info.schema.className)' cannot change between embedded and top-level in a migration")
+                }
+                try convert(table: t, to: info, ctx: ctx, w: w)
+            }
+            snap.schemaVersion = configuration.schemaVersion
+            snap.schemaDirty = true
+            for info in known { _ = try tableIndex(for: info, create: true) }
+            if let block = configuration.migrationBlock {
+                let migration = Migration(oldSchema: oldSchema, newSchema: Schema(objectSchema: snap.schemas))
+                migration.context = ctx
+                block(migration, oldVersion)
+                migration.context = nil
+            }
+            if let e = ctx.error ?? pendingError { throw e }
+            for t in ctx.pkDirty.sorted() { try rebuildPrimaryKeys(table: t, w: w) }
+            try commitWrite()
+        } catch {
+            cancelWrite()
+            throw error
+        }
+    }
+
+    /// Rebuilds table `t`'s rows with `info`'s layout (same keys).
+    private func convert(table t: Int, to info: ClassInfo, ctx: MigrationContext, w: WriteTransaction) throws {
+        guard let old = try ctx.old(table: t) else { return }
+        let oldLayout = RowLayout(properties: old.schema.properties)
+        let from: [Int?] = info.schema.properties.map { p in
+            guard p.type != .linkingObjects, let oi = old.schema.properties.firstIndex(where: { $0.name == p.name }) else { return nil }
+            let q = old.schema.properties[oi]
+            return q.type == p.type && q.collection == p.collection && q.objectClassName == p.objectClassName ? oi : nil
+        }
+        var tree = KeyedTree()
+        for (key, oldRow) in old.rows {
+            let probe = info.type.init()
+            var row = _RowBuilder(layout: info.layout, core: self, table: t, key: key)
+            for (c, col) in info.layout.columns.enumerated() where col.type != .linkingObjects {
+                if let oc = from[c], try Self.copyColumn(oldLayout.columns[oc], of: oldRow, to: col, in: &row) { continue }
+                if col.type == .object && col.collection == .none {
+                    row.setNull(col, true)
+                } else {
+                    try info.fields[c].storeUnmanaged(probe, &row, col)
+                }
+            }
+            try row.bytes.withUnsafeBytes { _ = try tree.put(key, $0, in: w) }
+        }
+        var oldTree = snap.metas[t].objects
+        try oldTree.destroy(in: w)
+        snap.metas[t].objects = tree
+        var oldKeys = snap.metas[t].primaryKeys
+        try oldKeys.destroy(in: w)
+        snap.metas[t].primaryKeys = BytesTree()
+        if info.primaryKeyColumn != nil { ctx.pkDirty.insert(t) }
+        var oldToNew: [Int: Int] = [:]
+        for (c, oc) in from.enumerated() { if let oc { oldToNew[oc] = c } }
+        try remapBacklinks(source: t, oldToNew: oldToNew, ctx: ctx, w: w)
+        snap.schemas[t] = info.schema
+        snap.infos[t] = info
+        snap.tableByClass[ObjectIdentifier(info.type)] = t
+        snap.schemaDirty = true
+        snap.metasDirty = true
+        changeCounter &+= 1
+    }
+
+    /// Copies one column of an old row into a new row. False when the old value is nil and the
+    /// new column cannot hold nil (the caller stores the default instead).
+    static func copyColumn(_ oc: _Column, of oldRow: [UInt8], to nc: _Column, in row: inout _RowBuilder) throws -> Bool {
+        try oldRow.withUnsafeBytes { b in
+            let view = _RowView(bytes: b, core: row.core)
+            if view.isNull(oc) {
+                guard nc.isOptional || (nc.type == .object && nc.collection == .none) else { return false }
+                row.setNull(nc, true)
+                return true
+            }
+            if nc.isVariable {
+                row.storeVariable(view.variable(oc), nc)
+            } else {
+                let width = _Column.width(type: nc.type, collection: nc.collection)
+                let src = view.fixedBytes(oc, count: width)
+                guard src.count == width else {
+                    throw Realm.Error(.corruptFile, "a stored row is shorter than its schema says (column \(oc.index))")
+                }
+                row.storeBytes(src, nc)
+            }
+            return true
+        }
+    }
+
+    /// Moves the backlink entries whose source is table `t` to their new column numbers; entries
+    /// of columns without a new column are removed and kept in `ctx` for `renameProperty`.
+    private func remapBacklinks(source t: Int, oldToNew: [Int: Int], ctx: MigrationContext, w: WriteTransaction) throws {
+        var moved: [(key: [UInt8], value: [UInt8])] = []
+        try snap.backlinks.forEach(from: nil, in: w) { k, v in
+            if k.count == 28 {
+                let s = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
+                if s == t { moved.append(([UInt8](k), [UInt8](v))) }
+            }
+            return true
+        }
+        for e in moved {
+            _ = try e.key.withUnsafeBytes { try snap.backlinks.remove($0, in: w) }
+        }
+        for e in moved {
+            let oldColumn = Int(e.key.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: 16, as: UInt32.self)) })
+            guard let c = oldToNew[oldColumn] else {
+                ctx.pendingBacklinks[t, default: [:]][oldColumn, default: []].append(e)
+                continue
+            }
+            try putBacklink(e, column: c, w: w)
+        }
+    }
+
+    func putBacklink(_ e: (key: [UInt8], value: [UInt8]), column c: Int, w: WriteTransaction) throws {
+        var k = e.key
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: c).bigEndian) { for i in 0..<4 { k[16 + i] = $0[i] } }
+        try k.withUnsafeBytes { kb in try e.value.withUnsafeBytes { vb in _ = try snap.backlinks.put(kb, vb, in: w) } }
+    }
+
+    /// Rebuilds the primary-key index of table `t` from its rows; a duplicate is an error.
+    func rebuildPrimaryKeys(table t: Int, w: WriteTransaction) throws {
+        guard let info = snap.infos[t], let pkc = info.primaryKeyColumn else { return }
+        let col = info.layout.columns[pkc]
+        var index = snap.metas[t].primaryKeys
+        try index.destroy(in: w)
+        index = BytesTree()
+        var duplicate: String?
+        var entries: [(key: UInt64, index: [UInt8])] = []
+        try snap.metas[t].objects.forEach(from: 0, in: w) { key, row in
+            entries.append((key, primaryKeyIndexKey(row: _RowView(bytes: row, core: self), column: col)))
+            return true
+        }
+        for e in entries {
+            let exists = try e.index.withUnsafeBytes { try index.contains($0, in: w) }
+            if exists {
+                duplicate = describeKey(e.index, type: col.type)
+                break
+            }
+            try e.index.withUnsafeBytes { kb in
+                try withUnsafeBytes(of: e.key.littleEndian) { v in _ = try index.put(kb, v, in: w) }
+            }
+        }
+        snap.metas[t].primaryKeys = index
+        snap.metasDirty = true
+        if let duplicate {
+            throw Realm.Error(.duplicatePrimaryKey, "after the migration, two '\(info.schema.className)' objects have the primary key \(duplicate)")
+        }
+    }
+
+    private func describeKey(_ k: [UInt8], type: PropertyType) -> String {
+        guard k.first == 1 else { return "nil" }
+        let body = k.dropFirst()
+        switch type {
+        case .string: return "'\(String(decoding: body, as: UTF8.self))'"
+        case .int where body.count == 8:
+            return String(body.withUnsafeBytes { Int64(littleEndian: $0.loadUnaligned(as: Int64.self)) })
+        default: return body.map { String($0, radix: 16) }.joined()
+        }
+    }
+}

@@ -1,0 +1,124 @@
+// The public shapes of notifications: realm notifications, collection change sets, object
+// changes and the token that keeps an observation alive.
+//
+// Invariants:
+// - A `NotificationToken` may be invalidated from any thread; invalidation only flips an atomic
+//   flag on the observer, which its (confined) realm drops before the next delivery, so no
+//   handler runs after `invalidate()` returns on the observer's own thread or queue.
+// - Deinitialising the token invalidates it (Realm: delivery stops when the token is released).
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Returned by every `observe`; delivery stops on `invalidate()` or when the token is released.
+/// Thread safety: `invalidate()` may be called from any thread (it only sets an atomic flag).
+public final class NotificationToken: Sendable {
+    let cancelled: ObserverFlag
+    private let onInvalidate: Mutex<[@Sendable () -> Void]>
+
+    /// A token that observes nothing (kept for source compatibility).
+    public init() {
+        cancelled = ObserverFlag()
+        onInvalidate = Mutex([])
+    }
+
+    init(flag: ObserverFlag) {
+        cancelled = flag
+        onInvalidate = Mutex([])
+    }
+
+    /// A token that keeps `core` open while it is valid (Realm: an observed collection keeps
+    /// its realm alive), released on invalidation.
+    init(flag: ObserverFlag, retaining core: RealmCore) {
+        cancelled = flag
+        let kept = RetainedCore(core)
+        onInvalidate = Mutex([{ kept.release() }])
+    }
+
+    /// Runs `action` when the token is invalidated (at once if it already is).
+    func whenInvalidated(_ action: @escaping @Sendable () -> Void) {
+        let runNow: Bool = onInvalidate.withLock { list in
+            if cancelled.isSet { return true }
+            list.append(action)
+            return false
+        }
+        if runNow { action() }
+    }
+
+    /// Stops delivery. Safe to call more than once and from any thread.
+    public func invalidate() {
+        cancelled.set()
+        let actions = onInvalidate.withLock { list -> [@Sendable () -> Void] in
+            defer { list.removeAll() }
+            return list
+        }
+        for a in actions { a() }
+    }
+
+    deinit { invalidate() }
+}
+
+/// An atomic "stop" flag shared by a token and its observer.
+final class ObserverFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    var isSet: Bool { value.load(ordering: .acquiring) }
+    func set() { value.store(true, ordering: .releasing) }
+}
+
+extension Realm {
+    /// What `Realm.observe` reports.
+    public enum Notification: String, Sendable {
+        /// The realm advanced to a newer version (a commit here, on another thread or process).
+        case didChange = "RLMRealmDidChangeNotification"
+        /// A newer version exists but `autorefresh` is off: call `refresh()` to see it.
+        case refreshRequired = "RLMRealmRefreshRequiredNotification"
+    }
+}
+
+/// What a collection observer receives. Deletions are indices in the old collection; insertions
+/// and modifications are indices in the new one (apply deletions, then insertions, then
+/// modifications). An object that moved is reported as a deletion plus an insertion.
+public enum RealmCollectionChange<CollectionType> {
+    case initial(CollectionType)
+    case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    case error(Swift.Error)
+}
+
+/// One changed property of an observed object. `oldValue` is nil when unknown (collection
+/// properties, and changes whose previous version was not read by this observer).
+public struct PropertyChange {
+    public let name: String
+    public let oldValue: Any?
+    public let newValue: Any?
+}
+
+/// What an object observer receives.
+public enum ObjectChange<T> {
+    case change(T, [PropertyChange])
+    case deleted
+    case error(Swift.Error)
+}
+
+/// Holds a core for a token without using it.
+final class RetainedCore: @unchecked Sendable {
+    // @unchecked: the core is only retained and released here, never used. The last release of
+    // a queue-confined core is sent to its queue, so its deinit (which ends its transactions)
+    // runs where the core lives, never concurrently with a delivery.
+    private let lock = NSLock()
+    private var core: RealmCore?
+    private let queue: DispatchQueue?
+    init(_ core: RealmCore) {
+        self.core = core
+        self.queue = core.queue
+    }
+    func release() {
+        lock.lock()
+        let old = core
+        core = nil
+        lock.unlock()
+        if let q = queue, let old {
+            let box = QueueHandoff(value: old)
+            q.async { withExtendedLifetime(box) {} }
+        }
+    }
+}

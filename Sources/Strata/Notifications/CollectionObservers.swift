@@ -1,0 +1,122 @@
+// `Results.observe`: collection observers computing change sets by diffing key snapshots.
+//
+// Invariants: the observer keeps the keys and fingerprints of the version it last reported
+// (parallel arrays); it rebuilds the results on the core it is advanced with (no core reference
+// is kept, see ObserverHub.swift).
+import Dispatch
+import StrataStorage
+
+final class ResultsObserver<Element: Object>: ChangeObserver {
+    let flag: ObserverFlag
+    let info: ClassInfo
+    let query: Results<Element>.QueryParts
+    let watched: WatchedPaths
+    let block: (RealmCollectionChange<Results<Element>>) -> Void
+    var keys: [UInt64] = []
+    var prints: [[UInt8]] = []
+    var version: UInt64 = .max
+
+    init(flag: ObserverFlag, info: ClassInfo, query: Results<Element>.QueryParts, watched: WatchedPaths,
+         block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
+        self.flag = flag
+        self.info = info
+        self.query = query
+        self.watched = watched
+        self.block = block
+    }
+
+    func results(on core: RealmCore) -> Results<Element> {
+        var r = Results<Element>(core: core, info: info)
+        r.query = query
+        return r
+    }
+
+    /// The keys and fingerprints of the current snapshot.
+    func read(core: RealmCore) throws -> ([UInt64], [[UInt8]]) {
+        let r = results(on: core)
+        let keys = r.keys
+        if let e = core.pendingError, core.writeTxn == nil { throw e }
+        guard !keys.isEmpty, let t = try core.tableIndex(for: info, create: false) else { return ([], []) }
+        let p = try core.pages()
+        var prints: [[UInt8]] = []
+        prints.reserveCapacity(keys.count)
+        for k in keys { prints.append(try core.fingerprint(table: t, key: k, watching: watched, pages: p) ?? []) }
+        return (keys, prints)
+    }
+
+    func start(core: RealmCore) {
+        do {
+            (keys, prints) = try read(core: core)
+            version = core.snap.version
+            block(.initial(results(on: core)))
+        } catch {
+            fail(error)
+        }
+    }
+
+    func advance(core: RealmCore, silently: Bool) {
+        // .max: `.initial` is still queued; it will read the then-current state itself.
+        guard version != .max, version != core.snap.version else { return }
+        do {
+            let (newKeys, newPrints) = try read(core: core)
+            let change = CollectionDiff.diff(old: keys, oldPrints: prints, new: newKeys, newPrints: newPrints)
+            keys = newKeys
+            prints = newPrints
+            version = core.snap.version
+            if !silently && !change.isEmpty {
+                block(.update(results(on: core), deletions: change.deletions, insertions: change.insertions,
+                              modifications: change.modifications))
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: Swift.Error) {
+        flag.set()
+        block(.error(error))
+    }
+}
+
+extension Results {
+    /// Observes these results: `.initial` first, then `.update` with the indices that changed
+    /// after each commit (several commits may coalesce). `keyPaths` limits which property changes
+    /// count as modifications ("name", "owner.name"). With `queue`, the block runs on that queue
+    /// with results confined to it. See ObserverHub.swift for when delivery happens.
+    /// Unknown key paths deliver `.error` with `.invalidArgument`.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        let flag = ObserverFlag()
+        let token = core.isFrozen ? NotificationToken(flag: flag) : NotificationToken(flag: flag, retaining: core)
+        if let queue, core.confinement != .queue(Confinement.queueIdentity(queue)) {
+            Handover.observe(configuration: core.configuration, queue: queue, token: token,
+                             payload: QueueHandoff(value: (info, query, keyPaths, block))) { realm, payload in
+                var r = Results<Element>(core: realm.core, info: payload.value.0)
+                r.query = payload.value.1
+                return r.observe(keyPaths: payload.value.2, payload.value.3)
+            } onError: { payload, error in payload.value.3(.error(error)) }
+            return token
+        }
+        core.checkThread()
+        if core.isFrozen {
+            flag.set()
+            block(.error(Realm.Error(.invalidState, "frozen results cannot be observed; thaw them first")))
+            return token
+        }
+        let watched = WatchedPaths(keyPaths)
+        do {
+            _ = try core.pages()
+            if let t = try core.tableIndex(for: info, create: false) { try watched.validate(table: t, core: core) }
+        } catch {
+            flag.set()
+            block(.error(error))
+            return token
+        }
+        let observer = ResultsObserver<Element>(flag: flag, info: info, query: query, watched: watched, block: block)
+        let hub = core.observerHub()
+        hub.observers.append(observer)
+        core.startWatchingIfQueueConfined(hub)
+        core.deliverInitial(flag: flag) { observer.start(core: $0) }
+        return token
+    }
+}

@@ -1,0 +1,141 @@
+// `Object.observe` and `Realm.observe`.
+//
+// Invariants: an object observer keeps the column bytes and values of the version it last
+// reported; a property counts as changed when its column bytes differ (so a value set to the same
+// value is not reported). After `.deleted` the observer stops.
+import Dispatch
+import StrataStorage
+
+final class ObjectObserver<T: Object>: ChangeObserver {
+    let flag: ObserverFlag
+    let info: ClassInfo
+    let table: Int
+    let key: UInt64
+    let watched: WatchedPaths
+    let block: (ObjectChange<T>) -> Void
+    var columns: [[UInt8]] = []
+    var values: [Any?] = []
+    var version: UInt64 = .max
+
+    init(flag: ObserverFlag, binding: ObjectBinding, watched: WatchedPaths, block: @escaping (ObjectChange<T>) -> Void) {
+        self.flag = flag
+        self.info = binding.info
+        self.table = binding.table
+        self.key = binding.key
+        self.watched = watched
+        self.block = block
+    }
+
+    private func readValues(_ object: T) -> [Any?] {
+        info.schema.properties.map { p in
+            p.collection == .none && p.type != .linkingObjects && watched.watches(p.name) ? object.value(forKey: p.name) : nil
+        }
+    }
+
+    func start(core: RealmCore) {
+        do {
+            guard let c = try core.columnBytes(table: table, key: key, pages: core.pages()) else {
+                flag.set()
+                block(.deleted)
+                return
+            }
+            columns = c
+            values = readValues(core.materialize(T.self, info: info, table: table, key: key))
+            version = core.snap.version
+        } catch {
+            flag.set()
+            block(.error(error))
+        }
+    }
+
+    func advance(core: RealmCore, silently: Bool) {
+        guard version != .max, version != core.snap.version else { return }
+        do {
+            guard let c = try core.columnBytes(table: table, key: key, pages: core.pages()) else {
+                flag.set()
+                if !silently { block(.deleted) }
+                return
+            }
+            version = core.snap.version
+            let object = core.materialize(T.self, info: info, table: table, key: key)
+            let newValues = readValues(object)
+            var changes: [PropertyChange] = []
+            for (i, p) in info.schema.properties.enumerated() where i < c.count && i < columns.count {
+                guard c[i] != columns[i], watched.watches(p.name) else { continue }
+                changes.append(PropertyChange(name: p.name, oldValue: values[i], newValue: newValues[i]))
+            }
+            columns = c
+            values = newValues
+            if !silently && !changes.isEmpty { block(.change(object, changes)) }
+        } catch {
+            flag.set()
+            block(.error(error))
+        }
+    }
+}
+
+extension Object {
+    /// Observes this managed object: `.change(object, properties)` after commits that changed
+    /// watched properties (`keyPaths`: property names; nil = all), `.deleted` once when it is
+    /// deleted (then delivery stops). With `queue`, the block runs on that queue with the object
+    /// re-fetched there. Unmanaged or frozen objects and unknown key paths deliver `.error`.
+    public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                                   _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        let flag = ObserverFlag()
+        let token = _binding.map { $0.core.isFrozen ? NotificationToken(flag: flag) : NotificationToken(flag: flag, retaining: $0.core) }
+            ?? NotificationToken(flag: flag)
+        guard let b = _binding, self is T else {
+            flag.set()
+            block(.error(Realm.Error(.invalidArgument, "only managed objects can be observed; add the '\(type(of: self).className())' to a realm first")))
+            return token
+        }
+        if b.core.isFrozen {
+            flag.set()
+            block(.error(Realm.Error(.invalidState, "a frozen object cannot be observed; thaw it first")))
+            return token
+        }
+        if let queue, b.core.confinement != .queue(Confinement.queueIdentity(queue)) {
+            Handover.observe(configuration: b.core.configuration, queue: queue, token: token,
+                             payload: QueueHandoff(value: (b.info, b.table, b.key, keyPaths, block))) { realm, payload in
+                let (info, table, key, paths, blk) = payload.value
+                let object = realm.core.materialize(T.self, info: info, table: table, key: key)
+                return object.observe(keyPaths: paths, blk)
+            } onError: { payload, error in payload.value.4(.error(error)) }
+            return token
+        }
+        let core = b.core
+        core.checkThread()
+        let watched = WatchedPaths(keyPaths)
+        do {
+            _ = try core.pages()
+            try watched.validate(table: b.table, core: core)
+        } catch {
+            flag.set()
+            block(.error(error))
+            return token
+        }
+        let observer = ObjectObserver<T>(flag: flag, binding: b, watched: watched, block: block)
+        let hub = core.observerHub()
+        hub.observers.append(observer)
+        core.startWatchingIfQueueConfined(hub)
+        core.deliverInitial(flag: flag) { observer.start(core: $0) }
+        return token
+    }
+}
+
+extension Realm {
+    /// Calls `block` with `.didChange` after every change of version this realm sees (its own
+    /// commits, and commits of other threads or processes once it advances), or
+    /// `.refreshRequired` on a queue-confined realm with `autorefresh` off.
+    public func observe(_ block: @escaping (Realm.Notification, Realm) -> Void) -> NotificationToken {
+        core.checkThread()
+        let flag = ObserverFlag()
+        guard !core.isFrozen else { return NotificationToken(flag: flag) }
+        let token = NotificationToken(flag: flag, retaining: core)
+        guard !core.isFrozen else { return token }
+        let hub = core.observerHub()
+        hub.realmObservers.append(RealmObserver(flag: flag, block: block))
+        core.startWatchingIfQueueConfined(hub)
+        return token
+    }
+}

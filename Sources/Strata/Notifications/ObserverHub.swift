@@ -1,0 +1,189 @@
+// The observers of one realm core and how they are advanced.
+//
+// Delivery points (documented deviation from Realm, which uses run loops):
+// - Thread-confined realm: at the end of `commitWrite`/`write`, in `refresh()` and in `beginWrite`
+//   (before the write begins, after advancing to the newest version) — synchronously.
+// - Queue-confined realm: asynchronously on its queue, after a local commit and when the version
+//   watcher (VersionWatcher.swift) sees a commit of another thread or process.
+// - Collection and object observers registered with `on: queue` open a realm on that queue and
+//   observe there (Handover.swift).
+//
+// Invariants:
+// - The hub and its observers are confined to the core's thread or queue, like the core.
+// - Observers hold no reference to the core (it is passed in), so observing never keeps a
+//   realm open: no cycle core → hub → observer → core.
+// - Nothing is delivered inside a write transaction or re-entrantly from a handler.
+// - Each observer remembers the version it last reported; advancing to the same version twice
+//   reports nothing, and several commits between two deliveries coalesce into one change.
+import Dispatch
+import StrataStorage
+
+/// One registered observer; `advance` compares against what it last reported.
+protocol ChangeObserver: AnyObject {
+    var flag: ObserverFlag { get }
+    /// Reads the current snapshot of `core`; reports the difference unless `silently`.
+    func advance(core: RealmCore, silently: Bool)
+}
+
+final class RealmObserver {
+    let flag: ObserverFlag
+    let block: (Realm.Notification, Realm) -> Void
+    var lastRefreshRequired: UInt64 = 0
+    init(flag: ObserverFlag, block: @escaping (Realm.Notification, Realm) -> Void) {
+        self.flag = flag
+        self.block = block
+    }
+}
+
+final class ObserverHub {
+    var realmObservers: [RealmObserver] = []
+    var observers: [any ChangeObserver] = []
+    var lastVersion: UInt64
+    var delivering = false
+    var deliveryScheduled = false
+    var watched = false
+
+    /// Set when the hub (and so its core) goes away: tells the watcher to stop.
+    let closed = ObserverFlag()
+
+    init(version: UInt64) { lastVersion = version }
+    deinit { closed.set() }
+
+    var isEmpty: Bool { realmObservers.isEmpty && observers.isEmpty }
+
+    func prune() {
+        realmObservers.removeAll { $0.flag.isSet }
+        observers.removeAll { $0.flag.isSet }
+    }
+}
+
+/// Carries a value to the queue a realm is confined to.
+struct QueueHandoff<T>: @unchecked Sendable {
+    // @unchecked: the value is created for, and only used on, the queue it is sent to.
+    let value: T
+}
+
+extension RealmCore {
+    /// The hub, created on first use (and registered with the watcher for queue-confined realms).
+    func observerHub() -> ObserverHub {
+        if let h = notificationHub { return h }
+        _ = try? pages()
+        let h = ObserverHub(version: snap.version)
+        notificationHub = h
+        return h
+    }
+
+    func startWatchingIfQueueConfined(_ hub: ObserverHub) {
+        guard let q = queue, !hub.watched else { return }
+        hub.watched = true
+        VersionWatcher.shared.watch(core: self, hub: hub, queue: q, version: snap.version)
+    }
+
+    /// Reports the changes up to the current snapshot to every observer. `skipping` tokens are
+    /// advanced silently (`commitWrite(withoutNotifying:)`).
+    func deliverNotifications(skipping: [NotificationToken] = []) {
+        guard let hub = notificationHub, writeTxn == nil, !hub.delivering, !isFrozen else { return }
+        hub.delivering = true
+        defer { hub.delivering = false }
+        hub.prune()
+        guard !hub.isEmpty else { return }
+        do { _ = try pages() } catch {
+            record(error)
+            return
+        }
+        let skipped = Set(skipping.map { ObjectIdentifier($0.cancelled) })
+        if snap.version != hub.lastVersion {
+            hub.lastVersion = snap.version
+            for r in hub.realmObservers where !r.flag.isSet && !skipped.contains(ObjectIdentifier(r.flag)) {
+                r.block(.didChange, Realm(core: self))
+            }
+        }
+        for o in hub.observers where !o.flag.isSet {
+            o.advance(core: self, silently: skipped.contains(ObjectIdentifier(o.flag)))
+        }
+    }
+
+    /// After a local commit: thread-confined realms deliver now; queue-confined ones advance the
+    /// skipped observers now and deliver to the others asynchronously on their queue.
+    func notifyAfterCommit(skipping: [NotificationToken]) {
+        guard let hub = notificationHub, !hub.isEmpty else { return }
+        guard let q = queue else {
+            deliverNotifications(skipping: skipping)
+            return
+        }
+        if !skipping.isEmpty {
+            let skipped = Set(skipping.map { ObjectIdentifier($0.cancelled) })
+            for o in hub.observers where skipped.contains(ObjectIdentifier(o.flag)) {
+                o.advance(core: self, silently: true)
+            }
+        }
+        scheduleDelivery(on: q)
+    }
+
+    /// Enqueues one delivery on the realm's queue (coalesced while one is pending).
+    func scheduleDelivery(on q: DispatchQueue) {
+        guard let hub = notificationHub, !hub.deliveryScheduled else { return }
+        hub.deliveryScheduled = true
+        let weakCore = QueueHandoff(value: WeakCore(self))
+        q.async {
+            guard let core = weakCore.value.core else { return }
+            core.notificationHub?.deliveryScheduled = false
+            core.advanceForNotifications()
+        }
+    }
+
+    /// On the realm's queue, when another thread or process committed: refresh (or report
+    /// `.refreshRequired` when autorefresh is off) and deliver.
+    func advanceForNotifications() {
+        guard writeTxn == nil, let hub = notificationHub else { return }
+        if autorefresh {
+            do { _ = try refresh() } catch {
+                record(error)
+                return
+            }
+            deliverNotifications()
+        } else {
+            guard let latest = try? file.latestVersion(), latest != snap.version else {
+                deliverNotifications()
+                return
+            }
+            hub.prune()
+            for r in hub.realmObservers where r.lastRefreshRequired != latest {
+                r.lastRefreshRequired = latest
+                r.block(.refreshRequired, Realm(core: self))
+            }
+        }
+    }
+
+    /// Runs `initial` now (thread-confined realm) or soon on the realm's queue.
+    func deliverInitial(flag: ObserverFlag, _ initial: @escaping (RealmCore) -> Void) {
+        guard let q = queue else {
+            initial(self)
+            return
+        }
+        let box = QueueHandoff(value: (WeakCore(self), initial))
+        q.async {
+            guard !flag.isSet, let core = box.value.0.core else { return }
+            box.value.1(core)
+        }
+    }
+}
+
+/// A weak reference to a core (observers and the watcher never keep a realm open).
+final class WeakCore {
+    weak var core: RealmCore?
+    init(_ core: RealmCore) { self.core = core }
+}
+
+extension RealmCore {
+    /// `beginWrite` advances to the newest version; observers hear about it first (Realm does
+    /// the same), so handlers never see a version they were not told about.
+    func deliverBeforeWrite() {
+        guard writeTxn == nil, let hub = notificationHub, !hub.isEmpty, !hub.delivering else { return }
+        do { _ = try refresh() } catch {
+            record(error)
+            return
+        }
+        deliverNotifications()
+    }
+}

@@ -1,0 +1,133 @@
+// Fingerprints: the bytes of the properties an observer watches, read from one version, so two
+// versions of an object can be compared without a change log (works across processes too).
+//
+// What is watched:
+// - No key paths: the object's whole row (every stored property; a list/set/map column is its
+//   tree root, which a commit that changes the collection replaces) plus, one level deep, the
+//   rows of the objects its to-one links point to.
+// - Key paths ("name", "owner.name"): for each, the first component's column (null bit, fixed
+//   slot, variable bytes); when it is a to-one link and the path goes on, the rest of the path is
+//   fingerprinted on the linked object. Paths through to-many links watch the collection itself.
+//
+// Invariants: a fingerprint is read-only (it never begins a write); unknown property names are
+// rejected when the observer is registered (`.invalidArgument`), not here.
+import StrataStorage
+
+/// A parsed key-path filter of one observer.
+struct WatchedPaths {
+    /// nil: everything (see the file header).
+    let paths: [[String]]?
+
+    init(_ keyPaths: [String]?) {
+        paths = keyPaths.map { $0.map { $0.split(separator: ".").map(String.init) } }
+    }
+
+    /// Throws `.invalidArgument` naming the first component that is not a property.
+    func validate(table: Int, core: RealmCore) throws(Realm.Error) {
+        guard let paths else { return }
+        for path in paths {
+            var t = table
+            for (n, name) in path.enumerated() {
+                let schema = core.snap.schemas[t]
+                guard let p = schema.properties.first(where: { $0.name == name }) else {
+                    throw Realm.Error(.invalidArgument, "key path '\(path.joined(separator: "."))' names '\(name)', which is not a property of '\(schema.className)'")
+                }
+                guard n < path.count - 1 else { break }
+                guard p.type == .object, let target = p.objectClassName, let tt = core.snap.tableByName[target] else {
+                    throw Realm.Error(.invalidArgument, "key path '\(path.joined(separator: "."))' goes on after '\(name)', which is not a link")
+                }
+                t = tt
+            }
+        }
+    }
+
+    /// Whether property `name` of the observed object is watched (object observers).
+    func watches(_ name: String) -> Bool {
+        guard let paths else { return true }
+        return paths.contains { $0.first == name }
+    }
+}
+
+extension RealmCore {
+    /// The fingerprint of object `key` of table `table` in the current snapshot; nil when the
+    /// object does not exist.
+    func fingerprint(table: Int, key: UInt64, watching w: WatchedPaths, pages p: some PageReading) throws -> [UInt8]? {
+        var out: [UInt8] = []
+        guard try appendFingerprint(table: table, key: key, paths: w.paths, depth: 0, pages: p, into: &out) else { return nil }
+        return out
+    }
+
+    /// The bytes of each property of the object (for object observers), nil when it is gone.
+    func columnBytes(table: Int, key: UInt64, pages p: some PageReading) throws -> [[UInt8]]? {
+        let layout = layout(ofTable: table)
+        return try snap.metas[table].objects.withValue(forKey: key, in: p) { row in
+            layout.columns.map { Self.bytes(of: $0, in: row) }
+        }
+    }
+
+    private func appendFingerprint(table: Int, key: UInt64, paths: [[String]]?, depth: Int,
+                                   pages p: some PageReading, into out: inout [UInt8]) throws -> Bool {
+        guard table < snap.metas.count else { return false }
+        let layout = layout(ofTable: table)
+        let props = snap.schemas[table].properties
+        var follow: [(table: Int, key: UInt64, rest: [[String]]?)] = []
+        let found: Bool? = try snap.metas[table].objects.withValue(forKey: key, in: p) { row in
+            if let paths {
+                for path in paths {
+                    guard let first = path.first, let c = props.firstIndex(where: { $0.name == first }) else { continue }
+                    let column = layout.columns[c]
+                    out.append(contentsOf: Self.bytes(of: column, in: row))
+                    if path.count > 1, let link = linkTarget(of: column, property: props[c], in: row) {
+                        follow.append((link.table, link.key, [Array(path.dropFirst())]))
+                    }
+                }
+            } else {
+                out.append(contentsOf: row)
+                if depth == 0 {
+                    for (c, column) in layout.columns.enumerated() {
+                        if let link = linkTarget(of: column, property: props[c], in: row) {
+                            follow.append((link.table, link.key, nil))
+                        }
+                    }
+                }
+            }
+            return true
+        }
+        guard found == true else { return false }
+        for f in follow {
+            out.append(0xFF)  // separator: a vanished target differs from an empty one
+            _ = try appendFingerprint(table: f.table, key: f.key, paths: f.rest, depth: depth + 1, pages: p, into: &out)
+        }
+        return true
+    }
+
+    /// The target of a non-null to-one link column.
+    private func linkTarget(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, key: UInt64)? {
+        guard column.type == .object, column.collection == .none, let name = property.objectClassName,
+              let t = snap.tableByName[name], !Self.isNull(column, row) else { return nil }
+        guard column.offset + 8 <= row.count else { return nil }
+        return (t, UInt64(littleEndian: row.loadUnaligned(fromByteOffset: column.offset, as: UInt64.self)))
+    }
+
+    static func isNull(_ c: _Column, _ row: UnsafeRawBufferPointer) -> Bool {
+        let byte = c.index / 8
+        return byte < row.count && row[byte] & (1 << UInt8(c.index % 8)) != 0
+    }
+
+    /// Null bit + fixed slot + variable bytes of one column (bounds-checked: disk contents).
+    static func bytes(of c: _Column, in row: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = [isNull(c, row) ? 1 : 0]
+        let width = _Column.width(type: c.type, collection: c.collection)
+        guard width > 0, c.offset + width <= row.count else { return out }
+        if c.isVariable {
+            // The slot's offset moves when the row is rebuilt; only length and contents matter.
+            let off = Int(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: c.offset, as: UInt32.self)))
+            let len = Int(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: c.offset + 4, as: UInt32.self)))
+            withUnsafeBytes(of: UInt32(len).littleEndian) { out.append(contentsOf: $0) }
+            if len > 0, off >= 0, off + len <= row.count { out.append(contentsOf: row[off ..< off + len]) }
+        } else {
+            out.append(contentsOf: row[c.offset ..< c.offset + width])
+        }
+        return out
+    }
+}

@@ -1,0 +1,110 @@
+// Watches the newest committed version of the files that queue-confined observers look at, so
+// commits of other threads and of OTHER PROCESSES are delivered without anyone calling refresh.
+//
+// How: one process-wide DispatchSourceTimer (every 10 ms, only while something is watched) asks
+// each watched file for `latestVersion()` — one read of the shared version record, no page is
+// touched — and, when it moved, enqueues a delivery on the observer realm's queue.
+//
+// Invariants:
+// - The watcher never touches a core: it opens its OWN `StorageFile` of the same file (so no
+//   other thread can close it under a version read), reads only that, and hands a weak reference
+//   to the core to the core's own queue.
+// - An entry whose core went away (its hub's `closed` flag, set by the hub's deinit) is dropped
+//   and its file closed on the timer queue; with no entries left the timer stops.
+import Dispatch
+import Foundation
+import StrataStorage
+import Synchronization
+
+final class VersionWatcher: Sendable {
+    static let shared = VersionWatcher()
+
+    private struct Entry: @unchecked Sendable {
+        // @unchecked: `core` (a weak reference) is only loaded on `queue`, the queue the core is
+        // confined to (never on the timer queue, where a last release would deinit it); `file`
+        // is Sendable.
+        let core: WeakCore
+        let file: StorageFile
+        let closed: ObserverFlag
+        let queue: DispatchQueue
+        var lastVersion: UInt64
+    }
+
+    private struct State: @unchecked Sendable {
+        // @unchecked: only touched under the mutex.
+        var entries: [Entry] = []
+        var timer: DispatchSourceTimer?
+    }
+
+    private let state = Mutex(State())
+    private let timerQueue = DispatchQueue(label: "strata.version-watcher")
+    static let interval: DispatchTimeInterval = .milliseconds(10)
+
+    /// Starts watching; false when the file could not be opened a second time.
+    @discardableResult
+    func watch(core: RealmCore, hub: ObserverHub, queue: DispatchQueue, version: UInt64) -> Bool {
+        guard let options = try? core.configuration.storageOptions(),
+              let file = try? StorageFile.open(options) else { return false }
+        let entry = Entry(core: WeakCore(core), file: file, closed: hub.closed, queue: queue, lastVersion: version)
+        state.withLock { s in
+            s.entries.append(entry)
+            if s.timer == nil {
+                let t = DispatchSource.makeTimerSource(queue: timerQueue)
+                t.schedule(deadline: .now() + Self.interval, repeating: Self.interval)
+                t.setEventHandler { [weak self] in self?.tick() }
+                t.resume()
+                s.timer = t
+            }
+        }
+        return true
+    }
+
+    private func tick() {
+        // Read versions outside the lock (a read may wait on file locks briefly).
+        let snapshot = state.withLock { $0.entries }
+        var versions: [UInt64?] = []
+        for e in snapshot {
+            if e.closed.isSet {
+                e.file.close()
+                versions.append(nil)
+            } else {
+                versions.append(try? e.file.latestVersion())
+            }
+        }
+        var wake: [Entry] = []
+        state.withLock { s in
+            var kept: [Entry] = []
+            for (i, var e) in snapshot.enumerated() {
+                guard let v = versions[i] else { continue }  // the core went away (or the file failed)
+                if v != e.lastVersion {
+                    e.lastVersion = v
+                    wake.append(e)
+                }
+                kept.append(e)
+            }
+            // Entries added while versions were read are kept as they are.
+            kept.append(contentsOf: s.entries.dropFirst(snapshot.count))
+            s.entries = kept
+            if s.entries.isEmpty {
+                s.timer?.cancel()
+                s.timer = nil
+            }
+        }
+        for e in wake {
+            let weak = e.core
+            let box = QueueHandoff(value: weak)
+            e.queue.async {
+                guard let core = box.value.core else { return }
+                if let q = core.queue { core.scheduleDeliveryNow(q) }
+            }
+        }
+    }
+}
+
+extension RealmCore {
+    /// Called on the core's queue by the watcher.
+    func scheduleDeliveryNow(_ q: DispatchQueue) {
+        guard let hub = notificationHub, !hub.isEmpty else { return }
+        advanceForNotifications()
+    }
+}
