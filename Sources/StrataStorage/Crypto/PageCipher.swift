@@ -27,6 +27,11 @@ final class PageCipher: @unchecked Sendable {
     private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
     /// Stored in the meta of encrypted files; compared at open.
     let keyCheck: [UInt8]
+    /// Random bytes drawn 4 KiB at a time and handed out 12 per nonce (guarded by `nonceLock`):
+    /// every nonce is still fresh CSPRNG output, at a fraction of a RAND_bytes call per page.
+    private let nonceLock = PosixLock()
+    private let nonceBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 4092)
+    private var nonceOffset = 4092
 
     init(key: [UInt8], path: String?) throws(StorageError) {
         guard key.count == 64 else {
@@ -54,6 +59,22 @@ final class PageCipher: @unchecked Sendable {
     deinit {
         CCryptoBoringSSL_EVP_AEAD_CTX_cleanup(context)
         context.deallocate()
+        nonceBuffer.initialize(repeating: 0, count: 4092)  // do not leave unused nonces in freed memory
+        nonceBuffer.deallocate()
+    }
+
+    /// Writes 12 fresh random bytes to `out`.
+    private func nextNonce(into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        nonceLock.withLock { () -> Bool in
+            if nonceOffset + 12 > 4092 {
+                guard CCryptoBoringSSL_RAND_bytes(nonceBuffer, 4092) == 1 else { return false }
+                nonceOffset = 0
+            }
+            out.update(from: nonceBuffer + nonceOffset, count: 12)
+            (nonceBuffer + nonceOffset).update(repeating: 0, count: 12)  // a nonce is used once
+            nonceOffset += 12
+            return true
+        }
     }
 
     /// HMAC-SHA256 of `count` bytes (the meta seal).
@@ -73,9 +94,8 @@ final class PageCipher: @unchecked Sendable {
                  into sealed: UnsafeMutableRawPointer, path: String?) throws(StorageError) -> UInt64 {
         let versionBits = UInt32(truncatingIfNeeded: version)
         let out = sealed.assumingMemoryBound(to: UInt8.self)
-        // A fresh random 96-bit nonce from BoringSSL's CSPRNG (per-thread DRBG, no system call
-        // per page).
-        guard CCryptoBoringSSL_RAND_bytes(out, 12) == 1 else {
+        // A fresh random 96-bit nonce from BoringSSL's CSPRNG.
+        guard nextNonce(into: out) else {
             throw StorageError(.io, "no random bytes for the nonce of page \(page)", path: path)
         }
         var aad = PageCipher.aad(page: page, versionBits: versionBits)

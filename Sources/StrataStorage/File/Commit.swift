@@ -29,11 +29,17 @@ import Glibc
 extension FileCore {
     /// Waits for the writer gate (threads) and the writer lock (processes), catches up with other
     /// processes' commits, promotes free pages no reader needs, and returns the version to build on.
-    func acquireWriter() throws(StorageError) -> CommittedVersion {
+    /// With `waiting: false` (compaction, which holds the handle registry's lock and so must never
+    /// wait for a writer that may itself need the registry) a busy writer gate throws `.fileInUse`.
+    func acquireWriter(waiting: Bool = true) throws(StorageError) -> CommittedVersion {
         guard !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
-        writerGate.acquire()
+        if waiting {
+            writerGate.acquire()
+        } else if !writerGate.tryAcquire() {
+            throw StorageError(.fileInUse, "a write transaction is open", path: path)
+        }
         do throws(StorageError) {
             try lockFile?.lockWriter()
         } catch {
