@@ -11,6 +11,8 @@
 //   bench-copy <dir> <megabytes> <plain|encrypted>
 //       fills a file with `megabytes` of live pages under `.unsafe`, then times writeCopy (the
 //       compaction path: dense rewrite + one fsync) and prints MB/s of live data.
+//   bench-fsync <dir> <count> [spin]
+//       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
 //   bench-aead <count>
 //       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
 
@@ -141,6 +143,13 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
             return 64
         }
         try benchCopy(dir: args[2], megabytes: megabytes, encrypted: args[4] == "encrypted")
+        return 0
+    case "bench-fsync":
+        guard args.count >= 4, let count = Int(args[3]), count > 0 else {
+            say("usage: bench-fsync <dir> <count> [spin]")
+            return 64
+        }
+        try benchFsync(dir: args[2], count: count, spin: args.count > 4 && args[4] == "spin")
         return 0
     case "bench-aead":
         try benchAEAD(count: Int(args[2]) ?? 20_000)

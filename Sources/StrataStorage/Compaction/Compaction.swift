@@ -68,6 +68,8 @@ extension FileCore {
             throw ioError("ftruncate", errno, path: destination)
         }
         let sameFormat = target == nil && cipher == nil
+        // 1 MiB per pwrite: large sequential writes (4 MiB measured no faster: 496–695 vs
+        // 612–853 MB/s), the page cache writes them back in big requests before the one fsync.
         let batchPages = 256
         let batch = UnsafeMutableRawPointer.allocate(byteCount: batchPages * PageLayout.pageSize, alignment: PageLayout.pageSize)
         let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)

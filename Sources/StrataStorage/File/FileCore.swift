@@ -173,7 +173,8 @@ final class FileCore: @unchecked Sendable {
     /// conversion that the next fdatasync must journal — under `.full` that made nearly every
     /// commit of a growing file pay a journal commit. Written zeros make later commits pure data
     /// overwrites. The current size comes from fstat (under the writer lock), so the zeros never
-    /// cover a page another process wrote.
+    /// cover a page another process wrote. The price: a commit that grows the file writes (and its
+    /// flush syncs) up to 16 MiB of zeros once per step.
     func ensureCapacity(pages: Int) throws(StorageError) {
         guard pages <= store.reservedPages else {
             throw StorageError(.tooLarge, "the file would exceed \(store.reservedPages) pages", path: path)
