@@ -117,6 +117,29 @@ struct NotificationObjectTests {
         holder.token?.invalidate()
     }
 
+    @Test func autorefreshOffReportsRefreshRequiredAndStaysOnItsVersion() throws {
+        let config = tempConfig()
+        let queue = DispatchQueue(label: "no-autorefresh")
+        let got = DispatchSemaphore(value: 0)
+        let seen = Mutex<[String]>([])
+        let holder = TokenHolder()
+        queue.sync {
+            do {
+                let realm = try Realm(configuration: config, queue: queue)
+                realm.autorefresh = false
+                holder.token = realm.observe { n, r in
+                    seen.withLock { $0.append("\(n == .refreshRequired ? "required" : "changed") \(r.objects(Dog.self).count)") }
+                    got.signal()
+                }
+            } catch { seen.withLock { $0.append("open failed \(error)") } }
+        }
+        let writer = try Realm(configuration: config)
+        _ = try addDogs(writer, ["a"])
+        #expect(got.wait(timeout: .now() + 10) == .success)
+        #expect(seen.withLock { $0 } == ["required 0"])
+        holder.token?.invalidate()
+    }
+
     @Test func observeOnAnotherQueueDeliversThere() throws {
         let config = tempConfig()
         let realm = try Realm(configuration: config)
