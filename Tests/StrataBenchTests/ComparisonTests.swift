@@ -120,6 +120,16 @@ struct ComparisonTests {
         #expect(verdict(open, "e2e_p50_us") == .regressed)
     }
 
+    @Test func timingsWhoseBaselineSpreadsWiderThanTheBandAreNotGated() throws {
+        let base = [Row(repetition: 1, readingsPerSecond: 9_800), Row(repetition: 2, readingsPerSecond: 30_000),
+                    Row(repetition: 3, readingsPerSecond: 38_500)]
+        let report = try compare(base, [Row(readingsPerSecond: 8_300)])
+        #expect(verdict(report, "readings_per_s") == .info)
+        let steady = [Row(repetition: 1, readingsPerSecond: 30_000), Row(repetition: 2, readingsPerSecond: 32_000),
+                      Row(repetition: 3, readingsPerSecond: 34_000)]
+        #expect(verdict(try compare(steady, [Row(readingsPerSecond: 8_300)]), "readings_per_s") == .regressed)
+    }
+
     @Test func aStricterThresholdCatchesSmallerChanges() throws {
         let report = try compare([Row(readingsPerSecond: 1000)], [Row(readingsPerSecond: 850)], threshold: 10)
         #expect(verdict(report, "readings_per_s") == .regressed)

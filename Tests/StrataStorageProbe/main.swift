@@ -11,6 +11,7 @@
 //                                           waits for a line on stdin, re-reads every page of its
 //                                           version and prints "intact" or "damaged", then exits.
 //   hold <path>                             opens the file, prints "open", waits for stdin, exits.
+//   bench-commit, bench-copy                release-build measurements, see Bench.swift.
 // Exit status 0 on success, 2 on a storage error (printed as "error <description>").
 
 import Foundation
@@ -79,6 +80,7 @@ func run() throws -> Int32 {
         say("usage: strata-storage-probe increment|crashloop|pin|hold <path> ...")
         return 64
     }
+    if let status = try runBenchmark(args) { return status }
     let path = args[2]
     switch args[1] {
     case "increment":

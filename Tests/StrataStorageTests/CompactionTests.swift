@@ -89,6 +89,13 @@ struct CompactionTests {
             #expect(storageErrorCode { try file.compact() } == .fileInUse)
             reader.end()
         }
+        do {
+            // An open write transaction (here on the same thread, which used to wait forever for
+            // itself while holding the handle registry) makes compaction refuse, not wait.
+            let writer = try file.beginWrite()
+            #expect(storageErrorCode { try file.compact() } == .fileInUse)
+            writer.rollback()
+        }
         let holder = try Probe(["hold", path])
         #expect(holder.waitForLine { $0 == "open" } == "open")
         #expect(storageErrorCode { try file.compact() } == .fileInUse)

@@ -55,3 +55,18 @@ final class MarkV3: Object {
 final class Room: Object {
     @Persisted var label = "unnamed"
 }
+
+/// Optionality and index changes (handled without a block).
+final class NoteV1: Object {
+    override class func className() -> String { "Note" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text: String?
+    @Persisted var rank = 0
+}
+
+final class NoteV2: Object {
+    override class func className() -> String { "Note" }
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var text = "none"
+    @Persisted(indexed: true) var rank = 0
+}

@@ -159,6 +159,23 @@ struct MigrationTests {
         #expect(realm.objects(ExamV1.self).count == 2)
     }
 
+    @Test func optionalityAndIndexChangesNeedNoBlock() throws {
+        let base = tempConfig()
+        do {
+            let v1 = try Realm(configuration: config(base, version: 1, types: [NoteV1.self], block: nil))
+            try v1.write {
+                try v1.create(NoteV1.self, value: ["id": 1, "text": "kept", "rank": 3])
+                try v1.create(NoteV1.self, value: ["id": 2, "rank": 5])   // text nil
+            }
+        }
+        let v2 = try Realm(configuration: config(base, version: 2, types: [NoteV2.self], block: nil))
+        #expect(v2.schema["Note"]?["rank"]?.isIndexed == true)
+        #expect(v2.schema["Note"]?["text"]?.isOptional == false)
+        #expect(v2.object(ofType: NoteV2.self, forPrimaryKey: 1)?.text == "kept")
+        #expect(v2.object(ofType: NoteV2.self, forPrimaryKey: 2)?.text == "none")   // nil → declared default
+        #expect(v2.objects(NoteV2.self).filter("rank == 5").map(\.id) == [2])
+    }
+
     // MARK: Errors
 
     @Test func lowerVersionIsInvalidSchemaVersion() throws {

@@ -155,6 +155,28 @@ struct NotificationCollectionTests {
         #expect(log.updates.count == 1)
     }
 
+    @Test func beginWriteDeliversChangesOfOtherThreadsFirst() throws {
+        let config = tempConfig()
+        let realm = try Realm(configuration: config)
+        _ = try addDogs(realm, ["a"])
+        let log = ChangeLog<Results<Dog>>()
+        let token = realm.objects(Dog.self).observe { log.record($0) }
+        let failure = FailureBox()
+        try runOnNewThread {
+            do {
+                let other = try Realm(configuration: config)
+                try other.write { other.object(ofType: Dog.self, forPrimaryKey: "a")?.age = 8 }
+            } catch { failure.set("\(error)") }
+        }
+        #expect(failure.value == nil)
+        #expect(log.updates.isEmpty)
+        try realm.beginWrite()
+        #expect(log.updates.count == 1)
+        #expect(log.updates.last?.modifications == [0])
+        realm.cancelWrite()
+        token.invalidate()
+    }
+
     @Test func commitsOfAnotherThreadCoalesceIntoOneChangeOnRefresh() throws {
         let config = tempConfig()
         let realm = try Realm(configuration: config)

@@ -5,8 +5,9 @@ import Synchronization
 import Testing
 @testable import Strata
 
-// Serialized: run concurrently with each other these tests crash (rarely, in ClassInfo's cache,
-// see the report); under investigation.
+// KNOWN BUG, under investigation: run concurrently with each other (no `.serialized`), about one
+// run in two crashes at the start, in `ClassInfo.of(Dog)` (a bad read of the class cache), and
+// only when `observeOnAnotherQueueDeliversThere` is part of the run. Serialized they pass.
 @Suite(.serialized, .enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
 struct NotificationObjectTests {
     @Test func objectObserverReportsChangedPropertiesWithOldAndNewValues() throws {
@@ -113,6 +114,29 @@ struct NotificationObjectTests {
         _ = try addDogs(writer, ["a", "b"])
         #expect(gotUpdate.wait(timeout: .now() + 10) == .success)
         #expect(seen.withLock { $0 } == ["initial 0", "update 2 [] [0, 1] []"])
+        holder.token?.invalidate()
+    }
+
+    @Test func autorefreshOffReportsRefreshRequiredAndStaysOnItsVersion() throws {
+        let config = tempConfig()
+        let queue = DispatchQueue(label: "no-autorefresh")
+        let got = DispatchSemaphore(value: 0)
+        let seen = Mutex<[String]>([])
+        let holder = TokenHolder()
+        queue.sync {
+            do {
+                let realm = try Realm(configuration: config, queue: queue)
+                realm.autorefresh = false
+                holder.token = realm.observe { n, r in
+                    seen.withLock { $0.append("\(n == .refreshRequired ? "required" : "changed") \(r.objects(Dog.self).count)") }
+                    got.signal()
+                }
+            } catch { seen.withLock { $0.append("open failed \(error)") } }
+        }
+        let writer = try Realm(configuration: config)
+        _ = try addDogs(writer, ["a"])
+        #expect(got.wait(timeout: .now() + 10) == .success)
+        #expect(seen.withLock { $0 } == ["required 0"])
         holder.token?.invalidate()
     }
 

@@ -3,7 +3,8 @@
 //
 // Invariants:
 // - Nothing is stored for it in the row; its content is the set of objects of the origin class
-//   whose origin property links here, read from the backlink tree (each such object once).
+//   whose origin property links here, read from the backlink tree. As in Realm (one backlink per
+//   link), an object appears once per link: a list holding this object twice lists its owner twice.
 // - Unmanaged objects have empty linking objects.
 import Foundation
 
@@ -30,12 +31,20 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         return (t, c, info)
     }
 
-    /// The keys of the linking objects (one per object), in backlink order.
+    /// The keys of the linking objects (one per link), in backlink order.
     var keys: [UInt64] {
         guard let s = source, let o = origin() else { return [] }
         s.core.checkThread()
         do {
-            return try s.core.backlinks(target: s.table, targetKey: s.key, source: o.table, column: o.column).map(\.key)
+            var out: [UInt64] = []
+            for bl in try s.core.backlinks(target: s.table, targetKey: s.key, source: o.table, column: o.column) {
+                // The count comes from disk: a damaged count must not make a huge array.
+                guard bl.count >= 1, bl.count <= 1 << 24 else {
+                    throw Realm.Error(.corruptFile, "a backlink count of \(bl.count) is out of range")
+                }
+                for _ in 0..<bl.count { out.append(bl.key) }
+            }
+            return out
         } catch {
             s.core.record(error)
             return []

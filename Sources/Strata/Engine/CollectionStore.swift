@@ -6,6 +6,7 @@
 //   the owner's row is rewritten once, at commit (`flushCollections`), not per change.
 // - A collection of links stores 8-byte little-endian object keys; each element has a backlink
 //   count (Backlinks.swift). Removing an element of an embedded class deletes that object.
+import Foundation
 import StrataStorage
 
 /// A managed collection: which object and column it belongs to.
@@ -261,9 +262,94 @@ extension RealmCore {
         }
     }
 
+    // MARK: - Sets: elements kept sorted by their encoding, so probes are binary searches
+
+    /// Byte-wise order of two element encodings (a shorter prefix first).
+    static func compareEncodings(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let n = Swift.min(a.count, b.count)
+        if n > 0, let pa = a.baseAddress, let pb = b.baseAddress {
+            let c = memcmp(pa, pb, n)
+            if c != 0 { return Int(c) }
+        }
+        return a.count - b.count
+    }
+
+    /// Where `probe` is (or would go) among the `n` sorted encodings of a set tree. O(log² n)
+    /// page visits: log n probes of an O(log n) positional lookup.
+    private func setSearch(_ tree: PositionalTree, count n: Int, _ probe: UnsafeRawBufferPointer,
+                           in p: any PageReading) throws -> (index: Int, found: Bool) {
+        var lo = 0, hi = n
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            let c = try tree.withElement(at: mid, in: p) { Self.compareEncodings($0, probe) }
+            if c == 0 { return (mid, true) }
+            if c < 0 { lo = mid + 1 } else { hi = mid }
+        }
+        return (lo, false)
+    }
+
+    /// The encoding of `element` when it can be made without adding anything; nil for an
+    /// unmanaged object (new, so in no set) or an object of another realm (encodeElement throws).
+    private func probeEncoding<E: _PersistableElement>(_ element: E, for r: CollectionRef) throws -> [UInt8]? {
+        if r.column.type == .object {
+            guard let o = element as? Object, let b = o._binding, b.core === self else { return nil }
+            return withUnsafeBytes(of: b.key.littleEndian) { Array($0) }
+        }
+        var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        try element._strataEncodeElement(&buf)
+        return buf.bytes
+    }
+
+    /// The position of `element` in the set, nil when absent.
+    func setIndex<E: _PersistableElement>(_ r: CollectionRef, _ element: E) -> Int? {
+        checkThread()
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            guard !s.root.isNull, let probe = try probeEncoding(element, for: r) else { return nil }
+            let p = try pages()
+            let tree = PositionalTree(root: s.root)
+            let n = try tree.count(in: p)
+            let (i, found) = try probe.withUnsafeBytes { try setSearch(tree, count: n, $0, in: p) }
+            return found ? i : nil
+        } catch {
+            record(error)
+            return nil
+        }
+    }
+
+    /// Inserts `element` at its sorted place unless present.
+    func setInsert<E: _PersistableElement>(_ r: CollectionRef, _ element: E) {
+        let w = requireWrite("modifying a set")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            if let probe = try probeEncoding(element, for: r),
+               try probe.withUnsafeBytes({ try setSearch(tree, count: n, $0, in: w) }).found {
+                return
+            }
+            let bytes = try encodeElement(element, for: r)
+            let (at, found) = try bytes.withUnsafeBytes { try setSearch(tree, count: n, $0, in: w) }
+            if found {
+                // An unmanaged object that an upsert resolved to one already in the set: undo
+                // the backlink encodeElement recorded.
+                try bytes.withUnsafeBytes { try releaseElement($0, for: r) }
+                return
+            }
+            try bytes.withUnsafeBytes { try tree.insert($0, at: at, in: w) }
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
     /// Writes a whole unmanaged collection into a new tree (used when adding an object or
     /// assigning a collection property); releases the previous tree of an existing row.
-    func storeCollection<E: _PersistableElement>(_ elements: [E], _ row: inout _RowBuilder, _ column: _Column) throws {
+    /// `sortedSet`: store the distinct encodings in byte order (MutableSet's invariant).
+    func storeCollection<E: _PersistableElement>(_ elements: [E], _ row: inout _RowBuilder, _ column: _Column,
+                                                 sortedSet: Bool = false) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
         if !row.isNew {
             let k = CollectionKey(table: Int32(row.table), column: Int32(column.index), owner: row.key)
@@ -274,9 +360,23 @@ extension RealmCore {
         }
         let r = CollectionRef(core: self, table: row.table, column: column, owner: row.key)
         var tree = PositionalTree()
-        for e in elements {
-            let bytes = try encodeElement(e, for: r)
-            try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+        if sortedSet {
+            var encoded = try elements.map { try encodeElement($0, for: r) }
+            encoded.sort { a, b in a.withUnsafeBytes { pa in b.withUnsafeBytes { Self.compareEncodings(pa, $0) < 0 } } }
+            var previous: [UInt8]? = nil
+            for bytes in encoded {
+                if bytes == previous {
+                    try bytes.withUnsafeBytes { try releaseElement($0, for: r) }
+                    continue
+                }
+                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+                previous = bytes
+            }
+        } else {
+            for e in elements {
+                let bytes = try encodeElement(e, for: r)
+                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+            }
         }
         row.store(tree.root.raw, column)
     }

@@ -121,6 +121,7 @@ final class RealmCore {
     }
 
     deinit {
+        if !isFrozen { InstanceCache.shared.remove(self) }
         writeTxn?.rollback()
         readTxn?.end()
     }

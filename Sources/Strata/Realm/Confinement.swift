@@ -81,7 +81,16 @@ final class QueueTag: Sendable {
     init(id: Int) { self.id = id }
 }
 
-/// Weak cache of live cores per (file, thread or queue).
+/// Cache of live cores per (file, thread or queue), holding them without keeping them alive.
+///
+/// Why not `weak`: a weak reference gives its object a side table, and every retain/release of
+/// that object then takes the runtime's slow path. Cores are retained and released on every
+/// object and collection access (about 15% of the sensors and bulk benchmarks' time went to
+/// those slow paths), so the cache holds unretained pointers instead:
+/// - an entry exists only while its core's memory does: `RealmCore.deinit` removes it, under
+///   this lock, before the memory can be freed;
+/// - a lookup takes a strong reference with the runtime's `swift_tryRetain`, which fails
+///   (atomically) once the core has started deinitialising, so a dying core is never revived.
 final class InstanceCache: Sendable {
     static let shared = InstanceCache()
 
@@ -90,27 +99,54 @@ final class InstanceCache: Sendable {
         let confinement: Confinement
     }
 
-    private final class Weak: @unchecked Sendable {
-        // @unchecked: only read and written under `InstanceCache.entries`' lock.
-        weak var core: RealmCore?
-        init(_ c: RealmCore) { core = c }
+    /// An unretained core pointer; @unchecked: only used under `entries`' lock (see above).
+    private struct Entry: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
     }
 
-    private let entries = Mutex<[Key: Weak]>([:])
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    private static func strong(_ e: Entry) -> RealmCore? {
+        guard let retained = _strataTryRetain(e.pointer) else { return nil }
+        return Unmanaged<RealmCore>.fromOpaque(retained).takeRetainedValue()
+    }
 
     func lookup(identity: String, confinement: Confinement) -> RealmCore? {
-        entries.withLock { $0[Key(identity: identity, confinement: confinement)]?.core }
+        entries.withLock { e in e[Key(identity: identity, confinement: confinement)].flatMap(Self.strong) }
     }
 
     func store(_ core: RealmCore, identity: String, confinement: Confinement) {
+        let pointer = Unmanaged.passUnretained(core).toOpaque()
+        entries.withLock { $0[Key(identity: identity, confinement: confinement)] = Entry(pointer: pointer) }
+    }
+
+    /// Called by `RealmCore.deinit`: drops the entry naming this core, if any.
+    func remove(_ core: RealmCore) {
+        let pointer = Unmanaged.passUnretained(core).toOpaque()
         entries.withLock { e in
-            if e.count > 64 { e = e.filter { $0.value.core != nil } }
-            e[Key(identity: identity, confinement: confinement)] = Weak(core)
+            if let k = e.first(where: { $0.value.pointer == pointer })?.key { e[k] = nil }
         }
     }
 
     /// Live cores of one file in this process (any thread).
     func liveCores(identity: String) -> [RealmCore] {
-        entries.withLock { e in e.compactMap { $0.key.identity == identity ? $0.value.core : nil } }
+        entries.withLock { e in e.compactMap { $0.key.identity == identity ? Self.strong($0.value) : nil } }
     }
 }
+
+/// The Swift runtime's atomic "retain unless deinitialising" (`swift_tryRetain`, what weak loads
+/// use), found with dlsym so that it is called with the C convention it has (declaring a reserved
+/// runtime name in Swift draws a compiler warning). Returns the object retained, or nil when its
+/// deinit has begun. Without the symbol (never on Linux's libswiftCore), lookups miss: each
+/// `Realm(...)` then opens a new core, which is correct but uncached.
+private func _strataTryRetain(_ object: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+    guard let f = tryRetainFunction else { return nil }
+    return f(object)
+}
+
+private typealias TryRetain = @convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?
+// A global let: initialised once, thread-safely, on first use.
+private let tryRetainFunction: TryRetain? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "swift_tryRetain") else { return nil }
+    return unsafeBitCast(symbol, to: TryRetain.self)
+}()

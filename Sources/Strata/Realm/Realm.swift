@@ -270,13 +270,17 @@ public struct Realm {
 
     // MARK: - Files
 
-    /// Writes a compacted copy of the newest committed version to `fileURL` (which must not
-    /// exist), encrypted with `encryptionKey` (nil: plain). Inside a write, uncommitted changes
-    /// are not included (Strata's storage copies committed versions only).
+    /// Writes a compacted copy to `fileURL` (which must not exist), encrypted with
+    /// `encryptionKey` (nil: plain). Outside a write it copies the version this realm reads;
+    /// inside a write, the state the write sees, uncommitted changes included (as Realm).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try core.checkThreadThrowing()
         if let k = encryptionKey, k.count != 64 {
             throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(k.count) bytes; it must be 64")
+        }
+        if core.isInWriteTransaction {
+            try core.writeUncommittedCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) })
+            return
         }
         try Realm.Error.wrap { try core.file.writeCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) }) }
     }

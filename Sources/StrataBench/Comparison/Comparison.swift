@@ -122,6 +122,12 @@ public enum Comparison {
                     verdict = .info
                     rule = "durable commit timing: not gated (" + rule + ")"
                 }
+                if policy.isTiming && verdict != .info, let spread = spread(before, policy.column), spread > factor {
+                    // The baseline's own repetitions disagree by more than the gate's band: no
+                    // threshold can tell a change from noise for this case (e.g. `async` on 2 cores).
+                    verdict = .info
+                    rule = "baseline repetitions spread x\(CSVNumber.format(spread, digits: 2)): not gated"
+                }
                 if batched && policy.column == "transactions_per_s" && verdict != .info {
                     // How many readings share a commit depends on timing (size or max-delay flush).
                     verdict = .info
@@ -189,6 +195,13 @@ public enum Comparison {
             if !countBound || (unlessBatched && batched) { return (.info, "depends on timing") }
             return (current == baseline ? .unchanged : .regressed, "exact (count-bound)")
         }
+    }
+
+    /// max / min of a column over repetitions (nil with fewer than 3 values or a non-positive one).
+    static func spread(_ rows: [[String: String]], _ column: String) -> Double? {
+        let values = rows.compactMap { $0[column].flatMap { Double($0) } }
+        guard values.count >= 3, let low = values.min(), let high = values.max(), low > 0 else { return nil }
+        return high / low
     }
 
     static func median(_ rows: [[String: String]], _ column: String) -> Double? {

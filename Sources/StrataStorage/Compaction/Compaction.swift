@@ -13,8 +13,11 @@
 // - The copy is written fully and fsynced before its meta is written and fsynced; compaction then
 //   renames it over the original and fsyncs the directory, so a crash leaves either the old or the
 //   new file, never a mix.
-// - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader on
-//   this handle, and no other process (the lock file's open marker, taken exclusively).
+// - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader or
+//   writer on this handle, and no other process (the lock file's open marker, taken exclusively).
+// - Compaction holds the handle registry's lock and therefore never waits: not for another
+//   process (exclusive use is tried before the writer lock, which then cannot be contended), nor
+//   for a write transaction of this process (the writer gate is only tried: `.fileInUse`).
 
 #if canImport(Glibc)
 import Glibc
@@ -65,6 +68,8 @@ extension FileCore {
             throw ioError("ftruncate", errno, path: destination)
         }
         let sameFormat = target == nil && cipher == nil
+        // 1 MiB per pwrite: large sequential writes (4 MiB measured no faster: 496–695 vs
+        // 612–853 MB/s), the page cache writes them back in big requests before the one fsync.
         let batchPages = 256
         let batch = UnsafeMutableRawPointer.allocate(byteCount: batchPages * PageLayout.pageSize, alignment: PageLayout.pageSize)
         let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
@@ -158,33 +163,34 @@ extension CoreRegistry {
             guard core.lock.withLock({ core.handleCount }) == 1 else {
                 throw StorageError(.fileInUse, "another handle in this process has the file open", path: path)
             }
-            _ = try core.acquireWriter()
+            // Nothing below waits while the registry lock is held: exclusive use of the file is
+            // tried first (so no other process can hold the writer lock), then the writer gate is
+            // only tried — a write transaction open on another thread (which may need the registry
+            // to open or close a handle before it commits) or on this one makes it `.fileInUse`.
+            guard let lockFile = core.lockFile, lockFile.tryExclusive() else {
+                throw StorageError(.fileInUse, "another process has the file open", path: path)
+            }
+            var exclusive = true
+            defer { if exclusive { lockFile.endExclusive() } }
+            _ = try core.acquireWriter(waiting: false)
             var writerHeld = true
             defer { if writerHeld { core.releaseWriter() } }
             guard core.lock.withLock({ core.readers.isEmpty }) else {
                 throw StorageError(.fileInUse, "a read transaction of this handle is open", path: path)
             }
-            guard let lockFile = core.lockFile, lockFile.tryExclusive() else {
-                throw StorageError(.fileInUse, "another process has the file open", path: path)
-            }
             let temporary = path + ".compact"
             unlink(temporary)
-            do throws(StorageError) {
-                try core.copyNewestVersion(to: temporary, cipher: core.cipher)
-            } catch {
-                lockFile.endExclusive()
-                throw error
-            }
+            try core.copyNewestVersion(to: temporary, cipher: core.cipher)
             guard rename(temporary, path) == 0 else {
                 let e = errno
                 unlink(temporary)
-                lockFile.endExclusive()
                 throw ioError("rename", e, path: path)
             }
             FileCore.syncDirectory(of: path)
-            lockFile.endExclusive()
             core.releaseWriter()
             writerHeld = false
+            lockFile.endExclusive()
+            exclusive = false
             // The old core keeps the old inode (and its lock-file descriptor) until its last
             // transaction ends; the handle moves to a core opened on the new file.
             let fresh = try FileCore.open(core.options, registryKey: core.registryKey)

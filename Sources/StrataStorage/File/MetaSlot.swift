@@ -1,5 +1,5 @@
-// The two meta slots (pages 0 and 1): what a committed version is, and the commit record that
-// lets one flush per commit be crash safe.
+// The ring of eight meta slots (pages 0–7): what a committed version is, and the commit record
+// that lets one flush per commit be crash safe.
 //
 // Layout of a meta page (little endian):
 //   0  magic "STRATAPF"           8  format version u32      12 page size u32
@@ -17,7 +17,7 @@
 // - A slot is valid only if magic, format, page size and seal verify.
 // - The commit record (inline entries + overflow chain) lists every page the commit wrote with
 //   the checksum it must have. Open accepts the newest valid slot only if every listed page
-//   verifies; a commit torn by a crash therefore falls back to the other slot, whose pages the
+//   verifies; a commit torn by a crash therefore falls back to an older slot, whose pages the
 //   torn commit never overwrote (a commit writes only pages free in its base version, and pages
 //   freed by a commit are reused only after that commit is durable).
 // - Version v is written to slot v % 8. A commit may be written only while v − durable < 8, so the

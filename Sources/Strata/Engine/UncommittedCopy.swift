@@ -1,0 +1,99 @@
+// `Realm.writeCopy` inside a write: copies the state the write sees (uncommitted changes included)
+// to a new file. The storage layer copies committed versions only, so this walks every tree of
+// the object layer through the open write transaction and rebuilds it, densely, in the new file.
+//
+// Invariants:
+// - The copy is a complete object-layer file: catalog (schema + table roots + key counters),
+//   rows, primary-key indexes, collection trees (each row patched with its new roots), backlinks.
+// - The source write is left as it was, except that open collections' roots are flushed into
+//   their rows first (as commit would do), so a row always names its collection's current tree.
+// - On any failure the half-written copy is rolled back and its files are removed.
+import Foundation
+import StrataStorage
+
+extension RealmCore {
+    /// Copies the current write's state to `path` (which must not exist).
+    func writeUncommittedCopy(toPath path: String, encryptionKey: [UInt8]?) throws {
+        let w = try requireWriteThrowing("copy the uncommitted state")
+        if FileManager.default.fileExists(atPath: path) {
+            throw Realm.Error(.fileExists, "'\(path)' already exists; writeCopy needs a new file")
+        }
+        try flushCollections(w)
+        let dest = try Realm.Error.wrap { try StorageFile.open(StorageOptions(path: path, durability: .full, encryptionKey: encryptionKey)) }
+        do {
+            let d = try dest.beginWrite()
+            do {
+                try copyTrees(from: w, to: d)
+                _ = try d.commit()
+            } catch {
+                d.rollback()
+                throw error
+            }
+            dest.close()
+        } catch {
+            dest.close()
+            try? StorageFile.deleteFiles(path: path)
+            if let e = error as? StorageError { throw Realm.Error(e) }
+            throw error
+        }
+    }
+
+    private func copyTrees(from w: WriteTransaction, to d: WriteTransaction) throws {
+        var metas: [TableMeta] = []
+        metas.reserveCapacity(snap.metas.count)
+        var rowCopy: [UInt8] = []
+        for t in 0..<snap.metas.count {
+            let columns = layout(ofTable: t).columns.filter { $0.type != .linkingObjects && $0.collection != .none }
+            var objects = KeyedTree()
+            try snap.metas[t].objects.forEach(from: 0, in: w) { key, row in
+                rowCopy.removeAll(keepingCapacity: true)
+                rowCopy.append(contentsOf: row)
+                for c in columns {
+                    guard c.offset + 4 <= row.count else {
+                        throw Realm.Error(.corruptFile, "a row of table \(t) is shorter than its layout")
+                    }
+                    let root = PageRef(_RowView(bytes: row, core: self).load(c, as: UInt32.self))
+                    let copied = try Self.copyCollection(root: root, isMap: c.collection == .map, from: w, to: d)
+                    rowCopy.withUnsafeMutableBytes { $0.storeBytes(of: copied.raw.littleEndian, toByteOffset: c.offset, as: UInt32.self) }
+                }
+                try rowCopy.withUnsafeBytes { _ = try objects.put(key, $0, in: d) }
+                return true
+            }
+            let primaryKeys = try Self.copyBytesTree(snap.metas[t].primaryKeys, from: w, to: d)
+            metas.append(TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: snap.metas[t].nextKey))
+        }
+        let backlinks = try Self.copyBytesTree(snap.backlinks, from: w, to: d)
+        var catalog = BytesTree()
+        let schemaBytes = Catalog.encode(schemas: snap.schemas)
+        let metaBytes = Catalog.encode(metas: metas)
+        try Catalog.schemaKey.withUnsafeBytes { k in try schemaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
+        try Catalog.tablesKey.withUnsafeBytes { k in try metaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
+        var roots = d.roots
+        roots[0] = Catalog.formatMarker
+        roots[1] = snap.schemaVersion
+        roots[2] = UInt64(catalog.root.raw)
+        roots[3] = UInt64(backlinks.root.raw)
+        d.roots = roots
+    }
+
+    private static func copyBytesTree(_ tree: BytesTree, from w: WriteTransaction, to d: WriteTransaction) throws -> BytesTree {
+        var out = BytesTree()
+        guard !tree.isEmpty else { return out }
+        try tree.forEach(from: nil, in: w) { k, v in
+            _ = try out.put(k, v, in: d)
+            return true
+        }
+        return out
+    }
+
+    private static func copyCollection(root: PageRef, isMap: Bool, from w: WriteTransaction, to d: WriteTransaction) throws -> PageRef {
+        if root.isNull { return .null }
+        if isMap { return try copyBytesTree(BytesTree(root: root), from: w, to: d).root }
+        var out = PositionalTree()
+        try PositionalTree(root: root).forEach(from: 0, in: w) { _, e in
+            try out.append(e, in: d)
+            return true
+        }
+        return out.root
+    }
+}

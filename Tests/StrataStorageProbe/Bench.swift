@@ -1,0 +1,160 @@
+// Release-build measurements of the page file, run as `strata-storage-probe bench-… <dir> …`
+// (see `runBenchmark`). Not a test: it prints figures. It lives in the probe because the probe is
+// a small executable of this package, so `swift build -c release --product strata-storage-probe`
+// builds it without the package-benchmark toolchain.
+//
+// Commands:
+//   bench-commit <dir> <threads> <commitsPerThread> <durability> <plain|encrypted> [pages [pinned]]
+//       `threads` threads each run `commitsPerThread` write transactions that replace a small
+//       generation (a directory page + `pages` data pages, like one small tree put); prints txn/s,
+//       flushes and µs per commit. `pinned` keeps a read transaction open (the file then grows).
+//   bench-copy <dir> <megabytes> <plain|encrypted>
+//       fills a file with `megabytes` of live pages under `.unsafe`, then times writeCopy (the
+//       compaction path: dense rewrite + one fsync) and prints MB/s of live data.
+//   bench-fsync <dir> <count> [spin]
+//       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
+//   bench-aead <count>
+//       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
+
+import Foundation
+import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func monotonicSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+}
+
+let benchKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+
+func benchFile(_ dir: String, _ name: String, durability: Durability, encrypted: Bool) throws -> StorageFile {
+    let path = dir + "/" + name
+    try? StorageFile.deleteFiles(path: path)
+    return try StorageFile.open(StorageOptions(path: path, durability: durability,
+                                               encryptionKey: encrypted ? benchKey : nil))
+}
+
+/// Mutable counters shared by the benchmark threads.
+final class BenchCounters: @unchecked Sendable {
+    // @unchecked: every field is read and written under `lock`.
+    let lock = NSLock()
+    var flushes = 0
+    var failure: String?
+}
+
+func benchCommit(dir: String, threads: Int, perThread: Int, durability: Durability, encrypted: Bool, pages: Int,
+                 pinned: Bool) throws {
+    let file = try benchFile(dir, "bench-commit.strata", durability: durability, encrypted: encrypted)
+    defer { file.close() }
+    // With a pinned reader (the object layer's live snapshot) no freed page is reused: every
+    // commit writes new pages at the end of a growing file.
+    let pin = pinned ? try file.beginRead() : nil
+    defer { pin?.end() }
+    // Warm up: the file grows to its working size once.
+    for _ in 0..<50 {
+        let txn = try file.beginWrite()
+        try writeGeneration(txn, value: txn.roots[1] + 1, pages: pages)
+        try txn.commit()
+    }
+    let counters = BenchCounters()
+    let group = DispatchGroup()
+    let start = monotonicSeconds()
+    for _ in 0..<threads {
+        group.enter()
+        Thread.detachNewThread {
+            defer { group.leave() }
+            var flushes = 0
+            do {
+                for _ in 0..<perThread {
+                    let txn = try file.beginWrite()
+                    try writeGeneration(txn, value: txn.roots[1] + 1, pages: pages)
+                    flushes += try txn.commitWithStatistics().flushes
+                }
+            } catch {
+                counters.lock.withLock { counters.failure = "\(error)" }
+            }
+            counters.lock.withLock { counters.flushes += flushes }
+        }
+    }
+    group.wait()
+    let elapsed = monotonicSeconds() - start
+    if let failure = counters.failure { throw StorageError(.io, "benchmark thread failed: \(failure)") }
+    let total = threads * perThread
+    say(String(format: "commit %@ %@%@ threads=%d pages=%d: %d txn in %.3f s = %.0f txn/s, %.1f µs/txn, %d flushes (%.2f txn/flush)",
+               durability.rawValue, encrypted ? "encrypted" : "plain", pinned ? " pinned" : "", threads, pages + 1, total, elapsed,
+               Double(total) / elapsed, elapsed / Double(total) * 1e6, counters.flushes,
+               Double(total) / Double(max(1, counters.flushes))))
+}
+
+func benchCopy(dir: String, megabytes: Int, encrypted: Bool) throws {
+    let file = try benchFile(dir, "bench-copy.strata", durability: .unsafe, encrypted: encrypted)
+    defer { file.close() }
+    let pageCount = megabytes * 1024 * 1024 / PageLayout.pageSize
+    var written = 0
+    var directories: [UInt64] = []
+    while written < pageCount {
+        // Directory pages hold ≤ 1000 refs; keep every generation live by chaining roots.
+        let txn = try file.beginWrite()
+        let batch = min(1000, pageCount - written)
+        let (directory, dirPayload) = try txn.allocatePage()
+        dirPayload.storeBytes(of: UInt32(batch), toByteOffset: 8, as: UInt32.self)
+        for i in 0..<batch {
+            let (ref, payload) = try txn.allocatePage()
+            payload.storeBytes(of: UInt64(written + i), toByteOffset: 8, as: UInt64.self)
+            dirPayload.storeBytes(of: ref.raw, toByteOffset: 16 + 4 * i, as: UInt32.self)
+        }
+        directories.append(UInt64(directory.raw))
+        txn.roots[2] = UInt64(directory.raw)
+        try txn.commit()
+        written += batch
+    }
+    let copy = dir + "/bench-copy-out.strata"
+    unlink(copy)
+    let start = monotonicSeconds()
+    try file.writeCopy(toPath: copy, encryptionKey: encrypted ? benchKey : nil)
+    let elapsed = monotonicSeconds() - start
+    var info = stat()
+    stat(copy, &info)
+    unlink(copy)
+    say(String(format: "writeCopy %@ %d MiB live: %.1f ms = %.0f MB/s (copy %lld bytes)",
+               encrypted ? "encrypted" : "plain", megabytes, elapsed * 1e3,
+               Double(megabytes) * 1.048576 / elapsed, Int64(info.st_size)))
+}
+
+/// Returns nil when `command` is not a benchmark command.
+func runBenchmark(_ args: [String]) throws -> Int32? {
+    switch args[1] {
+    case "bench-commit":
+        guard args.count >= 7, let threads = Int(args[3]), let perThread = Int(args[4]),
+              let durability = Durability(rawValue: args[5]) else {
+            say("usage: bench-commit <dir> <threads> <commitsPerThread> <full|unsafe|memOnly> <plain|encrypted> [pages]")
+            return 64
+        }
+        let pages = args.count > 7 ? Int(args[7]) ?? 1 : 1
+        try benchCommit(dir: args[2], threads: threads, perThread: perThread, durability: durability,
+                        encrypted: args[6] == "encrypted", pages: pages, pinned: args.count > 8 && args[8] == "pinned")
+        return 0
+    case "bench-copy":
+        guard args.count >= 5, let megabytes = Int(args[3]) else {
+            say("usage: bench-copy <dir> <megabytes> <plain|encrypted>")
+            return 64
+        }
+        try benchCopy(dir: args[2], megabytes: megabytes, encrypted: args[4] == "encrypted")
+        return 0
+    case "bench-fsync":
+        guard args.count >= 4, let count = Int(args[3]), count > 0 else {
+            say("usage: bench-fsync <dir> <count> [spin]")
+            return 64
+        }
+        try benchFsync(dir: args[2], count: count, spin: args.count > 4 && args[4] == "spin")
+        return 0
+    case "bench-aead":
+        try benchAEAD(count: Int(args[2]) ?? 20_000)
+        return 0
+    default:
+        return nil
+    }
+}
