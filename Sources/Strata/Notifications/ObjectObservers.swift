@@ -95,12 +95,14 @@ extension Object {
             return token
         }
         if let queue, b.core.confinement != .queue(Confinement.queueIdentity(queue)) {
+            // A named request instead of a destructured tuple: the tuple form crashes the Swift
+            // 6.3.1 optimizer (SIL ownership verifier) in release builds.
+            let request = ObjectObservationRequest<T>(info: b.info, table: b.table, key: b.key,
+                                                      keyPaths: keyPaths, block: block)
             Handover.observe(configuration: b.core.configuration, queue: queue, token: token,
-                             payload: QueueHandoff(value: (b.info, b.table, b.key, keyPaths, block))) { realm, payload in
-                let (info, table, key, paths, blk) = payload.value
-                let object = realm.core.materialize(T.self, info: info, table: table, key: key)
-                return object.observe(keyPaths: paths, blk)
-            } onError: { payload, error in payload.value.4(.error(error)) }
+                             payload: QueueHandoff(value: request)) { realm, payload in
+                payload.value.register(in: realm)
+            } onError: { payload, error in payload.value.block(.error(error)) }
             return token
         }
         let core = b.core
@@ -137,5 +139,20 @@ extension Realm {
         hub.realmObservers.append(RealmObserver(flag: flag, block: block))
         core.startWatchingIfQueueConfined(hub)
         return token
+    }
+}
+
+/// What `Object.observe(keyPaths:on:_:)` hands to the observing queue: enough to re-fetch the
+/// object in a realm opened there and observe it.
+private struct ObjectObservationRequest<T: Object> {
+    let info: ClassInfo
+    let table: Int
+    let key: UInt64
+    let keyPaths: [String]?
+    let block: (ObjectChange<T>) -> Void
+
+    func register(in realm: Realm) -> NotificationToken {
+        let object = realm.core.materialize(T.self, info: info, table: table, key: key)
+        return object.observe(keyPaths: keyPaths, block)
     }
 }
