@@ -105,6 +105,21 @@ struct ComparisonTests {
         #expect(verdict(strict, "readings_per_s") == .regressed)
     }
 
+    @Test func concurrentWriterCommitLatencyIsShownButThroughputStaysGated() throws {
+        // SQLite's gcd commit p50 in two identical smoke runs: 31 us and 340 us.
+        let base = [Row(strategy: "gcd", commitP50: 31, workload: "sensors")]
+        let contended = [Row(strategy: "gcd", commitP50: 340, workload: "sensors")]
+        let report = try compare(base, contended)
+        #expect(report.exitCode == 0)
+        #expect(verdict(report, "commit_p50_us") == .info)
+        // The same latency jump on a single writer is a regression...
+        let single = try compare([Row(commitP50: 300, workload: "sensors")], [Row(commitP50: 3400, workload: "sensors")])
+        #expect(verdict(single, "commit_p50_us") == .regressed)
+        // ...and a gcd throughput collapse still fails.
+        let slow = try compare(base, [Row(strategy: "gcd", readingsPerSecond: 100, commitP50: 31, workload: "sensors")])
+        #expect(verdict(slow, "readings_per_s") == .regressed)
+    }
+
     @Test func tailLatencyNoiseUnderTheFloorPassesAndGrossTailsFail() throws {
         // A preempted commit: 109 us -> 3,146 us p99 in identical runs.
         let noisy = try compare([Row(commitP99: 109)], [Row(commitP99: 3_146)])

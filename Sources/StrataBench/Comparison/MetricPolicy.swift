@@ -24,6 +24,9 @@
 // - Timings of `durability = full` cases are shown, not gated (unless asked): a durable commit
 //   waits for the disk's flush, and this machine's fsync latency is bimodal — about 0.2 ms or
 //   about 4 ms — so identical code measured 20-30x apart between two smoke runs.
+// - Commit latencies of `gcd` (dozens of concurrent writers on 2 cores) are shown, not gated:
+//   they measure waiting for the writer lock and a CPU (SQLite's p50: 31 µs vs 340 µs in
+//   identical runs); the case's throughput is gated.
 // - End-to-end latencies are gated in open-loop runs only: closed loop, they are the in-flight
 //   window divided by the throughput (Little's law), already judged through the throughput.
 // - A timing whose baseline repetitions themselves spread wider than the gate's band (max/min
