@@ -8,6 +8,9 @@ import Testing
 // KNOWN BUG, under investigation: run concurrently with each other (no `.serialized`), about one
 // run in two crashes at the start, in `ClassInfo.of(Dog)` (a bad read of the class cache), and
 // only when `observeOnAnotherQueueDeliversThere` is part of the run. Serialized they pass.
+// After the instance cache stopped holding cores through `weak` references (unretained pointers
+// + swift_tryRetain), 28 unserialized runs (10 of them with both cores busy) did not crash; the
+// suite stays serialized until the cause is understood rather than presumed gone.
 @Suite(.serialized, .enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
 struct NotificationObjectTests {
     @Test func objectObserverReportsChangedPropertiesWithOldAndNewValues() throws {
