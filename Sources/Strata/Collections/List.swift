@@ -159,7 +159,6 @@ extension List where Element: Object {
 extension List: _Persistable {
     public static var _strataShape: _PropertyShape {
         var s = Element._strataShape
-        if s.type == .object && s.isOptional { s.isOptional = true }
         s.collection = .list
         return s
     }
@@ -167,12 +166,12 @@ extension List: _Persistable {
 
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> List<Element> {
         guard let b = obj._binding else { return List() }
-        return List(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+        return List(ref: b.collectionRef(ordinal: ordinal))
     }
 
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: List<Element>) {
-        guard let b = obj._binding else { return }
-        let target = List(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+        guard obj._binding != nil else { return }
+        let target = _strataGet(obj, ordinal)
         let items = value.elements
         target.removeAll()
         for e in items { target.append(e) }

@@ -81,7 +81,7 @@ extension Map: _Persistable {
     public static func _strataDefault() -> Map<Key, Value> { Map() }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Map<Key, Value> {
         guard let b = obj._binding else { return Map() }
-        return Map(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+        return Map(ref: b.collectionRef(ordinal: ordinal))
     }
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: Map<Key, Value>) {
         let target = _strataGet(obj, ordinal)

@@ -101,7 +101,7 @@ extension MutableSet: _Persistable {
     public static func _strataDefault() -> MutableSet<Element> { MutableSet() }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> MutableSet<Element> {
         guard let b = obj._binding else { return MutableSet() }
-        return MutableSet(ref: CollectionRef(core: b.core, table: b.table, column: b.info.column(forOrdinal: ordinal), owner: b.key))
+        return MutableSet(ref: b.collectionRef(ordinal: ordinal))
     }
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: MutableSet<Element>) {
         let target = _strataGet(obj, ordinal)

@@ -17,6 +17,13 @@ struct CollectionRef {
     let owner: UInt64
 }
 
+extension ObjectBinding {
+    /// The collection stored in the property with `ordinal` of this managed object.
+    func collectionRef(ordinal: Int) -> CollectionRef {
+        CollectionRef(core: core, table: table, column: info.column(forOrdinal: ordinal), owner: key)
+    }
+}
+
 extension RealmCore {
     func collectionState(table: Int, column c: _Column, owner: UInt64) throws -> CollectionState {
         let k = CollectionKey(table: Int32(truncatingIfNeeded: table), column: Int32(truncatingIfNeeded: c.index), owner: owner)
