@@ -59,12 +59,27 @@ extension FileCore {
             if base.version != writerStateVersion { try reloadWriterState() }
             if let error = flushLock.withLock({ flushError }) { throw error }
             let foreign = lockFile?.foreignPins() ?? []
-            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: currentDurable())
+            freeSpace.promote(readers: pinnedVersions(), ranges: foreign, durableVersion: reuseHorizon())
             return base
         } catch {
             releaseWriter()
             throw error
         }
+    }
+
+    /// Pages freed by a version at or below this may be overwritten by the next commit.
+    ///
+    /// Not simply the newest durable version: the base version's meta, already on disk, names its
+    /// own durable base, and open verifies the commit records of every version after that base
+    /// (MetaSlot.swift). If a flush completed after the base meta was written, pages freed by the
+    /// versions it made durable may still be listed by those commit records; overwriting them
+    /// before a newer meta records the higher durable base would make a crash between the page
+    /// writes and the meta write leave the base version unverifiable (seen as a group-commit
+    /// crash-test failure). So reuse waits until a written meta names the freeing version durable:
+    /// one commit later than the flush alone would allow.
+    func reuseHorizon() -> UInt64 {
+        let recorded = lock.withLock { latestMeta.durableBase }
+        return fd < 0 ? currentDurable() : min(currentDurable(), recorded)
     }
 
     func releaseWriter() {
@@ -302,6 +317,11 @@ extension FileCore {
     }
 
     func writeMeta(_ meta: MetaState, slot: Int) throws(StorageError) {
+        if injectedMetaWriteErrno != 0 {
+            let code = injectedMetaWriteErrno
+            injectedMetaWriteErrno = 0
+            throw ioError("pwrite", code, path: path)
+        }
         let page = takeBuffer()
         defer { returnBuffer(page) }
         meta.encode(into: page)

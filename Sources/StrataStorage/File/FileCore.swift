@@ -67,6 +67,9 @@ final class FileCore: @unchecked Sendable {
     var injectedWriteErrno: Int32 = 0
     /// Test hook: each flush sleeps this long first (to make group commit observable).
     var injectedFlushDelayMicroseconds: UInt32 = 0
+    /// Test hook: when non-zero, the next commit's meta write fails with this errno after its
+    /// pages were written — what a process killed between the two leaves on disk.
+    var injectedMetaWriteErrno: Int32 = 0
     /// Test hook: when non-zero, the next commit's flush fails with this errno.
     var injectedFlushErrno: Int32 = 0
 

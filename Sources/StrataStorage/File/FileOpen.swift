@@ -255,7 +255,8 @@ extension FileCore {
         for candidate in decoded {
             let meta = candidate.meta
             if meta.version < floor {
-                lastError = StorageError(.corruptFile, "version \(meta.version) is older than durable version \(floor)", path: path)
+                let newer = lastError.map { "; newer versions failed: \($0.message)" } ?? ""
+                lastError = StorageError(.corruptFile, "version \(meta.version) is older than durable version \(floor)\(newer)", path: path)
                 break
             }
             if Int(meta.pageCount) * PageLayout.pageSize > size {

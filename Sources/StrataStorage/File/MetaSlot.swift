@@ -19,7 +19,9 @@
 //   the checksum it must have. Open accepts the newest valid slot only if every listed page
 //   verifies; a commit torn by a crash therefore falls back to an older slot, whose pages the
 //   torn commit never overwrote (a commit writes only pages free in its base version, and pages
-//   freed by a commit are reused only after that commit is durable).
+//   freed by a commit are reused only once that commit is durable AND the base meta records it
+//   durable: see FileCore.reuseHorizon — otherwise a commit killed between its page writes and its
+//   meta write could overwrite a page that the base version's own chain check still reads).
 // - Version v is written to slot v % 8. A commit may be written only while v − durable < 8, so the
 //   slots of every version after the newest durable one are intact; open accepts version v only if
 //   every version in (durableBase, v] is in its slot and its commit record verifies (pages written
