@@ -162,4 +162,50 @@ struct TornAfterPagesTests {
         #expect(try checkGeneration(reader))
         #expect(try file.verify().balances)
     }
+
+    /// Power loss may keep a dying commit's page writes and lose the meta before it. The newest
+    /// durable version must still verify: reuse may not touch pages its chain check reads.
+    @Test func newestDurableVersionVerifiesWhenALaterMetaIsLost() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+            defer { file.close() }
+            var txn = try file.beginWrite()
+            try writeGeneration(txn, value: 1, pages: 6)
+            try txn.commit()
+            for value: UInt64 in [2, 3] {
+                txn = try file.beginWrite()
+                txn.durability = .unsafe
+                try writeGeneration(txn, value: value, pages: 6)
+                try txn.commit()
+            }
+            // Version 4 (value 3) becomes durable with a meta naming durable base 2.
+            try file.core.awaitDurable(try file.latestVersion())
+            // Version 5 (value 4) is written but never flushed; its meta names durable base 4.
+            txn = try file.beginWrite()
+            txn.durability = .unsafe
+            try writeGeneration(txn, value: 4, pages: 6)
+            try txn.commit()
+            // Version 6 writes its pages and dies before its meta.
+            file.core.injectedMetaWriteErrno = EIO
+            txn = try file.beginWrite()
+            try writeGeneration(txn, value: 5, pages: 6)
+            #expect(throws: StorageError.self) { try txn.commit() }
+        }
+        // The power loss kept version 6's pages but lost version 5's meta (slot 5).
+        let fd = open(path, O_RDWR)
+        #expect(fd >= 0)
+        let zeros = [UInt8](repeating: 0, count: PageLayout.pageSize)
+        #expect(zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, PageLayout.pageSize, off_t(5 * PageLayout.pageSize)) } == PageLayout.pageSize)
+        close(fd)
+        let file = try StorageFile.open(StorageOptions(path: path))
+        defer { file.close() }
+        let reader = try file.beginRead()
+        defer { reader.end() }
+        #expect(reader.version == 4)
+        #expect(reader.roots[1] == 3)
+        #expect(try checkGeneration(reader))
+        #expect(try file.verify().balances)
+    }
 }

@@ -69,17 +69,38 @@ extension FileCore {
 
     /// Pages freed by a version at or below this may be overwritten by the next commit.
     ///
-    /// Not simply the newest durable version: the base version's meta, already on disk, names its
-    /// own durable base, and open verifies the commit records of every version after that base
-    /// (MetaSlot.swift). If a flush completed after the base meta was written, pages freed by the
-    /// versions it made durable may still be listed by those commit records; overwriting them
-    /// before a newer meta records the higher durable base would make a crash between the page
-    /// writes and the meta write leave the base version unverifiable (seen as a group-commit
-    /// crash-test failure). So reuse waits until a written meta names the freeing version durable:
-    /// one commit later than the flush alone would allow.
+    /// Not simply the newest durable version D. Open accepts a version only after checking the
+    /// commit records of every version after the durable base its meta names (MetaSlot.swift),
+    /// and after a crash or power loss the version open must land on is at least D — whose own
+    /// chain check reads the pages written by versions in (durableBase(D), D]. Overwriting a page
+    /// freed by a version above durableBase(D) could therefore make D unverifiable if the commit
+    /// doing it dies between its page writes and its meta write (seen as a group-commit crash-test
+    /// failure), or if power fails after those page writes but before a newer meta reached the
+    /// disk. Pages freed by versions up to durableBase(D) were written by versions D's check does
+    /// not read, so they are safe to overwrite. The price: reuse lags the flush by a commit or two.
     func reuseHorizon() -> UInt64 {
-        let recorded = lock.withLock { latestMeta.durableBase }
-        return fd < 0 ? currentDurable() : min(currentDurable(), recorded)
+        let durable = currentDurable()
+        guard fd >= 0 else { return durable }
+        let newestDurable = min(durable, lock.withLock { latest.version })
+        return min(newestDurable, durableBase(ofVersion: newestDurable))
+    }
+
+    /// The durable base named by the meta of `version`: from the recent metas this core wrote or
+    /// adopted, else read from the version's slot; 0 (no reuse) when that slot holds another one.
+    func durableBase(ofVersion version: UInt64) -> UInt64 {
+        if let known = lock.withLock({ recentDurableBases[Int(version % UInt64(MetaLayout.slotCount))] }),
+           known.version == version {
+            return known.durableBase
+        }
+        let page = takeBuffer()
+        defer { returnBuffer(page) }
+        let offset = Int(version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
+        guard (try? preadFully(fd, page, PageLayout.pageSize, offset, path: path)) == PageLayout.pageSize,
+              case .success(let meta) = MetaState.decode(UnsafeRawPointer(page)),
+              meta.version == version, FileCore.sealVerifies(UnsafeRawPointer(page), cipher: cipher) else {
+            return 0
+        }
+        return meta.durableBase
     }
 
     func releaseWriter() {
@@ -259,6 +280,7 @@ extension WriteTransaction {
         core.lock.withLock {
             core.latest = published
             core.latestMeta = meta
+            core.noteDurableBase(of: meta)
         }
         core.lockFile?.setLatestVersion(newVersion)
         // A `.unsafe` commit on a `.full` file stays pending: a later flush covers it, and earlier

@@ -39,6 +39,8 @@ final class FileCore: @unchecked Sendable {
     var latest: CommittedVersion
     /// The meta of `latest`.
     var latestMeta: MetaState
+    /// (version, durable base) of the metas this core wrote or adopted, by slot. Guarded by `lock`.
+    var recentDurableBases: [(version: UInt64, durableBase: UInt64)?] = Array(repeating: nil, count: MetaLayout.slotCount)
     var readers: [UInt64: Int] = [:]
     var handleCount = 0
     /// Set by the layer above for `verify()`; see TreeWalking.swift.
@@ -83,6 +85,7 @@ final class FileCore: @unchecked Sendable {
         self.lockFile = lockFile
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
+        self.recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)
         self.durableVersion = meta.version
         self.writerStateVersion = meta.version
         self.fileSizePages = fileSizePages
@@ -155,6 +158,13 @@ final class FileCore: @unchecked Sendable {
         store.verified.removeAll(below: Int(max(newest.meta.pageCount, latest.pageCount)))
         latest = CommittedVersion(version: newest.meta.version, roots: newest.meta.roots, pageCount: newest.meta.pageCount)
         latestMeta = newest.meta
+        noteDurableBase(of: newest.meta)
+    }
+
+    /// Remembers the durable base of a meta written or adopted (see `reuseHorizon`). Called with
+    /// `lock` held.
+    func noteDurableBase(of meta: MetaState) {
+        recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)
     }
 
     // MARK: - Writer resources

@@ -272,7 +272,10 @@ extension FileCore {
             do throws(StorageError) {
                 var overflow: [UInt32] = []
                 var version = meta.version
-                while version > meta.durableBase || version == meta.version {
+                // Versions up to the floor are durable (a meta on disk says so), so their pages
+                // need no check; their slots may already hold newer versions.
+                let chainBase = max(meta.durableBase, floor)
+                while version > chainBase || version == meta.version {
                     guard let step = byVersion[version] else {
                         throw StorageError(.corruptFile, "version \(version), needed by \(meta.version), is missing", path: path)
                     }

@@ -24,8 +24,12 @@
 //   meta write could overwrite a page that the base version's own chain check still reads).
 // - Version v is written to slot v % 8. A commit may be written only while v − durable < 8, so the
 //   slots of every version after the newest durable one are intact; open accepts version v only if
-//   every version in (durableBase, v] is in its slot and its commit record verifies (pages written
-//   by those versions and still referenced are then intact).
+//   every version in (max(durableBase, floor), v] is in its slot and its commit record verifies
+//   (pages written by those versions and still referenced are then intact), where the floor is the
+//   newest durable base any slot names (versions up to it are known durable).
+// - Reuse never overwrites a page that the newest durable version's chain check reads (see
+//   FileCore.reuseHorizon), so after a process kill or a power loss the newest durable version
+//   always verifies.
 
 enum MetaLayout {
     /// Meta slots form a ring of `slotCount` pages at the start of the file; version v lives in
