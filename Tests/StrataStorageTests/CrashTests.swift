@@ -129,38 +129,53 @@ struct TornAfterPagesTests {
         txn.roots[1] = value
     }
 
-    @Test func baseStaysVerifiableWhenTheNextCommitDiesBeforeItsMeta() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.file()
-        do {
-            let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
-            defer { file.close() }
-            var txn = try file.beginWrite()
-            try writeGeneration(txn, value: 1, pages: 6)
-            try txn.commit()
-            // Two commits left pending (as concurrent group committers are while a flush runs):
-            // the second frees the first's pages and its meta names a durable base below both.
-            for value: UInt64 in [2, 3] {
-                txn = try file.beginWrite()
-                txn.durability = .unsafe
-                try writeGeneration(txn, value: value, pages: 6)
-                try txn.commit()
-            }
-            // The shared flush completes: both are durable now, with no newer meta saying so.
-            try file.core.awaitDurable(try file.latestVersion())
-            // The next commit writes its pages (it may reuse freed ones) and dies before its meta.
-            file.core.injectedMetaWriteErrno = EIO
+    /// Commits value 1 durably, then `pending` values under `.unsafe` (as concurrent group
+    /// committers are while a flush runs: each frees its predecessor's pages, and their metas name
+    /// a durable base below them), then flushes: the last of them is durable with no newer meta
+    /// saying so. Then commits `unflushed` values without a flush, and finally a commit of
+    /// `dying` that writes its pages (it may reuse freed ones) and dies before its meta.
+    func commitThenDie(_ path: String, pending: [UInt64], unflushed: [UInt64], dying: UInt64) throws {
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+        defer { file.close() }
+        var txn = try file.beginWrite()
+        try writeGeneration(txn, value: 1, pages: 6)
+        try txn.commit()
+        for value in pending {
             txn = try file.beginWrite()
-            try writeGeneration(txn, value: 4, pages: 6)
-            #expect(throws: StorageError.self) { try txn.commit() }
+            txn.durability = .unsafe
+            try writeGeneration(txn, value: value, pages: 6)
+            try txn.commit()
         }
+        try file.core.awaitDurable(try file.latestVersion())
+        for value in unflushed {
+            txn = try file.beginWrite()
+            txn.durability = .unsafe
+            try writeGeneration(txn, value: value, pages: 6)
+            try txn.commit()
+        }
+        file.core.injectedMetaWriteErrno = EIO
+        txn = try file.beginWrite()
+        try writeGeneration(txn, value: dying, pages: 6)
+        #expect(throws: StorageError.self) { try txn.commit() }
+    }
+
+    /// Opens the file and checks it holds `value` at `version`, intact and balanced.
+    func expectOpens(_ path: String, version: UInt64, value: UInt64) throws {
         let file = try StorageFile.open(StorageOptions(path: path))
         defer { file.close() }
         let reader = try file.beginRead()
         defer { reader.end() }
-        #expect(reader.roots[1] == 3)
+        #expect(reader.version == version)
+        #expect(reader.roots[1] == value)
         #expect(try checkGeneration(reader))
         #expect(try file.verify().balances)
+    }
+
+    @Test func baseStaysVerifiableWhenTheNextCommitDiesBeforeItsMeta() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        try commitThenDie(path, pending: [2, 3], unflushed: [], dying: 4)
+        try expectOpens(path, version: 4, value: 3)
     }
 
     /// Power loss may keep a dying commit's page writes and lose the meta before it. The newest
@@ -168,44 +183,15 @@ struct TornAfterPagesTests {
     @Test func newestDurableVersionVerifiesWhenALaterMetaIsLost() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
-        do {
-            let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
-            defer { file.close() }
-            var txn = try file.beginWrite()
-            try writeGeneration(txn, value: 1, pages: 6)
-            try txn.commit()
-            for value: UInt64 in [2, 3] {
-                txn = try file.beginWrite()
-                txn.durability = .unsafe
-                try writeGeneration(txn, value: value, pages: 6)
-                try txn.commit()
-            }
-            // Version 4 (value 3) becomes durable with a meta naming durable base 2.
-            try file.core.awaitDurable(try file.latestVersion())
-            // Version 5 (value 4) is written but never flushed; its meta names durable base 4.
-            txn = try file.beginWrite()
-            txn.durability = .unsafe
-            try writeGeneration(txn, value: 4, pages: 6)
-            try txn.commit()
-            // Version 6 writes its pages and dies before its meta.
-            file.core.injectedMetaWriteErrno = EIO
-            txn = try file.beginWrite()
-            try writeGeneration(txn, value: 5, pages: 6)
-            #expect(throws: StorageError.self) { try txn.commit() }
-        }
+        // Version 4 (value 3) is durable with a meta naming durable base 2; version 5 (value 4)
+        // is written, unflushed, its meta naming durable base 4; version 6 dies before its meta.
+        try commitThenDie(path, pending: [2, 3], unflushed: [4], dying: 5)
         // The power loss kept version 6's pages but lost version 5's meta (slot 5).
         let fd = open(path, O_RDWR)
         #expect(fd >= 0)
         let zeros = [UInt8](repeating: 0, count: PageLayout.pageSize)
         #expect(zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, PageLayout.pageSize, off_t(5 * PageLayout.pageSize)) } == PageLayout.pageSize)
         close(fd)
-        let file = try StorageFile.open(StorageOptions(path: path))
-        defer { file.close() }
-        let reader = try file.beginRead()
-        defer { reader.end() }
-        #expect(reader.version == 4)
-        #expect(reader.roots[1] == 3)
-        #expect(try checkGeneration(reader))
-        #expect(try file.verify().balances)
+        try expectOpens(path, version: 4, value: 3)
     }
 }

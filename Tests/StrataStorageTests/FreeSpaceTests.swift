@@ -107,7 +107,7 @@ struct FreeSpaceTests {
     @Test func accountingBalancesAfterRandomOperations() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         var live: Set<PageRef> = []
         var readers: [ReadTransaction] = []
         let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
@@ -170,18 +170,5 @@ struct FreeSpaceTests {
         #expect(try readCounter(pinned, roots: pinned.roots) == 50)
         pinned.end()
         #expect(try file.verify().balances)
-    }
-}
-
-/// A small deterministic generator so failures reproduce.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
