@@ -308,8 +308,10 @@ final class RealmCore {
         changeCounter &+= 1
     }
 
+    /// Commits the write transaction. With `deferringFlush` the new version is published at once
+    /// and its flush is left to a later `file.waitUntilDurable(_:)` (grouped async commits).
     @discardableResult
-    func commitWrite() throws(Realm.Error) -> UInt64 {
+    func commitWrite(deferringFlush: Bool = false) throws(Realm.Error) -> UInt64 {
         try checkThreadThrowing()
         guard let w = writeTxn else {
             throw Realm.Error(.notInWriteTransaction, "commitWrite without beginWrite on '\(fileIdentity)'")
@@ -338,6 +340,7 @@ final class RealmCore {
             roots[2] = UInt64(snap.catalog.root.raw)
             roots[3] = UInt64(snap.backlinks.root.raw)
             w.roots = roots
+            if deferringFlush { w.durability = .unsafe }
             let v = try w.commit()
             writeTxn = nil
             savedSnap = nil

@@ -6,9 +6,16 @@
 //   (FIFO), so the caller returns at once and the write happens when the queue gets to it.
 // - On a thread-confined realm (no run loop to come back to), the write runs immediately,
 //   synchronously, and `onComplete` is called before the method returns.
-// - `commitAsyncWrite(allowGrouping:)` commits synchronously; grouping is accepted but each
-//   commit flushes on its own (the storage layer has no deferred group flush yet).
-// Invariants: ids are unique per realm; a cancelled, not yet started write never runs.
+// - `commitAsyncWrite` on a queue-confined realm publishes the commit at once (the writer lock is
+//   released, later writes and readers see it) and flushes it on a background thread; `onComplete`
+//   runs on the realm's queue once the commit is durable. With `allowGrouping: true` the flush
+//   waits until no further async write is queued, so consecutive grouped commits share one
+//   flush and their completions run together after it (Realm's documented grouping). On a
+//   thread-confined realm the commit flushes synchronously and `onComplete` runs before return.
+// Invariants: ids are unique per realm; a cancelled, not yet started write never runs; every
+// committed async write's `onComplete` runs exactly once, after its flush (or with its error).
+// A deferred commit is published before it is durable: a crash before its flush may lose it, as
+// `onComplete` has not reported it yet (never a partial commit: the storage layer's guarantee).
 import Dispatch
 import Foundation
 
@@ -19,6 +26,13 @@ struct AsyncWriteQueue {
     var nextId: AsyncTransactionId = 1
     var cancelled = Set<AsyncTransactionId>()
     var pending = Set<AsyncTransactionId>()
+    /// Committed, published async writes waiting for their shared flush.
+    var group: [(version: UInt64, onComplete: ((Swift.Error?) -> Void)?)] = []
+    /// Background flushes started and not yet reported back on the realm's queue.
+    var flushesInFlight = 0
+    /// Runs the background flushes one after another, so completions keep commit order (and a
+    /// flush that already covered a later commit makes that commit's wait immediate).
+    lazy var flusher = DispatchQueue(label: "strata.async-flush", qos: .userInitiated)
 }
 
 /// Carries a non-Sendable block to the queue its realm is confined to, where it was created for.
@@ -73,18 +87,72 @@ extension Realm {
         return id
     }
 
-    /// Commits the current write; `onComplete` receives nil or the error.
+    /// Commits the current write; `onComplete` receives nil or the error once the commit is
+    /// durable (see the file header for where and when).
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
         let id = core.asyncWrites.nextId
         core.asyncWrites.nextId &+= 1
+        guard let queue = core.queue else {
+            do {
+                try commitWrite()
+                onComplete?(nil)
+            } catch {
+                onComplete?(error)
+            }
+            return id
+        }
+        let version: UInt64
         do {
-            try commitWrite()
-            onComplete?(nil)
+            version = try core.commitWrite(deferringFlush: true)
         } catch {
             onComplete?(error)
+            return id
+        }
+        core.notifyAfterCommit(skipping: [])
+        core.asyncWrites.group.append((version, onComplete))
+        if allowGrouping {
+            let bound = QueueBound(value: self)
+            queue.async { bound.value.flushAsyncGroupWhenIdle() }
+        } else {
+            flushAsyncGroup()
         }
         return id
+    }
+
+    /// Flushes the grouped commits once no async write is queued before this check; otherwise
+    /// checks again after them (FIFO), so a group is never left unflushed.
+    private func flushAsyncGroupWhenIdle() {
+        guard let queue = core.queue, !core.asyncWrites.group.isEmpty else { return }
+        if core.asyncWrites.pending.isEmpty {
+            flushAsyncGroup()
+        } else {
+            let bound = QueueBound(value: self)
+            queue.async { bound.value.flushAsyncGroupWhenIdle() }
+        }
+    }
+
+    /// Makes every commit of the group durable with one flush on a background thread, then runs
+    /// their completions on the realm's queue, in commit order.
+    private func flushAsyncGroup() {
+        guard let queue = core.queue, let target = core.asyncWrites.group.map(\.version).max() else { return }
+        let group = QueueBound(value: (realm: self, completions: core.asyncWrites.group.map(\.onComplete)))
+        core.asyncWrites.group.removeAll()
+        core.asyncWrites.flushesInFlight += 1
+        let file = core.file
+        core.asyncWrites.flusher.async {
+            var failure: Realm.Error? = nil
+            do throws(Realm.Error) {
+                try Realm.Error.wrap { try file.waitUntilDurable(target) }
+            } catch {
+                failure = error
+            }
+            let outcome = failure
+            queue.async {
+                group.value.realm.core.asyncWrites.flushesInFlight -= 1
+                for onComplete in group.value.completions { onComplete?(outcome) }
+            }
+        }
     }
 
     /// Cancels an async write that has not started yet. Throws `.invalidArgument` for an
@@ -97,7 +165,9 @@ extension Realm {
     }
 
     /// Whether an async write is scheduled or running.
-    public var isPerformingAsynchronousWriteOperations: Bool { !core.asyncWrites.pending.isEmpty }
+    public var isPerformingAsynchronousWriteOperations: Bool {
+        !core.asyncWrites.pending.isEmpty || !core.asyncWrites.group.isEmpty || core.asyncWrites.flushesInFlight > 0
+    }
 
     /// Swift concurrency: performs `block` in a write transaction on the calling task's
     /// thread (the realm must be confined to it) and returns its value.

@@ -147,6 +147,7 @@ extension FileCore {
             do throws(StorageError) { try flush() } catch { failure = error }
             flushLock.lock()
             flushing = false
+            flushCount += 1
             if let failure {
                 flushError = StorageError(failure.code, "a commit flush failed; reopen the file (\(failure.message))", path: path)
             } else {

@@ -64,6 +64,8 @@ final class FileCore: @unchecked Sendable {
     let flushCondition = PosixCondition()
     var durableVersion: UInt64
     var flushing = false
+    /// Flushes made through this core (statistics; guarded by `flushLock`).
+    var flushCount = 0
     var flushError: StorageError?
     /// Test hook: when non-zero, the next commit's page write fails with this errno.
     var injectedWriteErrno: Int32 = 0

@@ -162,6 +162,19 @@ public final class StorageFile: @unchecked Sendable {
         return try core.currentVersion().version
     }
 
+    /// Returns once `version` is durable, making (or sharing) a flush if it is not yet. Used to
+    /// complete commits made with `WriteTransaction.durability = .unsafe` on a `.full` file
+    /// later, several at once (grouped asynchronous commits). Immediate for files opened
+    /// `.unsafe` or `.memOnly`, whose promise covers process crashes only.
+    public func waitUntilDurable(_ version: UInt64) throws {
+        try ensureOpen()
+        guard core.fd >= 0, core.options.durability == .full else { return }
+        try core.awaitDurable(version)
+    }
+
+    /// Flushes (fdatasync) this process has made on this file since it was opened.
+    public var flushCount: Int { core.flushLock.withLock { core.flushCount } }
+
     public func sizes() throws -> FileSizes {
         try ensureOpen()
         return try core.sizes()
