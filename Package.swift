@@ -55,6 +55,12 @@ let package = Package(
             dependencies: ["StrataStorage"],
             path: "Tests/StrataStorageProbe"
         ),
+        // Child process of the cross-process notification tests of Strata.
+        .executableTarget(
+            name: "strata-probe",
+            dependencies: ["Strata"],
+            path: "Tests/StrataProbe"
+        ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata"]),
         .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench"]),

@@ -2,7 +2,9 @@
 //
 // Invariants: an object observer keeps the column bytes and values of the version it last
 // reported; a property counts as changed when its column bytes differ (so a value set to the same
-// value is not reported). After `.deleted` the observer stops.
+// value is not reported), or, for key paths through a link ("owner.name", "dogs.name"), when
+// the watched properties of the linked objects differ (RowFingerprint.swift). After `.deleted`
+// the observer stops.
 import Dispatch
 import StrataStorage
 
@@ -34,7 +36,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
 
     func start(core: RealmCore) {
         do {
-            guard let c = try core.columnBytes(table: table, key: key, pages: core.pages()) else {
+            guard let c = try core.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
                 flag.set()
                 block(.deleted)
                 return
@@ -51,7 +53,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
     func advance(core: RealmCore, silently: Bool) {
         guard version != .max, version != core.snap.version else { return }
         do {
-            guard let c = try core.columnBytes(table: table, key: key, pages: core.pages()) else {
+            guard let c = try core.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
                 flag.set()
                 if !silently { block(.deleted) }
                 return

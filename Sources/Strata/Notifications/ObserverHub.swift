@@ -106,6 +106,9 @@ extension RealmCore {
     /// After a local commit: thread-confined realms deliver now; queue-confined ones advance the
     /// skipped observers now and deliver to the others asynchronously on their queue.
     func notifyAfterCommit(skipping: [NotificationToken]) {
+        // Queue-confined observers of this file on other cores hear about it now, not at the
+        // watcher's next tick (VersionWatcher.swift).
+        VersionWatcher.shared.commitHappened()
         guard let hub = notificationHub, !hub.isEmpty else { return }
         guard let q = queue else {
             deliverNotifications(skipping: skipping)

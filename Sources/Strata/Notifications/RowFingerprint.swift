@@ -7,7 +7,9 @@
 //   rows of the objects its to-one links point to.
 // - Key paths ("name", "owner.name"): for each, the first component's column (null bit, fixed
 //   slot, variable bytes); when it is a to-one link and the path goes on, the rest of the path is
-//   fingerprinted on the linked object. Paths through to-many links watch the collection itself.
+//   fingerprinted on the linked object. Through a to-many link (List, MutableSet or Map of
+//   objects: "dogs.name") the collection's root is watched (membership and order) and the rest
+//   of the path is fingerprinted on every element's target, in collection order.
 //
 // Invariants: a fingerprint is read-only (it never begins a write); unknown property names are
 // rejected when the observer is registered (`.invalidArgument`), not here.
@@ -65,20 +67,41 @@ extension RealmCore {
         }
     }
 
+    /// Per property of the object (object observers): its column bytes, plus, for key paths
+    /// that go on through it ("owner.name", "dogs.name"), the fingerprint of the rest of the path
+    /// on the linked objects, so a change there reports the property the path starts with.
+    /// nil when the object is gone.
+    func propertyPrints(table: Int, key: UInt64, watching w: WatchedPaths, pages p: some PageReading) throws -> [[UInt8]]? {
+        guard var columns = try columnBytes(table: table, key: key, pages: p) else { return nil }
+        guard let paths = w.paths else { return columns }
+        let props = snap.schemas[table].properties
+        for (first, rests) in Self.groupedByFirst(paths) where !rests.isEmpty {
+            guard let c = props.firstIndex(where: { $0.name == first }), c < columns.count else { continue }
+            var sub: [UInt8] = []
+            _ = try appendFingerprint(table: table, key: key, paths: rests.map { [first] + $0 }, depth: 0, pages: p, into: &sub)
+            columns[c] += sub
+        }
+        return columns
+    }
+
     private func appendFingerprint(table: Int, key: UInt64, paths: [[String]]?, depth: Int,
                                    pages p: some PageReading, into out: inout [UInt8]) throws -> Bool {
         guard table < snap.metas.count else { return false }
         let layout = layout(ofTable: table)
         let props = snap.schemas[table].properties
         var follow: [(table: Int, key: UInt64, rest: [[String]]?)] = []
+        var followMany: [(table: Int, root: PageRef, kind: CollectionKind, rest: [[String]])] = []
         let found: Bool? = try snap.metas[table].objects.withValue(forKey: key, in: p) { row in
             if let paths {
-                for path in paths {
-                    guard let first = path.first, let c = props.firstIndex(where: { $0.name == first }) else { continue }
+                for (first, rests) in Self.groupedByFirst(paths) {
+                    guard let c = props.firstIndex(where: { $0.name == first }) else { continue }
                     let column = layout.columns[c]
                     out.append(contentsOf: Self.bytes(of: column, in: row))
-                    if path.count > 1, let link = linkTarget(of: column, property: props[c], in: row) {
-                        follow.append((link.table, link.key, [Array(path.dropFirst())]))
+                    guard !rests.isEmpty else { continue }
+                    if let link = linkTarget(of: column, property: props[c], in: row) {
+                        follow.append((link.table, link.key, rests))
+                    } else if let many = linkCollection(of: column, property: props[c], in: row) {
+                        followMany.append((many.table, many.root, column.collection, rests))
                     }
                 }
             } else {
@@ -98,7 +121,57 @@ extension RealmCore {
             out.append(0xFF)  // separator: a vanished target differs from an empty one
             _ = try appendFingerprint(table: f.table, key: f.key, paths: f.rest, depth: depth + 1, pages: p, into: &out)
         }
+        // Key paths through to-many links ("dogs.name"): every element's target, in order, so a
+        // renamed dog of the list changes the owner's fingerprint (the list's root did not move).
+        for m in followMany {
+            for target in try linkKeys(root: m.root, kind: m.kind, pages: p) {
+                out.append(0xFE)
+                _ = try appendFingerprint(table: m.table, key: target, paths: m.rest, depth: depth + 1, pages: p, into: &out)
+            }
+        }
         return true
+    }
+
+    /// Paths grouped by their first component (in first-seen order), with the rest of each path;
+    /// a path of one component contributes no rest.
+    static func groupedByFirst(_ paths: [[String]]) -> [(first: String, rests: [[String]])] {
+        var out: [(first: String, rests: [[String]])] = []
+        for path in paths {
+            guard let first = path.first else { continue }
+            let rest = Array(path.dropFirst())
+            if let i = out.firstIndex(where: { $0.first == first }) {
+                if !rest.isEmpty { out[i].rests.append(rest) }
+            } else {
+                out.append((first, rest.isEmpty ? [] : [rest]))
+            }
+        }
+        return out
+    }
+
+    /// The object keys held by a collection of links (List/MutableSet: 8-byte keys; Map:
+    /// [1] + key, or [0] for nil), in collection order.
+    func linkKeys(root: PageRef, kind: CollectionKind, pages p: some PageReading) throws -> [UInt64] {
+        guard !root.isNull else { return [] }
+        var keys: [UInt64] = []
+        if kind == .map {
+            try BytesTree(root: root).forEach(from: nil, in: p) { _, v in
+                if v.count == 9, v[0] == 1 { keys.append(UInt64(littleEndian: v.loadUnaligned(fromByteOffset: 1, as: UInt64.self))) }
+                return true
+            }
+        } else {
+            try PositionalTree(root: root).forEach(from: 0, in: p) { _, v in
+                if v.count >= 8 { keys.append(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))) }
+                return true
+            }
+        }
+        return keys
+    }
+
+    /// The tree root and target table of a List/MutableSet/Map-of-links column.
+    private func linkCollection(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, root: PageRef)? {
+        guard column.type == .object, column.collection != .none, let name = property.objectClassName,
+              let t = snap.tableByName[name], column.offset + 4 <= row.count else { return nil }
+        return (t, PageRef(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: column.offset, as: UInt32.self))))
     }
 
     /// The target of a non-null to-one link column.

@@ -4,6 +4,9 @@
 // How: one process-wide DispatchSourceTimer (every 10 ms, only while something is watched) asks
 // each watched file for `latestVersion()` — one read of the shared version record, no page is
 // touched — and, when it moved, enqueues a delivery on the observer realm's queue.
+// Commits made in THIS process do not wait for the timer: every commit pokes the watcher
+// (`commitHappened()`), which runs one check at once on the timer queue (pokes that arrive while
+// one is pending coalesce). The timer remains for other processes' commits.
 //
 // Invariants:
 // - The watcher never touches a core: it opens its OWN `StorageFile` of the same file (so no
@@ -38,6 +41,8 @@ final class VersionWatcher: Sendable {
 
     private let state = Mutex(State())
     private let timerQueue = DispatchQueue(label: "strata.version-watcher")
+    /// A poke's check is queued and has not started yet (further pokes add nothing).
+    private let pokePending = Atomic<Bool>(false)
     static let interval: DispatchTimeInterval = .milliseconds(10)
 
     /// Starts watching; false when the file could not be opened a second time.
@@ -57,6 +62,17 @@ final class VersionWatcher: Sendable {
             }
         }
         return true
+    }
+
+    /// Called after every commit in this process: checks the watched files now instead of at
+    /// the next timer tick. Costs one lock when nothing is watched.
+    func commitHappened() {
+        guard state.withLock({ $0.timer != nil }) else { return }
+        guard !pokePending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        timerQueue.async { [self] in
+            pokePending.store(false, ordering: .releasing)
+            tick()
+        }
     }
 
     private func tick() {
