@@ -12,7 +12,8 @@
 //
 // Invariants:
 // - Candidates are a superset of the matches (IndexKeys.swift); the caller evaluates the whole
-//   predicate on every candidate, so the planner never decides a match.
+//   predicate on every candidate, so the planner never decides a match. Every candidate is an
+//   existing object (checked in the object tree).
 // - A constant whose kind differs from the property's (an Int property against a Double, a
 //   String against an ObjectId…) disqualifies that conjunct: cross-kind equality has numeric
 //   rules the index encoding does not reproduce.
@@ -87,6 +88,10 @@ extension RealmCore {
             keys.sort()
             keys = Self.uniqueSorted(keys)
         }
+        // Only a damaged index can name a missing object; skipping it keeps such damage from
+        // producing a phantom result (a deleted object reads as default values).
+        let objects = snap.metas[t].objects
+        keys = try keys.filter { try objects.contains($0, in: pages) }
         let plan: QueryPlanKind = choice.index == nil
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
