@@ -172,10 +172,12 @@ extension Results {
         return r
     }
 
-    /// Applies predicate, sort and distinct to candidate keys (ascending).
-    func evaluate(keys: [UInt64], table: Int) throws -> [UInt64] {
+    /// Applies predicate (unless an exact index lookup already decided it), sort and distinct to
+    /// candidate keys (ascending).
+    func evaluate(keys: [UInt64], table: Int, predicateDecided: Bool = false) throws -> [UInt64] {
+        if predicateDecided && query.sort.isEmpty && query.distinct.isEmpty { return keys }
         var objects = keys.map { core.materialize(Element.self, info: info, table: table, key: $0) }
-        if let p = query.predicate {
+        if let p = query.predicate, !predicateDecided {
             if !core.isFrozen { core.indexing.rowsExamined &+= objects.count }
             let matcher = QueryMatcher(p)
             objects = try objects.filter { try matcher.matches($0) }

@@ -78,12 +78,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         guard let t = table else { return [] }
         if cache.stamp == core.changeCounter && cache.generation == core.generation { return cache.keys }
         var out: [UInt64] = []
+        var decided = false
         do {
             let p = try core.pages()
             // An `==`/`IN` on an indexed or primary-key property narrows the candidates
             // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
             if let predicate = query.predicate, let found = try core.indexCandidates(table: t, predicate: predicate) {
                 out = found.keys
+                if case .comparison = predicate { decided = found.exact }
                 if !core.isFrozen { core.indexing.lastPlan = found.plan }
             } else {
                 out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
@@ -93,7 +95,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 }
                 if query.predicate != nil && !core.isFrozen { core.indexing.lastPlan = .scan }
             }
-            if !query.isEmpty { out = try evaluate(keys: out, table: t) }
+            if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }
         } catch {
             core.record(error)
             out = []

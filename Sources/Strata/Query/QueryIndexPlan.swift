@@ -9,6 +9,9 @@
 // preferring fewer constants. The candidates are the union of the objects found for each
 // constant, ascending by object key — the order a scan visits them — so results are identical
 // to a scan's once the whole predicate is evaluated on each candidate. Everything else scans.
+// When the predicate is nothing but that comparison and the property's equality is binary (Int,
+// Bool, ObjectId, UUID, their optionals and enums), the candidates are the result: no object is
+// read (`count` of an indexed Int `==` touches index pages only).
 //
 // Invariants:
 // - Candidates are a superset of the matches (IndexKeys.swift); the caller evaluates the whole
@@ -32,7 +35,10 @@ enum QueryPlanKind: Equatable {
 extension RealmCore {
     /// The candidate object keys of `predicate` on table `t`, ascending, from the best usable
     /// index; nil when no conjunct can use one (the caller scans).
-    func indexCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind)? {
+    /// `exact`: the lookup itself decides `prop == constant` / `prop IN constants` (Int, Bool,
+    /// ObjectId, UUID: binary equality is the query's equality), so when the whole predicate is
+    /// that one comparison the candidates are the result without evaluating anything.
+    func indexCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
         if indexing.forceScan { return nil }
         let equalities = predicate.indexableEqualities()
         if equalities.isEmpty { return nil }
@@ -95,7 +101,9 @@ extension RealmCore {
         let plan: QueryPlanKind = choice.index == nil
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
-        return (keys, plan)
+        // Strings (NFC, truncation) and dates (-0/+0, NaN) share keys between unequal values.
+        let exact = property.type == .int || property.type == .bool || property.type == .objectId || property.type == .uuid
+        return (keys, plan, exact)
     }
 
     /// Appends the object keys of the index entries that start with `prefix` (ascending).
