@@ -6,8 +6,9 @@
 // - A managed object's query values are read from the realm's current snapshot; links become
 //   `.object` references whose identity is (class name, object key), so `==` on objects compares
 //   stored identity.
-// - Filtering scans the class's table (no index use yet); the key list is cached per change
-//   counter like unfiltered results.
+// - Filtering evaluates the predicate on the candidates `Results.keys` found (an index lookup
+//   or the whole table, Query/QueryIndexPlan.swift); the key list is cached per change counter
+//   like unfiltered results.
 import Foundation
 
 extension Object: QueryValueSource {
@@ -171,10 +172,13 @@ extension Results {
         return r
     }
 
-    /// Applies predicate, sort and distinct to the table's keys.
-    func evaluate(keys: [UInt64], table: Int) throws -> [UInt64] {
+    /// Applies predicate (unless an exact index lookup already decided it), sort and distinct to
+    /// candidate keys (ascending).
+    func evaluate(keys: [UInt64], table: Int, predicateDecided: Bool = false) throws -> [UInt64] {
+        if predicateDecided && query.sort.isEmpty && query.distinct.isEmpty { return keys }
         var objects = keys.map { core.materialize(Element.self, info: info, table: table, key: $0) }
-        if let p = query.predicate {
+        if let p = query.predicate, !predicateDecided {
+            if !core.isFrozen { core.indexing.rowsExamined &+= objects.count }
             let matcher = QueryMatcher(p)
             objects = try objects.filter { try matcher.matches($0) }
         }

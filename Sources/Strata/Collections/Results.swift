@@ -7,6 +7,9 @@
 //   change counter moves; `for … in` iterates the keys taken when the iterator was made.
 // - The struct is ready to carry a predicate, sort descriptors and distinct key paths (the query
 //   issue): `Query` holds them; with none, the results are every object in key order.
+// - A predicate is evaluated on candidates found through an index when it has an `==`/`IN` on
+//   an indexed or primary-key property, on every object otherwise; candidates come in key
+//   order, so the result (and its order) is the scan's.
 import Foundation
 
 /// Realm's sort descriptor (the query issue will honour it).
@@ -75,14 +78,24 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         guard let t = table else { return [] }
         if cache.stamp == core.changeCounter && cache.generation == core.generation { return cache.keys }
         var out: [UInt64] = []
+        var decided = false
         do {
             let p = try core.pages()
-            out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
-            try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
-                out.append(k)
-                return true
+            // An `==`/`IN` on an indexed or primary-key property narrows the candidates
+            // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
+            if let predicate = query.predicate, let found = try core.indexCandidates(table: t, predicate: predicate) {
+                out = found.keys
+                if case .comparison = predicate { decided = found.exact }
+                if !core.isFrozen { core.indexing.lastPlan = found.plan }
+            } else {
+                out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
+                try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
+                    out.append(k)
+                    return true
+                }
+                if query.predicate != nil && !core.isFrozen { core.indexing.lastPlan = .scan }
             }
-            if !query.isEmpty { out = try evaluate(keys: out, table: t) }
+            if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }
         } catch {
             core.record(error)
             out = []

@@ -7,6 +7,16 @@
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
 //
+// The "tables" value:
+//   [n × 16 bytes: objects root u32, primary-key root u32, nextKey u64]            (every file)
+//   then, only when some table has a secondary index (IndexKeys.swift):
+//   [per table: u16 k, k × (u16 column, u32 index root)][u32 n][u32 `indexTrailerMagic`]
+// A value without the trailer is exactly n × 16 bytes: files written before indexes existed (and
+// files without indexed properties) decode unchanged, and their missing indexes are built by the
+// first write that touches the table (IndexMaintenance.swift). A legacy value could only be
+// mistaken for one with a trailer if its last table's `nextKey` had `indexTrailerMagic` in its
+// high 32 bits (≈ 6 × 10^18 keys allocated) AND the rest parsed exactly: not reachable.
+//
 // Invariants:
 // - Table number i is the i-th schema in "schema" and the i-th meta in "tables"; tables are only
 //   ever appended, so a table number is stable for the life of the file.
@@ -19,14 +29,30 @@ enum Catalog {
     static let schemaKey: [UInt8] = Array("schema".utf8)
     static let tablesKey: [UInt8] = Array("tables".utf8)
     static let metaSize = 16
+    /// "INDX" little-endian: ends a "tables" value that carries secondary-index roots.
+    static let indexTrailerMagic: UInt32 = 0x5844_4E49
 }
 
-/// The roots of one class's trees and its key counter (16 bytes in the catalog).
+/// The roots of one class's trees and its key counter (16 bytes in the catalog, plus its
+/// secondary-index roots in the trailer).
 struct TableMeta: Equatable {
     var objects: KeyedTree
     var primaryKeys: BytesTree
     /// Object keys are allocated from this counter (never searched for): `nextKey` is the next one.
     var nextKey: UInt64
+    /// Secondary indexes present in the file, ascending by column. An index listed here is
+    /// complete (it holds exactly one entry per object); see IndexMaintenance.swift.
+    var indexes: [IndexTree] = []
+    /// Not stored: true once this snapshot checked `indexes` against the schema in a write
+    /// (missing ones built, stale ones dropped). Reset by every decode.
+    var indexesChecked = false
+}
+
+/// One secondary index: the BytesTree of (encoded value ++ big-endian object key) → empty.
+struct IndexTree: Equatable {
+    /// The indexed column (property position in the table's schema).
+    let column: Int
+    var tree: BytesTree
 }
 
 /// A little binary writer for the catalog.
@@ -122,16 +148,46 @@ extension Catalog {
 
     static func encode(metas: [TableMeta]) -> [UInt8] {
         var w = CatalogWriter()
+        w.bytes.reserveCapacity(metas.count * metaSize)
+        var anyIndex = false
         for m in metas {
             w.u32(m.objects.root.raw)
             w.u32(m.primaryKeys.root.raw)
             w.u64(m.nextKey)
+            if !m.indexes.isEmpty { anyIndex = true }
         }
+        guard anyIndex else { return w.bytes }
+        for m in metas {
+            w.u16(UInt16(truncatingIfNeeded: m.indexes.count))
+            for i in m.indexes {
+                w.u16(UInt16(truncatingIfNeeded: i.column))
+                w.u32(i.tree.root.raw)
+            }
+        }
+        w.u32(UInt32(truncatingIfNeeded: metas.count))
+        w.u32(indexTrailerMagic)
         return w.bytes
     }
 
+    /// The number of tables a "tables" value describes (with or without the index trailer).
+    static func tableCount(_ bytes: [UInt8]) -> Int {
+        if let n = trailerTableCount(bytes) { return n }
+        return bytes.count / metaSize
+    }
+
+    /// The table count of a value that ends with a plausible index trailer, nil otherwise.
+    private static func trailerTableCount(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 8 else { return nil }
+        var r = CatalogReader(bytes: bytes, at: bytes.count - 8)
+        guard let n = try? r.u32(), let magic = try? r.u32(), magic == indexTrailerMagic else { return nil }
+        // The fixed part plus at least a u16 per table must fit before the trailer.
+        guard Int(n) * (metaSize + 2) + 8 <= bytes.count else { return nil }
+        return Int(n)
+    }
+
     static func decodeMetas(_ bytes: [UInt8], count: Int) throws(Realm.Error) -> [TableMeta] {
-        guard bytes.count == count * metaSize else {
+        let hasTrailer = trailerTableCount(bytes) == count
+        guard hasTrailer || bytes.count == count * metaSize else {
             throw CatalogReader.corrupt("\(bytes.count) bytes of table roots for \(count) classes")
         }
         var r = CatalogReader(bytes: bytes)
@@ -140,6 +196,23 @@ extension Catalog {
         for _ in 0..<count {
             let o = try r.u32(), p = try r.u32(), k = try r.u64()
             out.append(TableMeta(objects: KeyedTree(root: PageRef(o)), primaryKeys: BytesTree(root: PageRef(p)), nextKey: k))
+        }
+        guard hasTrailer else { return out }
+        for t in 0..<count {
+            let k = Int(try r.u16())
+            var previous = -1
+            out[t].indexes.reserveCapacity(k)
+            for _ in 0..<k {
+                let column = Int(try r.u16()), root = try r.u32()
+                guard column > previous else {
+                    throw CatalogReader.corrupt("index columns of table \(t) are not ascending (\(column) after \(previous))")
+                }
+                previous = column
+                out[t].indexes.append(IndexTree(column: column, tree: BytesTree(root: PageRef(root))))
+            }
+        }
+        guard r.at == bytes.count - 8 else {
+            throw CatalogReader.corrupt("the index roots end at byte \(r.at), not at the trailer (byte \(bytes.count - 8))")
         }
         return out
     }

@@ -6,6 +6,8 @@
 // - The primary-key index (a BytesTree per table) maps `primaryKeyIndexKey(value)` to the
 //   8-byte object key: [1] + element encoding for a value, [0] for nil. Rows and index change
 //   together in one write.
+// - Secondary indexes (IndexMaintenance.swift) change with the rows too: add, property set,
+//   delete (embedded cascades included) and deleteAll call its hooks.
 // - Every stored link (to-one slot or collection element) has its backlink entry (Backlinks.swift),
 //   so deleting an object finds the links to it without scanning tables.
 import StrataStorage
@@ -43,8 +45,17 @@ extension RealmCore {
             }) else {
                 misuse(.objectInvalidated, "the '\(b.info.schema.className)' object was deleted or invalidated")
             }
+            // The old bytes are kept only for an indexed column (they are then copied on write).
+            let before = try maintainedIndexes(table: b.table, w) && hasIndex(table: b.table, column: column.index) ? row.bytes : nil
             try body(&row)
             try row.bytes.withUnsafeBytes { _ = try snap.metas[b.table].objects.put(b.key, $0, in: w) }
+            if let before {
+                try before.withUnsafeBytes { old in
+                    try row.bytes.withUnsafeBytes { new in
+                        try indexReplace(table: b.table, key: b.key, old: old, new: new, onlyColumn: column.index, w)
+                    }
+                }
+            }
             snap.metasDirty = true
             changeCounter &+= 1
         } catch {
@@ -205,6 +216,15 @@ extension RealmCore {
                 try info.fields[i].storeUnmanaged(obj, &row, columns[i])
             }
             try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
+            if try maintainedIndexes(table: t, w) {
+                try row.bytes.withUnsafeBytes { new in
+                    if let existing = existingRow {
+                        try existing.withUnsafeBytes { old in try indexReplace(table: t, key: key, old: old, new: new, w) }
+                    } else {
+                        try indexInsert(table: t, key: key, row: new, w)
+                    }
+                }
+            }
             if existingRow == nil, let k = pkIndexKey {
                 try withUnsafeBytes(of: key.littleEndian) { v in
                     try k.withUnsafeBytes { kb in _ = try snap.metas[t].primaryKeys.put(kb, v, in: w) }
@@ -289,7 +309,10 @@ extension RealmCore {
                 collections[CollectionKey(table: Int32(t), column: Int32(c.index), owner: key)] = nil
             }
         }
-        // 3. Primary key and row.
+        // 3. Secondary indexes, primary key and row.
+        if try maintainedIndexes(table: t, w) {
+            try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, w) }
+        }
         if let pkc = schema.properties.firstIndex(where: \.isPrimary) {
             let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
             try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }
@@ -381,6 +404,7 @@ extension RealmCore {
             }
             try snap.metas[t].objects.destroy(in: w)
             try snap.metas[t].primaryKeys.destroy(in: w)
+            try indexClear(table: t, w)
         }
         try snap.backlinks.destroy(in: w)
         collections.removeAll()

@@ -89,6 +89,8 @@ final class RealmCore {
     var asyncWrites = AsyncWriteQueue()
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
     var notificationHub: ObserverHub?
+    /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
+    var indexing = IndexRuntime()
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {
@@ -187,7 +189,7 @@ final class RealmCore {
         let metaBytes = try Realm.Error.wrap {
             try Catalog.tablesKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
         } ?? []
-        let count = metaBytes.count / Catalog.metaSize
+        let count = Catalog.tableCount(metaBytes)
         if migrated {
             snap.schemas = []
             snap.infos = []

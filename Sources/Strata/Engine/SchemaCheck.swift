@@ -79,6 +79,8 @@ extension RealmCore {
         let t = snap.schemas.count
         snap.schemas.append(info.schema)
         snap.metas.append(TableMeta(objects: KeyedTree(), primaryKeys: BytesTree(), nextKey: 1))
+        snap.metas[t].indexes = requiredIndexColumns(table: t).map { IndexTree(column: $0, tree: BytesTree()) }
+        snap.metas[t].indexesChecked = true
         snap.infos.append(info)
         snap.tableByName[name] = t
         snap.tableByClass[ObjectIdentifier(info.type)] = t

@@ -11,7 +11,8 @@
 // 3. Bind every class, create tables for new classes, store the new schema version.
 // 4. Run the migration block (enumerateObjects / create / delete / deleteData / renameProperty).
 // 5. Rebuild primary-key indexes of converted or key-changed tables; a duplicate is
-//    `.duplicatePrimaryKey`. Commit.
+//    `.duplicatePrimaryKey`. Rebuild every secondary index (maintenance is suspended while
+//    steps 2–4 rewrite rows; added and removed `indexed:` take effect here). Commit.
 //
 // Known limits: classes not in `objectTypes` are not converted (they are bound on first use and a
 // changed one is `.schemaMismatch`); collection trees of removed properties are not freed (their
@@ -29,6 +30,8 @@ extension RealmCore {
             throw Realm.Error(.schemaMismatch, "class '\(changed.schema.className)' changed and deleteRealmIfMigrationNeeded is set")
         }
         try beginWrite()
+        indexing.suspended = true
+        defer { indexing.suspended = false }
         do {
             let w = try requireWriteThrowing("migrate")
             let ctx = MigrationContext(core: self, codeClasses: known)
@@ -51,6 +54,7 @@ extension RealmCore {
             }
             if let e = ctx.error ?? pendingError { throw e }
             for t in ctx.pkDirty.sorted() { try rebuildPrimaryKeys(table: t, w: w) }
+            try rebuildAllIndexes(w)
             try commitWrite()
         } catch {
             cancelWrite()
