@@ -211,6 +211,32 @@ import Glibc
         #expect(try file.beginRead().roots[1] == 42)
     }
 
+    /// Commits copy their pages into the writable shared mapping: what pread returns from the
+    /// file (the page cache) must be the committed page, plain and encrypted.
+    @Test func committedPagesReachTheFileThroughTheMapping() throws {
+        let dir = TemporaryDirectory()
+        for key in [nil, [UInt8](repeating: 7, count: 64)] {
+            let path = dir.file(key == nil ? "plain" : "encrypted")
+            let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe, encryptionKey: key))
+            defer { file.close() }
+            #expect(file.core.store.writeWindow != nil)
+            try commitCounter(file, value: 5, marker: 0x3C)
+            let r = try file.beginRead()
+            let page = Int(r.roots[0])
+            r.end()
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+            defer { buffer.deallocate() }
+            #expect(pread(file.core.fd, buffer, PageLayout.pageSize, off_t(page * PageLayout.pageSize)) == PageLayout.pageSize)
+            if key == nil {
+                #expect(PageStore.checksumMatches(UnsafeRawPointer(buffer), page: page))
+                #expect(readStamp(UnsafeRawPointer(buffer) + PageLayout.headerSize)?.value == 5)
+            } else {
+                // Ciphertext on disk: the marker run must not appear in clear.
+                #expect(readStamp(UnsafeRawPointer(buffer) + PageLayout.headerSize) == nil)
+            }
+        }
+    }
+
     @Test func aMetaClaimingTooMuchInlineSpaceIsNotSealed() {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }

@@ -270,12 +270,22 @@ extension WriteTransaction {
 }
 
 extension FileCore {
-    /// pwrite of sealed pages sorted by page number, contiguous runs in one pwritev.
+    /// Writes sealed pages sorted by page number: copied into the writable file mapping when
+    /// there is one (PageStore's write window), else pwrite with contiguous runs in one pwritev.
     func writePages(_ images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)]) throws(StorageError) {
         if injectedWriteErrno != 0 {
             let code = injectedWriteErrno
             injectedWriteErrno = 0
             throw ioError("pwrite", code, path: path)
+        }
+        if let window = store.writeWindow, let last = images.last,
+           Int(last.page) < fileSizePages, (Int(last.page) + 1) * PageLayout.pageSize <= store.writeWindowBytes {
+            // Sorted: the last page is the highest, and every page below the file size is backed.
+            for item in images {
+                (window + Int(item.page) * PageLayout.pageSize).copyMemory(from: UnsafeRawPointer(item.sealed),
+                                                                          byteCount: PageLayout.pageSize)
+            }
+            return
         }
         var index = 0
         var iov = [iovec](repeating: iovec(), count: min(images.count, 512))
