@@ -20,6 +20,11 @@ private func seconds(_ body: () throws -> Void) rethrows -> Double {
 
 private func benchConfig() -> Realm.Configuration { tempConfig("bench", durability: .unsafe) }
 
+/// `STRATA_BENCH_TXNS` overrides a benchmark's transaction count (e.g. small runs under callgrind).
+private func txnCount(_ standard: Int) -> Int {
+    ProcessInfo.processInfo.environment["STRATA_BENCH_TXNS"].flatMap(Int.init) ?? standard
+}
+
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal),
        .serialized)
 struct ObjectBenchmarks {
@@ -32,7 +37,22 @@ struct ObjectBenchmarks {
     }
 
     @Test func sensorsOneReadingPerTransaction() throws {
-        let realm = try Realm(configuration: benchConfig())
+        let rate = try sensorsSteadyState(benchConfig())
+        print("BENCH sensors 1/txn (.unsafe, cap 10k): \(rate) txn/s")
+    }
+
+    /// The same with encryption, for the encrypted-vs-plain overhead (issue #2: ≤ 5%).
+    @Test func sensorsOneReadingPerTransactionEncrypted() throws {
+        var config = benchConfig()
+        config.encryptionKey = Data((0..<64).map { UInt8($0) })
+        let rate = try sensorsSteadyState(config)
+        print("BENCH sensors 1/txn (.unsafe, encrypted, cap 10k): \(rate) txn/s")
+    }
+
+    /// Steady state of the sensors pattern: each transaction appends a reading and deletes the
+    /// oldest once 10,000 are kept. Returns transactions per second.
+    private func sensorsSteadyState(_ config: Realm.Configuration) throws -> Int {
+        let realm = try Realm(configuration: config)
         let cap = 10_000
         try realm.write {
             let s = Sensor()
@@ -40,7 +60,7 @@ struct ObjectBenchmarks {
             try realm.add(s)
             for i in 0..<cap { s.readings.append(reading(i)) }
         }
-        let n = 20_000
+        let n = txnCount(20_000)
         let t = try seconds {
             for i in cap..<(cap + n) {
                 try realm.write {
@@ -57,7 +77,7 @@ struct ObjectBenchmarks {
         let s = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "o3"))
         #expect(s.readings.count == cap)
         #expect(realm.objects(Reading.self).count == cap)
-        print("BENCH sensors 1/txn (.unsafe, cap 10k): \(Int(Double(n) / t)) txn/s")
+        return Int(Double(n) / t)
     }
 
     @Test func sensorsOneReadingPerTransactionFullDurability() throws {
@@ -67,7 +87,7 @@ struct ObjectBenchmarks {
             s.symbol = "o3"
             try realm.add(s)
         }
-        let n = 2_000
+        let n = txnCount(2_000)
         let t = try seconds {
             for i in 0..<n {
                 try realm.write {

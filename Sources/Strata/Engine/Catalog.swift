@@ -6,6 +6,12 @@
 //   [1] schema version
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
+// UserRoots data (committed in the meta page itself): empty, or `rootDataTag` followed by the
+//   encoded table metas. When present it is authoritative and the catalog's "tables" value is
+//   stale; it is used whenever the encoded metas fit (`UserRoots.maxDataSize`), because the metas
+//   change in almost every write (a tree root or `nextKey` moves) and keeping them in the meta
+//   saves rewriting the catalog page per commit. Files whose data is empty (older files, more
+//   tables than fit) keep the metas under "tables".
 //
 // The "tables" value:
 //   [n × 16 bytes: objects root u32, primary-key root u32, nextKey u64]            (every file)
@@ -31,6 +37,8 @@ enum Catalog {
     static let metaSize = 16
     /// "INDX" little-endian: ends a "tables" value that carries secondary-index roots.
     static let indexTrailerMagic: UInt32 = 0x5844_4E49
+    /// First byte of the UserRoots data when it holds the table metas.
+    static let rootDataTag: UInt8 = 1
 }
 
 /// The roots of one class's trees and its key counter (16 bytes in the catalog, plus its

@@ -137,7 +137,7 @@ extension FileCore {
         meta.encrypted = target != nil
         meta.keyCheck = target?.keyCheck ?? []
         meta.durableBase = current.version
-        meta.inlineEntries = Array(entries.prefix(MetaLayout.inlineCapacity))
+        meta.inlineEntries = Array(entries.prefix(MetaLayout.inlineCapacity(rootData: current.roots.data.count)))
         meta.totalEntries = UInt32(meta.inlineEntries.count)
         let metaPages = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
         defer { metaPages.deallocate() }

@@ -3,10 +3,12 @@
 // Order of a commit of version N = base + 1:
 // 1. Pages freed by this transaction, and the base version's free-list and commit-record pages,
 //    are held as freed by N (reusable once no reader pins a version that can see them).
-// 2. Free-list pages are allocated until they can hold the free-space records, then overflow
-//    commit-record pages if the commit record does not fit in the meta page; the free list is
-//    serialised (allocation only removes pages from the head of runs, so the record count can
-//    only shrink after sizing — the pages allocated always suffice).
+// 2. When the free-space records fit in the meta beside the whole commit record and the user
+//    root data, they go there (no free-list page: the common small commit writes one page
+//    fewer). Otherwise free-list pages are allocated until they can hold the records, then
+//    overflow commit-record pages if the commit record does not fit in the meta page; the free
+//    list is serialised (allocation only removes pages from the head of runs, so the record count
+//    can only shrink after sizing — the pages allocated always suffice).
 // 3. Every written page gets its header (checksum or GCM tag); the commit record lists them.
 // 4. pwrite of the pages (contiguous runs coalesced with pwritev), pwrite of the meta into slot
 //    N % 8 (with the newest durable version as its durable base; when 7 versions already wait for
@@ -164,6 +166,10 @@ extension WriteTransaction {
     func performCommit() throws(StorageError) -> CommitStatistics {
         let core = self.core
         let newVersion = baseVersion + 1
+        guard roots.data.count <= UserRoots.maxDataSize else {
+            throw StorageError(.tooLarge, "\(roots.data.count) bytes of root data, at most \(UserRoots.maxDataSize) fit", path: core.path)
+        }
+        let dataBytes = roots.data.count
 
         // 1. Hold what this version stops referencing.
         for freed in freedCommitted {
@@ -174,28 +180,37 @@ extension WriteTransaction {
 
         // 2. Free-list pages, then commit-record overflow pages.
         var freeListPages: [(ref: UInt32, payload: UnsafeMutableRawPointer)] = []
-        while freeListPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
-            let (page, buffer) = try allocateRaw()
-            freeListPages.append((page, buffer + PageLayout.headerSize))
+        var inlineFree: [HeldRun] = []
+        let freeInline = MetaLayout.fits(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
+        if freeInline {
+            // Nothing is allocated after this point (the commit record fits inline), so the
+            // records cannot change any more.
+            inlineFree = core.freeSpace.records()
+        } else {
+            while freeListPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
+                let (page, buffer) = try allocateRaw()
+                freeListPages.append((page, buffer + PageLayout.headerSize))
+            }
         }
         let entryCount = dirty.count
-        let overflowCount = entryCount > MetaLayout.inlineCapacity
-            ? (entryCount - MetaLayout.inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
+        let inlineCapacity = freeInline ? entryCount : MetaLayout.inlineCapacity(rootData: dataBytes)
+        let overflowCount = entryCount > inlineCapacity
+            ? (entryCount - inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
             : 0
         var overflow: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
         for _ in 0..<overflowCount {
             let (page, buffer) = try allocateRaw()
-            dirty[page] = nil
+            dirty.remove(page)
             overflow.append((page, buffer))
         }
         defer { for item in overflow { core.returnBuffer(item.buffer) } }
-        core.freeSpace.serialize(into: freeListPages)
+        if !freeListPages.isEmpty { core.freeSpace.serialize(into: freeListPages) }
 
         // 3. Seal pages, build the commit record.
         let encrypted = core.cipher != nil
         var sealedBuffers: [UnsafeMutableRawPointer] = []
         defer { for buffer in sealedBuffers { core.returnBuffer(buffer) } }
-        let pages = dirty.keys.sorted()
+        let pages = dirty.sortedPages()
         var images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)] = []
         images.reserveCapacity(pages.count + overflow.count)
         var entries: [CommitEntry] = []
@@ -217,7 +232,8 @@ extension WriteTransaction {
         meta.encrypted = encrypted
         meta.keyCheck = core.cipher?.keyCheck ?? []
         meta.totalEntries = UInt32(entries.count)
-        let inlineCount = min(entries.count, MetaLayout.inlineCapacity)
+        meta.inlineFree = inlineFree
+        let inlineCount = min(entries.count, inlineCapacity)
         meta.inlineEntries = Array(entries[0..<inlineCount])
         // Overflow pages are chained front to back; each names the next and its checksum, so they
         // are sealed back to front.
@@ -292,12 +308,22 @@ extension WriteTransaction {
 }
 
 extension FileCore {
-    /// pwrite of sealed pages sorted by page number, contiguous runs in one pwritev.
+    /// Writes sealed pages sorted by page number: copied into the writable file mapping when
+    /// there is one (PageStore's write window), else pwrite with contiguous runs in one pwritev.
     func writePages(_ images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)]) throws(StorageError) {
         if injectedWriteErrno != 0 {
             let code = injectedWriteErrno
             injectedWriteErrno = 0
             throw ioError("pwrite", code, path: path)
+        }
+        if let window = store.writeWindow, let last = images.last,
+           Int(last.page) < fileSizePages, (Int(last.page) + 1) * PageLayout.pageSize <= store.writeWindowBytes {
+            // Sorted: the last page is the highest, and every page below the file size is backed.
+            for item in images {
+                (window + Int(item.page) * PageLayout.pageSize).copyMemory(from: UnsafeRawPointer(item.sealed),
+                                                                          byteCount: PageLayout.pageSize)
+            }
+            return
         }
         var index = 0
         var iov = [iovec](repeating: iovec(), count: min(images.count, 512))

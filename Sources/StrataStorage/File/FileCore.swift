@@ -50,13 +50,15 @@ final class FileCore: @unchecked Sendable {
 
     // Owned by the writer.
     let writerGate = WriterGate()
-    var freeSpace = FreeSpace()
+    // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
+    // touched only by the writer-gate holder, so accesses can never overlap.
+    @exclusivity(unchecked) var freeSpace = FreeSpace()
     var freeListPages: [UInt32] = []
     var overflowPages: [UInt32] = []
     var fileSizePages: Int
     /// The version whose free space, free-list pages and commit-record pages the writer holds.
     var writerStateVersion: UInt64
-    var bufferPool: [UnsafeMutableRawPointer] = []
+    @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
     // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
     // running, and the error of a failed flush (after which commits are refused: what reached the
     // disk is unknown, as after any failed fsync).

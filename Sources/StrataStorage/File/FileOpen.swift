@@ -144,8 +144,12 @@ extension FileCore {
     /// 4 KiB of HMAC-SHA256 per commit). nil when the entry count is out of range.
     static func sealedLength(_ page: UnsafeRawPointer) -> Int? {
         let inline = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 108, as: UInt32.self)))
-        guard inline <= MetaLayout.inlineCapacity else { return nil }
-        return MetaLayout.entriesOffset + inline * MetaLayout.entrySize
+        let free = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.freeRecordCountOffset, as: UInt32.self)))
+        let data = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.rootDataLengthOffset, as: UInt32.self)))
+        guard inline <= MetaLayout.inlineCapacity, free <= MetaLayout.sealOffset / MetaLayout.freeRecordSize,
+              data <= UserRoots.maxDataSize,
+              MetaLayout.fits(inline: inline, freeRecords: free, rootData: data) else { return nil }
+        return MetaLayout.sealedLength(inline: inline, freeRecords: free, rootData: data)
     }
 
     static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
@@ -401,6 +405,7 @@ extension FileCore {
         guard pages.count == Int(meta.freeListPageCount) else {
             throw StorageError(.corruptFile, "free-list chain is shorter than the meta says", path: path)
         }
+        for record in meta.inlineFree { try space.add(record, pageCount: meta.pageCount, path: path) }
         freeSpace = space
         freeListPages = pages
     }

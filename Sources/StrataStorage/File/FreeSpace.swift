@@ -129,14 +129,51 @@ struct FreeSpace: Equatable {
 
     // MARK: - Persistence
 
+    /// Every record in persisted order: reusable runs (versions 0), then held runs.
+    func records() -> [HeldRun] {
+        var out: [HeldRun] = []
+        out.reserveCapacity(recordCount)
+        for run in reusable { out.append(HeldRun(start: run.start, count: run.count, allocVersion: 0, freeVersion: 0)) }
+        out.append(contentsOf: held)
+        return out
+    }
+
+    /// Writes one 24-byte record (start u32, count u32, allocVersion u64, freeVersion u64).
+    static func store(_ r: HeldRun, into at: UnsafeMutableRawPointer) {
+        at.storeBytes(of: r.start.littleEndian, as: UInt32.self)
+        at.storeBytes(of: r.count.littleEndian, toByteOffset: 4, as: UInt32.self)
+        at.storeBytes(of: r.allocVersion.littleEndian, toByteOffset: 8, as: UInt64.self)
+        at.storeBytes(of: r.freeVersion.littleEndian, toByteOffset: 16, as: UInt64.self)
+    }
+
+    /// Reads one 24-byte record (not validated: see `add(_:pageCount:path:)`).
+    static func loadRecord(from at: UnsafeRawPointer) -> HeldRun {
+        HeldRun(start: UInt32(littleEndian: at.loadUnaligned(as: UInt32.self)),
+                count: UInt32(littleEndian: at.loadUnaligned(fromByteOffset: 4, as: UInt32.self)),
+                allocVersion: UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                freeVersion: UInt64(littleEndian: at.loadUnaligned(fromByteOffset: 16, as: UInt64.self)))
+    }
+
+    /// Adds a persisted record: freeVersion 0 is reusable, otherwise held. Throws `.corruptFile`
+    /// when the run leaves the file.
+    mutating func add(_ r: HeldRun, pageCount: UInt32, path: String?) throws(StorageError) {
+        guard r.start >= MetaLayout.firstDataPage, r.count > 0, UInt64(r.start) + UInt64(r.count) <= UInt64(pageCount) else {
+            throw StorageError(.corruptFile, "free-list run \(r.start)+\(r.count) lies outside the file", path: path)
+        }
+        if r.freeVersion == 0 {
+            releaseRun(FreeRun(start: r.start, count: r.count))
+        } else {
+            held.append(r)
+        }
+    }
+
     static func pagesNeeded(records: Int) -> Int {
         (records + FreeListLayout.capacity - 1) / FreeListLayout.capacity
     }
 
     /// Writes the records into the payloads of `pages` (already allocated, in chain order).
     func serialize(into pages: [(ref: UInt32, payload: UnsafeMutableRawPointer)]) {
-        var records: [HeldRun] = reusable.map { HeldRun(start: $0.start, count: $0.count, allocVersion: 0, freeVersion: 0) }
-        records.append(contentsOf: held)
+        let records = self.records()
         var index = 0
         for (i, page) in pages.enumerated() {
             let payload = page.payload
@@ -148,10 +185,7 @@ struct FreeSpace: Equatable {
             payload.storeBytes(of: next.littleEndian, toByteOffset: 8, as: UInt32.self)
             var offset = FreeListLayout.recordsOffset
             for r in records[index..<(index + n)] {
-                payload.storeBytes(of: r.start.littleEndian, toByteOffset: offset, as: UInt32.self)
-                payload.storeBytes(of: r.count.littleEndian, toByteOffset: offset + 4, as: UInt32.self)
-                payload.storeBytes(of: r.allocVersion.littleEndian, toByteOffset: offset + 8, as: UInt64.self)
-                payload.storeBytes(of: r.freeVersion.littleEndian, toByteOffset: offset + 16, as: UInt64.self)
+                FreeSpace.store(r, into: payload + offset)
                 offset += FreeListLayout.recordSize
             }
             index += n
@@ -170,19 +204,8 @@ struct FreeSpace: Equatable {
         }
         var offset = FreeListLayout.recordsOffset
         for _ in 0..<n {
-            let start = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            let count = UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-            let alloc = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
-            let free = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            try add(FreeSpace.loadRecord(from: payload + offset), pageCount: pageCount, path: path)
             offset += FreeListLayout.recordSize
-            guard start >= MetaLayout.firstDataPage, count > 0, UInt64(start) + UInt64(count) <= UInt64(pageCount) else {
-                throw StorageError(.corruptFile, "free-list run \(start)+\(count) lies outside the file", path: path)
-            }
-            if free == 0 {
-                releaseRun(FreeRun(start: start, count: count))
-            } else {
-                held.append(HeldRun(start: start, count: count, allocVersion: alloc, freeVersion: free))
-            }
         }
         return UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
     }

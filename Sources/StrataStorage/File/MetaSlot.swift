@@ -10,8 +10,17 @@
 //  108 inline commit entries u32 112 overflow head page u32  116 overflow head checksum u64
 //  124 total commit entries u32  128 key check value (32 bytes, encrypted files only)
 //  160 durable base u64 (newest version durable when this was written)
-//  168 reserved                  192 inline commit entries, 12 bytes each (page u32, checksum u64)
-// 4064 seal: XXH64 (plain) or HMAC-SHA-256 (encrypted) of [0, 192 + 12 × inline entries), 32 bytes.
+//  168 inline free-space records u32 (F)                    172 user root data length u32 (D)
+//  176 reserved
+//  192 inline commit entries, 12 bytes each (page u32, checksum u64); then F free-space records
+//      (24 bytes each, FreeSpace's record format); then D bytes of user root data
+// 4064 seal: XXH64 (plain) or HMAC-SHA-256 (encrypted) of [0, 192 + 12 × inline + 24 × F + D), 32 bytes.
+//
+// Format 2 added F and D (format 1 wrote zeros there, so format 1 slots read unchanged). A commit
+// whose free-space records fit beside its commit record keeps them in the meta (F > 0, no
+// free-list page); otherwise they go to free-list pages (F = 0, the free-list head names them).
+// Slots are written as format 2 so that builds which know only format 1 refuse the file rather
+// than ignore the free space and root data it carries.
 //
 // Invariants:
 // - A slot is valid only if magic, format, page size and seal verify.
@@ -41,11 +50,31 @@ enum MetaLayout {
     static let ringBytes = slotCount * PageLayout.pageSize
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
+    /// Format 1 slots (no inline free space, no root data) are still read.
+    static let oldestReadableFormat: UInt32 = 1
+    static let freeRecordCountOffset = 168
+    static let rootDataLengthOffset = 172
+    static let freeRecordSize = 24
     static let entriesOffset = 192
     static let entrySize = 12
     static let sealOffset = 4064
     static let inlineCapacity = (sealOffset - entriesOffset) / entrySize  // 322
+
+    /// Bytes covered by the seal of a meta with these parts.
+    static func sealedLength(inline: Int, freeRecords: Int, rootData: Int) -> Int {
+        entriesOffset + inline * entrySize + freeRecords * freeRecordSize + rootData
+    }
+
+    /// Whether a meta with these parts fits in front of the seal.
+    static func fits(inline: Int, freeRecords: Int, rootData: Int) -> Bool {
+        sealedLength(inline: inline, freeRecords: freeRecords, rootData: rootData) <= sealOffset
+    }
+
+    /// Inline commit entries that fit beside `rootData` bytes of root data (no inline free space).
+    static func inlineCapacity(rootData: Int) -> Int {
+        (sealOffset - entriesOffset - rootData) / entrySize
+    }
     static let keyCheckOffset = 128
     static let keyCheckSize = 32
 }
@@ -73,6 +102,8 @@ struct MetaState: Equatable {
     var overflowChecksum: UInt64 = 0
     var totalEntries: UInt32 = 0
     var keyCheck: [UInt8] = []
+    /// Free-space records kept in the meta itself (empty when they are in free-list pages).
+    var inlineFree: [HeldRun] = []
 
     /// Encodes into a 4096-byte page, without the seal.
     func encode(into page: UnsafeMutableRawPointer) {
@@ -96,11 +127,20 @@ struct MetaState: Equatable {
         for (i, byte) in keyCheck.prefix(MetaLayout.keyCheckSize).enumerated() {
             page.storeBytes(of: byte, toByteOffset: MetaLayout.keyCheckOffset + i, as: UInt8.self)
         }
+        page.storeBytes(of: UInt32(inlineFree.count).littleEndian, toByteOffset: MetaLayout.freeRecordCountOffset, as: UInt32.self)
+        page.storeBytes(of: UInt32(roots.data.count).littleEndian, toByteOffset: MetaLayout.rootDataLengthOffset, as: UInt32.self)
         var offset = MetaLayout.entriesOffset
         for entry in inlineEntries {
             page.storeBytes(of: entry.page.littleEndian, toByteOffset: offset, as: UInt32.self)
             page.storeBytes(of: entry.checksum.littleEndian, toByteOffset: offset + 4, as: UInt64.self)
             offset += MetaLayout.entrySize
+        }
+        for record in inlineFree {
+            FreeSpace.store(record, into: page + offset)
+            offset += MetaLayout.freeRecordSize
+        }
+        roots.data.withUnsafeBytes { bytes in
+            if let source = bytes.baseAddress { (page + offset).copyMemory(from: source, byteCount: bytes.count) }
         }
     }
 
@@ -112,7 +152,8 @@ struct MetaState: Equatable {
         guard magic == MetaLayout.magic else { return .failure(.init(.notOurs)) }
         let format = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let pageSize = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard format == MetaLayout.formatVersion, pageSize == UInt32(PageLayout.pageSize) else {
+        guard format >= MetaLayout.oldestReadableFormat, format <= MetaLayout.formatVersion,
+              pageSize == UInt32(PageLayout.pageSize) else {
             return .failure(.init(.notOurs))
         }
         var meta = MetaState()
@@ -130,9 +171,13 @@ struct MetaState: Equatable {
         meta.overflowChecksum = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 116, as: UInt64.self))
         meta.totalEntries = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 124, as: UInt32.self))
         meta.durableBase = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.durableBaseOffset, as: UInt64.self))
+        let freeCount = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.freeRecordCountOffset, as: UInt32.self)))
+        let dataLength = Int(UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.rootDataLengthOffset, as: UInt32.self)))
         guard inlineCount <= MetaLayout.inlineCapacity, meta.pageCount >= MetaLayout.firstDataPage,
               meta.durableBase <= meta.version,
-              Int(meta.totalEntries) >= inlineCount else {
+              Int(meta.totalEntries) >= inlineCount,
+              freeCount <= MetaLayout.sealOffset / MetaLayout.freeRecordSize, dataLength <= UserRoots.maxDataSize,
+              MetaLayout.fits(inline: inlineCount, freeRecords: freeCount, rootData: dataLength) else {
             return .failure(.init(.damaged))
         }
         meta.keyCheck = (0..<MetaLayout.keyCheckSize).map {
@@ -145,6 +190,14 @@ struct MetaState: Equatable {
             let sum = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
             meta.inlineEntries.append(CommitEntry(page: ref, checksum: sum))
             offset += MetaLayout.entrySize
+        }
+        meta.inlineFree.reserveCapacity(freeCount)
+        for _ in 0..<freeCount {
+            meta.inlineFree.append(FreeSpace.loadRecord(from: page + offset))
+            offset += MetaLayout.freeRecordSize
+        }
+        if dataLength > 0 {
+            meta.roots.data = Array(UnsafeRawBufferPointer(start: page + offset, count: dataLength))
         }
         return .success(meta)
     }

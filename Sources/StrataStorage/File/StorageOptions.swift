@@ -45,12 +45,21 @@ public struct StorageOptions: Sendable {
 }
 
 /// Eight 64-bit words stored in every meta slot for the layer above (the object layer keeps
-/// its catalog root, schema root and schema version here). Committed atomically with the pages.
+/// its catalog root, schema root and schema version here), plus up to `maxDataSize` bytes of
+/// opaque `data` (the object layer keeps its table roots there, so a commit that only moves a
+/// tree root rewrites no catalog page). Committed atomically with the pages, in the meta itself.
 public struct UserRoots: Hashable, Sendable {
     public static let count = 8
+    /// The most bytes `data` may hold; a commit with more throws `.tooLarge`.
+    public static let maxDataSize = 1024
     public var words: [UInt64]
+    /// Opaque bytes committed with the words (empty by default and in format-1 files).
+    public var data: [UInt8]
 
-    public init() { words = Array(repeating: 0, count: UserRoots.count) }
+    public init() {
+        words = Array(repeating: 0, count: UserRoots.count)
+        data = []
+    }
 
     public subscript(_ index: Int) -> UInt64 {
         get { words[index] }
