@@ -416,3 +416,53 @@ struct CompactionDenseBadInputTests {
         }
     }
 }
+
+@Suite("Dense copy verification")
+struct CompactionCopyVerificationTests {
+    /// A dense copy of a toy file, its roots and page count.
+    func makeCopy(_ dir: TemporaryDirectory, key: [UInt8]?) throws -> (path: String, roots: UserRoots, pages: Int) {
+        let source = try Toy.open(dir.file("source.strata"))
+        defer { source.close() }
+        try Toy.build(source, owners: 80)
+        let path = dir.file("copy.strata")
+        try source.writeCopy(toPath: path, encryptionKey: key)
+        let copy = try StorageFile.open(StorageOptions(path: path, encryptionKey: key))
+        defer { copy.close() }
+        let reader = try copy.beginRead()
+        defer { reader.end() }
+        return (path, reader.roots, fileSize(path) / PageLayout.pageSize)
+    }
+
+    func verify(_ path: String, _ roots: UserRoots, _ pages: Int, key: [UInt8]?,
+                relocator: any PageRelocating = Toy.Relocator()) -> StorageError.Code? {
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let cipher = key.flatMap { try? PageCipher(key: $0, path: path) }
+        return storageErrorCode {
+            try FileCore.verifyDenseCopy(fd: fd, pageCount: pages, roots: roots, cipher: cipher, relocator: relocator, path: path)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aGoodCopyVerifiesAndADamagedOneDoesNot(encrypted: Bool) throws {
+        let dir = TemporaryDirectory()
+        let key: [UInt8]? = encrypted ? testKey : nil
+        let (path, roots, pages) = try makeCopy(dir, key: key)
+        #expect(verify(path, roots, pages, key: key) == nil)
+        // A page count that claims one more page: the walk does not reach it.
+        #expect(verify(path, roots, pages + 1, key: key) == .corruptFile)
+        // A plan that sees a reference where the copy holds data (owner ids): rejected.
+        let wrong = CompactionDenseBadInputTests.FixedPlanRelocator(
+            trees: [(1, Toy.owners)], references: .fixed([EmbeddedRoot(offset: 0, role: Toy.list)]))
+        #expect(verify(path, roots, pages, key: key, relocator: wrong) == .corruptFile)
+        // One flipped byte in the last page.
+        let fd = open(path, O_RDWR)
+        var byte: UInt8 = 0
+        let offset = off_t((pages - 1) * PageLayout.pageSize + 2000)
+        #expect(pread(fd, &byte, 1, offset) == 1)
+        byte ^= 0x10
+        #expect(pwrite(fd, &byte, 1, offset) == 1)
+        close(fd)
+        #expect(verify(path, roots, pages, key: key) == .corruptPage)
+    }
+}

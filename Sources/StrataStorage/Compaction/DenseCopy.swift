@@ -18,8 +18,9 @@
 //   are always reached after the leaf that holds the chain).
 // - The new file has no free pages: pageCount = 8 + reachable pages, an empty free list, every
 //   page stamped with the copied version (no reader of the new file is older).
-// - Data pages are fsynced before the meta ring is written and fsynced (the copy is either
-//   complete with a valid meta, or has no valid meta at all).
+// - Data pages are fsynced, then read back and walked (CopyVerification.swift), before the meta
+//   ring is written and fsynced: the copy is either complete, verified and with a valid meta, or
+//   has no valid meta at all (and is removed).
 
 #if canImport(Glibc)
 import Glibc
@@ -220,6 +221,9 @@ extension FileCore {
         }
         let newPageCount = Int(MetaLayout.firstDataPage) + copier.order.count
         guard fdatasync(out) == 0 else { throw ioError("fdatasync", errno, path: destination) }
+        // Read back and walked independently before a meta makes the copy a valid file.
+        try FileCore.verifyDenseCopy(fd: out, pageCount: newPageCount, roots: roots, cipher: target,
+                                     relocator: relocator, path: destination)
 
         var meta = MetaState()
         meta.version = current.version
@@ -246,7 +250,18 @@ extension FileCore {
             throw ioError("pwrite", code, path: path)
         }
         try pwriteFully(out, batch, pages * PageLayout.pageSize, offset, path: path)
+        // Start writing the batch back now, so the disk works while the next batches are copied
+        // and the final fdatasync waits only for the tail. Advisory: a failure shows at fdatasync.
+        _ = FileCore.startWriteback?(out, Int64(offset), Int64(pages * PageLayout.pageSize), FileCore.syncFileRangeWrite)
     }
+
+    /// glibc's `sync_file_range` (not exported by Swift's Glibc module: looked up once).
+    private static let startWriteback: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int64, Int64, UInt32) -> Int32).self)
+    }()
+    /// SYNC_FILE_RANGE_WRITE: start writeback of dirty pages in the range, do not wait.
+    private static let syncFileRangeWrite: UInt32 = 2
 
     /// Writes the meta ring of a copy (only `meta.version`'s slot valid) and makes it durable.
     func writeCopyMeta(_ out: Int32, _ meta: MetaState, cipher target: PageCipher?, path: String) throws(StorageError) {
