@@ -225,3 +225,42 @@ extension Catalog {
         return out
     }
 }
+
+// MARK: - Trees held by the catalog (for relocation: compaction, copies, verify)
+
+/// A tree whose root the catalog stores.
+enum CatalogTree: Equatable, Sendable {
+    /// The objects of a table (rows keyed by object key).
+    case objects(table: Int)
+    /// The primary-key index of a table.
+    case primaryKeys(table: Int)
+
+    /// The table whose rows this tree holds (rows may hold collection roots), nil for other trees.
+    var rowTable: Int? {
+        if case .objects(let table) = self { return table }
+        return nil
+    }
+}
+
+extension Catalog {
+    /// Every tree root stored in the catalog entry `key` whose encoded value is `value`: the byte
+    /// offset of its UInt32 root inside the value and which tree it is (null roots included).
+    ///
+    /// This is the one place relocation (dense compaction, `writeCopy`, `verify()`) learns which
+    /// catalog bytes are tree roots: a new kind of catalog-held tree (an index, another entry)
+    /// must be listed here, or compaction fails with `.corruptFile` (its pages would be unreached).
+    static func allTreeRoots(inEntry key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Realm.Error) -> [(offset: Int, tree: CatalogTree)] {
+        guard key.elementsEqual(tablesKey) else { return [] }
+        guard value.count % metaSize == 0 else {
+            throw CatalogReader.corrupt("\(value.count) bytes of table roots (not a multiple of \(metaSize))")
+        }
+        var out: [(offset: Int, tree: CatalogTree)] = []
+        out.reserveCapacity(value.count / metaSize * 2)
+        for table in 0..<(value.count / metaSize) {
+            // Layout of `encode(metas:)`: objects root u32, primary-key root u32, next key u64.
+            out.append((table * metaSize, .objects(table: table)))
+            out.append((table * metaSize + 4, .primaryKeys(table: table)))
+        }
+        return out
+    }
+}

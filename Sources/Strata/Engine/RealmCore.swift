@@ -109,6 +109,8 @@ final class RealmCore {
             try Self.compactIfAsked(options: options, should)
         }
         self.handle = FileHandle(try Realm.Error.wrap { try StorageFile.open(options) })
+        // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
+        handle.file.setRelocator(ObjectRelocation())
         try openSchema()
     }
 
@@ -141,6 +143,7 @@ final class RealmCore {
         defer { f.close() }
         let sizes = try Realm.Error.wrap { try f.sizes() }
         guard should(sizes.totalBytes, sizes.usedBytes) else { return }
+        f.setRelocator(ObjectRelocation())  // dense: pages renumbered through the object layer's trees
         do { try f.compact() } catch let e as StorageError where e.code == .fileInUse {
             return  // Realm skips compaction while another process has the file open.
         } catch let e as StorageError { throw Realm.Error(e) }

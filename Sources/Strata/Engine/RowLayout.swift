@@ -61,6 +61,12 @@ struct RowLayout: Sendable {
         fixedSize = offset
         varColumns = vars
     }
+
+    /// Offsets of the slots that hold a collection tree's root (list, set and map columns): the
+    /// page references inside a row, for relocation (compaction, copies, verify).
+    var collectionRootOffsets: [Int] {
+        columns.filter { $0.collection != .none && $0.type != .linkingObjects }.map(\.offset)
+    }
 }
 
 /// A read-only view of a stored row, valid only inside the tree callback that produced it.

@@ -1,23 +1,26 @@
 // Copies and compaction of a page file.
 //
-// The pager cannot renumber pages: references to pages live inside tree nodes and, for the roots
-// of nested trees, inside object values that only the object layer understands. So a copy keeps
-// every live page at its page number, writes nothing for free pages (they become holes that the
-// new file's free list records as reusable, lowest first), and ends the file at the highest live
-// page. Because allocation always takes the lowest free page, live pages gather at the start of
-// the file and the copy drops the free tail — the space a pinned reader or a large delete left.
+// Two copies exist:
+// - Dense (DenseCopy.swift), used when the layer above registered a relocator
+//   (`StorageFile.setRelocator`): every live page is renumbered into [8, 8 + live), child
+//   references and the references inside values are rewritten, the new file has no free space.
+// - Sparse (below), the fallback without a relocator: the pager cannot renumber pages (it does
+//   not know which user roots or value bytes are references), so it keeps every live page at its
+//   page number, writes nothing for free pages (holes that the new free list records as
+//   reusable) and ends the file at the highest live page, dropping the free tail.
 //
 // Invariants:
-// - Live pages of the newest version = [2, pageCount) minus free, held, free-list and
+// - Sparse: live pages of the newest version = [8, pageCount) minus free, held, free-list and
 //   commit-record pages (page accounting guarantees that is exactly the reachable set).
-// - The copy is written fully and fsynced before its meta is written and fsynced; compaction then
+// - The copy is written fully and flushed before its meta is written and fsynced; compaction then
 //   renames it over the original and fsyncs the directory, so a crash leaves either the old or the
-//   new file, never a mix.
+//   new file, never a mix; a failure before the rename removes the copy and leaves the original.
 // - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader or
 //   writer on this handle, and no other process (the lock file's open marker, taken exclusively).
 // - Compaction holds the handle registry's lock and therefore never waits: not for another
 //   process (exclusive use is tried before the writer lock, which then cannot be contended), nor
 //   for a write transaction of this process (the writer gate is only tried: `.fileInUse`).
+// - The relocator and reachability walker move with the handle to the compacted file's core.
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +39,16 @@ extension FileCore {
         if let encryptionKey { targetCipher = try PageCipher(key: encryptionKey, path: destination) } else { targetCipher = nil }
         _ = try acquireWriter()
         defer { releaseWriter() }
-        try copyNewestVersion(to: destination, cipher: targetCipher)
+        try copyNewestVersionDenselyIfPossible(to: destination, cipher: targetCipher)
+    }
+
+    /// The dense copy when a relocator is registered, else the sparse one; the caller holds the writer.
+    func copyNewestVersionDenselyIfPossible(to destination: String, cipher target: PageCipher?) throws(StorageError) {
+        if let relocator = lock.withLock({ relocator }) {
+            try copyDensely(to: destination, cipher: target, relocator: relocator)
+        } else {
+            try copyNewestVersion(to: destination, cipher: target)
+        }
     }
 
     /// The copy itself; the caller holds the writer.
@@ -180,7 +192,12 @@ extension CoreRegistry {
             }
             let temporary = path + ".compact"
             unlink(temporary)
-            try core.copyNewestVersion(to: temporary, cipher: core.cipher)
+            try core.copyNewestVersionDenselyIfPossible(to: temporary, cipher: core.cipher)
+            if core.injectedCompactionFailureBeforeRename {
+                core.injectedCompactionFailureBeforeRename = false
+                unlink(temporary)
+                throw StorageError(.io, "injected failure before the rename", path: path)
+            }
             guard rename(temporary, path) == 0 else {
                 let e = errno
                 unlink(temporary)
@@ -195,8 +212,22 @@ extension CoreRegistry {
             // transaction ends; the handle moves to a core opened on the new file.
             let fresh = try FileCore.open(core.options, registryKey: core.registryKey)
             fresh.handleCount = 1
+            let (walker, relocator) = core.lock.withLock { (core.reachabilityWalker, core.relocator) }
+            fresh.reachabilityWalker = walker
+            fresh.relocator = relocator
             replaceUnlocked(core, with: fresh)
             return fresh
         }
+    }
+}
+
+extension StorageFile {
+    /// Registers how compaction, `writeCopy` and `verify()` find the trees of a version (see
+    /// `PageRelocating`): with a relocator, copies are dense (pages renumbered, no free space);
+    /// nil restores the sparse copy. Shared by every handle to the file in this process and kept
+    /// across `compact()`.
+    public func setRelocator(_ relocator: (any PageRelocating)?) {
+        let core = self.core
+        core.lock.withLock { core.relocator = relocator }
     }
 }

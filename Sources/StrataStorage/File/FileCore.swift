@@ -45,6 +45,9 @@ final class FileCore: @unchecked Sendable {
     var handleCount = 0
     /// Set by the layer above for `verify()`; see TreeWalking.swift.
     var reachabilityWalker: ReachabilityWalker?
+    /// Set by the layer above for dense compaction and copies (and `verify()` when no walker is
+    /// set); see Trees/Relocation.swift.
+    var relocator: (any PageRelocating)?
     /// nil for memOnly files and read-only files whose lock file cannot be opened.
     let lockFile: LockFile?
 
@@ -78,6 +81,8 @@ final class FileCore: @unchecked Sendable {
     var injectedMetaWriteErrno: Int32 = 0
     /// Test hook: when non-zero, the next commit's flush fails with this errno.
     var injectedFlushErrno: Int32 = 0
+    /// Test hook: compaction fails after its copy is complete and durable, before the rename.
+    var injectedCompactionFailureBeforeRename = false
 
     init(options: StorageOptions, registryKey: String, fd: Int32, store: PageStore, cipher: PageCipher?,
          lockFile: LockFile?, meta: MetaState, fileSizePages: Int) {

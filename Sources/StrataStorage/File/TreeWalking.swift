@@ -46,7 +46,7 @@ extension FileCore {
     /// Marks the pages reachable from `version` in `seen` and returns how many there are.
     /// `seen` already marks meta, free, held and pager pages.
     func walkReachable(_ version: CommittedVersion, seen: inout [Bool]) throws(StorageError) -> Int {
-        guard let walker = lock.withLock({ reachabilityWalker }) else {
+        guard let walker = lock.withLock({ reachabilityWalker ?? relocator.map(PageWalk.reachabilityWalker(using:)) }) else {
             var count = 0
             for p in 0..<seen.count where !seen[p] {
                 seen[p] = true

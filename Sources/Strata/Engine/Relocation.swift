@@ -1,0 +1,83 @@
+// The object layer's relocation description: which trees a version holds and where their page
+// references live, so that the pager can compact and copy densely and `verify()` can account for
+// every page (StrataStorage/Trees/Relocation.swift).
+//
+// Trees of a version (Catalog.swift, Backlinks.swift, RowLayout.swift, CollectionStore.swift):
+//   UserRoots[2] catalog (BytesTree)  — its entries hold table roots: `Catalog.allTreeRoots`
+//   UserRoots[3] backlinks (BytesTree) — values are counts, no references
+//   per table: objects (KeyedTree) — each row holds the roots of its list/set/map trees at
+//              `RowLayout.collectionRootOffsets`; other catalog trees (primary keys, indexes)
+//              hold object keys, no references
+//   collections (PositionalTree / BytesTree) — elements are values or object keys, no references
+//
+// Invariants:
+// - Nothing here duplicates a layout: catalog roots come from `Catalog.allTreeRoots`, row slots
+//   from `RowLayout`, the schema from the catalog of the very version being walked.
+// - A file without the format marker (0: fresh and empty) has no trees; any other marker is not
+//   ours: `.invalidDatabase`.
+import StrataStorage
+
+/// Relocation for files written by the object layer. Registered on every file the layer opens.
+struct ObjectRelocation: PageRelocating {
+    enum Kind {
+        static let catalog: UInt32 = 1
+        static let backlinks: UInt32 = 2
+        /// A table's objects; the role's index is the table number.
+        static let objects: UInt32 = 3
+        /// Any other tree held by the catalog (primary keys, indexes): no references in values.
+        static let catalogTree: UInt32 = 4
+        /// A list, set or map of an object: no references in values.
+        static let collection: UInt32 = 5
+    }
+
+    func plan(for roots: UserRoots, in pages: any PageReading) throws -> any RelocationPlan {
+        if roots[0] == 0 { return ObjectRelocationPlan(rootTrees: [], collectionOffsets: []) }
+        guard roots[0] == Catalog.formatMarker else {
+            throw Realm.Error(.invalidDatabase, "the file was not written by the object layer (format marker \(roots[0]))")
+        }
+        let catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))
+        let schemaBytes = try Catalog.schemaKey.withUnsafeBytes { k in
+            try catalog.withValue(forKey: k, in: pages) { Array($0) }
+        } ?? []
+        let schemas = schemaBytes.isEmpty ? [] : try Catalog.decodeSchemas(schemaBytes)
+        let offsets = schemas.map { RowLayout(properties: $0.properties).collectionRootOffsets }
+        return ObjectRelocationPlan(rootTrees: [(2, TreeRole(kind: Kind.catalog)), (3, TreeRole(kind: Kind.backlinks))],
+                                    collectionOffsets: offsets)
+    }
+}
+
+/// The relocation plan of one version: its root trees and, per table, the collection slots of rows.
+struct ObjectRelocationPlan: RelocationPlan {
+    let rootTrees: [(word: Int, role: TreeRole)]
+    /// Per table: offsets of the collection-root slots of its rows.
+    let collectionOffsets: [[Int]]
+
+    func valueReferences(for role: TreeRole) -> ValueReferences {
+        switch role.kind {
+        case ObjectRelocation.Kind.catalog:
+            return .variable
+        case ObjectRelocation.Kind.objects:
+            let table = Int(role.index)
+            guard table < collectionOffsets.count, !collectionOffsets[table].isEmpty else { return .none }
+            return .fixed(collectionOffsets[table].map {
+                EmbeddedRoot(offset: $0, role: TreeRole(kind: ObjectRelocation.Kind.collection))
+            })
+        default:
+            return .none
+        }
+    }
+
+    func embeddedRoots(inValue value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                       role: TreeRole) throws -> [EmbeddedRoot] {
+        guard role.kind == ObjectRelocation.Kind.catalog else { return [] }
+        return try Catalog.allTreeRoots(inEntry: key, value: value).map { entry in
+            if let table = entry.tree.rowTable {
+                guard table < collectionOffsets.count else {
+                    throw CatalogReader.corrupt("table \(table) has roots but no schema (\(collectionOffsets.count) classes)")
+                }
+                return EmbeddedRoot(offset: entry.offset, role: TreeRole(kind: ObjectRelocation.Kind.objects, index: UInt32(table)))
+            }
+            return EmbeddedRoot(offset: entry.offset, role: TreeRole(kind: ObjectRelocation.Kind.catalogTree))
+        }
+    }
+}
