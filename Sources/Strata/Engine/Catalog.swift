@@ -234,6 +234,8 @@ enum CatalogTree: Equatable, Sendable {
     case objects(table: Int)
     /// The primary-key index of a table.
     case primaryKeys(table: Int)
+    /// A secondary index of a table (IndexKeys.swift): keys are values + object keys, no refs.
+    case index(table: Int, column: Int)
 
     /// The table whose rows this tree holds (rows may hold collection roots), nil for other trees.
     var rowTable: Int? {
@@ -251,15 +253,32 @@ extension Catalog {
     /// must be listed here, or compaction fails with `.corruptFile` (its pages would be unreached).
     static func allTreeRoots(inEntry key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(Realm.Error) -> [(offset: Int, tree: CatalogTree)] {
         guard key.elementsEqual(tablesKey) else { return [] }
-        guard value.count % metaSize == 0 else {
-            throw CatalogReader.corrupt("\(value.count) bytes of table roots (not a multiple of \(metaSize))")
-        }
+        return try allTreeRoots(inMetas: Array(value))
+    }
+
+    /// Every tree root in an encoded "tables" value (`encode(metas:)`, with or without the index
+    /// trailer), wherever it is kept: under the catalog's "tables" key or in the meta page's root
+    /// data (after `rootDataTag`). Offsets are into `bytes`.
+    static func allTreeRoots(inMetas bytes: [UInt8]) throws(Realm.Error) -> [(offset: Int, tree: CatalogTree)] {
+        let count = tableCount(bytes)
+        // Validates the whole value, trailer included, exactly as reading it does.
+        let metas = try decodeMetas(bytes, count: count)
         var out: [(offset: Int, tree: CatalogTree)] = []
-        out.reserveCapacity(value.count / metaSize * 2)
-        for table in 0..<(value.count / metaSize) {
+        out.reserveCapacity(count * 2)
+        for table in 0..<count {
             // Layout of `encode(metas:)`: objects root u32, primary-key root u32, next key u64.
             out.append((table * metaSize, .objects(table: table)))
             out.append((table * metaSize + 4, .primaryKeys(table: table)))
+        }
+        guard metas.contains(where: { !$0.indexes.isEmpty }) || bytes.count != count * metaSize else { return out }
+        // The trailer: per table u16 k, then k × (u16 column, u32 root); then u32 n, u32 magic.
+        var at = count * metaSize
+        for (table, meta) in metas.enumerated() {
+            at += 2
+            for index in meta.indexes {
+                out.append((at + 2, .index(table: table, column: index.column)))
+                at += 6
+            }
         }
         return out
     }

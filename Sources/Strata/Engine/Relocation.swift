@@ -4,6 +4,8 @@
 //
 // Trees of a version (Catalog.swift, Backlinks.swift, RowLayout.swift, CollectionStore.swift):
 //   UserRoots[2] catalog (BytesTree)  — its entries hold table roots: `Catalog.allTreeRoots`
+//   UserRoots.data — when tagged `Catalog.rootDataTag`, the table metas (same encoding, same
+//              function): their roots are `rootDataTrees`
 //   UserRoots[3] backlinks (BytesTree) — values are counts, no references
 //   per table: objects (KeyedTree) — each row holds the roots of its list/set/map trees at
 //              `RowLayout.collectionRootOffsets`; other catalog trees (primary keys, indexes)
@@ -31,7 +33,7 @@ struct ObjectRelocation: PageRelocating {
     }
 
     func plan(for roots: UserRoots, in pages: any PageReading) throws -> any RelocationPlan {
-        if roots[0] == 0 { return ObjectRelocationPlan(rootTrees: [], collectionOffsets: []) }
+        if roots[0] == 0 { return ObjectRelocationPlan(rootTrees: [], rootDataTrees: [], collectionOffsets: []) }
         guard roots[0] == Catalog.formatMarker else {
             throw Realm.Error(.invalidDatabase, "the file was not written by the object layer (format marker \(roots[0]))")
         }
@@ -41,14 +43,23 @@ struct ObjectRelocation: PageRelocating {
         } ?? []
         let schemas = schemaBytes.isEmpty ? [] : try Catalog.decodeSchemas(schemaBytes)
         let offsets = schemas.map { RowLayout(properties: $0.properties).collectionRootOffsets }
+        // Table metas kept in the meta page's root data (Catalog.swift): their roots, offset by
+        // the tag byte.
+        var dataTrees: [EmbeddedRoot] = []
+        if roots.data.first == Catalog.rootDataTag {
+            for entry in try Catalog.allTreeRoots(inMetas: Array(roots.data.dropFirst())) {
+                dataTrees.append(EmbeddedRoot(offset: entry.offset + 1, role: try ObjectRelocationPlan.role(of: entry.tree, tables: offsets.count)))
+            }
+        }
         return ObjectRelocationPlan(rootTrees: [(2, TreeRole(kind: Kind.catalog)), (3, TreeRole(kind: Kind.backlinks))],
-                                    collectionOffsets: offsets)
+                                    rootDataTrees: dataTrees, collectionOffsets: offsets)
     }
 }
 
 /// The relocation plan of one version: its root trees and, per table, the collection slots of rows.
 struct ObjectRelocationPlan: RelocationPlan {
     let rootTrees: [(word: Int, role: TreeRole)]
+    let rootDataTrees: [EmbeddedRoot]
     /// Per table: offsets of the collection-root slots of its rows.
     let collectionOffsets: [[Int]]
 
@@ -71,13 +82,19 @@ struct ObjectRelocationPlan: RelocationPlan {
                        role: TreeRole) throws -> [EmbeddedRoot] {
         guard role.kind == ObjectRelocation.Kind.catalog else { return [] }
         return try Catalog.allTreeRoots(inEntry: key, value: value).map { entry in
-            if let table = entry.tree.rowTable {
-                guard table < collectionOffsets.count else {
-                    throw CatalogReader.corrupt("table \(table) has roots but no schema (\(collectionOffsets.count) classes)")
-                }
-                return EmbeddedRoot(offset: entry.offset, role: TreeRole(kind: ObjectRelocation.Kind.objects, index: UInt32(table)))
-            }
-            return EmbeddedRoot(offset: entry.offset, role: TreeRole(kind: ObjectRelocation.Kind.catalogTree))
+            EmbeddedRoot(offset: entry.offset, role: try Self.role(of: entry.tree, tables: collectionOffsets.count))
         }
+    }
+
+    /// The role of a catalog-held tree: a table's objects (rows hold collection roots) or a tree
+    /// whose values hold no references (primary keys, indexes).
+    static func role(of tree: CatalogTree, tables: Int) throws(Realm.Error) -> TreeRole {
+        if let table = tree.rowTable {
+            guard table < tables else {
+                throw CatalogReader.corrupt("table \(table) has roots but no schema (\(tables) classes)")
+            }
+            return TreeRole(kind: ObjectRelocation.Kind.objects, index: UInt32(table))
+        }
+        return TreeRole(kind: ObjectRelocation.Kind.catalogTree)
     }
 }

@@ -137,6 +137,11 @@ extension FileCore {
             let index = try copier.index(of: role, plan: plan)
             roots[word] = UInt64(try copier.reach(root, role: index))
         }
+        for entry in plan.rootDataTrees {
+            guard let root = roots.dataReference(at: entry.offset), !root.isNull else { continue }
+            let index = try copier.index(of: entry.role, plan: plan)
+            roots.setDataReference(try copier.reach(root, role: index), at: entry.offset)
+        }
 
         let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard out >= 0 else {

@@ -59,6 +59,9 @@ public protocol RelocationPlan {
     /// The user-root words that hold tree roots (in their low 32 bits) and each tree's role.
     /// Other words are opaque and copied unchanged.
     var rootTrees: [(word: Int, role: TreeRole)] { get }
+    /// Page references inside `UserRoots.data`: offset of each little-endian UInt32 root in the
+    /// data and the role of its tree (default: none). Offsets outside the data are skipped.
+    var rootDataTrees: [EmbeddedRoot] { get }
     /// Where the leaf values of trees of `role` hold page references.
     func valueReferences(for role: TreeRole) -> ValueReferences
     /// For `.variable` roles: the references in `value`, the value of `key` (UInt64 keys as 8
@@ -66,6 +69,12 @@ public protocol RelocationPlan {
     /// Throws when the value cannot be understood (the walk then fails with `.corruptFile`).
     func embeddedRoots(inValue value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
                        role: TreeRole) throws -> [EmbeddedRoot]
+}
+
+extension RelocationPlan {
+    /// Page references inside `UserRoots.data` (the layer's bytes committed in the meta): the
+    /// byte offset of each UInt32 root in the data and its tree's role. None by default.
+    public var rootDataTrees: [EmbeddedRoot] { [] }
 }
 
 /// Supplied by the layer above (registered with `StorageFile.setRelocator`): describes the trees
@@ -173,6 +182,10 @@ extension PageWalk {
                 let root = PageRef(UInt32(truncatingIfNeeded: roots[entry.word]))
                 return root.isNull ? nil : (root, entry.role)
             }
+            for entry in plan.rootDataTrees {
+                guard let root = roots.dataReference(at: entry.offset), !root.isNull else { continue }
+                trees.append((root, entry.role))
+            }
             while let (root, role) = trees.popLast() {
                 let references: ValueReferences
                 if let known = shapes[role] { references = known } else {
@@ -191,5 +204,22 @@ extension PageWalk {
                 }
             }
         }
+    }
+}
+
+extension UserRoots {
+    /// The little-endian UInt32 page reference at `offset` in `data`, nil when it does not fit.
+    func dataReference(at offset: Int) -> PageRef? {
+        guard offset >= 0, offset + 4 <= data.count else { return nil }
+        let raw = UInt32(data[offset]) | UInt32(data[offset + 1]) << 8 | UInt32(data[offset + 2]) << 16 | UInt32(data[offset + 3]) << 24
+        return PageRef(raw)
+    }
+
+    /// Stores `ref` at `offset` in `data` (which must hold it).
+    mutating func setDataReference(_ ref: UInt32, at offset: Int) {
+        data[offset] = UInt8(truncatingIfNeeded: ref)
+        data[offset + 1] = UInt8(truncatingIfNeeded: ref >> 8)
+        data[offset + 2] = UInt8(truncatingIfNeeded: ref >> 16)
+        data[offset + 3] = UInt8(truncatingIfNeeded: ref >> 24)
     }
 }
