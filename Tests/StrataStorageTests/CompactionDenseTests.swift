@@ -317,6 +317,63 @@ struct CompactionDenseTests {
         expectDense(try file.verify(), livePages: live)
     }
 
+    @Test func randomEditsBetweenRepeatedCompactions() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try Toy.open(path)
+        defer { file.close() }
+        try Toy.build(file, owners: 200, keepEvery: 3)
+        var generator = SplitMix(seed: 0xC0FFEE)
+        var nextKey: UInt64 = 10_000
+        for round in 0..<6 {
+            // Random edits: new owners (some with overflow values and straddling references),
+            // deleted owners with their lists, lists grown in place.
+            let w = try file.beginWrite()
+            var tree = KeyedTree(root: PageRef(UInt32(w.roots[1])))
+            var keys: [UInt64] = []
+            try tree.forEach(in: w) { key, _ in keys.append(key); return true }
+            for _ in 0..<40 {
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0:
+                    let key = nextKey
+                    nextKey += 1
+                    let list = try Toy.makeList(Int.random(in: 1..<600, using: &generator), seed: key, w)
+                    let second = key % 7 == 3 ? try Toy.makeList(3, seed: key + 7, w) : PageRef.null
+                    try Toy.ownerValue(key, list: list, second: second).withUnsafeBytes { _ = try tree.put(key, $0, in: w) }
+                case 1 where !keys.isEmpty:
+                    let key = keys.remove(at: Int.random(in: 0..<keys.count, using: &generator))
+                    let roots = try tree.withValue(forKey: key, in: w) { v in
+                        (PageRef(v.loadUnaligned(fromByteOffset: 8, as: UInt32.self)),
+                         v.count > Toy.straddleOffset + 4 ? PageRef(v.loadUnaligned(fromByteOffset: Toy.straddleOffset, as: UInt32.self)) : .null)
+                    }
+                    if let roots {
+                        var a = PositionalTree(root: roots.0)
+                        try a.destroy(in: w)
+                        var b = PositionalTree(root: roots.1)
+                        try b.destroy(in: w)
+                    }
+                    _ = try tree.remove(key, in: w)
+                default:
+                    guard let key = keys.randomElement(using: &generator) else { continue }
+                    guard var value = try tree.withValue(forKey: key, in: w, { Array($0) }) else { continue }
+                    var list = PositionalTree(root: PageRef(value.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 8, as: UInt32.self) }))
+                    for j in 0..<Int.random(in: 1..<200, using: &generator) { try list.appendUInt64(UInt64(j), in: w) }
+                    value.withUnsafeMutableBytes { $0.storeBytes(of: list.root.raw.littleEndian, toByteOffset: 8, as: UInt32.self) }
+                    try value.withUnsafeBytes { _ = try tree.put(key, $0, in: w) }
+                }
+            }
+            w.roots[1] = UInt64(tree.root.raw)
+            try w.commit()
+            let before = try Toy.dump(file)
+            #expect(try file.verify().balances, "round \(round)")
+            try file.compact()
+            #expect(try Toy.dump(file) == before, "round \(round)")
+            let accounting = try file.verify()
+            expectDense(accounting, livePages: accounting.reachablePages)
+            #expect(fileSize(path) == accounting.totalPages * PageLayout.pageSize)
+        }
+    }
+
     @Test func anEmptyVersionCompactsToTheMetaRing() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()

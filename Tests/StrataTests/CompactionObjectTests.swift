@@ -93,6 +93,51 @@ func livePages(_ realm: Realm) throws -> (live: Int, accounting: PageAccounting)
     return (accounting.reachablePages - file.core.freeListPages.count - file.core.overflowPages.count, accounting)
 }
 
+/// `Catalog.allTreeRoots` must name exactly the roots `Catalog.encode(metas:)` writes: relocation
+/// finds catalog-held trees only through it.
+@Suite struct CatalogTreeRootsTests {
+    @Test func allTreeRootsMatchesTheEncodedTableRoots() throws {
+        var metas: [TableMeta] = []
+        for t in 0..<5 {
+            let objects = KeyedTree(root: PageRef(UInt32(100 + t)))
+            let primaryKeys = BytesTree(root: PageRef(UInt32(200 + t)))
+            metas.append(TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: (UInt64(t) << 40) | 0xFFFF_FFFF))
+        }
+        let encoded = Catalog.encode(metas: metas)
+        let roots = try Catalog.tablesKey.withUnsafeBytes { k in
+            try encoded.withUnsafeBytes { v in try Catalog.allTreeRoots(inEntry: k, value: v) }
+        }
+        #expect(roots.count == 10)
+        for (offset, tree) in roots {
+            let raw = encoded.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
+            switch tree {
+            case .objects(let t): #expect(raw == UInt32(100 + t) && tree.rowTable == t)
+            case .primaryKeys(let t): #expect(raw == UInt32(200 + t) && tree.rowTable == nil)
+            }
+        }
+        #expect(Set(roots.map { (entry: (offset: Int, tree: CatalogTree)) in entry.offset }).count == 10)
+        // Other entries hold no roots; a damaged table-roots value is a typed error.
+        let none = try Catalog.schemaKey.withUnsafeBytes { k in
+            try encoded.withUnsafeBytes { v in try Catalog.allTreeRoots(inEntry: k, value: v) }
+        }
+        #expect(none.isEmpty)
+        #expect {
+            try Catalog.tablesKey.withUnsafeBytes { k in
+                try encoded.dropLast().withUnsafeBytes { v in _ = try Catalog.allTreeRoots(inEntry: k, value: v) }
+            }
+        } throws: { ($0 as? Realm.Error)?.code == .corruptFile }
+    }
+
+    @Test func rowsNameTheirCollectionSlots() {
+        let layout = RowLayout(properties: Person().objectSchema.properties)
+        // Person: name, picture, dogs (list), tags (list), pets (linking objects: no slot).
+        #expect(layout.collectionRootOffsets.count == 2)
+        for offset in layout.collectionRootOffsets {
+            #expect(layout.columns.contains { $0.offset == offset && $0.collection != .none })
+        }
+    }
+}
+
 @Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"), .serialized)
 struct CompactionObjectTests {
     @Test(arguments: [false, true])
