@@ -323,7 +323,7 @@ struct CompactionDenseTests {
         let file = try Toy.open(path)
         defer { file.close() }
         try Toy.build(file, owners: 200, keepEvery: 3)
-        var generator = SplitMix(seed: 0xC0FFEE)
+        var generator = SplitMix64(seed: 0xC0FFEE)
         var nextKey: UInt64 = 10_000
         for round in 0..<6 {
             // Random edits: new owners (some with overflow values and straddling references),

@@ -161,6 +161,9 @@ struct CompactionObjectTests {
             #expect(before.accounting.freePages + before.accounting.heldForReaderPages > 2 * live)
         }
         let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        if StorageFile.isOpenAnywhere(path: path) {
+            print("DEBUGOPEN inProcess=\(CoreRegistry.shared.isOpen(key: CoreRegistry.canonicalPath(path))) otherProcess=\(LockFile.isOpenByAnotherProcess(path: path))")
+        }
         #expect(InstanceCache.shared.liveCores(identity: path).isEmpty && !StorageFile.isOpenAnywhere(path: path))
         var compacting = config
         let asked = LockedBox<(Int, Int)?>(nil)
