@@ -153,6 +153,35 @@ struct IndexFileFormatTests {
         #expect(realm.objects(IxNamed.self).filter("id == 'n3'").first?.n == 3)
     }
 
+    @Test func copiesKeepOrRebuildTheirIndexes() throws {
+        let config = tempConfig()
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            for i in 0..<40 { try realm.add(IxItem(value: ["rank": i % 4])) }
+        }
+        let dir = try #require(config.fileURL?.deletingLastPathComponent())
+        // A copy of a committed version copies the index pages.
+        let committed = dir.appendingPathComponent("committed.realm")
+        try realm.writeCopy(toFile: committed)
+        // A copy made inside a write rebuilds the trees it copies; it lists no index, so its
+        // queries scan until its first write builds them.
+        let uncommitted = dir.appendingPathComponent("uncommitted.realm")
+        try realm.write {
+            try realm.add(IxItem(value: ["rank": 1]))
+            try realm.writeCopy(toFile: uncommitted)
+        }
+        let a = try Realm(configuration: Realm.Configuration(fileURL: committed))
+        #expect(a.indexProblems() == [])
+        #expect(a.keysBothWays { a.objects(IxItem.self).filter("rank == 1") }.plan == .index(property: "rank", values: 1))
+        let b = try Realm(configuration: Realm.Configuration(fileURL: uncommitted))
+        #expect(b.indexProblems(requireAll: false) == [])
+        let scanned = b.keysBothWays { b.objects(IxItem.self).filter("rank == 1") }
+        #expect(scanned.index.count == 11 && scanned.index == scanned.scan)
+        try b.write { b.objects(IxItem.self)[0].rank = 1 }
+        #expect(b.indexProblems(requireAll: false) == [])
+        #expect(b.objects(IxItem.self).filter("rank == 1").count == 12)
+    }
+
     @Test func migrationAddsRemovesAndRenamesIndexes() throws {
         let base = tempConfig()
         do {
