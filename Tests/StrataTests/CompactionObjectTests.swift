@@ -101,21 +101,25 @@ func livePages(_ realm: Realm) throws -> (live: Int, accounting: PageAccounting)
         for t in 0..<5 {
             let objects = KeyedTree(root: PageRef(UInt32(100 + t)))
             let primaryKeys = BytesTree(root: PageRef(UInt32(200 + t)))
-            metas.append(TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: (UInt64(t) << 40) | 0xFFFF_FFFF))
+            var meta = TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: (UInt64(t) << 40) | 0xFFFF_FFFF)
+            // Secondary indexes (in the value's trailer) on the even tables.
+            if t % 2 == 0 { meta.indexes = [IndexTree(column: t + 1, tree: BytesTree(root: PageRef(UInt32(300 + t))))] }
+            metas.append(meta)
         }
         let encoded = Catalog.encode(metas: metas)
         let roots = try Catalog.tablesKey.withUnsafeBytes { k in
             try encoded.withUnsafeBytes { v in try Catalog.allTreeRoots(inEntry: k, value: v) }
         }
-        #expect(roots.count == 10)
+        #expect(roots.count == 13)
         for (offset, tree) in roots {
             let raw = encoded.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
             switch tree {
             case .objects(let t): #expect(raw == UInt32(100 + t) && tree.rowTable == t)
             case .primaryKeys(let t): #expect(raw == UInt32(200 + t) && tree.rowTable == nil)
+            case .index(let t, let column): #expect(raw == UInt32(300 + t) && column == t + 1 && tree.rowTable == nil)
             }
         }
-        #expect(Set(roots.map { (entry: (offset: Int, tree: CatalogTree)) in entry.offset }).count == 10)
+        #expect(Set(roots.map { (entry: (offset: Int, tree: CatalogTree)) in entry.offset }).count == 13)
         // Other entries hold no roots; a damaged table-roots value is a typed error.
         let none = try Catalog.schemaKey.withUnsafeBytes { k in
             try encoded.withUnsafeBytes { v in try Catalog.allTreeRoots(inEntry: k, value: v) }
