@@ -138,15 +138,32 @@ final class LockFile: @unchecked Sendable {
 
     /// Tries to turn this core's shared open marker into an exclusive one: succeeds only when no
     /// other core (in this or another process) has the file open.
-    func tryExclusive() -> Bool { LockFile.setLock(fd, type: F_WRLCK, byte: 1, wait: false) }
+    ///
+    /// A refusal is retried for up to ~50 ms: a child process this program is spawning holds
+    /// copies of every descriptor between its fork and its exec (O_CLOEXEC closes them only at
+    /// the exec), and an OFD lock lives as long as any copy does. So a file closed a moment ago
+    /// can look open for that window when another thread starts a process (seen in the test
+    /// suite, which starts probe processes in parallel with compaction tests).
+    func tryExclusive() -> Bool {
+        for attempt in 0..<11 {
+            if LockFile.setLock(fd, type: F_WRLCK, byte: 1, wait: false) { return true }
+            if attempt < 10 { usleep(5_000) }
+        }
+        return false
+    }
 
     func endExclusive() { _ = LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true) }
 
+    /// Retried for up to ~50 ms like `tryExclusive` (a spawning child's inherited descriptors).
     static func isOpenByAnotherProcess(path: String) -> Bool {
         let fd = Glibc.open(path + ".lock", O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
-        return isLocked(fd, type: F_WRLCK, byte: 1)
+        for attempt in 0..<11 {
+            if !isLocked(fd, type: F_WRLCK, byte: 1) { return false }
+            if attempt < 10 { usleep(5_000) }
+        }
+        return true
     }
 
     // MARK: - Latest version
