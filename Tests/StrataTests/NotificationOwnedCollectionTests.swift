@@ -340,6 +340,33 @@ struct NotificationOwnedCollectionTests {
         t2.invalidate()
     }
 
+    @Test func setAndMapObservedOnAnotherQueueDeliverThere() throws {
+        let realm = try Realm(configuration: tempConfig())
+        let profile = try realm.write { try realm.create(Profile.self, value: ["name": "p"]) }
+        let queue = DispatchQueue(label: "set-map-delivery")
+        let got = DispatchSemaphore(value: 0)
+        let seen = Mutex<[String]>([])
+        let t1 = profile.tags.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if case .update(let s, _, let i, _) = change { seen.withLock { $0.append("set \(Array(s)) +\(i)") } }
+            got.signal()
+        }
+        let t2 = profile.scores.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if case .update(let m, _, let i, _) = change { seen.withLock { $0.append("map \(m.count) +\(i)") } }
+            got.signal()
+        }
+        for _ in 0..<2 { #expect(got.wait(timeout: .now() + 30) == .success) }   // the two .initial
+        try realm.write {
+            profile.tags.insert("t")
+            profile.scores["k"] = 1
+        }
+        for _ in 0..<2 { #expect(got.wait(timeout: .now() + 30) == .success) }
+        #expect(seen.withLock { $0.sorted() } == ["map 1 +[\"k\"]", "set [\"t\"] +[0]"])
+        t1.invalidate()
+        t2.invalidate()
+    }
+
     // MARK: - Key paths through to-many links
 
     @Test func resultsAndObjectKeyPathsGoThroughToManyLinks() throws {
