@@ -7,7 +7,7 @@
 import Foundation
 import Synchronization
 import Testing
-import Strata
+@testable import Strata
 
 final class NotifyBenchItem: Object {
     @Persisted(primaryKey: true) var id: Int
@@ -102,6 +102,25 @@ struct NotificationBenchmarks {
                 case .initial: signal.signal()
                 case .update(let r, _, _, let m):
                     // The modified object's value names the commit.
+                    if m.count == 1 { stamps.handled.withLock { $0[r[m[0]].value] = t } }
+                    signal.signal()
+                case .error: signal.signal()
+                }
+            }
+        }
+    }
+
+    /// The same without the commit's poke: delivery waits for the version watcher's timer
+    /// (VersionWatcher.interval), which is what commits of other processes get.
+    @Test func resultsObserverLatencyByTheTimerAlone() throws {
+        VersionWatcher.shared.commitPokes.store(false, ordering: .relaxed)
+        defer { VersionWatcher.shared.commitPokes.store(true, ordering: .relaxed) }
+        try measure("Results.observe, timer only (no commit poke)", target: { $0 % Self.objects }) { realm, stamps, signal in
+            realm.objects(NotifyBenchItem.self).observe { change in
+                let t = now()
+                switch change {
+                case .initial: signal.signal()
+                case .update(let r, _, _, let m):
                     if m.count == 1 { stamps.handled.withLock { $0[r[m[0]].value] = t } }
                     signal.signal()
                 case .error: signal.signal()
