@@ -117,6 +117,54 @@ struct NotificationOwnedCollectionTests {
         #expect(log.errors.isEmpty)
     }
 
+    @Test func randomMultiStepTransactionsGiveChangeSetsThatRebuildTheList() throws {
+        let realm = try Realm(configuration: tempConfig())
+        let dogs = try addDogs(realm, ["a", "b", "c", "d"])
+        let person = try makePerson(realm, "ann", dogs: dogs)
+        try realm.write { person.tags.append(objectsIn: ["x", "y", "x"]) }
+        var seed: UInt64 = 42
+        func next(_ n: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(n))
+        }
+        let tags = ChangeLog<List<String>>(), pets = ChangeLog<List<Dog>>()
+        let t1 = person.tags.observe { tags.record($0) }
+        let t2 = person.dogs.observe { pets.record($0) }
+        for round in 0..<40 {
+            let oldTags = Array(person.tags), oldDogs = person.dogs.map(\.id)
+            let tagUpdates = tags.updates.count, dogUpdates = pets.updates.count
+            try realm.write {
+                for _ in 0..<(1 + next(4)) {
+                    let n = person.tags.count, m = person.dogs.count
+                    switch next(5) {
+                    case 0: person.tags.insert(["x", "y", "z"][next(3)], at: next(n + 1))
+                    case 1 where n > 0: person.tags.remove(at: next(n))
+                    case 2 where n > 1: person.tags.move(from: next(n), to: next(n))
+                    case 3 where n > 0: person.tags[next(n)] = ["x", "y", "z"][next(3)]
+                    case 4: person.dogs.insert(dogs[next(4)], at: next(m + 1))
+                    default: if m > 0 { person.dogs.remove(at: next(m)) }
+                    }
+                }
+            }
+            let newTags = Array(person.tags), newDogs = person.dogs.map(\.id)
+            // exactly one update per commit that changed the list, none otherwise
+            #expect(tags.updates.count == tagUpdates + (newTags != oldTags ? 1 : 0), "round \(round)")
+            #expect(pets.updates.count == dogUpdates + (newDogs != oldDogs ? 1 : 0), "round \(round)")
+            if newTags != oldTags, let u = tags.updates.last {
+                #expect(applyChange(oldTags, newTags, deletions: u.deletions, insertions: u.insertions,
+                                    modifications: u.modifications) == newTags, "round \(round)")
+            }
+            if newDogs != oldDogs, let u = pets.updates.last {
+                #expect(applyChange(oldDogs, newDogs, deletions: u.deletions, insertions: u.insertions,
+                                    modifications: u.modifications) == newDogs, "round \(round)")
+            }
+        }
+        #expect(tags.updates.count > 10 && pets.updates.count > 10)
+        #expect(tags.errors.isEmpty && pets.errors.isEmpty)
+        t1.invalidate()
+        t2.invalidate()
+    }
+
     @Test func listOfValuesReportsReplacementsAsModifications() throws {
         let realm = try Realm(configuration: tempConfig())
         let person = try makePerson(realm, "ann")
@@ -336,6 +384,33 @@ struct NotificationOwnedCollectionTests {
         #expect(best == [["first"]])
         try realm.write { dogs[1].name = "B" }         // not in the map
         #expect(best == [["first"]])
+        t1.invalidate()
+        t2.invalidate()
+    }
+
+    @Test func setAndMapObservedOnAnotherQueueDeliverThere() throws {
+        let realm = try Realm(configuration: tempConfig())
+        let profile = try realm.write { try realm.create(Profile.self, value: ["name": "p"]) }
+        let queue = DispatchQueue(label: "set-map-delivery")
+        let got = DispatchSemaphore(value: 0)
+        let seen = Mutex<[String]>([])
+        let t1 = profile.tags.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if case .update(let s, _, let i, _) = change { seen.withLock { $0.append("set \(Array(s)) +\(i)") } }
+            got.signal()
+        }
+        let t2 = profile.scores.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            if case .update(let m, _, let i, _) = change { seen.withLock { $0.append("map \(m.count) +\(i)") } }
+            got.signal()
+        }
+        for _ in 0..<2 { #expect(got.wait(timeout: .now() + 30) == .success) }   // the two .initial
+        try realm.write {
+            profile.tags.insert("t")
+            profile.scores["k"] = 1
+        }
+        for _ in 0..<2 { #expect(got.wait(timeout: .now() + 30) == .success) }
+        #expect(seen.withLock { $0.sorted() } == ["map 1 +[\"k\"]", "set [\"t\"] +[0]"])
         t1.invalidate()
         t2.invalidate()
     }

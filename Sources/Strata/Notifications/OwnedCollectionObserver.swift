@@ -247,6 +247,9 @@ enum OwnedCollectionObservation {
         let watched = WatchedPaths(keyPaths)
         do {
             _ = try core.pages()
+            guard ref.table < core.snap.schemas.count, ref.column.index < core.snap.schemas[ref.table].properties.count else {
+                throw Realm.Error(.objectInvalidated, "the \(noun)'s class has no table in this version of '\(core.fileIdentity)'")
+            }
             if let paths = keyPaths, !paths.isEmpty {
                 let property = core.snap.schemas[ref.table].properties[ref.column.index]
                 guard ref.column.type == .object, let target = core.targetTable(of: property) else {
