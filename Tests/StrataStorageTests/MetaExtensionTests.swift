@@ -273,6 +273,17 @@ import Glibc
         r.end()
     }
 
+    /// The meta seal computed with BoringSSL's one-shot HMAC equals swift-crypto's HMAC<SHA256>
+    /// (what earlier builds wrote, so their encrypted files still open): the key check value is
+    /// swift-crypto's HMAC of "strata key check" with the same key.
+    @Test func metaSealMatchesSwiftCryptoHMAC() throws {
+        let cipher = try PageCipher(key: (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7) }, path: nil)
+        let text = Array("strata key check".utf8)
+        let sealed = text.withUnsafeBytes { cipher.seal(meta: $0.baseAddress!, count: $0.count) }
+        #expect(sealed == cipher.keyCheck)
+        #expect(sealed.count == 32)
+    }
+
     @Test func aMetaClaimingTooMuchInlineSpaceIsNotSealed() {
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { page.deallocate() }
