@@ -167,13 +167,7 @@ extension RealmCore {
             if b.core === self { return b.key }
             throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' is already managed by another realm instance (\(b.core.fileIdentity))")
         }
-        let info = try ClassInfo.of(type(of: obj))
-        if info.isEmbedded && !viaLink {
-            throw Realm.Error(.invalidArgument, "embedded '\(info.schema.className)' objects can only be added through their parent's link")
-        }
-        guard let t = try tableIndex(for: info, create: true) else {
-            throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
-        }
+        let (info, t) = try classAndTable(forAdding: type(of: obj), viaLink: viaLink)  // RealmCore.swift
         let saved = updatePolicy
         updatePolicy = update
         defer { updatePolicy = saved }

@@ -84,14 +84,16 @@ final class RealmCore {
     @exclusivity(unchecked) var changeCounter: UInt64 = 0
     /// Bumped on every begin/end of a write and every snapshot move: cached collection states
     /// are valid only within one generation.
-    var generation: UInt64 = 0
-    var pendingError: Realm.Error?
+    @exclusivity(unchecked) var generation: UInt64 = 0
+    @exclusivity(unchecked) var pendingError: Realm.Error?
     var autorefresh = true
-    var updatePolicy: Realm.UpdatePolicy = .error
+    @exclusivity(unchecked) var updatePolicy: Realm.UpdatePolicy = .error
     /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
     /// must release its version (the harness pins and unpins this way).
     private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
+    /// See `classAndTable(forAdding:viaLink:)`.
+    @exclusivity(unchecked) private var lastAddedClass: (type: ObjectIdentifier, info: ClassInfo, table: Int, generation: UInt64)?
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
     var notificationHub: ObserverHub?
     /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
@@ -407,6 +409,30 @@ final class RealmCore {
     }
 
     var isInWriteTransaction: Bool { writeTxn != nil }
+
+    /// The class info and table of an object about to be added (creating the table if needed),
+    /// refusing embedded objects added on their own. Remembers the last class for the current
+    /// generation: adding many objects of one class then skips ClassInfo's locked cache and the
+    /// table lookup (a class's table changes only with a new snapshot, which bumps `generation`).
+    @inline(__always)
+    func classAndTable(forAdding type: Object.Type, viaLink: Bool) throws -> (ClassInfo, Int) {
+        let id = ObjectIdentifier(type)
+        if let last = lastAddedClass, last.type == id, last.generation == generation {
+            if last.info.isEmbedded && !viaLink { try refuseEmbedded(last.info) }
+            return (last.info, last.table)
+        }
+        let info = try ClassInfo.of(type)
+        if info.isEmbedded && !viaLink { try refuseEmbedded(info) }
+        guard let t = try tableIndex(for: info, create: true) else {
+            throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
+        }
+        lastAddedClass = (id, info, t, generation)
+        return (info, t)
+    }
+
+    private func refuseEmbedded(_ info: ClassInfo) throws {
+        throw Realm.Error(.invalidArgument, "embedded '\(info.schema.className)' objects can only be added through their parent's link")
+    }
 
     // MARK: - Frozen
 

@@ -33,6 +33,8 @@ final class PageCipher: @unchecked Sendable {
     // @unchecked: the AEAD context is initialised once and then only used through BoringSSL's
     // const seal/open calls, which are safe to run concurrently; the keys are immutable.
     private let metaKey: SymmetricKey
+    /// The meta key's bytes, for BoringSSL's one-shot HMAC (see `seal(meta:count:)`).
+    let metaKeyBytes: [UInt8]
     private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
     /// Stored in the meta of encrypted files; compared at open.
     let keyCheck: [UInt8]
@@ -53,6 +55,7 @@ final class PageCipher: @unchecked Sendable {
         metaKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
                                          info: Array("meta-hmac-sha256".utf8), outputByteCount: 32)
         keyCheck = Array(HMAC<SHA256>.authenticationCode(for: Array("strata key check".utf8), using: metaKey))
+        metaKeyBytes = metaKey.withUnsafeBytes { Array($0) }
         context = .allocate(capacity: 1)
         CCryptoBoringSSL_EVP_AEAD_CTX_zero(context)
         let ok = pageKey.withUnsafeBytes { raw -> Int32 in
@@ -87,8 +90,23 @@ final class PageCipher: @unchecked Sendable {
     }
 
     /// HMAC-SHA256 of `count` bytes (the meta seal).
+    /// The same bytes as swift-crypto's `HMAC<SHA256>` with the meta key, computed by BoringSSL's
+    /// one-shot HMAC: the generic swift-crypto call resolved generic metadata and allocated on
+    /// every commit (~3% of an encrypted small commit in profiles).
     func seal(meta: UnsafeRawPointer, count: Int) -> [UInt8] {
-        Array(HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer(start: meta, count: count), using: metaKey))
+        var out = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let done = metaKeyBytes.withUnsafeBytes { key in
+            out.withUnsafeMutableBufferPointer { o in
+                CCryptoBoringSSL_HMAC(CCryptoBoringSSL_EVP_sha256(), key.baseAddress, key.count,
+                                      meta.assumingMemoryBound(to: UInt8.self), count, o.baseAddress, &length)
+            }
+        }
+        if done == nil || length != 32 {
+            // Not expected (only allocation failure inside BoringSSL): fall back to swift-crypto.
+            return Array(HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer(start: meta, count: count), using: metaKey))
+        }
+        return out
     }
 
     /// Additional authenticated data: page number and version bits (8 bytes, little endian).

@@ -24,13 +24,13 @@
 // A failed flush (after publication) is reported to every waiter and refuses further commits
 // until the file is reopened: what reached the disk is unknown after a failed fdatasync.
 //
-// Cost (measured in release, `strata-storage-probe bench-commit`, strace -f -c): a small `.full`
-// commit (2 tree pages) makes 1 fdatasync, 1 pwritev (contiguous data + free-list pages), ~1.5
-// pwrite (meta slot, a non-contiguous page), 2 fcntl (the cross-process writer lock) and never
-// fallocate/ftruncate in steady state (the file grows in zero-filled steps, FileCore). It writes
-// 3 pages + the meta: the two tree pages and the rewritten free-list page. So a single writer's
-// rate is the fdatasync latency of the disk; concurrent writers share flushes (~3.3 commits per
-// flush with 8 threads).
+// Cost (measured in release, `strata-storage-probe bench-commit <dir> 1 500 full plain 2`,
+// strace -f -c): a small `.full` commit (2 tree pages) makes 1 fdatasync, 2 fcntl (the
+// cross-process writer lock) and 1 pwrite (the meta slot): the pages are copied into the
+// writable shared mapping (PageStore's write window; without one, pwrite/pwritev), and the
+// free-space records ride in the meta. It never calls fallocate/ftruncate in steady state
+// (the file grows in zero-filled steps, FileCore). So a single writer's rate is the fdatasync
+// latency of the disk; concurrent writers share flushes (~3.4 commits per flush with 8 threads).
 
 #if canImport(Glibc)
 import Glibc
@@ -217,8 +217,7 @@ extension WriteTransaction {
         entries.reserveCapacity(pages.count)
         for page in pages {
             guard let image = dirty[page] else { continue }
-            let sealed = encrypted ? core.takeBuffer() : image
-            if encrypted { sealedBuffers.append(sealed) }
+            let sealed = encrypted ? core.sealTarget(page, &sealedBuffers) : image
             let sum = try core.store.seal(image, page: page, version: newVersion, sealed: sealed)
             entries.append(CommitEntry(page: page, checksum: sum))
             images.append((page, image, sealed))
@@ -255,8 +254,7 @@ extension WriteTransaction {
                 payload.storeBytes(of: entry.checksum.littleEndian, toByteOffset: offset + 4, as: UInt64.self)
                 offset += MetaLayout.entrySize
             }
-            let sealed = encrypted ? core.takeBuffer() : image
-            if encrypted { sealedBuffers.append(sealed) }
+            let sealed = encrypted ? core.sealTarget(page, &sealedBuffers) : image
             nextSum = try core.store.seal(image, page: page, version: newVersion, sealed: sealed)
             nextPage = page
             images.append((page, image, sealed))
@@ -308,6 +306,20 @@ extension WriteTransaction {
 }
 
 extension FileCore {
+    /// Where an encrypted commit seals `page`: straight into the write window when the page lies
+    /// in the file (writePages then has nothing to copy), else a pooled buffer (added to `taken`).
+    /// Writing a page of the file before the meta is safe: a commit only writes pages that no
+    /// durable version references (MetaSlot.swift).
+    func sealTarget(_ page: UInt32, _ taken: inout [UnsafeMutableRawPointer]) -> UnsafeMutableRawPointer {
+        if let window = store.writeWindow, Int(page) < fileSizePages,
+           (Int(page) + 1) * PageLayout.pageSize <= store.writeWindowBytes {
+            return window + Int(page) * PageLayout.pageSize
+        }
+        let buffer = takeBuffer()
+        taken.append(buffer)
+        return buffer
+    }
+
     /// Writes sealed pages sorted by page number: copied into the writable file mapping when
     /// there is one (PageStore's write window), else pwrite with contiguous runs in one pwritev.
     func writePages(_ images: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)]) throws(StorageError) {
@@ -316,14 +328,23 @@ extension FileCore {
             injectedWriteErrno = 0
             throw ioError("pwrite", code, path: path)
         }
-        if let window = store.writeWindow, let last = images.last,
-           Int(last.page) < fileSizePages, (Int(last.page) + 1) * PageLayout.pageSize <= store.writeWindowBytes {
-            // Sorted: the last page is the highest, and every page below the file size is backed.
+        var images = images
+        if let window = store.writeWindow {
+            // Every page below the file size is backed by the mapping; pages beyond it (never
+            // expected: allocation grows the file first) keep the pwrite path.
+            var beyond: [(page: UInt32, image: UnsafeMutableRawPointer, sealed: UnsafeMutableRawPointer)] = []
             for item in images {
-                (window + Int(item.page) * PageLayout.pageSize).copyMemory(from: UnsafeRawPointer(item.sealed),
-                                                                          byteCount: PageLayout.pageSize)
+                let page = Int(item.page)
+                guard page < fileSizePages, (page + 1) * PageLayout.pageSize <= store.writeWindowBytes else {
+                    beyond.append(item)
+                    continue
+                }
+                let target = window + page * PageLayout.pageSize
+                if target == item.sealed { continue }  // sealed in place (sealTarget)
+                target.copyMemory(from: UnsafeRawPointer(item.sealed), byteCount: PageLayout.pageSize)
             }
-            return
+            if beyond.isEmpty { return }
+            images = beyond
         }
         var index = 0
         var iov = [iovec](repeating: iovec(), count: min(images.count, 512))
@@ -375,6 +396,9 @@ extension FileCore {
         defer { returnBuffer(page) }
         meta.encode(into: page)
         FileCore.sealMeta(page, cipher: cipher)
+        // Always pwrite, never the write window: a 4 KiB pwrite reaches the page cache whole even
+        // when the process is killed during it, while a memcpy into the mapping can be cut in
+        // the middle — a torn slot would lose the older version it was replacing.
         try pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path)
     }
 

@@ -12,9 +12,11 @@
 // - `held` runs carry [allocVersion, freeVersion); consecutive pages freed together with equal
 //   versions share a run.
 //
-// Persisted form (free-list pages, kind 16): payload kind u8 @0, record count u32 @4, next page
-// u32 @8, records from 16: start u32, count u32, allocVersion u64, freeVersion u64 (24 bytes).
-// Reusable runs are stored with both versions 0.
+// Persisted form: the same 24-byte records (start u32, count u32, allocVersion u64, freeVersion
+// u64; reusable runs with both versions 0), either inline in the meta page when they fit beside
+// the commit record (MetaSlot.swift, format 2: the common case, no page written for them) or in
+// free-list pages (kind 16): payload kind u8 @0, record count u32 @4, next page u32 @8, records
+// from 16.
 
 struct FreeRun: Equatable {
     var start: UInt32

@@ -26,7 +26,10 @@
 // - `payload(_:limit:)` returns only verified pages (see VerifiedPages).
 // - Pages are written only by the writer and only when no reader can see them.
 // - The write window is written only below the file's size (the writer grows the file first):
-//   a store past the end of a shared mapping would raise SIGBUS.
+//   a store past the end of a shared mapping would raise SIGBUS. The file grows by written zeros
+//   (FileCore.ensureCapacity), never by ftruncate, and the holes a copy or compaction leaves are
+//   allocated when the store opens (`hasNoHoles`, else no window), so the window never covers a
+//   hole: a full disk is reported by the growth's pwrite (a typed error), not by SIGBUS.
 // - After another process commits, the verified map is cleared; an encrypted page still in use by
 //   a reader of this process may then be decrypted again into the cache, which rewrites the same
 //   bytes (that page cannot have changed on disk: the reader's pin protects it).
@@ -97,13 +100,25 @@ final class PageStore: @unchecked Sendable {
         if cipher != nil && fd >= 0, let sealed = PageStore.mapFile(fd, size, writable: &sealedWritable), sealed != MAP_FAILED {
             sealedBase = UnsafeRawPointer(sealed)
             sealedBytes = size
-            writeWindow = sealedWritable ? sealed : nil
+            writeWindow = sealedWritable && PageStore.hasNoHoles(fd) ? sealed : nil
         } else {
             sealedBase = nil
             sealedBytes = 0
-            writeWindow = cipher == nil && fd >= 0 && plainWritable ? mapped : nil
+            writeWindow = cipher == nil && fd >= 0 && plainWritable && PageStore.hasNoHoles(fd) ? mapped : nil
         }
         writeWindowBytes = writeWindow == nil ? 0 : size
+    }
+
+    /// Makes sure every byte of the file has disk space behind it, so that a store through the
+    /// write window can never need an allocation (which, on a full disk, is SIGBUS rather than an
+    /// error). Files grow by written zeros, but copies and compacted files leave their free pages
+    /// as holes. posix_fallocate allocates only the holes (allocated ranges are left alone). On
+    /// failure the caller keeps pwrite, which reports a full disk as a typed error.
+    private static func hasNoHoles(_ fd: Int32) -> Bool {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        if info.st_size == 0 { return true }
+        return posix_fallocate(fd, 0, info.st_size) == 0
     }
 
     /// Maps `size` bytes of the file shared, writable if the descriptor allows it (read-only
