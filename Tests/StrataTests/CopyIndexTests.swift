@@ -81,4 +81,27 @@ struct CopyIndexTests {
         #expect(r.plan == .index(property: "name", values: 1))
         #expect(r.index.count == 8 && r.index == r.scan)
     }
+
+    /// Bad input: copying inside a write onto an existing file is `.fileExists`; the file is
+    /// left alone and the write goes on (and a later copy to a new file has its indexes).
+    @Test func copyInsideAWriteOntoAnExistingFileIsATypedError() throws {
+        let config = tempConfig()
+        let dir = config.fileURL!.deletingLastPathComponent()
+        let existing = dir.appendingPathComponent("existing.realm")
+        try Data("not a realm".utf8).write(to: existing)
+        let fresh = dir.appendingPathComponent("fresh.realm")
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            try realm.add(Dog(value: ["id": "a", "name": "x"]))
+            #expect { try realm.writeCopy(toFile: existing) } throws: { ($0 as? Realm.Error)?.code == .fileExists }
+            try realm.add(Dog(value: ["id": "b", "name": "x"]))
+            try realm.writeCopy(toFile: fresh)
+        }
+        #expect(try Data(contentsOf: existing) == Data("not a realm".utf8))
+        var copyConfig = config
+        copyConfig.fileURL = fresh
+        let copy = try Realm(configuration: copyConfig)
+        #expect(copy.indexProblems(requireAll: true) == [])
+        #expect(copy.objects(Dog.self).filter("name == 'x'").count == 2)
+    }
 }

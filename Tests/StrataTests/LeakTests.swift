@@ -237,6 +237,40 @@ struct LeakTests {
         return [collectionToken, objectToken, realmToken]
     }
 
+    /// Unmanaged objects linked back to a managed one, added through a managed setter, a
+    /// managed list's `append` or `Realm.create`, drop their unmanaged links too.
+    @Test func cyclesAddedThroughManagedSettersAndAppends() throws {
+        let config = tempConfig()
+        var weak = WeakObjects()
+        do {
+            let realm = try Realm(configuration: config)
+            let a = node("a")
+            try realm.write { try realm.add(a) }
+            let b = node("b"), c = node("c"), part = LeakPart()
+            try realm.write {
+                b.next = a
+                b.children.append(c)
+                c.next = b
+                a.next = b                       // adds b (and c) through the setter
+                let d = node("d")
+                d.friends.insert(a)
+                d.named["self"] = d
+                a.children.append(d)             // adds d through the managed list
+                weak.watch(d)
+                part.node = a
+                a.part = part                    // adds the embedded part through the setter
+                let e = try realm.create(LeakNode.self, value: ["id": "e", "next": a])
+                weak.watch(e)
+            }
+            weak.watch(a, b, c, part)
+            #expect(realm.objects(LeakNode.self).count == 5)
+            #expect(a.next?.children.first?.next?.id == "b" && a.part?.node?.id == "a")
+            #expect(a.children.first?.named["self"]??.id == "d")
+        }
+        #expect(weak.alive == 0, "objects still alive")
+        expectClosedAndDeletable(config)
+    }
+
     /// Objects read back through queries (results, primary key, links, backlinks, frozen copies)
     /// hold the core only while they are alive.
     @Test func objectsFromQueries() throws {
