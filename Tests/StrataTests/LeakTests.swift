@@ -271,6 +271,38 @@ struct LeakTests {
         expectClosedAndDeletable(config)
     }
 
+    /// A queue-confined realm whose async write added a cycle closes once its queue is done
+    /// with it (the async write's blocks and completion are released after they ran).
+    @Test func queueConfinedRealmClosesAfterAnAsyncWriteOfACycle() throws {
+        let config = tempConfig("queue", durability: .full)
+        let queue = DispatchQueue(label: "strata.leaks")
+        let done = DispatchSemaphore(value: 0)
+        let outcome = LockedBox<[String]>([])
+        queue.async {
+            do {
+                let realm = try Realm(configuration: config, queue: queue)
+                realm.beginAsyncWrite {
+                    let p = Person()
+                    let d = Dog(value: ["id": "q", "name": "Q"])
+                    p.dogs.append(d)
+                    d.owner = p
+                    do { try realm.add(p) } catch { outcome.set(outcome.get() + ["add: \(error)"]) }
+                    realm.commitAsyncWrite { error in
+                        outcome.set(outcome.get() + [error.map { "commit: \($0)" } ?? "committed"])
+                        // Signal from a later block: this one still holds the core while it runs.
+                        queue.async { done.signal() }
+                    }
+                }
+            } catch {
+                outcome.set(["open: \(error)"])
+                done.signal()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(outcome.get() == ["committed"])
+        expectClosedAndDeletable(config)
+    }
+
     /// Objects read back through queries (results, primary key, links, backlinks, frozen copies)
     /// hold the core only while they are alive.
     @Test func objectsFromQueries() throws {
