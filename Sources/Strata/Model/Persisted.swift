@@ -185,7 +185,8 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override func dropUnmanagedValue(_ obj: Object) {
-        // Swap first, release after: the old value's deinit may release `obj`'s last other owner.
+        // Swap first, release after, outside the raw pointer access: releasing the old value can
+        // run deinits of other unmanaged objects (and so arbitrary code).
         let old = withExtendedLifetime(obj) { () -> Value in
             let p = pointer(obj)
             let v = p.pointee.value
