@@ -228,6 +228,10 @@ extension RealmCore {
             obj._binding = nil
             throw error
         }
+        // The object is managed now: its unmanaged links are stored and never read again. Dropping
+        // them breaks cycles between objects linked both ways before `add` (which would keep the
+        // objects, this core and its file alive; see AnyFieldIO.holdsObjects).
+        for f in info.fields where f.holdsObjects { f.dropUnmanagedValue(obj) }
         snap.metasDirty = true
         changeCounter &+= 1
         return key

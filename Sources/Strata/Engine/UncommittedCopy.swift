@@ -4,9 +4,12 @@
 //
 // Invariants:
 // - The copy is a complete object-layer file: catalog (schema + table roots + key counters),
-//   rows, primary-key indexes, collection trees (each row patched with its new roots), backlinks.
+//   rows, primary-key indexes, secondary-index trees (`TableMeta.indexes`, object keys are kept so
+//   their entries stay valid), collection trees (each row patched with its new roots), backlinks.
 // - The source write is left as it was, except that open collections' roots are flushed into
-//   their rows first (as commit would do), so a row always names its collection's current tree.
+//   their rows first (as commit would do), so a row always names its collection's current tree,
+//   and tables' index lists are reconciled with the schema (as the write's first mutation of the
+//   table would do), so the copy lists exactly the indexes its schema asks for.
 // - On any failure the half-written copy is rolled back and its files are removed.
 import Foundation
 import StrataStorage
@@ -19,6 +22,9 @@ extension RealmCore {
             throw Realm.Error(.fileExists, "'\(path)' already exists; writeCopy needs a new file")
         }
         try flushCollections(w)
+        // Bring every table's index list in line with the schema first (what the write's first
+        // mutation of the table would do anyway), so the copy's indexes are complete and listed.
+        for t in 0..<snap.metas.count { _ = try maintainedIndexes(table: t, w) }
         let dest = try Realm.Error.wrap { try StorageFile.open(StorageOptions(path: path, durability: .full, encryptionKey: encryptionKey)) }
         do {
             let d = try dest.beginWrite()
@@ -60,7 +66,13 @@ extension RealmCore {
                 return true
             }
             let primaryKeys = try Self.copyBytesTree(snap.metas[t].primaryKeys, from: w, to: d)
-            metas.append(TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: snap.metas[t].nextKey))
+            // Secondary indexes are copied like the primary keys: object keys are kept, so every
+            // entry (value ++ object key) is still exact, and the copy can use them at once
+            // instead of scanning until its first write rebuilds them.
+            let indexes = try snap.metas[t].indexes.map {
+                IndexTree(column: $0.column, tree: try Self.copyBytesTree($0.tree, from: w, to: d))
+            }
+            metas.append(TableMeta(objects: objects, primaryKeys: primaryKeys, nextKey: snap.metas[t].nextKey, indexes: indexes))
         }
         let backlinks = try Self.copyBytesTree(snap.backlinks, from: w, to: d)
         var catalog = BytesTree()

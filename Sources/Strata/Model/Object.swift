@@ -4,6 +4,9 @@
 // - An object is unmanaged (`_binding == nil`: values live in its `@Persisted` wrappers, it may
 //   move between threads freely) or managed (`_binding` names its realm core, class, table and
 //   object key; every property access goes through that realm's current snapshot).
+// - Adding an object resets its link and link-collection wrappers to their defaults (see
+//   Persisted.swift): a managed object keeps no strong reference to other objects, so objects
+//   linked to each other (or to themselves) while unmanaged do not keep their realm open.
 // - A managed object is confined to its realm's thread or queue unless frozen. Property getters
 //   and setters cannot throw (they are Swift properties), so misuse that Realm reports with an
 //   exception — reading on the wrong thread, writing outside a write transaction, writing to a

@@ -9,7 +9,9 @@
 //   Caveat (documented on `Object`): a property initial value that itself creates an Object
 //   would interleave ordinals; Strata's models never need that (links default to nil).
 // - An unmanaged object keeps its values in the wrappers; a managed object (`_binding != nil`)
-//   reads and writes through its realm, and the wrapper's value is ignored.
+//   reads and writes through its realm, and the wrapper's value is ignored. Once `add` made an
+//   object managed, its wrappers that can hold objects (links, collections of links) are reset
+//   to their defaults, so objects linked to each other while unmanaged form no retain cycle.
 import Foundation
 
 /// Per-thread counter of wrapper initialisations (see the file's invariants).
@@ -119,9 +121,15 @@ extension Persisted: _PersistedField {
 class AnyFieldIO {
     let name: String
     let offset: Int
-    init(name: String, offset: Int) {
+    /// Whether the wrapper's value can hold other objects (a link or a collection of links).
+    /// Once its object is managed such a value is never read again, and it must be dropped:
+    /// objects linked both ways before `add` (`p.dogs.append(d); d.owner = p`) would otherwise
+    /// keep each other, and through their bindings the realm core and its open file, alive.
+    let holdsObjects: Bool
+    init(name: String, offset: Int, holdsObjects: Bool = false) {
         self.name = name
         self.offset = offset
+        self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
     func ordinal(_ obj: Object) -> Int32 { 0 }
@@ -133,9 +141,16 @@ class AnyFieldIO {
     func unmanagedValue(_ obj: Object) -> Any? { nil }
     /// The primary-key index key of the unmanaged value (see ObjectStore.swift).
     func primaryKeyIndexKey(_ obj: Object, core: RealmCore) throws -> [UInt8] { [] }
+    /// Resets the wrapper's unmanaged value to the type's default, releasing what it referenced
+    /// (called on fields with `holdsObjects` once the object is managed; see ObjectStore.addObject).
+    func dropUnmanagedValue(_ obj: Object) {}
 }
 
 final class FieldIO<Value: _Persistable>: AnyFieldIO {
+    init(name: String, offset: Int) {
+        super.init(name: name, offset: offset, holdsObjects: Value._strataShape.type == .object)
+    }
+
     @inline(__always) private func pointer(_ obj: Object) -> UnsafeMutablePointer<Persisted<Value>> {
         (Unmanaged.passUnretained(obj).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
     }
@@ -167,6 +182,18 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     override func primaryKeyIndexKey(_ obj: Object, core: RealmCore) throws -> [UInt8] {
         let v = withExtendedLifetime(obj) { pointer(obj).pointee.value }
         return try core.primaryKeyIndexKey(of: v)
+    }
+
+    override func dropUnmanagedValue(_ obj: Object) {
+        // Swap first, release after, outside the raw pointer access: releasing the old value can
+        // run deinits of other unmanaged objects (and so arbitrary code).
+        let old = withExtendedLifetime(obj) { () -> Value in
+            let p = pointer(obj)
+            let v = p.pointee.value
+            p.pointee.value = Value._strataDefault()
+            return v
+        }
+        withExtendedLifetime(old) {}
     }
 
     override func unmanagedValue(_ obj: Object) -> Any? {
