@@ -345,12 +345,9 @@ struct LeakTests {
         expectClosedAndDeletable(config)
     }
 
-    /// Known bug (Notifications/, not this branch's files): an invalidated observer stays in its
-    /// core's hub until the next delivery pass (`ObserverHub.prune`), and an `ObjectObserver`
-    /// keeps its `ObjectBinding` (a strong reference to the core): core → hub → observer → core.
-    /// A block that captured delivered objects makes the same cycle through the objects. So
-    /// after observing, invalidating and dropping everything, the file stays open. Recorded as
-    /// a known issue so that this test fails (unexpected pass) once it is fixed.
+    /// An observer could keep objects holding the core (old linked values, a block that captured delivered
+    /// objects): core → hub → observer → core. Invalidating its token must remove it at once, so
+    /// that dropping everything afterwards closes the file.
     @Test func observersAreReleasedOnInvalidate() throws {
         let config = tempConfig()
         var weak = WeakObjects()
@@ -364,13 +361,8 @@ struct LeakTests {
             for t in tokens { t.invalidate() }
             kept.items.removeAll()
         }
-        withKnownIssue("invalidated observers are pruned lazily and ObjectObserver holds the core") {
-            #expect(InstanceCache.shared.liveCores(identity: config.identity).isEmpty, "a realm core is still alive")
-        }
-        // Clean up: a delivery pass on the leaked core prunes the observers and frees everything.
-        if let core = InstanceCache.shared.liveCores(identity: config.identity).first {
-            core.deliverNotifications()
-        }
+        // Invalidating a token removes its observer from the hub at once (ObserverHub.swift).
+        #expect(InstanceCache.shared.liveCores(identity: config.identity).isEmpty, "a realm core is still alive")
         #expect(weak.alive == 0, "objects still alive")
         expectClosedAndDeletable(config)
     }

@@ -114,7 +114,7 @@ extension Results {
         }
         let observer = ResultsObserver<Element>(flag: flag, info: info, query: query, watched: watched, block: block)
         let hub = core.observerHub()
-        hub.observers.append(observer)
+        hub.add(observer, token: token)
         core.startWatchingIfQueueConfined(hub)
         core.deliverInitial(flag: flag) { observer.start(core: $0) }
         return token

@@ -120,7 +120,7 @@ extension Object {
         }
         let observer = ObjectObserver<T>(flag: flag, binding: b, watched: watched, block: block)
         let hub = core.observerHub()
-        hub.observers.append(observer)
+        hub.add(observer, token: token)
         core.startWatchingIfQueueConfined(hub)
         core.deliverInitial(flag: flag) { observer.start(core: $0) }
         return token
@@ -138,7 +138,7 @@ extension Realm {
         let token = NotificationToken(flag: flag, retaining: core)
         guard !core.isFrozen else { return token }
         let hub = core.observerHub()
-        hub.realmObservers.append(RealmObserver(flag: flag, block: block))
+        hub.add(RealmObserver(flag: flag, block: block), token: token)
         core.startWatchingIfQueueConfined(hub)
         return token
     }

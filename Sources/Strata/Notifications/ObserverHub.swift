@@ -9,13 +9,17 @@
 //   observe there (Handover.swift).
 //
 // Invariants:
-// - The hub and its observers are confined to the core's thread or queue, like the core.
-// - Observers hold no reference to the core (it is passed in), so observing never keeps a
-//   realm open: no cycle core → hub → observer → core.
+// - The hub and its observers are confined to the core's thread or queue, like the core —
+//   except the observer lists themselves, which are locked: invalidating a token (from any
+//   thread) removes its observer at once. Observers hold no reference to the core (it is passed
+//   in), but what they report may (an old linked object, objects captured by the user's block),
+//   so an invalidated observer must not wait in the hub for the next delivery: with nothing else
+//   touching the core, that would keep the realm and its file open (core → hub → observer → core).
 // - Nothing is delivered inside a write transaction or re-entrantly from a handler.
 // - Each observer remembers the version it last reported; advancing to the same version twice
 //   reports nothing, and several commits between two deliveries coalesce into one change.
 import Dispatch
+import Foundation
 import StrataStorage
 
 /// One registered observer; `advance` compares against what it last reported.
@@ -35,9 +39,39 @@ final class RealmObserver {
     }
 }
 
+/// The observer lists of a hub, locked so that a token invalidated on any thread can remove its
+/// observer at once.
+/// `@unchecked Sendable`: every access takes `lock`; the observers themselves are only used on
+/// the core's thread or queue (the lists hand out snapshots there).
+final class ObserverLists: @unchecked Sendable {
+    private let lock = NSLock()
+    private var realm: [RealmObserver] = []
+    private var change: [any ChangeObserver] = []
+
+    var realmObservers: [RealmObserver] { lock.withLock { realm } }
+    var observers: [any ChangeObserver] { lock.withLock { change } }
+    var isEmpty: Bool { lock.withLock { realm.isEmpty && change.isEmpty } }
+
+    func append(_ observer: RealmObserver) { lock.withLock { realm.append(observer) } }
+    func append(_ observer: any ChangeObserver) { lock.withLock { change.append(observer) } }
+
+    /// Drops the observers whose flag is set. The removed observers are released after the lock.
+    func prune() {
+        var dropped: [AnyObject] = []
+        lock.withLock {
+            dropped += realm.filter { $0.flag.isSet } as [AnyObject]
+            dropped += change.filter { $0.flag.isSet } as [AnyObject]
+            realm.removeAll { $0.flag.isSet }
+            change.removeAll { $0.flag.isSet }
+        }
+        dropped.removeAll()
+    }
+}
+
 final class ObserverHub {
-    var realmObservers: [RealmObserver] = []
-    var observers: [any ChangeObserver] = []
+    let lists = ObserverLists()
+    var realmObservers: [RealmObserver] { lists.realmObservers }
+    var observers: [any ChangeObserver] { lists.observers }
     var lastVersion: UInt64
     var delivering = false
     var deliveryScheduled = false
@@ -49,11 +83,19 @@ final class ObserverHub {
     init(version: UInt64) { lastVersion = version }
     deinit { closed.set() }
 
-    var isEmpty: Bool { realmObservers.isEmpty && observers.isEmpty }
+    var isEmpty: Bool { lists.isEmpty }
 
-    func prune() {
-        realmObservers.removeAll { $0.flag.isSet }
-        observers.removeAll { $0.flag.isSet }
+    func prune() { lists.prune() }
+
+    /// Registers an observer; invalidating `token` removes it (from any thread).
+    func add(_ observer: any ChangeObserver, token: NotificationToken) {
+        lists.append(observer)
+        token.whenInvalidated { [weak lists] in lists?.prune() }
+    }
+
+    func add(_ observer: RealmObserver, token: NotificationToken) {
+        lists.append(observer)
+        token.whenInvalidated { [weak lists] in lists?.prune() }
     }
 }
 

@@ -264,7 +264,7 @@ enum OwnedCollectionObservation {
         }
         let observer = OwnedCollectionObserver(flag: flag, ref: ref, watched: watched) { deliver($0, $1) }
         let hub = core.observerHub()
-        hub.observers.append(observer)
+        hub.add(observer, token: token)
         core.startWatchingIfQueueConfined(hub)
         core.deliverInitial(flag: flag) { observer.start(core: $0) }
         return token

@@ -18,6 +18,7 @@
 // `onComplete` has not reported it yet (never a partial commit: the storage layer's guarantee).
 import Dispatch
 import Foundation
+import StrataStorage
 
 /// Identifies an async write so it can be cancelled.
 public typealias AsyncTransactionId = UInt32
@@ -28,8 +29,12 @@ struct AsyncWriteQueue {
     var pending = Set<AsyncTransactionId>()
     /// Committed, published async writes waiting for their shared flush.
     var group: [(version: UInt64, onComplete: ((Swift.Error?) -> Void)?)] = []
-    /// Background flushes started and not yet reported back on the realm's queue.
-    var flushesInFlight = 0
+    /// Background flushes started and not yet reported back on the realm's queue, by id: the
+    /// realm (kept alive until its completions ran, as Realm keeps a realm with pending async
+    /// writes) and the completions. Only the realm's queue touches this.
+    var inFlight: [UInt64: (realm: Realm, completions: [((Swift.Error?) -> Void)?])] = [:]
+    var nextFlushId: UInt64 = 0
+    var flushesInFlight: Int { inFlight.count }
     /// Runs the background flushes one after another, so completions keep commit order (and a
     /// flush that already covered a later commit makes that commit's wait immediate).
     lazy var flusher = DispatchQueue(label: "strata.async-flush", qos: .userInitiated)
@@ -134,24 +139,20 @@ extension Realm {
 
     /// Makes every commit of the group durable with one flush on a background thread, then runs
     /// their completions on the realm's queue, in commit order.
+    ///
+    /// The background block holds the core and the file only weakly: the in-flight entry keeps
+    /// the realm alive until `finishAsyncFlush` runs on its queue, so the last reference to the
+    /// realm is always dropped there, never on the flush thread after the completions ran.
     private func flushAsyncGroup() {
         guard let queue = core.queue, let target = core.asyncWrites.group.map(\.version).max() else { return }
-        let group = QueueBound(value: (realm: self, completions: core.asyncWrites.group.map(\.onComplete)))
+        let id = core.asyncWrites.nextFlushId
+        core.asyncWrites.nextFlushId &+= 1
+        core.asyncWrites.inFlight[id] = (self, core.asyncWrites.group.map(\.onComplete))
         core.asyncWrites.group.removeAll()
-        core.asyncWrites.flushesInFlight += 1
-        let file = core.file
+        let refs = FlushReferences(core: core, file: core.file)
         core.asyncWrites.flusher.async {
-            var failure: Realm.Error? = nil
-            do throws(Realm.Error) {
-                try Realm.Error.wrap { try file.waitUntilDurable(target) }
-            } catch {
-                failure = error
-            }
-            let outcome = failure
-            queue.async {
-                group.value.realm.core.asyncWrites.flushesInFlight -= 1
-                for onComplete in group.value.completions { onComplete?(outcome) }
-            }
+            let outcome = refs.makeDurable(target)
+            queue.async { refs.core?.finishAsyncFlush(id, outcome) }
         }
     }
 
@@ -174,5 +175,39 @@ extension Realm {
     @discardableResult
     public func asyncWrite<Result>(_ block: () throws -> Result) async throws -> Result {
         try write(block)
+    }
+}
+
+/// What a background flush may reach: weak references, so that it never extends the life of a
+/// realm (see `flushAsyncGroup`).
+/// `@unchecked Sendable`: `core` is only dereferenced on the core's own queue (in the block the
+/// flush enqueues there); `file` is Sendable.
+private final class FlushReferences: @unchecked Sendable {
+    weak var core: RealmCore?
+    weak var file: StorageFile?
+
+    init(core: RealmCore, file: StorageFile) {
+        self.core = core
+        self.file = file
+    }
+
+    /// Waits until `version` is durable; the error, if the flush failed. The strong reference to
+    /// the file lives only for this call.
+    func makeDurable(_ version: UInt64) -> Realm.Error? {
+        guard let file else { return nil }
+        do throws(Realm.Error) {
+            try Realm.Error.wrap { try file.waitUntilDurable(version) }
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+extension RealmCore {
+    /// On the realm's queue: runs the completions of flush `id`, then drops the realm it kept.
+    func finishAsyncFlush(_ id: UInt64, _ outcome: Realm.Error?) {
+        guard let entry = asyncWrites.inFlight.removeValue(forKey: id) else { return }
+        for onComplete in entry.completions { onComplete?(outcome) }
     }
 }
