@@ -66,11 +66,7 @@ extension FileCore {
         let freeListCount = FreeSpace.pagesNeeded(records: holes.recordCount)
         let newPageCount = highest + 1 + freeListCount
 
-        let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard out >= 0 else {
-            if errno == EEXIST { throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination) }
-            throw ioError("open", errno, path: destination)
-        }
+        let out = try FileCore.createCopyDestination(destination)
         var succeeded = false
         defer {
             Glibc.close(out)
@@ -229,5 +225,18 @@ extension StorageFile {
     public func setRelocator(_ relocator: (any PageRelocating)?) {
         let core = self.core
         core.lock.withLock { core.relocator = relocator }
+    }
+}
+
+extension FileCore {
+    /// Creates the file a copy is written to: it must not exist (`.alreadyExists`). The caller
+    /// closes it and removes it unless the copy succeeded.
+    static func createCopyDestination(_ destination: String) throws(StorageError) -> Int32 {
+        let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard out >= 0 else {
+            if errno == EEXIST { throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination) }
+            throw ioError("open", errno, path: destination)
+        }
+        return out
     }
 }

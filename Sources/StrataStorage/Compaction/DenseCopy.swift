@@ -143,11 +143,7 @@ extension FileCore {
             roots.setDataReference(try copier.reach(root, role: index), at: entry.offset)
         }
 
-        let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard out >= 0 else {
-            if errno == EEXIST { throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination) }
-            throw ioError("open", errno, path: destination)
-        }
+        let out = try FileCore.createCopyDestination(destination)
         var succeeded = false
         defer {
             Glibc.close(out)
