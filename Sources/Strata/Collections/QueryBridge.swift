@@ -129,8 +129,15 @@ extension Results {
             }
             values.append(v)
         }
-        let schema = Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
-        let predicate = try QueryParser.parse(predicateFormat, arguments: values, schema: schema, typeName: info.schema.className)
+        // Repeated queries reuse a parsed template (Query/QueryParseCache.swift); the schema the
+        // type checker needs is built only when parsing.
+        let info = self.info
+        var schema: QuerySchema?
+        let predicate = try QueryParseCache.predicate(predicateFormat, arguments: values, info: info) { arguments in
+            let s = schema ?? Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
+            schema = s
+            return try QueryParser.parse(predicateFormat, arguments: arguments, schema: s, typeName: info.schema.className)
+        }
         return adding(predicate)
     }
 

@@ -10,6 +10,8 @@
 // - A predicate is evaluated on candidates found through an index when it has an `==`/`IN` on
 //   an indexed or primary-key property, on every object otherwise; candidates come in key
 //   order, so the result (and its order) is the scan's.
+// - The predicate is evaluated on the stored row bytes when it compiles to a QueryRowProgram
+//   (plain scalar properties only), on materialised objects otherwise; both give the same keys.
 import Foundation
 
 /// Realm's sort descriptor (the query issue will honour it).
@@ -87,6 +89,32 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 out = found.keys
                 if case .comparison = predicate { decided = found.exact }
                 if !core.isFrozen { core.indexing.lastPlan = found.plan }
+                // Candidates that still need the predicate: evaluated on their row bytes when it compiles.
+                if !decided, let program = QueryRowProgram.compile(predicate, info: info) {
+                    if !core.isFrozen { core.indexing.rowsExamined &+= out.count }
+                    var matched: [UInt64] = []
+                    for k in out {
+                        let hit = try core.snap.metas[t].objects.withValue(forKey: k, in: p) {
+                            try program.matches(_RowView(bytes: $0, core: core))
+                        }
+                        if hit == true { matched.append(k) }
+                    }
+                    out = matched
+                    decided = true
+                }
+            } else if let predicate = query.predicate, let program = QueryRowProgram.compile(predicate, info: info) {
+                // A scan evaluated on the stored rows: no object is created (Query/QueryRowProgram.swift).
+                var examined = 0
+                try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, row in
+                    examined &+= 1
+                    if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
+                    return true
+                }
+                if !core.isFrozen {
+                    core.indexing.rowsExamined &+= examined
+                    core.indexing.lastPlan = .scan
+                }
+                decided = true
             } else {
                 out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
                 try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in

@@ -276,6 +276,12 @@ struct QueryEvaluator {
     mutating func comparison(_ c: CompiledComparison) throws -> Bool {
         let left = try operand(c.left)
         let right = try operand(c.right)
+        return try Self.compare(left, right, c)
+    }
+
+    /// The comparison `c` on operands already resolved (shared with QueryRowProgram, which reads
+    /// the operands from row bytes).
+    static func compare(_ left: QueryOperand, _ right: QueryOperand, _ c: CompiledComparison) throws -> Bool {
         let options = c.options
 
         switch c.op {

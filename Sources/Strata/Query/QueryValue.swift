@@ -253,6 +253,12 @@ extension QueryValue {
     /// or sets of those (for `IN %@` and `BETWEEN %@`). Returns nil for anything else, so the
     /// caller can report which argument it could not use.
     public init?(converting value: Any) {
+        // Fast path (no Mirror): a convertible value, optional or not, converts as below would
+        // (`Optional.queryValue` unwraps exactly like the Mirror branch).
+        if let convertible = value as? QueryValueConvertible {
+            self = convertible.queryValue
+            return
+        }
         let mirror = Mirror(reflecting: value)
         if mirror.displayStyle == .optional {
             guard let wrapped = mirror.children.first?.value else {
