@@ -271,8 +271,10 @@ public struct Realm {
     // MARK: - Files
 
     /// Writes a compacted copy to `fileURL` (which must not exist), encrypted with
-    /// `encryptionKey` (nil: plain). Outside a write it copies the version this realm reads;
-    /// inside a write, the state the write sees, uncommitted changes included (as Realm).
+    /// `encryptionKey` (nil: plain). Outside a write it copies the newest committed version of
+    /// the file (newer than the version this realm reads if another thread or process committed
+    /// since its last refresh); inside a write, the state the write sees, uncommitted changes
+    /// included (as Realm).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try core.checkThreadThrowing()
         if let k = encryptionKey, k.count != 64 {
