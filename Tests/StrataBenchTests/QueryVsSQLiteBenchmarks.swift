@@ -95,40 +95,28 @@ struct QueryVsSQLiteBenchmarks {
         config.objectTypes = [QBItem.self, QBKeyed.self, QBPlain.self]
         let realm = try Realm(configuration: config)
         let insertPlain = try seconds {
-            var i = 0
-            while i < n {
-                try realm.write {
-                    for j in i..<min(n, i + 10_000) {
-                        let o = QBPlain()
-                        o.plainInt = j % 10_000
-                        o.indexedInt = j % 10_000
-                        o.plainString = "s\(j % 10_000)"
-                        o.indexedString = o.plainString
-                        o.plainSerial = j
-                        o.serial = j
-                        try realm.add(o)
-                    }
-                }
-                i += 10_000
+            try insertInBatches(realm, count: n) { j in
+                let o = QBPlain()
+                o.plainInt = j % 10_000
+                o.indexedInt = j % 10_000
+                o.plainString = "s\(j % 10_000)"
+                o.indexedString = o.plainString
+                o.plainSerial = j
+                o.serial = j
+                return o
             }
         }
         print("BENCH query setup: Strata inserted \(n) objects without indexes in \(ms(insertPlain))")
         let insert = try seconds {
-            var i = 0
-            while i < n {
-                try realm.write {
-                    for j in i..<min(n, i + 10_000) {
-                        let o = QBItem()
-                        o.plainInt = j % 10_000
-                        o.indexedInt = j % 10_000
-                        o.plainString = "s\(j % 10_000)"
-                        o.indexedString = o.plainString
-                        o.plainSerial = j
-                        o.serial = j
-                        try realm.add(o)
-                    }
-                }
-                i += 10_000
+            try insertInBatches(realm, count: n) { j in
+                let o = QBItem()
+                o.plainInt = j % 10_000
+                o.indexedInt = j % 10_000
+                o.plainString = "s\(j % 10_000)"
+                o.indexedString = o.plainString
+                o.plainSerial = j
+                o.serial = j
+                return o
             }
             try realm.write {
                 for j in 0..<keyedCount { try realm.add(QBKeyed(value: ["id": j, "v": j])) }
@@ -276,5 +264,16 @@ struct QueryVsSQLiteBenchmarks {
             #expect(s.matches == q.matches, "\(name): Strata \(s.matches) matches, SQLite \(q.matches)")
             report(name, strata: s.time, sqlite: q.time, matches: s.matches)
         }
+    }
+}
+
+/// Adds `count` objects made by `make(j)` in write transactions of 10,000.
+private func insertInBatches(_ realm: Realm, count n: Int, make: (Int) -> Object) throws {
+    var i = 0
+    while i < n {
+        try realm.write {
+            for j in i..<min(n, i + 10_000) { try realm.add(make(j)) }
+        }
+        i += 10_000
     }
 }

@@ -52,19 +52,6 @@ final class IxUUIDKeyed: Object {
     @Persisted var n = 0
 }
 
-/// A deterministic generator (SplitMix64): the random tests replay exactly from their seed.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Value pools with deliberate collisions: canonically equivalent strings with different bytes
 /// ("é" precomposed and decomposed, "K" and the Kelvin sign), a NUL byte, long strings sharing
 /// their first 1,000 bytes, -0 and +0 dates.
@@ -102,7 +89,7 @@ extension Realm {
 
 extension IxItem {
     /// An unmanaged item with random values from the pools.
-    static func random(_ rng: inout SeededRNG) -> IxItem {
+    static func random(_ rng: inout SplitMix64) -> IxItem {
         let o = IxItem()
         o.name = "n\(Int.random(in: 0..<5, using: &rng))"
         o.randomize(&rng, all: true)
@@ -112,7 +99,7 @@ extension IxItem {
     }
 
     /// Sets one random indexed property (all of them with `all`), through the accessors.
-    func randomize(_ rng: inout SeededRNG, all: Bool = false) {
+    func randomize(_ rng: inout SplitMix64, all: Bool = false) {
         let pick = Int.random(in: 0..<12, using: &rng)
         if all || pick == 0 { tag = IxPools.tags.randomElement(using: &rng) ?? "" }
         if all || pick == 1 { rank = Int.random(in: -3..<6, using: &rng) }

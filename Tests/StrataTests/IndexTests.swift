@@ -74,7 +74,7 @@ struct IndexTests {
     }
 
     /// One random mutation of the data set, through one of the public paths.
-    static func mutate(_ realm: Realm, _ rng: inout SeededRNG) throws {
+    static func mutate(_ realm: Realm, _ rng: inout SplitMix64) throws {
         let items = realm.objects(IxItem.self)
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<25:
@@ -124,7 +124,7 @@ struct IndexTests {
 
     @Test func randomMutationsKeepIndexesEqualToTheScan() throws {
         let realm = try Realm(configuration: memoryConfig())
-        var rng = SeededRNG(seed: 0x1DE7_5EED)
+        var rng = SplitMix64(seed: 0x1DE7_5EED)
         var matched = 0
         for round in 0..<40 {
             try realm.beginWrite()

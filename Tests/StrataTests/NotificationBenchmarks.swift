@@ -100,20 +100,23 @@ struct NotificationBenchmarks {
         queue.sync { tokenBox.withLock { $0?.invalidate() } }
     }
 
-    @Test func resultsObserverLatency() throws {
-        try measure("Results.observe (100 objects)", target: { $0 % Self.objects }) { realm, stamps, signal in
-            realm.objects(NotifyBenchItem.self).observe { change in
-                let t = now()
-                switch change {
-                case .initial: signal.signal()
-                case .update(let r, _, _, let m):
-                    // The modified object's value names the commit.
-                    if m.count == 1 { stamps.handled.withLock { $0[r[m[0]].value] = t } }
-                    signal.signal()
-                case .error: signal.signal()
-                }
+    /// Observes every item; stamps the handler time under the modified object's value (which
+    /// names the commit).
+    static func observeResults(_ realm: Realm, _ stamps: NotifyBenchStamps, _ signal: DispatchSemaphore) -> NotificationToken? {
+        realm.objects(NotifyBenchItem.self).observe { change in
+            let t = now()
+            switch change {
+            case .initial: signal.signal()
+            case .update(let r, _, _, let m):
+                if m.count == 1 { stamps.handled.withLock { $0[r[m[0]].value] = t } }
+                signal.signal()
+            case .error: signal.signal()
             }
         }
+    }
+
+    @Test func resultsObserverLatency() throws {
+        try measure("Results.observe (100 objects)", target: { $0 % Self.objects }, observe: Self.observeResults)
     }
 
     /// The same without the commit's poke: delivery waits for the version watcher's timer
@@ -121,18 +124,7 @@ struct NotificationBenchmarks {
     @Test func resultsObserverLatencyByTheTimerAlone() throws {
         VersionWatcher.shared.commitPokes.store(false, ordering: .relaxed)
         defer { VersionWatcher.shared.commitPokes.store(true, ordering: .relaxed) }
-        try measure("Results.observe, timer only (no commit poke)", target: { $0 % Self.objects }) { realm, stamps, signal in
-            realm.objects(NotifyBenchItem.self).observe { change in
-                let t = now()
-                switch change {
-                case .initial: signal.signal()
-                case .update(let r, _, _, let m):
-                    if m.count == 1 { stamps.handled.withLock { $0[r[m[0]].value] = t } }
-                    signal.signal()
-                case .error: signal.signal()
-                }
-            }
-        }
+        try measure("Results.observe, timer only (no commit poke)", target: { $0 % Self.objects }, observe: Self.observeResults)
     }
 
     @Test func objectObserverLatency() throws {
