@@ -171,7 +171,11 @@ extension WriteTransaction {
         }
         let dataBytes = roots.data.count
 
-        // 1. Hold what this version stops referencing.
+        // 1. Hold what this version stops referencing (after the rest of the extent is back in
+        //    the free space: from here on allocation only takes pages from the heads of runs).
+        closeExtent()
+        // Sorted, so pages freed together that one commit wrote contiguously share a held run.
+        freedCommitted.sort { $0.page < $1.page }
         for freed in freedCommitted {
             core.freeSpace.hold(freed.page, allocVersion: freed.allocVersion, freeVersion: newVersion)
         }
@@ -264,6 +268,7 @@ extension WriteTransaction {
 
         // 4. Write (the flush comes after the writer lock is released; see commitWithStatistics).
         var flushes = 0
+        images.sort { $0.page < $1.page }
         let slotCount = UInt64(MetaLayout.slotCount)
         if core.fd >= 0 {
             var durable = core.currentDurable()
@@ -273,7 +278,6 @@ extension WriteTransaction {
                 durable = core.currentDurable()
             }
             meta.durableBase = min(durable, baseVersion)
-            images.sort { $0.page < $1.page }
             let targetSlot = Int(newVersion % slotCount)
             do {
                 try core.writePages(images)
@@ -301,7 +305,13 @@ extension WriteTransaction {
         // A `.unsafe` commit on a `.full` file stays pending: a later flush covers it, and earlier
         // `.full` committers still waiting must not be told their commit is durable.
         if core.fd < 0 || core.options.durability != .full { core.markDurable(newVersion) }
-        return CommitStatistics(version: newVersion, pagesWritten: images.count, flushes: flushes)
+        var runs = 0
+        var previous: UInt32? = nil
+        for item in images {
+            if previous.map({ $0 &+ 1 != item.page }) ?? true { runs += 1 }
+            previous = item.page
+        }
+        return CommitStatistics(version: newVersion, pagesWritten: images.count, dataRuns: runs, flushes: flushes)
     }
 }
 

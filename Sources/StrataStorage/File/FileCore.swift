@@ -62,6 +62,13 @@ final class FileCore: @unchecked Sendable {
     /// The version whose free space, free-list pages and commit-record pages the writer holds.
     var writerStateVersion: UInt64
     @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
+    /// Pages the next write transaction reserves at once from one free run (extent allocation,
+    /// WriteTransaction.allocateRaw): the previous commit's allocation count and a little more, within 4...64.
+    @exclusivity(unchecked) var extentHint: UInt32 = 8
+    /// Test and diagnostics switch: false allocates page by page from the lowest free page.
+    /// STRATA_EXTENTS=off sets it for benchmarks.
+    @exclusivity(unchecked) var allocatesExtents = FileCore.extentsOverride != "off"
+    static let extentsOverride: String? = getenv("STRATA_EXTENTS").map { String(cString: $0) }
     // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
     // running, and the error of a failed flush (after which commits are refused: what reached the
     // disk is unknown, as after any failed fsync).

@@ -57,6 +57,34 @@ struct FreeSpace: Equatable {
         return page
     }
 
+    /// The first `want` pages of the lowest reusable run holding at least `want` pages, removed
+    /// from the set (taken from the run's head, so the record count never grows); nil when no
+    /// run is that long. Used for extent allocation (WriteTransaction.allocateRaw).
+    mutating func takeRun(atLeast want: UInt32) -> FreeRun? {
+        for index in reusable.indices where reusable[index].count >= want {
+            let run = FreeRun(start: reusable[index].start, count: want)
+            if reusable[index].count == want {
+                reusable.remove(at: index)
+            } else {
+                reusable[index].start += want
+                reusable[index].count -= want
+            }
+            return run
+        }
+        return nil
+    }
+
+    /// The longest reusable run (the lowest of equals), removed whole; nil when every run is a
+    /// single page (or there is none).
+    mutating func takeLongestRun() -> FreeRun? {
+        var best = -1
+        for index in reusable.indices where reusable[index].count >= 2 {
+            if best < 0 || reusable[index].count > reusable[best].count { best = index }
+        }
+        guard best >= 0 else { return nil }
+        return reusable.remove(at: best)
+    }
+
     /// Makes `page` reusable at once (it is reachable from no version).
     mutating func release(_ page: UInt32) {
         releaseRun(FreeRun(start: page, count: 1))

@@ -90,6 +90,9 @@ public struct CommitStatistics: Hashable, Sendable {
     public var version: UInt64
     /// Pages written (tree pages, free-list pages, commit-record pages).
     public var pagesWritten: Int
+    /// Contiguous runs among the pages written (each one pwritev; the meta slot not counted).
+    /// Extent allocation keeps a small commit at one run.
+    public var dataRuns: Int = 0
     /// fdatasync calls made by this commit (0 under `.unsafe`/`.memOnly`, 0 or 1 under `.full`).
     public var flushes: Int
 }

@@ -75,6 +75,16 @@ public final class WriteTransaction: PageWriting {
     let dirty = DirtyPages()
     /// Committed pages freed by this transaction, with the version that wrote them.
     @exclusivity(unchecked) var freedCommitted: [(page: UInt32, allocVersion: UInt64)] = []
+    /// The current extent: pages reserved from one free run, handed out in order so that a
+    /// commit's pages form one contiguous run (one pwritev, and a flush of one extent instead of
+    /// ~10 scattered pages: `fdatasync` after 10 scattered 4 KiB writes took 500 µs here vs 155 µs
+    /// for 10 sequential ones). Whatever is left returns to the free space when the commit starts
+    /// (`closeExtent`), before the free-space records are sized.
+    @exclusivity(unchecked) var extentNext: UInt32 = 0
+    @exclusivity(unchecked) var extentRemaining: UInt32 = 0
+    @exclusivity(unchecked) var extentsOpen = true
+    /// Pages allocated by this transaction (sizes the next transaction's extent).
+    @exclusivity(unchecked) var allocations: UInt32 = 0
     /// The free space as it was when the transaction began (restored by rollback).
     let savedFreeSpace: FreeSpace
 
@@ -108,7 +118,16 @@ public final class WriteTransaction: PageWriting {
     /// A new page with undefined content, recorded as owned. Used by allocation and commit.
     func allocateRaw() throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
         let page: UInt32
-        if let reused = core.freeSpace.take() {
+        allocations &+= 1
+        if extentRemaining > 0 {
+            page = extentNext
+            extentNext += 1
+            extentRemaining -= 1
+        } else if extentsOpen, core.allocatesExtents, let run = try takeExtent() {
+            page = run.start
+            extentNext = run.start + 1
+            extentRemaining = run.count - 1
+        } else if let reused = core.freeSpace.take() {
             page = reused
         } else {
             guard pageCount < UInt32.max else {
@@ -121,6 +140,41 @@ public final class WriteTransaction: PageWriting {
         let buffer = core.takeBuffer()
         dirty.insert(page, buffer)
         return (page, buffer)
+    }
+
+    /// The next extent, in order of preference:
+    /// 1. `extentHint` pages from the lowest free run that long;
+    /// 2. when the free space is small (fewer than 8 extents' worth of pages, or 1/16 of the
+    ///    file), fresh pages at the end of the file: the pages this commit frees later are then
+    ///    the previous extent, so runs form and the file stops growing (a stream of small commits
+    ///    settles into a rotation of a few extents);
+    /// 3. the longest free run, however short (a file whose free pages are fragmented — cold
+    ///    pages left behind in old extents, random updates — is not grown: at most ~1/16 of it);
+    /// 4. nil: page-by-page allocation from the lowest free page.
+    private func takeExtent() throws(StorageError) -> FreeRun? {
+        let want = core.extentHint
+        if let run = core.freeSpace.takeRun(atLeast: want) { return run }
+        if core.freeSpace.reusablePageCount < max(8 * Int(want), Int(pageCount) / 16),
+           UInt64(pageCount) + UInt64(want) < UInt64(UInt32.max) {
+            try core.ensureCapacity(pages: Int(pageCount) + Int(want))
+            let run = FreeRun(start: pageCount, count: want)
+            pageCount += want
+            return run
+        }
+        return core.freeSpace.takeLongestRun()
+    }
+
+    /// Returns the unused rest of the current extent to the free space and allocates page by page
+    /// from then on (the commit sizes its free-space records after this; see Commit.swift).
+    func closeExtent() {
+        extentsOpen = false
+        if extentRemaining > 0 {
+            core.freeSpace.releaseRun(FreeRun(start: extentNext, count: extentRemaining))
+            extentRemaining = 0
+        }
+        // The last transaction's need and a little more: a slightly larger commit should not
+        // spill into a second run, and a much larger request would rarely find a free run.
+        core.extentHint = min(64, max(4, allocations + allocations / 4 + 1))
     }
 
     public func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
