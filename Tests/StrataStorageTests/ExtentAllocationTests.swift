@@ -113,3 +113,39 @@ import Testing
         #expect(Double(with) <= Double(without) * (1 + 1.0 / 16) + 8 * 64, "pages \(with) vs \(without)")
     }
 }
+
+@Suite struct FreeRunSelectionTests {
+    static func space(_ runs: [(UInt32, UInt32)]) -> FreeSpace {
+        var space = FreeSpace()
+        for (start, count) in runs { space.releaseRun(FreeRun(start: start, count: count)) }
+        return space
+    }
+
+    @Test func takeRunTakesTheHeadOfTheLowestRunLongEnough() {
+        var space = Self.space([(10, 2), (20, 5), (40, 9)])
+        #expect(space.takeRun(atLeast: 4) == FreeRun(start: 20, count: 4))
+        #expect(space.reusable == [FreeRun(start: 10, count: 2), FreeRun(start: 24, count: 1), FreeRun(start: 40, count: 9)])
+        #expect(space.takeRun(atLeast: 9) == FreeRun(start: 40, count: 9))
+        #expect(space.recordCount == 2)
+        #expect(space.takeRun(atLeast: 3) == nil)
+    }
+
+    @Test func takeLongestRunTakesAWholeRun() {
+        var space = Self.space([(10, 3), (20, 5), (40, 5), (60, 1)])
+        #expect(space.takeLongestRun(atLeast: 2) == FreeRun(start: 20, count: 5))
+        #expect(space.takeLongestRun(atLeast: 2) == FreeRun(start: 40, count: 5))
+        #expect(space.takeLongestRun(atLeast: 4) == nil)
+        #expect(space.takeLongestRun(atLeast: 2) == FreeRun(start: 10, count: 3))
+        #expect(space.takeLongestRun(atLeast: 2) == nil)
+        #expect(space.reusable == [FreeRun(start: 60, count: 1)])
+    }
+
+    /// The unused rest of an extent goes back where it came from: the record count is unchanged.
+    @Test func anExtentsRestMergesBack() {
+        var space = Self.space([(20, 10)])
+        let run = space.takeRun(atLeast: 6)
+        #expect(run == FreeRun(start: 20, count: 6))
+        space.releaseRun(FreeRun(start: 23, count: 3))
+        #expect(space.reusable == [FreeRun(start: 23, count: 7)])
+    }
+}

@@ -87,5 +87,5 @@ public struct MetricPolicy: Sendable {
 
     /// Shown with their ratio, never gated.
     public static let informational = ["commit_max_us", "backlog_max", "cpu_user_s", "cpu_sys_s", "peak_rss_bytes",
-                                       "encryption_overhead", "jemalloc_allocated_bytes"]
+                                       "encryption_overhead", "pinned_slowdown", "jemalloc_allocated_bytes"]
 }

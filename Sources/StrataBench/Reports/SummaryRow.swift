@@ -21,7 +21,7 @@ public enum SummaryColumns {
     public static let extras = [
         "bound", "target_readings", "rate", "max_delay_ms", "commit_p90_us", "e2e_p90_us", "e2e_max_us",
         "file_bytes_start", "deleted", "verified", "writer_handles", "stats_passes", "reader_ops",
-        "reader_p50_us", "reader_p99_us", "encryption_overhead", "engine_settings", "allocator",
+        "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
     ]
 
@@ -53,6 +53,8 @@ public struct CaseResult: Sendable {
     public var statsPasses: Int?
     /// Throughput ratio off/on for the encryption workload's `on` rows.
     public var encryptionOverhead: Double?
+    /// pinned-growth: commit rate without a reader / commit rate while a reader pins a version.
+    public var pinnedSlowdown: Double?
     public var cpuUserSeconds: Double
     public var cpuSystemSeconds: Double
     public var peakRSSBytes: Int64
@@ -118,6 +120,7 @@ public struct CaseResult: Sendable {
         row["reader_p50_us"] = us(reader?.p50)
         row["reader_p99_us"] = us(reader?.p99)
         row["encryption_overhead"] = CSVNumber.format(encryptionOverhead, digits: 3)
+        row["pinned_slowdown"] = CSVNumber.format(pinnedSlowdown, digits: 3)
         row["engine_settings"] = engineSettings
         row["allocator"] = allocator
         row["jemalloc_allocated_bytes"] = CSVNumber.format(allocatorFigures?.allocatedBytes)

@@ -63,7 +63,7 @@ final class FileCore: @unchecked Sendable {
     var writerStateVersion: UInt64
     @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
     /// Pages the next write transaction reserves at once from one free run (extent allocation,
-    /// WriteTransaction.allocateRaw): the previous commit's allocation count and a little more, within 4...64.
+    /// WriteTransaction.allocateRaw): the previous commit's allocation count and half again, within 8...64.
     @exclusivity(unchecked) var extentHint: UInt32 = 8
     /// Test and diagnostics switch: false allocates page by page from the lowest free page.
     /// STRATA_EXTENTS=off sets it for benchmarks.

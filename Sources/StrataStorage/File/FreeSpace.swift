@@ -74,11 +74,11 @@ struct FreeSpace: Equatable {
         return nil
     }
 
-    /// The longest reusable run (the lowest of equals), removed whole; nil when every run is a
-    /// single page (or there is none).
-    mutating func takeLongestRun() -> FreeRun? {
+    /// The longest reusable run (the lowest of equals), removed whole; nil when no run holds
+    /// `minimum` pages.
+    mutating func takeLongestRun(atLeast minimum: UInt32) -> FreeRun? {
         var best = -1
-        for index in reusable.indices where reusable[index].count >= 2 {
+        for index in reusable.indices where reusable[index].count >= minimum {
             if best < 0 || reusable[index].count > reusable[best].count { best = index }
         }
         guard best >= 0 else { return nil }

@@ -161,7 +161,7 @@ public final class WriteTransaction: PageWriting {
             pageCount += want
             return run
         }
-        return core.freeSpace.takeLongestRun()
+        return core.freeSpace.takeLongestRun(atLeast: 2)
     }
 
     /// Returns the unused rest of the current extent to the free space and allocates page by page
@@ -172,9 +172,9 @@ public final class WriteTransaction: PageWriting {
             core.freeSpace.releaseRun(FreeRun(start: extentNext, count: extentRemaining))
             extentRemaining = 0
         }
-        // The last transaction's need and a little more: a slightly larger commit should not
-        // spill into a second run, and a much larger request would rarely find a free run.
-        core.extentHint = min(64, max(4, allocations + allocations / 4 + 1))
+        // The last transaction's need and half again: a slightly larger commit must not spill
+        // into a second run (the unused rest costs nothing, it goes back at once).
+        core.extentHint = min(64, max(8, allocations + allocations / 2))
     }
 
     public func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
