@@ -170,11 +170,34 @@ extension Realm {
         !core.asyncWrites.pending.isEmpty || !core.asyncWrites.group.isEmpty || core.asyncWrites.flushesInFlight > 0
     }
 
-    /// Swift concurrency: performs `block` in a write transaction on the calling task's
-    /// thread (the realm must be confined to it) and returns its value.
+    /// Swift concurrency: performs `block` in a write transaction and returns its value once the
+    /// commit is durable, suspending the caller (not blocking it) while the commit is flushed.
+    ///
+    /// Call it from the isolation the realm is confined to (an actor whose executor runs on the
+    /// realm's queue, or the thread the realm belongs to); it stays there (`isolation` defaults
+    /// to the caller's). On a queue-confined realm the commit is published at once and flushed
+    /// with `commitAsyncWrite(allowGrouping: true)`: while this call waits, other tasks of the
+    /// same actor write, and their commits share the flush (Realm's grouped async commits). On a
+    /// thread-confined realm it is `write(_:)`. A throwing `block` cancels the transaction.
     @discardableResult
-    public func asyncWrite<Result>(_ block: () throws -> Result) async throws -> Result {
-        try write(block)
+    public func asyncWrite<Result>(isolation: isolated (any Actor)? = #isolation,
+                                   _ block: () throws -> Result) async throws -> Result {
+        guard core.queue != nil else { return try write(block) }
+        try beginWrite()
+        let value: Result
+        do {
+            value = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        guard isInWriteTransaction else { return value }
+        try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
+            commitAsyncWrite(allowGrouping: true) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+        return value
     }
 }
 

@@ -109,6 +109,10 @@ public protocol SensorWriter: AnyObject {
     /// One transaction: append `readings` to `sensor`'s list and trim it to the newest
     /// `SensorModel.keep`, deleting the excess. Returns how many readings were deleted.
     func addReadings(sensor: String, readings: [SensorReading]) throws -> Int
+    /// `addReadings(sensor:readings:)` through the engine's Swift-concurrency write path (the
+    /// `async` strategy), staying in the caller's isolation. The default runs the synchronous
+    /// write; an engine whose async API lets a waiting commit yield to other tasks overrides it.
+    func addReadingsAsync(isolation: isolated (any Actor)?, sensor: String, readings: [SensorReading]) async throws -> Int
     /// One transaction doing `addReadings` for several sensors (the batched strategy).
     func addReadings(batch: [(sensor: String, readings: [SensorReading])]) throws -> Int
     /// One transaction inserting standalone readings (owned by no sensor).
@@ -118,6 +122,12 @@ public protocol SensorWriter: AnyObject {
     /// Releases the handle. May be called from any thread once the handle's last use is over
     /// (gcd's per-thread handles are closed by the case thread after the pool drained).
     func close()
+}
+
+extension SensorWriter {
+    public func addReadingsAsync(isolation: isolated (any Actor)?, sensor: String, readings: [SensorReading]) async throws -> Int {
+        try addReadings(sensor: sensor, readings: readings)
+    }
 }
 
 /// A reading handle. Not thread-safe: see `WriterPlacement`; `close()` as for writers.

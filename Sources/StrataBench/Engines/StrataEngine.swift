@@ -165,6 +165,19 @@ final class StrataWriter: SensorWriter {
         }
     }
 
+    /// Realm's `asyncWrite`: the commit is published at once and its flush shared with the
+    /// commits other tasks of the same actor make while this one waits (grouped async commits).
+    func addReadingsAsync(isolation: isolated (any Actor)?, sensor: String, readings: [SensorReading]) async throws -> Int {
+        let realm = try live()
+        do {
+            return try await realm.asyncWrite(isolation: isolation) { try Self.append(realm, sensor: sensor, readings: readings) }
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw BenchError(.engine, "Strata add readings (asyncWrite) failed: \(error)")
+        }
+    }
+
     func addReadings(batch: [(sensor: String, readings: [SensorReading])]) throws -> Int {
         let realm = try live()
         return try run("add readings (batch)") {

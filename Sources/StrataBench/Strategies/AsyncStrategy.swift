@@ -1,4 +1,7 @@
-// `async`: Swift concurrency. Producers are tasks that `await` an actor owning the handle.
+// `async`: Swift concurrency. Producers are tasks that `await` an actor owning the handle; the
+// actor writes through the engine's async path (Strata: `Realm.asyncWrite`, whose waiting commit
+// lets the actor run other producers' writes, so their commits share flushes; SQLite: the same
+// synchronous transaction as the other strategies).
 //
 // Confinement: the actor runs on a custom serial executor backed by one dispatch queue, so the
 // handle is made and used only on that queue (`.queue(queue)`), exactly like a realm opened with
@@ -36,7 +39,7 @@ actor SensorWriterActor {
         executor = DispatchQueueExecutor(label: "strata-bench.async-writer")
     }
 
-    func write(_ pending: PendingReading) {
+    func write(_ pending: PendingReading) async {
         dispatchPrecondition(condition: .onQueue(executor.queue))
         if writer == nil {
             do {
@@ -47,7 +50,9 @@ actor SensorWriterActor {
                 return
             }
         }
-        if let writer { context.write(writer, [pending]) }
+        // Realm's asyncWrite (Strata): while this commit's flush runs, the actor takes the other
+        // producers' writes, and their commits share the next flush.
+        if let writer { await context.writeAsync(writer, [pending]) }
     }
 
     func close() {

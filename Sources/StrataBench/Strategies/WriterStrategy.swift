@@ -51,14 +51,35 @@ public final class CaseContext: Sendable {
                 for pending in readings { groups[pending.sensor].readings.append(pending.reading) }
                 deleted = try writer.addReadings(batch: groups)
             }
-            let end = monotonicNanos()
-            commitLatency.record(nanos: end - start)
-            for pending in readings { endToEndLatency.record(nanos: end &- pending.producedAt) }
-            counters.committed(readings: readings.count, deleted: deleted)
+            record(readings, start: start, deleted: deleted)
         } catch {
             counters.fail(error)
             control.stop()
         }
+    }
+
+    /// `write` for one sensor's readings through the engine's async write path, in the caller's
+    /// isolation (the `async` strategy's actor). The commit latency includes the wait for the
+    /// (possibly shared) flush.
+    public func writeAsync(isolation: isolated (any Actor)? = #isolation, _ writer: any SensorWriter,
+                           _ readings: [PendingReading]) async {
+        guard !readings.isEmpty else { return }
+        let start = monotonicNanos()
+        do {
+            let deleted = try await writer.addReadingsAsync(isolation: isolation, sensor: SensorModel.symbols[readings[0].sensor],
+                                                            readings: readings.map(\.reading))
+            record(readings, start: start, deleted: deleted)
+        } catch {
+            counters.fail(error)
+            control.stop()
+        }
+    }
+
+    private func record(_ readings: [PendingReading], start: UInt64, deleted: Int) {
+        let end = monotonicNanos()
+        commitLatency.record(nanos: end - start)
+        for pending in readings { endToEndLatency.record(nanos: end &- pending.producedAt) }
+        counters.committed(readings: readings.count, deleted: deleted)
     }
 }
 
