@@ -183,14 +183,7 @@ extension Realm {
     public func asyncWrite<Result>(isolation: isolated (any Actor)? = #isolation,
                                    _ block: () throws -> Result) async throws -> Result {
         guard core.queue != nil else { return try write(block) }
-        try beginWrite()
-        let value: Result
-        do {
-            value = try block()
-        } catch {
-            if isInWriteTransaction { cancelWrite() }
-            throw error
-        }
+        let value = try beginWriteAndRun(block)
         guard isInWriteTransaction else { return value }
         try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in
             commitAsyncWrite(allowGrouping: true) { error in

@@ -94,16 +94,21 @@ public struct Realm {
     /// Runs `block` in a write transaction and commits; rolls back and rethrows if it throws.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
+        let value = try beginWriteAndRun(block)
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+        return value
+    }
+
+    /// Begins a write transaction and runs `block` in it, cancelling the transaction when
+    /// `block` throws; leaves it open otherwise (unless `block` ended it). For `write`/`asyncWrite`.
+    func beginWriteAndRun<Result>(_ block: () throws -> Result) throws -> Result {
         try beginWrite()
-        let value: Result
         do {
-            value = try block()
+            return try block()
         } catch {
             if isInWriteTransaction { cancelWrite() }
             throw error
         }
-        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
-        return value
     }
 
     /// Begins a write transaction, waiting for other writers (threads or processes) to finish.
