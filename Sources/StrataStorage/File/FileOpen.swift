@@ -168,7 +168,7 @@ extension FileCore {
             if format(ofMeta: UnsafeRawPointer(page)) >= MetaLayout.gmacSealFormat {
                 if cipher.sealTag(meta: UnsafeRawPointer(page), count: length, into: seal) { return }
                 seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
-                page.storeBytes(of: MetaLayout.plainFormatVersion.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+                page.storeBytes(of: MetaLayout.hmacSealFormat.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
             }
             let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
             for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }

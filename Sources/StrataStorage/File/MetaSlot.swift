@@ -24,10 +24,14 @@
 // Slots are written as format 2 so that builds which know only format 1 refuse the file rather
 // than ignore the free space and root data it carries.
 //
-// Format 3 (encrypted files only) changes nothing but the meta seal: GMAC instead of HMAC-SHA-256
-// (~10% of an encrypted small commit's CPU went to the HMAC). Plain files are still written as
-// format 2. Each slot names its own format, so an encrypted file written by an older build opens
-// (its slots verify by HMAC) and its slots turn to format 3 as commits rewrite them.
+// Format 3 changes no field. It marks slots written by builds that (a) seal encrypted metas with
+// GMAC instead of HMAC-SHA-256 (~10% of an encrypted small commit's CPU went to the HMAC) and
+// (b) write plain pages with the stripe-hash checksum (kind byte in the page header, PageStore).
+// Each slot names its own format and each page its checksum kind, so files of older builds open
+// (HMAC slots and XXH64 pages still verify) and turn to format 3 as commits rewrite them. Builds
+// that know only format 2 skip format 3 slots; once the ring holds only format 3 slots they refuse
+// the file as not theirs (during the first seven commits after an upgrade such a build could fall
+// back to an older slot: moving a file back to an older build is not supported).
 //
 // Invariants:
 // - A slot is valid only if magic, format, page size and seal verify.
@@ -58,8 +62,8 @@ enum MetaLayout {
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
     static let formatVersion: UInt32 = 3
-    /// What plain files are written as (format 3 differs only in the encrypted meta seal).
-    static let plainFormatVersion: UInt32 = 2
+    /// The format an encrypted slot falls back to when its GMAC nonce cannot be drawn (HMAC seal).
+    static let hmacSealFormat: UInt32 = 2
     /// Encrypted slots of this format and later are sealed with GMAC, earlier ones with HMAC.
     static let gmacSealFormat: UInt32 = 3
     static let formatOffset = 8
@@ -121,8 +125,7 @@ struct MetaState: Equatable {
     func encode(into page: UnsafeMutableRawPointer) {
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
         page.storeBytes(of: MetaLayout.magic.littleEndian, toByteOffset: 0, as: UInt64.self)
-        let format = encrypted ? MetaLayout.formatVersion : MetaLayout.plainFormatVersion
-        page.storeBytes(of: format.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+        page.storeBytes(of: MetaLayout.formatVersion.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
         page.storeBytes(of: UInt32(PageLayout.pageSize).littleEndian, toByteOffset: 12, as: UInt32.self)
         page.storeBytes(of: UInt32(encrypted ? 1 : 0).littleEndian, toByteOffset: 16, as: UInt32.self)
         page.storeBytes(of: version.littleEndian, toByteOffset: 24, as: UInt64.self)
@@ -172,8 +175,6 @@ struct MetaState: Equatable {
         var meta = MetaState()
         let flags = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
         meta.encrypted = flags & 1 != 0
-        // Format 3 exists only for encrypted files; a plain slot claiming it is damage.
-        guard meta.encrypted || format < MetaLayout.gmacSealFormat else { return .failure(.init(.damaged)) }
         meta.version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
         for i in 0..<UserRoots.count {
             meta.roots.words[i] = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 32 + 8 * i, as: UInt64.self))
