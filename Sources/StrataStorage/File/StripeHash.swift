@@ -63,24 +63,36 @@ func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 
         var a1 = SIMD2<UInt64>(0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9)
         var a2 = SIMD2<UInt64>(0x85EB_CA77_C2B2_AE63, 0x0000_0000_85EB_CA77)
         var a3 = SIMD2<UInt64>(0x27D4_EB2F_1656_67C5, 0x0000_0000_9E37_79B1)
+        // Whole blocks of 16 stripes (1024 bytes), each followed by a scramble, then the stripes
+        // left before the last one. Wrapping index arithmetic: offsets stay below `count`.
+        let lastStripe = count &- 64
+        let fullStripes = (lastStripe &+ 63) >> 6  // stripes starting below lastStripe
         var offset = 0
-        var stripe = 0
-        let lastStripe = count - 64
-        while offset < lastStripe {
-            let k = stripe * 8
-            stripeLanes(&a0, data + offset, key(k))
-            stripeLanes(&a1, data + offset + 16, key(k + 16))
-            stripeLanes(&a2, data + offset + 32, key(k + 32))
-            stripeLanes(&a3, data + offset + 48, key(k + 48))
-            offset += 64
-            stripe += 1
-            if stripe == 16 {
-                stripe = 0
-                stripeScramble(&a0, key(128))
-                stripeScramble(&a1, key(144))
-                stripeScramble(&a2, key(160))
-                stripeScramble(&a3, key(176))
+        var remaining = fullStripes
+        while remaining >= 16 {
+            for stripe in 0..<16 {
+                let k = stripe &* 8
+                let p = data + offset
+                stripeLanes(&a0, p, key(k))
+                stripeLanes(&a1, p + 16, key(k &+ 16))
+                stripeLanes(&a2, p + 32, key(k &+ 32))
+                stripeLanes(&a3, p + 48, key(k &+ 48))
+                offset &+= 64
             }
+            remaining &-= 16
+            stripeScramble(&a0, key(128))
+            stripeScramble(&a1, key(144))
+            stripeScramble(&a2, key(160))
+            stripeScramble(&a3, key(176))
+        }
+        for stripe in 0..<remaining {
+            let k = stripe &* 8
+            let p = data + offset
+            stripeLanes(&a0, p, key(k))
+            stripeLanes(&a1, p + 16, key(k &+ 16))
+            stripeLanes(&a2, p + 32, key(k &+ 32))
+            stripeLanes(&a3, p + 48, key(k &+ 48))
+            offset &+= 64
         }
         // The last 64 bytes, with a key offset no full stripe uses (121: unaligned on purpose).
         stripeLanes(&a0, data + lastStripe, key(121))
