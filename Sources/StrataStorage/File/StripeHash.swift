@@ -55,7 +55,9 @@ func stripeFold(_ a: UInt64, _ b: UInt64) -> UInt64 {
 func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 {
     if count < 64 { return xxHash64(data, count: count, seed: seed) }
     return stripeSecret.withUnsafeBufferPointer { words in
-        let secret = UnsafeRawPointer(words.baseAddress!)
+        // 24 words, never empty; the fallback only keeps the function free of force-unwraps.
+        guard let first = words.baseAddress, words.count == 24 else { return xxHash64(data, count: count, seed: seed) }
+        let secret = UnsafeRawPointer(first)
         @inline(__always) func key(_ offset: Int) -> SIMD2<UInt64> {
             secret.loadUnaligned(fromByteOffset: offset, as: SIMD2<UInt64>.self)
         }
