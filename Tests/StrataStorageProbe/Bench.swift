@@ -15,6 +15,8 @@
 //       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
 //   bench-aead <count>
 //       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
+//   bench-checksum [count]
+//       per-page checksum candidates: XXH64 vs GMAC (ChecksumBench.swift).
 
 import Foundation
 import StrataStorage
@@ -153,6 +155,10 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
         return 0
     case "bench-aead":
         try benchAEAD(count: Int(args[2]) ?? 20_000)
+        return 0
+    case "bench-checksum":
+        benchChecksum(count: args.count > 2 ? Int(args[2]) ?? 200_000 : 200_000)
+        benchStripe(count: args.count > 2 ? Int(args[2]) ?? 200_000 : 200_000)
         return 0
     default:
         return nil

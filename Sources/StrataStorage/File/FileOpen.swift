@@ -152,9 +152,24 @@ extension FileCore {
         return MetaLayout.sealedLength(inline: inline, freeRecords: free, rootData: data)
     }
 
+    /// The format a meta page was encoded with (`MetaState.encode` writes it first).
+    static func format(ofMeta page: UnsafeRawPointer) -> UInt32 {
+        UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self))
+    }
+
+    /// Seals an encoded meta page. Encrypted pages of format 3 get a GMAC tag; if that fails (no
+    /// random bytes for its nonce, which BoringSSL does not expect), the slot is turned into a
+    /// format 2 slot sealed with HMAC, which needs no randomness and every build verifies.
     static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
         let length = sealedLength(UnsafeRawPointer(page)) ?? MetaLayout.sealOffset
         if let cipher {
+            let seal = page + MetaLayout.sealOffset
+            seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
+            if format(ofMeta: UnsafeRawPointer(page)) >= MetaLayout.gmacSealFormat {
+                if cipher.sealTag(meta: UnsafeRawPointer(page), count: length, into: seal) { return }
+                seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
+                page.storeBytes(of: MetaLayout.hmacSealFormat.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+            }
             let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
             for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         } else {
@@ -167,6 +182,9 @@ extension FileCore {
     static func sealVerifies(_ page: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
         guard let length = sealedLength(page) else { return false }
         if let cipher {
+            if format(ofMeta: page) >= MetaLayout.gmacSealFormat {
+                return cipher.tagVerifies(meta: page, count: length, seal: page + MetaLayout.sealOffset)
+            }
             let mac = cipher.seal(meta: page, count: length)
             var diff: UInt8 = 0
             for (i, byte) in mac.enumerated() { diff |= byte ^ page.load(fromByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }

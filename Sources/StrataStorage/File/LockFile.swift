@@ -3,6 +3,8 @@
 //
 // Layout (mapped shared, 4096 + 256 × 64 bytes):
 //   0 magic u64   8 latest committed version u64   16 durable version u64   24 reserved
+//   64 occupancy bitmap, 4 × u64 (bit i set: reader slot i has been claimed by a core that may
+//      still be open; "STRATAL2" lock files only)
 //   4096 + 64·i: reader slot i: seq u64 (odd while being rewritten — a seqlock), pid u64,
 //                count u64 (number of exact versions, or `rangeMarker`), versions 5 × u64
 //                (with `rangeMarker`: versions[0]...versions[1] is a conservative closed range).
@@ -18,6 +20,17 @@
 // - A reader publishes its version in its slot before trusting it, then re-reads the latest
 //   version; a writer promotes freed pages only after reading every live slot.
 // - Only the owner writes a slot; others read it through the seqlock.
+// - Occupancy (magic "STRATAL2"): a core sets its slot's bit (a full-fence RMW) when it claims the
+//   slot, before it ever publishes a version there, and clears it on close after emptying the slot.
+//   So a writer that scans only the set bits sees every slot whose versions it could need, and a
+//   transaction costs a read of 4 words instead of 256 slot headers (~10% of a small commit's CPU
+//   in profiles). Nobody clears another core's bit: a dead process's bit stays set (its slot then
+//   costs one lock probe per scan, as before) until the slot is claimed again.
+// - Lock files of the first layout (magic "STRATALK", no bitmap) are upgraded on open only when no
+//   other core has the file open (checked by taking the open marker exclusively for the upgrade,
+//   which also keeps openers out until it is done). Otherwise this core scans every slot like the
+//   first layout did (`scansAllSlots`), so a process of an older build is never overlooked; older
+//   builds refuse an upgraded lock file ("not a Strata lock file") rather than ignore the bitmap.
 
 import Synchronization
 #if canImport(Glibc)
@@ -32,7 +45,11 @@ let ofdSetLockWait: Int32 = 38
 final class LockFile: @unchecked Sendable {
     // @unchecked: the mapped words are accessed through Atomic operations only; `fd` is immutable;
     // lock/unlock calls are serialised by the core (writer gate, core lock).
-    static let magic: UInt64 = 0x4B43_4F4C_4154_5253  // "STRATALK"
+    static let magic: UInt64 = 0x324C_4154_4152_5453  // "STRATAL2"
+    /// The first layout (no occupancy bitmap); upgraded when nobody else has the file open.
+    static let magicWithoutBitmap: UInt64 = 0x4B43_4F4C_4154_5253  // "STRATALK"
+    static let occupancyWord = 8
+    static let occupancyWords = slotCount / 64
     static let slotCount = 256
     static let slotSize = 64
     static let slotsOffset = 4096
@@ -44,6 +61,9 @@ final class LockFile: @unchecked Sendable {
     let path: String
     private let words: UnsafeMutablePointer<Atomic<UInt64>>
     let slot: Int
+    /// True when the lock file could not be upgraded to the bitmap layout (another core had it
+    /// open): `foreignPins` then reads every slot, as the first layout requires.
+    let scansAllSlots: Bool
 
     init(dataPath: String) throws(StorageError) {
         path = dataPath + ".lock"
@@ -78,14 +98,28 @@ final class LockFile: @unchecked Sendable {
             throw StorageError(.lockFailed, "all \(LockFile.slotCount) reader slots are in use", path: path)
         }
         slot = claimed
-        let magicWord = words[0].load(ordering: .acquiring)
-        if magicWord != LockFile.magic {
-            if magicWord != 0 {
-                munmap(raw, LockFile.mappedSize); Glibc.close(fd)
-                throw StorageError(.lockFailed, "the lock file is not a Strata lock file", path: path)
-            }
-            _ = words[0].compareExchange(expected: 0, desired: LockFile.magic, ordering: .acquiringAndReleasing)
+        var magicWord = words[0].load(ordering: .acquiring)
+        if magicWord == 0 {
+            magicWord = words[0].compareExchange(expected: 0, desired: LockFile.magic, ordering: .acquiringAndReleasing).original
+            if magicWord == 0 { magicWord = LockFile.magic }
         }
+        if magicWord == LockFile.magicWithoutBitmap,
+           LockFile.setLock(fd, type: F_WRLCK, byte: 1, wait: false) {
+            // Nobody else has the file open, and nobody can open it until the marker is shared
+            // again: no slot is in use, so an empty bitmap is exact.
+            for i in 0..<LockFile.occupancyWords { words[LockFile.occupancyWord + i].store(0, ordering: .relaxed) }
+            words[0].store(LockFile.magic, ordering: .releasing)
+            magicWord = LockFile.magic
+            _ = LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true)
+        }
+        guard magicWord == LockFile.magic || magicWord == LockFile.magicWithoutBitmap else {
+            munmap(raw, LockFile.mappedSize); Glibc.close(fd)
+            throw StorageError(.lockFailed, "the lock file is not a Strata lock file", path: path)
+        }
+        scansAllSlots = magicWord != LockFile.magic
+        // Claimed before the first publish (a full fence), so a writer that could need this slot's
+        // versions finds its bit. Set in the first layout too: harmless, and exact if it is upgraded later.
+        words[LockFile.occupancyWord + claimed / 64].bitwiseOr(1 << UInt64(claimed % 64), ordering: .sequentiallyConsistent)
         publish(versions: [])
         words[slotBase(slot) + 1].store(UInt64(getpid()), ordering: .releasing)
     }
@@ -94,6 +128,7 @@ final class LockFile: @unchecked Sendable {
         publish(versions: [])
         // A zero sequence tells writers the slot is unused, sparing them a liveness check.
         words[slotBase(slot)].store(0, ordering: .releasing)
+        words[LockFile.occupancyWord + slot / 64].bitwiseAnd(~(1 << UInt64(slot % 64)), ordering: .releasing)
         munmap(UnsafeMutableRawPointer(words), LockFile.mappedSize)
         Glibc.close(fd)  // releases every OFD lock of this description
     }
@@ -200,39 +235,47 @@ final class LockFile: @unchecked Sendable {
         words[base].store((seq | 1) &+ 1, ordering: .releasing)
     }
 
-    /// Version ranges pinned by live cores other than this one.
+    /// Version ranges pinned by live cores other than this one. Reads only the slots whose occupancy bit is set (every slot in `scansAllSlots` mode).
     func foreignPins() -> [ClosedRange<UInt64>] {
         var result: [ClosedRange<UInt64>] = []
-        for i in 0..<LockFile.slotCount where i != slot {
-            let base = slotBase(i)
-            if words[base].load(ordering: .acquiring) == 0 { continue }  // never used
-            // A slot whose ownership byte is unlocked belongs to a closed core or a dead process.
-            guard LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + i) else { continue }
-            var settled = false
-            for _ in 0..<10_000 {
-                let before = words[base].load(ordering: .acquiring)
-                if before & 1 == 1 { continue }
-                let count = words[base + 2].load(ordering: .relaxed)
-                var ranges: [ClosedRange<UInt64>] = []
-                if count == LockFile.rangeMarker {
-                    let low = words[base + 3].load(ordering: .relaxed)
-                    let high = words[base + 4].load(ordering: .relaxed)
-                    ranges.append(min(low, high)...max(low, high))
-                } else {
-                    for k in 0..<min(Int(count), LockFile.exactCapacity) {
-                        let v = words[base + 3 + k].load(ordering: .relaxed)
-                        ranges.append(v...v)
-                    }
-                }
-                atomicMemoryFence(ordering: .acquiringAndReleasing)
-                if words[base].load(ordering: .relaxed) != before { continue }
-                result.append(contentsOf: ranges)
-                settled = true
-                break
+        for w in 0..<LockFile.occupancyWords {
+            var bits = scansAllSlots ? UInt64.max : words[LockFile.occupancyWord + w].load(ordering: .acquiring)
+            while bits != 0 {
+                let i = w * 64 + bits.trailingZeroBitCount
+                bits &= bits &- 1
+                if i != slot { readPins(ofSlot: i, into: &result) }
             }
-            // A live owner that never settles: be conservative and assume it pins everything.
-            if !settled { result.append(0...UInt64.max) }
         }
         return result
+    }
+
+    /// Appends the versions pinned by slot `i` if its owner is alive.
+    private func readPins(ofSlot i: Int, into result: inout [ClosedRange<UInt64>]) {
+        let base = slotBase(i)
+        if words[base].load(ordering: .acquiring) == 0 { return }  // never used, or closed
+        // A slot whose ownership byte is unlocked belongs to a closed core or a dead process.
+        guard LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + i) else { return }
+        for _ in 0..<10_000 {
+            let before = words[base].load(ordering: .acquiring)
+            if before & 1 == 1 { continue }
+            let count = words[base + 2].load(ordering: .relaxed)
+            var ranges: [ClosedRange<UInt64>] = []
+            if count == LockFile.rangeMarker {
+                let low = words[base + 3].load(ordering: .relaxed)
+                let high = words[base + 4].load(ordering: .relaxed)
+                ranges.append(min(low, high)...max(low, high))
+            } else {
+                for k in 0..<min(Int(count), LockFile.exactCapacity) {
+                    let v = words[base + 3 + k].load(ordering: .relaxed)
+                    ranges.append(v...v)
+                }
+            }
+            atomicMemoryFence(ordering: .acquiringAndReleasing)
+            if words[base].load(ordering: .relaxed) != before { continue }
+            result.append(contentsOf: ranges)
+            return
+        }
+        // A live owner that never settles: be conservative and assume it pins everything.
+        result.append(0...UInt64.max)
     }
 }

@@ -16,8 +16,12 @@
 //   shared as well (`sealedBase`, writable when allowed: it is then the write window).
 //
 // Page header (pager-owned, 32 bytes):
-//   plain/memOnly: checksum u64 @0 (XXH64 of bytes [8, 4096) seeded with the page number),
-//                  version u64 @8 (the commit that wrote the page), page number u32 @16.
+//   plain/memOnly: checksum u64 @0 (of bytes [8, 4096) seeded with the page number),
+//                  version u64 @8 (the commit that wrote the page), page number u32 @16,
+//                  checksum kind u8 @20: 0 = XXH64 (pages of older builds), 1 = stripe hash
+//                  (StripeHash.swift, ~2× faster; every page written now). The kind byte lies
+//                  inside the hashed range, so a flipped kind fails like any flipped byte, and
+//                  each page says how to verify it: files of older builds open unchanged.
 //   encrypted:     nonce 12 bytes @0, GCM tag 16 bytes @12, low 32 bits of the version @28
 //                  (on disk); in memory the header keeps the version u64 @8 like a plain page.
 //
@@ -43,6 +47,10 @@ enum PageHeader {
     static let checksumOffset = 0
     static let versionOffset = 8
     static let pageNumberOffset = 16
+    static let checksumKindOffset = 20
+    /// Checksum kinds of plain pages.
+    static let kindXXH64: UInt8 = 0
+    static let kindStripe: UInt8 = 1
 }
 
 final class PageStore: @unchecked Sendable {
@@ -190,7 +198,14 @@ final class PageStore: @unchecked Sendable {
         let stored = UInt64(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.checksumOffset, as: UInt64.self))
         let number = UInt32(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.pageNumberOffset, as: UInt32.self))
         guard number == UInt32(truncatingIfNeeded: page) else { return false }
-        return stored == xxHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+        switch image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self) {
+        case PageHeader.kindStripe:
+            return stored == stripeHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+        case PageHeader.kindXXH64:
+            return stored == xxHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+        default:
+            return false
+        }
     }
 
     /// The version that wrote a committed page (0 if its header cannot be trusted).
@@ -219,7 +234,8 @@ final class PageStore: @unchecked Sendable {
             image.storeBytes(of: UInt64(0), toByteOffset: PageHeader.checksumOffset, as: UInt64.self)
             return try cipher.encrypt(page: page, version: version, from: UnsafeRawPointer(image), into: sealed, path: path)
         }
-        let sum = xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+        image.storeBytes(of: PageHeader.kindStripe, toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
+        let sum = stripeHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
         image.storeBytes(of: sum.littleEndian, toByteOffset: PageHeader.checksumOffset, as: UInt64.self)
         return sum
     }

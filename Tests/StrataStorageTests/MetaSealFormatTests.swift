@@ -1,0 +1,148 @@
+// The meta seal by format: encrypted slots of format 3 carry a GMAC tag under a fresh nonce,
+// encrypted slots of format 2 (older builds) an HMAC and still open; plain slots (format 3 too)
+// keep their XXH64 seal. Any change to sealed bytes, nonce or tag, or another key, fails the slot.
+
+import Testing
+@testable import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct MetaSealFormatTests {
+    /// Reads all eight meta slots of a file (4 KiB each).
+    private func readRing(_ path: String) throws -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var ring = [UInt8](repeating: 0, count: MetaLayout.ringBytes)
+        let n = ring.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        try #require(n == MetaLayout.ringBytes)
+        return ring
+    }
+
+    private func writeRing(_ path: String, _ ring: [UInt8]) throws {
+        let fd = open(path, O_RDWR)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let n = ring.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        try #require(n == MetaLayout.ringBytes)
+    }
+
+    /// The slots of the ring that carry the Strata magic, with their format.
+    private func formats(_ ring: [UInt8]) -> [Int: UInt32] {
+        var result: [Int: UInt32] = [:]
+        ring.withUnsafeBytes { raw in
+            for slot in 0..<MetaLayout.slotCount {
+                let page = raw.baseAddress! + slot * PageLayout.pageSize
+                if page.loadUnaligned(as: UInt64.self) == MetaLayout.magic { result[slot] = FileCore.format(ofMeta: page) }
+            }
+        }
+        return result
+    }
+
+    /// A file with a few committed counters; returns the last value.
+    private func makeFile(_ path: String, key: [UInt8]?, commits: Int = 5) throws -> UInt64 {
+        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: key))
+        defer { file.close() }
+        for value in 1...commits { try commitCounter(file, value: UInt64(value)) }
+        return UInt64(commits)
+    }
+
+    private func counter(_ path: String, key: [UInt8]?) throws -> UInt64? {
+        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: key))
+        defer { file.close() }
+        let txn = try file.beginRead()
+        defer { txn.end() }
+        return try readCounter(txn, roots: txn.roots)
+    }
+
+    @Test func newSlotsAreFormatThree() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeFile(dir.file("e.strata"), key: testKey)
+        _ = try makeFile(dir.file("p.strata"), key: nil)
+        let encrypted = formats(try readRing(dir.file("e.strata")))
+        let plain = formats(try readRing(dir.file("p.strata")))
+        #expect(encrypted.count >= 5 && encrypted.values.allSatisfy { $0 == 3 })
+        #expect(plain.count >= 5 && plain.values.allSatisfy { $0 == 3 })
+    }
+
+    @Test func aGMACSealFailsOnAnyChangedByteAndUnderAnotherKey() throws {
+        let dir = TemporaryDirectory()
+        _ = try makeFile(dir.file(), key: testKey)
+        let ring = try readRing(dir.file())
+        let cipher = try PageCipher(key: testKey, path: nil)
+        let otherKey = testKey.map { $0 ^ 0x5A }
+        let other = try PageCipher(key: otherKey, path: nil)
+        // The newest slot: its commit record has entries, so the seal covers bytes past 192.
+        let slot = try #require(formats(ring).keys.max())
+        var page = Array(ring[(slot * PageLayout.pageSize)..<((slot + 1) * PageLayout.pageSize)])
+        let length = try #require(page.withUnsafeBytes { FileCore.sealedLength($0.baseAddress!) })
+        try #require(length > MetaLayout.entriesOffset)
+        #expect(page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: cipher) })
+        #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: other) })
+        #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: nil) })
+        // Sealed bytes (version, an entry, the last covered byte), nonce and tag.
+        for offset in [24, MetaLayout.entriesOffset, length - 1, MetaLayout.sealOffset, MetaLayout.sealOffset + 11,
+                       MetaLayout.sealOffset + 12, MetaLayout.sealOffset + 27] {
+            page[offset] ^= 0x01
+            #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: cipher) }, "flip at \(offset)")
+            page[offset] ^= 0x01
+        }
+        // Downgrading the format to 2 (HMAC) does not verify either: the format byte is sealed.
+        page[MetaLayout.formatOffset] = 2
+        #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: cipher) })
+    }
+
+    @Test func everySealDrawsAFreshNonce() throws {
+        let cipher = try PageCipher(key: testKey, path: nil)
+        var meta = MetaState()
+        meta.version = 9
+        meta.durableBase = 9
+        meta.encrypted = true
+        meta.keyCheck = cipher.keyCheck
+        let a = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { a.deallocate(); b.deallocate() }
+        meta.encode(into: a)
+        meta.encode(into: b)
+        FileCore.sealMeta(a, cipher: cipher)
+        FileCore.sealMeta(b, cipher: cipher)
+        let nonceA = Array(UnsafeRawBufferPointer(start: a + MetaLayout.sealOffset, count: 12))
+        let nonceB = Array(UnsafeRawBufferPointer(start: b + MetaLayout.sealOffset, count: 12))
+        #expect(nonceA != nonceB)
+        #expect(FileCore.sealVerifies(UnsafeRawPointer(a), cipher: cipher))
+        #expect(FileCore.sealVerifies(UnsafeRawPointer(b), cipher: cipher))
+    }
+
+    @Test func anEncryptedFileOfAnOlderBuildOpensAndMovesToFormatThree() throws {
+        let dir = TemporaryDirectory()
+        let last = try makeFile(dir.file(), key: testKey)
+        // Rewrite every slot as an older build wrote it: format 2, HMAC-SHA-256 seal.
+        let cipher = try PageCipher(key: testKey, path: nil)
+        var ring = try readRing(dir.file())
+        ring.withUnsafeMutableBytes { raw in
+            for slot in 0..<MetaLayout.slotCount {
+                let page = raw.baseAddress! + slot * PageLayout.pageSize
+                guard page.loadUnaligned(as: UInt64.self) == MetaLayout.magic,
+                      let length = FileCore.sealedLength(UnsafeRawPointer(page)) else { continue }
+                page.storeBytes(of: UInt32(2).littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+                let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
+                for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+            }
+        }
+        try writeRing(dir.file(), ring)
+        #expect(formats(try readRing(dir.file())).values.allSatisfy { $0 == 2 })
+        #expect(try counter(dir.file(), key: testKey) == last)
+        // New commits write format 3 slots beside the old ones; both kinds verify on reopen.
+        do {
+            let file = try StorageFile.open(StorageOptions(path: dir.file(), encryptionKey: testKey))
+            defer { file.close() }
+            for value in (last + 1)...(last + 3) { try commitCounter(file, value: value) }
+        }
+        let mixed = formats(try readRing(dir.file()))
+        #expect(mixed.values.contains(2) && mixed.values.contains(3))
+        #expect(try counter(dir.file(), key: testKey) == last + 3)
+        // The wrong key is still a typed `.wrongKey` on a mixed ring.
+        #expect(storageErrorCode { _ = try counter(dir.file(), key: testKey.map { $0 ^ 1 }) } == .wrongKey)
+    }
+}
