@@ -192,6 +192,7 @@ final class FileCore: @unchecked Sendable {
     }
 
     func returnBuffer(_ buffer: UnsafeMutableRawPointer) {
+        if store.contains(buffer) { return }  // a page slot written in place (allocateRaw)
         if bufferPool.count < 4096 { bufferPool.append(buffer) } else { buffer.deallocate() }
     }
 

@@ -244,9 +244,20 @@ final class PageStore: @unchecked Sendable {
     /// (or, for memOnly, copies it in).
     func install(_ image: UnsafeRawPointer, page: UInt32) {
         let p = Int(page)
-        if isMemory || cipher != nil {
+        if buildsPagesInPlace, image != UnsafeRawPointer(pageAddress(p)) {
             pageAddress(p).copyMemory(from: image, byteCount: PageLayout.pageSize)
         }
         verified.insert(p)
+    }
+
+    /// Whether the writer builds new pages directly in their slot of the range (memOnly and
+    /// encrypted stores: the range is private memory, and a page being allocated is one no reader
+    /// can see), so `install` has nothing to copy. A plain file's range is the file mapping,
+    /// which must only receive sealed pages, so its writer uses pooled buffers.
+    var buildsPagesInPlace: Bool { isMemory || cipher != nil }
+
+    /// Whether `pointer` lies in the range (a page slot, not a pooled buffer).
+    func contains(_ pointer: UnsafeMutableRawPointer) -> Bool {
+        pointer >= base && pointer < base + reservedPages * PageLayout.pageSize
     }
 }
