@@ -85,28 +85,77 @@ extension RealmCore {
 
     // MARK: - Positional collections (List, MutableSet)
 
+    /// Encodes `element` for the collection `r` (adding an unmanaged linked object), records its
+    /// backlink and calls `body` with the encoding (valid only inside `body`). The hot path of
+    /// appends: a link is encoded on the stack, other values in `elementScratch` (no allocation).
+    @inline(__always)
+    func withEncodedElement<E: _PersistableElement, R>(_ element: E, for r: CollectionRef,
+                                                       _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        // Lists and sets of objects hold non-optional objects (validated by ClassInfo); map values
+        // may be optional and take the general path below.
+        if r.column.type == .object, r.column.collection != .map, let o = element as? Object {
+            // An object created by this very append has no backlink entry yet: skip reading it.
+            // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
+            let fresh = updatePolicy == .error && o._binding == nil
+            let key = try keyForLinking(o, from: r.table)
+            if let tt = linkTargetTable(table: r.table, column: r.column.index) {
+                try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
+            }
+            return try withUnsafeBytes(of: key.littleEndian, body)
+        }
+        var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        buf.bytes = elementScratch
+        elementScratch = []
+        buf.bytes.removeAll(keepingCapacity: true)
+        try encodeElement(element, for: r, into: &buf)
+        defer { elementScratch = buf.bytes }
+        return try buf.bytes.withUnsafeBytes(body)
+    }
+
     /// Encodes `element` for the collection `r` (adding an unmanaged linked object) and records its
     /// backlink. Returns the encoded bytes.
     func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef) throws -> [UInt8] {
         var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        try encodeElement(element, for: r, into: &buf)
+        return buf.bytes
+    }
+
+    private func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef, into buf: inout _ElementBuffer) throws {
         // An object created by this very append has no backlink entry yet: skip reading it.
         // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
         let fresh = r.column.type == .object && updatePolicy == .error && (element as? Object)?._binding == nil
         try element._strataEncodeElement(&buf)
         // Links are 8 bytes, or [1] + 8 bytes when the element type is optional (map values).
         let keyOffset = buf.bytes.count == 8 ? 0 : (buf.bytes.count == 9 && buf.bytes[0] == 1 ? 1 : -1)
-        if r.column.type == .object, keyOffset >= 0, let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) {
+        if r.column.type == .object, keyOffset >= 0, let tt = linkTargetTable(table: r.table, column: r.column.index) {
             let key = buf.bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: keyOffset, as: UInt64.self)) }
             try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
         }
-        return buf.bytes
+    }
+
+    /// The table that column `c` of table `t` links to (nil: not a link, or no table yet). Through
+    /// the bound class's linked type when there is one (an identifier lookup), else by class name.
+    @inline(__always)
+    func linkTargetTable(table t: Int, column c: Int) -> Int? {
+        if t < snap.infos.count, let info = snap.infos[t], c < info.linkedTypes.count, let lt = info.linkedTypes[c],
+           let tt = snap.tableByClass[ObjectIdentifier(lt)] {
+            return tt
+        }
+        return targetTable(of: snap.schemas[t].properties[c])
     }
 
     /// Undoes `encodeElement`'s backlink for an element leaving the collection.
     func releaseElement(_ bytes: UnsafeRawBufferPointer, for r: CollectionRef) throws {
         guard r.column.type == .object, bytes.count >= 8,
-              let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) else { return }
+              let tt = linkTargetTable(table: r.table, column: r.column.index) else { return }
         let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        try removeBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
+        if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: key) }
+    }
+
+    /// `releaseElement` for a link element given as its object key.
+    func releaseLink(_ key: UInt64, for r: CollectionRef) throws {
+        guard r.column.type == .object, let tt = linkTargetTable(table: r.table, column: r.column.index) else { return }
         try removeBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
         if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: key) }
     }
@@ -144,13 +193,12 @@ extension RealmCore {
         do {
             let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
             var tree = PositionalTree(root: s.root)
-            let bytes = try encodeElement(element, for: r)
             if let index {
                 let n = tree.isEmpty ? 0 : try tree.count(in: w)
                 guard index >= 0, index <= n else { misuse(.invalidArgument, "insertion index \(index) is out of range 0...\(n)") }
-                try bytes.withUnsafeBytes { try tree.insert($0, at: index, in: w) }
+                try withEncodedElement(element, for: r) { try tree.insert($0, at: index, in: w) }
             } else {
-                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+                try withEncodedElement(element, for: r) { try tree.append($0, in: w) }
             }
             s.root = tree.root
             s.dirty = true
@@ -186,11 +234,12 @@ extension RealmCore {
             let n = tree.isEmpty ? 0 : try tree.count(in: w)
             guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
             if r.column.type == .object {
-                let bytes = try tree.withElement(at: index, in: w) { Array($0) }
+                // A list or set element of a link column is the 8-byte key (read before removing).
+                let key = try tree.withElement(at: index, in: w) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
                 try tree.remove(at: index, in: w)
                 s.root = tree.root
                 s.dirty = true
-                try bytes.withUnsafeBytes { try releaseElement($0, for: r) }
+                if let key { try releaseLink(key, for: r) }
             } else {
                 try tree.remove(at: index, in: w)
                 s.root = tree.root
@@ -381,8 +430,7 @@ extension RealmCore {
             }
         } else {
             for e in elements {
-                let bytes = try encodeElement(e, for: r)
-                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+                try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
             }
         }
         row.store(tree.root.raw, column)

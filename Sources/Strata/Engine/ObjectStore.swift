@@ -83,8 +83,25 @@ extension RealmCore {
 
     /// The object a link points to (no existence check: links are nullified on delete).
     func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
-        guard let info = try? ClassInfo.of(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        guard let info = try? classInfo(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
         return materialize(T.self, info: info, table: t, key: key)
+    }
+
+    /// `ClassInfo.of(type)` through a two-entry cache of this core (the classes of the last
+    /// lookups), which skips the global cache's lock on accessor paths. Frozen cores, read from
+    /// several threads at once, go to the global cache.
+    @inline(__always)
+    func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        if isFrozen { return try ClassInfo.of(type) }
+        let id = ObjectIdentifier(type)
+        if let a = recentInfos.0, ObjectIdentifier(a.type) == id { return a }
+        if let b = recentInfos.1, ObjectIdentifier(b.type) == id {
+            recentInfos = (b, recentInfos.0)
+            return b
+        }
+        let info = try ClassInfo.of(type)
+        recentInfos = (info, recentInfos.0)
+        return info
     }
 
     func objectIfExists<T: Object>(_ type: T.Type, info: ClassInfo, key: UInt64) throws(Realm.Error) -> T? {
@@ -101,6 +118,20 @@ extension RealmCore {
     }
 
     // MARK: - Primary keys
+
+    /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `elementScratch` on a live
+    /// core (no allocation); frozen cores (shared between threads) allocate.
+    func withPrimaryKeyIndexKey<V: _Persistable, R>(of value: V, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        if isFrozen { return try primaryKeyIndexKey(of: value).withUnsafeBytes(body) }
+        var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
+        b.bytes = elementScratch
+        elementScratch = []
+        b.bytes.removeAll(keepingCapacity: true)
+        if !V._strataShape.isOptional { b.bytes.append(1) }
+        try value._strataEncodeKey(&b)
+        defer { elementScratch = b.bytes }
+        return try b.bytes.withUnsafeBytes(body)
+    }
 
     func primaryKeyIndexKey<V: _Persistable>(of value: V) throws -> [UInt8] {
         var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
@@ -124,7 +155,7 @@ extension RealmCore {
 
     func objectForPrimaryKey<T: Object, K: _PersistableElement>(_ type: T.Type, _ key: K) throws(Realm.Error) -> T? {
         try checkThreadThrowing()
-        let info = try ClassInfo.of(T.self)
+        let info = try classInfo(T.self)
         guard let pkc = info.primaryKeyColumn else {
             throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
         }
@@ -134,9 +165,8 @@ extension RealmCore {
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
         let p = try pages()
-        let indexKey = try Realm.Error.wrap { try primaryKeyIndexKey(of: key) }
         let objKey: UInt64? = try Realm.Error.wrap {
-            try indexKey.withUnsafeBytes { k in
+            try withPrimaryKeyIndexKey(of: key) { k in
                 try snap.metas[t].primaryKeys.withValue(forKey: k, in: p) { v in
                     v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
                 }
@@ -202,12 +232,23 @@ extension RealmCore {
             if let existing = existingRow {
                 row = existing.withUnsafeBytes { _RowBuilder(copying: $0, layout: info.layout, core: self, table: t, key: key) }
             } else {
-                row = _RowBuilder(layout: info.layout, core: self, table: t, key: key)
+                // The row is built in the scratch buffer of the previous add (no allocation per
+                // object); a nested add (cascade through a link) finds it taken and allocates.
+                let reused = rowScratch
+                rowScratch = []
+                row = _RowBuilder(reusing: reused, layout: info.layout, core: self, table: t, key: key)
             }
             let columns = info.layout.columns
+            let raw = info.rawStores
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
             for i in 0..<columns.count where columns[i].type != .linkingObjects {
                 if existingRow != nil && i == info.primaryKeyColumn { continue }
-                try info.fields[i].storeUnmanaged(obj, &row, columns[i])
+                let r = raw[i]
+                if r.kind != .none {
+                    withExtendedLifetime(obj) { row.storeRaw(r.kind, from: base + r.valueOffset, columns[i]) }
+                } else {
+                    try info.fields[i].storeUnmanaged(obj, &row, columns[i])
+                }
             }
             try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
             if try maintainedIndexes(table: t, w) {
@@ -224,6 +265,7 @@ extension RealmCore {
                     try k.withUnsafeBytes { kb in _ = try snap.metas[t].primaryKeys.put(kb, v, in: w) }
                 }
             }
+            if existingRow == nil { rowScratch = row.bytes }
         } catch {
             obj._binding = nil
             throw error
@@ -231,7 +273,7 @@ extension RealmCore {
         // The object is managed now: its unmanaged links are stored and never read again. Dropping
         // them breaks cycles between objects linked both ways before `add` (which would keep the
         // objects, this core and its file alive; see AnyFieldIO.holdsObjects).
-        for f in info.fields where f.holdsObjects { f.dropUnmanagedValue(obj) }
+        for i in info.objectHoldingFields { info.fields[i].dropUnmanagedValue(obj) }
         snap.metasDirty = true
         changeCounter &+= 1
         return key
@@ -289,16 +331,15 @@ extension RealmCore {
             try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
         }
         // 2. Links from this object, and its collection trees.
-        for c in layout.columns where c.type != .linkingObjects {
+        for c in layout.columns where c.type != .linkingObjects && (c.type == .object || c.collection != .none) {
             let prop = schema.properties[c.index]
             if c.collection == .none {
-                guard c.type == .object else { continue }
                 let (isNull, target) = rowBytes.withUnsafeBytes { rb -> (Bool, UInt64) in
                     let v = _RowView(bytes: rb, core: self)
                     return (v.isNull(c), UInt64(littleEndian: v.load(c, as: UInt64.self)))
                 }
                 if isNull { continue }
-                guard let tt = targetTable(of: prop) else { continue }
+                guard let tt = linkTargetTable(table: t, column: c.index) else { continue }
                 try removeBacklink(target: tt, targetKey: target, source: t, column: c.index, sourceKey: key)
                 if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: target) }
             } else {
@@ -311,7 +352,8 @@ extension RealmCore {
         if try maintainedIndexes(table: t, w) {
             try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, w) }
         }
-        if let pkc = schema.properties.firstIndex(where: \.isPrimary) {
+        let primaryKeyColumn: Int? = if let info = snap.infos[t] { info.primaryKeyColumn } else { schema.properties.firstIndex { $0.isPrimary } }
+        if let pkc = primaryKeyColumn {
             let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
             try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }
         }

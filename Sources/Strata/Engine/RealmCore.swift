@@ -98,6 +98,12 @@ final class RealmCore {
     var notificationHub: ObserverHub?
     /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
     var indexing = IndexRuntime()
+    /// The bytes of the last row built by `addObject`, kept for their capacity (ObjectStore.swift).
+    @exclusivity(unchecked) var rowScratch: [UInt8] = []
+    /// The bytes of the last collection element encoded, kept likewise (CollectionStore.swift).
+    @exclusivity(unchecked) var elementScratch: [UInt8] = []
+    /// See `classInfo(_:)` (ObjectStore.swift). Never touched by frozen cores.
+    @exclusivity(unchecked) var recentInfos: (ClassInfo?, ClassInfo?) = (nil, nil)
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {

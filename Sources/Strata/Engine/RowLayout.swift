@@ -39,8 +39,9 @@ public struct _Column: Sendable {
     }
 }
 
-/// Column offsets of one class.
-struct RowLayout: Sendable {
+/// Column offsets of one class. A class (immutable) rather than a struct so that a row builder
+/// holding it costs one reference count, not one per array.
+final class RowLayout: Sendable {
     let columns: [_Column]
     let bitmapBytes: Int
     let fixedSize: Int
@@ -124,6 +125,19 @@ public struct _RowBuilder {
         self.key = key
     }
 
+    /// A new row in `reused`'s storage (its capacity is kept: no allocation per row).
+    init(reusing reused: consuming [UInt8], layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
+        var b = reused
+        b.removeAll(keepingCapacity: true)
+        b.append(contentsOf: repeatElement(0, count: layout.fixedSize))
+        bytes = b
+        isNew = true
+        self.layout = layout
+        self.core = core
+        self.table = table
+        self.key = key
+    }
+
     init(copying row: UnsafeRawBufferPointer, layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
         bytes = [UInt8](row)
         isNew = false
@@ -146,8 +160,34 @@ public struct _RowBuilder {
 
     mutating func storeBytes(_ src: UnsafeRawBufferPointer, _ c: _Column) {
         setNull(c, false)
+        guard let s = src.baseAddress, !src.isEmpty, c.offset + src.count <= bytes.count else { return }
         bytes.withUnsafeMutableBytes { dst in
-            for i in 0..<src.count { dst[c.offset + i] = src[i] }
+            (dst.baseAddress! + c.offset).copyMemory(from: s, byteCount: src.count)
+        }
+    }
+
+    /// Copies a non-optional scalar straight from an unmanaged object's wrapper memory into its
+    /// slot (see `FieldIO.rawStore`): the `add` path without generic code per property.
+    @inline(__always)
+    mutating func storeRaw(_ kind: RawScalarKind, from src: UnsafeRawPointer, _ c: _Column) {
+        setNull(c, false)
+        bytes.withUnsafeMutableBytes { dst in
+            switch kind {
+            case .copy8:
+                dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), toByteOffset: c.offset, as: UInt64.self)
+            case .int32:
+                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int32.self)), toByteOffset: c.offset, as: Int64.self)
+            case .int16:
+                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int16.self)), toByteOffset: c.offset, as: Int64.self)
+            case .int8:
+                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int8.self)), toByteOffset: c.offset, as: Int64.self)
+            case .copy4:
+                dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), toByteOffset: c.offset, as: UInt32.self)
+            case .bool:
+                dst.storeBytes(of: src.load(as: Bool.self) ? 1 as UInt8 : 0, toByteOffset: c.offset, as: UInt8.self)
+            case .none:
+                break
+            }
         }
     }
 

@@ -116,6 +116,28 @@ extension Persisted: _PersistedField {
     static func makeFieldIO(name: String, offset: Int) -> AnyFieldIO { FieldIO<Value>(name: name, offset: offset) }
 }
 
+/// How a non-optional scalar wrapper value is copied into its row slot by raw memory access
+/// (`_RowBuilder.storeRaw`), bypassing the generic `_strataStore` witness on the `add` path.
+/// `.none`: the value goes through `storeUnmanaged` (strings, optionals, links, collections…).
+enum RawScalarKind: UInt8, Sendable {
+    case none
+    /// 8 bytes as they are in memory: Int, Int64, Double, Date (checked: a single Double).
+    case copy8
+    /// Sign-extended into the 8-byte int slot.
+    case int32, int16, int8
+    /// 4 bytes as they are (Float).
+    case copy4
+    /// Bool's in-memory 0/1 as the 1-byte slot.
+    case bool
+}
+
+/// Where and how `addObject` copies one property without generic code (see `RawScalarKind`).
+struct RawFieldStore: Sendable {
+    let kind: RawScalarKind
+    /// Byte offset of the wrapper's value inside the object.
+    let valueOffset: Int
+}
+
 /// Reads and writes one wrapper inside an object's memory (found by `_forEachField` offsets),
 /// without `Mirror` and without boxing on the `add` path.
 class AnyFieldIO {
@@ -132,6 +154,8 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// The raw copy of this field for `add`, or kind `.none`.
+    var rawStore: RawFieldStore { RawFieldStore(kind: .none, valueOffset: 0) }
     func ordinal(_ obj: Object) -> Int32 { 0 }
     func flags(_ obj: Object) -> (primaryKey: Bool, indexed: Bool, origin: String?) { (false, false, nil) }
     func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {}
@@ -156,6 +180,35 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override var shape: _PropertyShape { Value._strataShape }
+
+    override var rawStore: RawFieldStore {
+        let none = RawFieldStore(kind: .none, valueOffset: 0)
+        #if _endian(little)
+        guard let inner = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.value) else { return none }
+        let kind: RawScalarKind
+        switch Value.self {
+        case is Int.Type, is Int64.Type, is Double.Type: kind = .copy8
+        case is Int32.Type: kind = .int32
+        case is Int16.Type: kind = .int16
+        case is Int8.Type: kind = .int8
+        case is Float.Type: kind = .copy4
+        case is Bool.Type: kind = .bool
+        case is Date.Type: kind = Self.dateIsOneDouble ? .copy8 : .none
+        default: kind = .none
+        }
+        return RawFieldStore(kind: kind, valueOffset: offset + inner)
+        #else
+        return none
+        #endif
+    }
+
+    /// Whether `Date`'s memory is exactly its `timeIntervalSinceReferenceDate` (the slot's bits),
+    /// checked on a value rather than assumed from Foundation's source.
+    private static var dateIsOneDouble: Bool {
+        guard MemoryLayout<Date>.size == 8 else { return false }
+        let d = Date(timeIntervalSinceReferenceDate: 123_456.789)
+        return withUnsafeBytes(of: d) { $0.loadUnaligned(as: UInt64.self) } == d.timeIntervalSinceReferenceDate.bitPattern
+    }
 
     override func ordinal(_ obj: Object) -> Int32 { withExtendedLifetime(obj) { pointer(obj).pointee.ordinal } }
 

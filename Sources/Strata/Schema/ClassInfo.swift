@@ -30,6 +30,11 @@ final class ClassInfo: @unchecked Sendable {
     /// The linked class of each property (links, collections of links, LinkingObjects).
     let linkedTypes: [Object.Type?]
     private let fieldIndex: [String: Int]
+    /// Per column, how `add` copies the unmanaged value without generic code (kind `.none`: through
+    /// `fields[i].storeUnmanaged`).
+    let rawStores: [RawFieldStore]
+    /// The columns whose unmanaged value can hold objects (dropped once the object is managed).
+    let objectHoldingFields: [Int]
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
 
@@ -69,6 +74,8 @@ final class ClassInfo: @unchecked Sendable {
         var idx: [String: Int] = [:]
         for (i, f) in fields.enumerated() { idx[f.name] = i }
         fieldIndex = idx
+        rawStores = fields.map { f in f.shape.isOptional ? RawFieldStore(kind: .none, valueOffset: 0) : f.rawStore }
+        objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects }
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
