@@ -148,6 +148,38 @@ final class RawScalars: Object {
         #expect(!s.readings.contains { $0.seq == 29 })
     }
 
+    /// `removeFirst(n)` in one pass: the first n go, their backlinks with them, the rest stay in
+    /// order; lists of values likewise.
+    @Test func removeFirstMany() throws {
+        let realm = try Realm(configuration: tempConfig("removefirst"))
+        let s = Sensor()
+        s.symbol = "r"
+        for i in 0..<10 {
+            let r = Reading()
+            r.seq = Int64(i)
+            s.readings.append(r)
+        }
+        let values = AllTypes()
+        values.ints.append(objectsIn: [5, 6, 7, 8])
+        try realm.write {
+            try realm.add(s)
+            try realm.add(values)
+        }
+        let removed = Array(s.readings.prefix(3))
+        try realm.write {
+            s.readings.removeFirst(3)
+            values.ints.removeFirst(2)
+            s.readings.removeFirst(0)
+        }
+        #expect(s.readings.map(\.seq) == Array(3..<10).map(Int64.init))
+        #expect(Array(values.ints) == [7, 8])
+        for r in removed { #expect(!realm.core.hasBacklinks(r)) }
+        #expect(realm.core.hasBacklinks(s.readings[0]))
+        try realm.write { try realm.delete(removed) }
+        #expect(realm.objects(Reading.self).count == 7)
+        #expect(s.readings.count == 7)
+    }
+
     /// Primary-key lookups encode the key in the core's scratch buffer: lookups of keys of
     /// different lengths in a row do not see each other's bytes.
     @Test func primaryKeyLookupsOfDifferentLengths() throws {

@@ -84,7 +84,11 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// Removes the first element (or the first `n`). Traps when there are fewer.
     public func removeFirst(_ n: Int = 1) {
         guard let r = ref else { storage.removeFirst(n); return }
-        for _ in 0..<n { r.core.listRemove(r, at: 0) }
+        if n == 1 {
+            r.core.listRemove(r, at: 0)
+        } else {
+            r.core.listRemoveFirst(r, n)
+        }
     }
 
     /// Removes the last element (or the last `n`). Traps when there are fewer.

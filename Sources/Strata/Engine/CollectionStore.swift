@@ -251,6 +251,35 @@ extension RealmCore {
         }
     }
 
+    /// Removes the first `count` elements in one pass: one state lookup and one count check for
+    /// all of them (the sensors pattern trims the oldest readings this way), then the backlinks
+    /// of removed links. Traps, removing nothing, when the list is shorter.
+    func listRemoveFirst(_ r: CollectionRef, _ count: Int) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard count >= 0, count <= n else { misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(n) elements") }
+            if count == 0 { return }
+            var keys: [UInt64] = []
+            if r.column.type == .object {
+                keys.reserveCapacity(count)
+                try tree.forEach(from: 0, in: w) { i, e in
+                    if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
+                    return i + 1 < count
+                }
+            }
+            try tree.removeFirst(count, in: w)
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+            for k in keys { try releaseLink(k, for: r) }
+        } catch {
+            record(error)
+        }
+    }
+
     func listRemoveAll(_ r: CollectionRef) {
         let w = requireWrite("modifying a list")
         do {

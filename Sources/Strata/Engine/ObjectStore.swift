@@ -159,8 +159,8 @@ extension RealmCore {
         guard let pkc = info.primaryKeyColumn else {
             throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
         }
-        let prop = info.schema.properties[pkc]
-        guard K._strataShape.type == prop.type else {
+        guard K._strataShape.type == info.layout.columns[pkc].type else {
+            let prop = info.schema.properties[pkc]
             throw Realm.Error(.invalidArgument, "primary key '\(info.schema.className).\(prop.name)' is \(prop.type), not \(K.self)")
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
