@@ -81,18 +81,21 @@ public struct Persisted<Value: _Persistable> {
 
     /// Inlinable so that, specialised in the model's module, the storage key path folds into a
     /// direct field access (a generic key-path projection costs more than the whole unmanaged access).
+    /// `@inline(__always)`: the fold needs the key-path literal, which only inlining into the
+    /// model's property accessor exposes; a specialised but not inlined subscript kept calling
+    /// `swift_modifyAtReferenceWritableKeyPath` (~200 ns per unmanaged property set).
     @inlinable
     public static subscript<E: Object>(
         _enclosingInstance obj: E,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<E, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
             if obj._isProbe { obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal }
             return obj[keyPath: storageKeyPath].value
         }
-        set {
+        @inline(__always) set {
             if obj._isManaged {
                 Value._strataSet(obj, Int(obj[keyPath: storageKeyPath].ordinal), newValue)
             } else {
