@@ -27,7 +27,11 @@ extension ObjectBinding {
 extension RealmCore {
     func collectionState(table: Int, column c: _Column, owner: UInt64) throws -> CollectionState {
         let k = CollectionKey(table: Int32(truncatingIfNeeded: table), column: Int32(truncatingIfNeeded: c.index), owner: owner)
-        if let s = collections[k] { return s }
+        if let last = lastCollection, last.key == k { return last.state }
+        if let s = collections[k] {
+            if !isFrozen { lastCollection = (k, s) }
+            return s
+        }
         let p = try pages()
         guard table < snap.metas.count, let root = try snap.metas[table].objects.withValue(forKey: owner, in: p, {
             PageRef(_RowView(bytes: $0, core: self).load(c, as: UInt32.self))
@@ -36,7 +40,10 @@ extension RealmCore {
         }
         let s = CollectionState(root: root, table: table, column: c.index, owner: owner)
         // Frozen cores are read from several threads at once: they never cache (no mutation).
-        if !isFrozen { collections[k] = s }
+        if !isFrozen {
+            collections[k] = s
+            lastCollection = (k, s)
+        }
         return s
     }
 
