@@ -180,6 +180,32 @@ final class RawScalars: Object {
         #expect(s.readings.count == 7)
     }
 
+    /// Deleting an object with nothing in its row to release (no links, collections, primary key
+    /// or index) skips reading the row: links to it are still removed, a second delete still
+    /// reports the object as gone.
+    @Test func deletePlainObject() throws {
+        let realm = try Realm(configuration: tempConfig("plaindelete"))
+        let s = Sensor()
+        s.symbol = "p"
+        for i in 0..<3 {
+            let r = Reading()
+            r.seq = Int64(i)
+            s.readings.append(r)
+        }
+        try realm.write { try realm.add(s) }
+        let middle = s.readings[1]
+        try realm.write { try realm.delete(middle) }
+        #expect(s.readings.map(\.seq) == [0, 2])
+        #expect(middle.isInvalidated)
+        #expect(realm.objects(Reading.self).count == 2)
+        try realm.write {
+            #expect(throws: Realm.Error.self) { try realm.delete(middle) }
+        }
+        let info = try ClassInfo.of(Reading.self)
+        #expect(!info.layout.hasLinksOrCollections)
+        #expect(try ClassInfo.of(Sensor.self).layout.hasLinksOrCollections)
+    }
+
     /// Primary-key lookups encode the key in the core's scratch buffer: lookups of keys of
     /// different lengths in a row do not see each other's bytes.
     @Test func primaryKeyLookupsOfDifferentLengths() throws {

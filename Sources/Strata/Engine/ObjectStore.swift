@@ -321,9 +321,23 @@ extension RealmCore {
     func deleteObject(table t: Int, key: UInt64) throws -> Bool {
         let w = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
-        guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
         let layout = layout(ofTable: t)
         let schema = snap.schemas[t]
+        let primaryKeyColumn: Int? = if let info = snap.infos[t] { info.primaryKeyColumn } else { schema.properties.firstIndex { $0.isPrimary } }
+        if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, w) {
+            // Nothing in the row needs releasing (no links, collections, primary key or index
+            // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
+            // invariant), so the links loop is empty for it and `remove` reports it missing.
+            for bl in try backlinks(target: t, targetKey: key) {
+                try unlink(target: t, targetKey: key, from: bl)
+                try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
+            }
+            guard try snap.metas[t].objects.remove(key, in: w) else { return false }
+            snap.metasDirty = true
+            changeCounter &+= 1
+            return true
+        }
+        guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
 
         // 1. Links to this object.
         for bl in try backlinks(target: t, targetKey: key) {
@@ -352,7 +366,6 @@ extension RealmCore {
         if try maintainedIndexes(table: t, w) {
             try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, w) }
         }
-        let primaryKeyColumn: Int? = if let info = snap.infos[t] { info.primaryKeyColumn } else { schema.properties.firstIndex { $0.isPrimary } }
         if let pkc = primaryKeyColumn {
             let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
             try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }

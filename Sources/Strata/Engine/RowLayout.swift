@@ -46,6 +46,8 @@ final class RowLayout: Sendable {
     let bitmapBytes: Int
     let fixedSize: Int
     let varColumns: [Int]
+    /// Whether any column is a to-one link or a list/set/map (what deleting a row must release).
+    let hasLinksOrCollections: Bool
 
     init(properties: [Property]) {
         bitmapBytes = (properties.count + 7) / 8
@@ -61,6 +63,7 @@ final class RowLayout: Sendable {
         columns = cols
         fixedSize = offset
         varColumns = vars
+        hasLinksOrCollections = cols.contains { $0.type != .linkingObjects && ($0.type == .object || $0.collection != .none) }
     }
 
     /// Offsets of the slots that hold a collection tree's root (list, set and map columns): the
