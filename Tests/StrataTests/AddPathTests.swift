@@ -206,6 +206,36 @@ final class RawScalars: Object {
         #expect(try ClassInfo.of(Sensor.self).layout.hasLinksOrCollections)
     }
 
+    /// `append(objectsIn:)` on a managed list: new objects are added and linked, a managed one
+    /// is linked again (its backlink counted twice), values append in order.
+    @Test func appendManyToManagedList() throws {
+        let realm = try Realm(configuration: tempConfig("appendmany"))
+        let s = Sensor()
+        s.symbol = "m"
+        let values = AllTypes()
+        try realm.write {
+            try realm.add(s)
+            try realm.add(values)
+        }
+        try realm.write {
+            s.readings.append(objectsIn: (0..<5).map { i -> Reading in
+                let r = Reading()
+                r.seq = Int64(i)
+                return r
+            })
+            s.readings.append(objectsIn: [s.readings[0]])
+            values.ints.append(contentsOf: [3, 1, 2])
+        }
+        #expect(s.readings.map(\.seq) == [0, 1, 2, 3, 4, 0])
+        #expect(realm.objects(Reading.self).count == 5)
+        #expect(Array(values.ints) == [3, 1, 2])
+        let first = s.readings[0]
+        try realm.write { s.readings.remove(at: 0) }
+        #expect(realm.core.hasBacklinks(first))
+        try realm.write { s.readings.removeLast() }
+        #expect(!realm.core.hasBacklinks(first))
+    }
+
     /// Primary-key lookups encode the key in the core's scratch buffer: lookups of keys of
     /// different lengths in a row do not see each other's bytes.
     @Test func primaryKeyLookupsOfDifferentLengths() throws {

@@ -64,11 +64,12 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     }
 
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        guard let r = ref else { storage.append(contentsOf: elements); return }
+        r.core.listAppend(r, contentsOf: elements)
     }
 
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        append(objectsIn: elements)
     }
 
     public func insert(_ element: Element, at index: Int) {

@@ -215,6 +215,26 @@ extension RealmCore {
         }
     }
 
+    /// Appends every element of `elements` with one write check and one state lookup (the
+    /// harness appends its readings with `append(objectsIn:)`).
+    func listAppend<S: Sequence>(_ r: CollectionRef, contentsOf elements: S) where S.Element: _PersistableElement {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            // The state follows the tree after each element, so a failure part-way leaves it
+            // describing what was appended (the pending error then cancels the commit).
+            for e in elements {
+                try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
+                s.root = tree.root
+                s.dirty = true
+            }
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
     func listReplace<E: _PersistableElement>(_ r: CollectionRef, _ index: Int, _ element: E) {
         let w = requireWrite("modifying a list")
         do {

@@ -321,9 +321,9 @@ extension RealmCore {
     func deleteObject(table t: Int, key: UInt64) throws -> Bool {
         let w = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
-        let layout = layout(ofTable: t)
-        let schema = snap.schemas[t]
-        let primaryKeyColumn: Int? = if let info = snap.infos[t] { info.primaryKeyColumn } else { schema.properties.firstIndex { $0.isPrimary } }
+        let info = snap.infos[t]
+        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
+        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
         if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, w) {
             // Nothing in the row needs releasing (no links, collections, primary key or index
             // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
@@ -338,6 +338,7 @@ extension RealmCore {
             return true
         }
         guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
+        let schema = snap.schemas[t]
 
         // 1. Links to this object.
         for bl in try backlinks(target: t, targetKey: key) {
