@@ -21,6 +21,25 @@ final class RawScalars: Object {
     @Persisted var optD: Double?
 }
 
+/// Every column a non-optional raw scalar: `add` builds its row on the stack (`ClassInfo.plainRow`).
+final class PlainScalars: Object {
+    @Persisted var b = false
+    @Persisted var i = 0
+    @Persisted var i8: Int8 = 0
+    @Persisted var i16: Int16 = 0
+    @Persisted var i32: Int32 = 0
+    @Persisted var i64: Int64 = 0
+    @Persisted var f: Float = 0
+    @Persisted var d: Double = 0
+    @Persisted var date = Date(timeIntervalSinceReferenceDate: 0)
+}
+
+/// A plain class but for an index: it takes the general path (index entries are written).
+final class IndexedScalars: Object {
+    @Persisted(indexed: true) var n = 0
+    @Persisted var d: Double = 0
+}
+
 @Suite struct AddPathTests {
     private func fill(_ o: RawScalars, _ n: Int) {
         o.b = n % 2 == 1
@@ -95,6 +114,68 @@ final class RawScalars: Object {
         let all = Array(reopened.objects(RawScalars.self))
         #expect(all.count == 100)
         for n in 0..<50 { #expect(same(all[n], expected[n])) }
+    }
+
+    /// Rows of a plain class built on the stack are byte-identical to rows written through
+    /// managed sets, and read back after reopening.
+    @Test func plainRowsMatchGenericPath() throws {
+        func fill(_ o: PlainScalars, _ n: Int) {
+            o.b = n % 2 == 0
+            o.i = -n * 1_000_003
+            o.i8 = Int8(truncatingIfNeeded: -n)
+            o.i16 = Int16.min + Int16(n)
+            o.i32 = Int32.max - Int32(n)
+            o.i64 = Int64.min + Int64(n)
+            o.f = Float(n) / 7
+            o.d = Double(n) * -0.25
+            o.date = Date(timeIntervalSinceReferenceDate: Double(n) * 3.5)
+        }
+        #expect(try ClassInfo.of(PlainScalars.self).plainRow?.count == 9)
+        #expect(try ClassInfo.of(RawScalars.self).plainRow == nil)
+        #expect(try ClassInfo.of(Contact.self).plainRow == nil)
+        let config = tempConfig("plainrows")
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                for n in 0..<40 {
+                    let o = PlainScalars()
+                    fill(o, n)
+                    try realm.add(o)
+                }
+                for n in 0..<40 {
+                    let o = PlainScalars()
+                    try realm.add(o)
+                    fill(o, n)
+                }
+            }
+            let core = realm.core
+            let t = try #require(try core.tableIndex(forType: PlainScalars.self))
+            let p = try core.pages()
+            for n in 0..<40 {
+                let plain = try core.snap.metas[t].objects.withValue(forKey: UInt64(n + 1), in: p) { Array($0) }
+                let generic = try core.snap.metas[t].objects.withValue(forKey: UInt64(n + 41), in: p) { Array($0) }
+                #expect(plain != nil)
+                #expect(plain == generic, "row \(n)")
+            }
+        }
+        let all = Array(try Realm(configuration: config).objects(PlainScalars.self))
+        #expect(all.count == 80)
+        for n in 0..<40 {
+            let e = PlainScalars()
+            fill(e, n)
+            let a = all[n]
+            #expect(a.b == e.b && a.i == e.i && a.i8 == e.i8 && a.i16 == e.i16 && a.i32 == e.i32)
+            #expect(a.i64 == e.i64 && a.f == e.f && a.d == e.d && a.date == e.date)
+        }
+    }
+
+    /// A plain class with an index still gets its index entries (the general path).
+    @Test func indexedPlainClassKeepsIndex() throws {
+        let realm = try Realm(configuration: tempConfig("indexedplain"))
+        try realm.write {
+            for n in 0..<20 { try realm.add(IndexedScalars(value: ["n": n % 5, "d": Double(n)])) }
+        }
+        #expect(realm.objects(IndexedScalars.self).filter("n == 3").count == 4)
     }
 
     /// An upsert over an existing object writes every non-key column through the raw copy too.

@@ -174,24 +174,8 @@ public struct _RowBuilder {
     @inline(__always)
     mutating func storeRaw(_ kind: RawScalarKind, from src: UnsafeRawPointer, _ c: _Column) {
         setNull(c, false)
-        bytes.withUnsafeMutableBytes { dst in
-            switch kind {
-            case .copy8:
-                dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), toByteOffset: c.offset, as: UInt64.self)
-            case .int32:
-                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int32.self)), toByteOffset: c.offset, as: Int64.self)
-            case .int16:
-                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int16.self)), toByteOffset: c.offset, as: Int64.self)
-            case .int8:
-                dst.storeBytes(of: Int64(src.loadUnaligned(as: Int8.self)), toByteOffset: c.offset, as: Int64.self)
-            case .copy4:
-                dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), toByteOffset: c.offset, as: UInt32.self)
-            case .bool:
-                dst.storeBytes(of: src.load(as: Bool.self) ? 1 as UInt8 : 0, toByteOffset: c.offset, as: UInt8.self)
-            case .none:
-                break
-            }
-        }
+        guard c.offset + kind.slotWidth <= bytes.count else { return }
+        bytes.withUnsafeMutableBytes { dst in kind.copy(from: src, to: dst.baseAddress! + c.offset) }
     }
 
     func currentLoad<T: FixedWidthInteger>(_ c: _Column, as: T.Type) -> T {

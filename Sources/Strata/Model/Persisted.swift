@@ -134,6 +134,41 @@ enum RawScalarKind: UInt8, Sendable {
     case bool
 }
 
+extension RawScalarKind {
+    /// Bytes written into the slot.
+    var slotWidth: Int {
+        switch self {
+        case .copy8, .int32, .int16, .int8: 8
+        case .copy4: 4
+        case .bool: 1
+        case .none: 0
+        }
+    }
+
+    /// Copies the value at `src` (the wrapper's value in the object) into the slot at `dst`,
+    /// in the slot's little-endian encoding (this path exists only on little-endian hosts).
+    @inline(__always)
+    func copy(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer) {
+        switch self {
+        case .copy8: dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        case .int32: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int32.self)), as: Int64.self)
+        case .int16: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int16.self)), as: Int64.self)
+        case .int8: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int8.self)), as: Int64.self)
+        case .copy4: dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
+        case .bool: dst.storeBytes(of: src.load(as: Bool.self) ? 1 as UInt8 : 0, as: UInt8.self)
+        case .none: break
+        }
+    }
+}
+
+/// One column of a plain row (see `ClassInfo.plainRow`): where the value is in the object and
+/// where its slot is in the row.
+struct PlainRowCopy: Sendable {
+    let kind: RawScalarKind
+    let valueOffset: Int
+    let slotOffset: Int
+}
+
 /// Where and how `addObject` copies one property without generic code (see `RawScalarKind`).
 struct RawFieldStore: Sendable {
     let kind: RawScalarKind

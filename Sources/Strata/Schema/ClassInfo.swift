@@ -35,6 +35,10 @@ final class ClassInfo: @unchecked Sendable {
     let rawStores: [RawFieldStore]
     /// The columns whose unmanaged value can hold objects (dropped once the object is managed).
     let objectHoldingFields: [Int]
+    /// For a class whose stored columns are all non-optional raw scalars (no string, link,
+    /// collection or optional; no primary key), the copies that make a whole new row: `add`
+    /// then builds it on the stack. nil for other classes.
+    let plainRow: [PlainRowCopy]?
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
 
@@ -76,6 +80,12 @@ final class ClassInfo: @unchecked Sendable {
         fieldIndex = idx
         rawStores = fields.map { f in f.shape.isOptional ? RawFieldStore(kind: .none, valueOffset: 0) : f.rawStore }
         objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects }
+        var plain: [PlainRowCopy]? = primaryKeyColumn == nil ? [] : nil
+        for (i, c) in layout.columns.enumerated() where c.type != .linkingObjects {
+            guard rawStores[i].kind != .none, !c.isOptional, c.collection == .none else { plain = nil; break }
+            plain?.append(PlainRowCopy(kind: rawStores[i].kind, valueOffset: rawStores[i].valueOffset, slotOffset: c.offset))
+        }
+        plainRow = plain
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
