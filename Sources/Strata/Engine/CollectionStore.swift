@@ -6,6 +6,8 @@
 //   the owner's row is rewritten once, at commit (`flushCollections`), not per change.
 // - A collection of links stores 8-byte little-endian object keys; each element has a backlink
 //   count (Backlinks.swift). Removing an element of an embedded class deletes that object.
+// - `lastCollection` (RealmCore) is always an entry of `collections` or nil: any change to the
+//   dictionary clears it, and frozen cores never set it.
 import Foundation
 import StrataStorage
 

@@ -10,6 +10,13 @@
 //   delete (embedded cascades included) and deleteAll call its hooks.
 // - Every stored link (to-one slot or collection element) has its backlink entry (Backlinks.swift),
 //   so deleting an object finds the links to it without scanning tables.
+// - `add` writes the same row bytes on every path: the general one (`_RowBuilder`, generic
+//   `storeUnmanaged` for strings, optionals, links, collections), raw copies of non-optional
+//   scalars from the object's memory (`ClassInfo.rawStores`), and for plain classes a row built
+//   on the stack (`ClassInfo.plainRow`). AddPathTests compares them byte for byte.
+// - Scratch buffers (`rowScratch`, `elementScratch`) are taken (swapped out) while in use, so a
+//   nested use (a cascading add) finds them empty and allocates instead of sharing; frozen
+//   cores, read from several threads, never use them.
 import StrataStorage
 
 extension RealmCore {
