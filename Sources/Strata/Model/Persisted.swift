@@ -225,7 +225,8 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
         guard let inner = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.value) else { return none }
         let kind: RawScalarKind
         switch Value.self {
-        case is Int.Type, is Int64.Type, is Double.Type: kind = .copy8
+        case is Int.Type: kind = MemoryLayout<Int>.size == 8 ? .copy8 : .none
+        case is Int64.Type, is Double.Type: kind = .copy8
         case is Int32.Type: kind = .int32
         case is Int16.Type: kind = .int16
         case is Int8.Type: kind = .int8
