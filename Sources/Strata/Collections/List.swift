@@ -64,11 +64,12 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     }
 
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        guard let r = ref else { storage.append(contentsOf: elements); return }
+        r.core.listAppend(r, contentsOf: elements)
     }
 
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
-        for e in elements { append(e) }
+        append(objectsIn: elements)
     }
 
     public func insert(_ element: Element, at index: Int) {
@@ -84,7 +85,11 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// Removes the first element (or the first `n`). Traps when there are fewer.
     public func removeFirst(_ n: Int = 1) {
         guard let r = ref else { storage.removeFirst(n); return }
-        for _ in 0..<n { r.core.listRemove(r, at: 0) }
+        if n == 1 {
+            r.core.listRemove(r, at: 0)
+        } else {
+            r.core.listRemoveFirst(r, n)
+        }
     }
 
     /// Removes the last element (or the last `n`). Traps when there are fewer.

@@ -6,6 +6,8 @@
 //   the owner's row is rewritten once, at commit (`flushCollections`), not per change.
 // - A collection of links stores 8-byte little-endian object keys; each element has a backlink
 //   count (Backlinks.swift). Removing an element of an embedded class deletes that object.
+// - `lastCollection` (RealmCore) is always an entry of `collections` or nil: any change to the
+//   dictionary clears it, and frozen cores never set it.
 import Foundation
 import StrataStorage
 
@@ -27,7 +29,11 @@ extension ObjectBinding {
 extension RealmCore {
     func collectionState(table: Int, column c: _Column, owner: UInt64) throws -> CollectionState {
         let k = CollectionKey(table: Int32(truncatingIfNeeded: table), column: Int32(truncatingIfNeeded: c.index), owner: owner)
-        if let s = collections[k] { return s }
+        if let last = lastCollection, last.key == k { return last.state }
+        if let s = collections[k] {
+            if !isFrozen { lastCollection = (k, s) }
+            return s
+        }
         let p = try pages()
         guard table < snap.metas.count, let root = try snap.metas[table].objects.withValue(forKey: owner, in: p, {
             PageRef(_RowView(bytes: $0, core: self).load(c, as: UInt32.self))
@@ -36,7 +42,10 @@ extension RealmCore {
         }
         let s = CollectionState(root: root, table: table, column: c.index, owner: owner)
         // Frozen cores are read from several threads at once: they never cache (no mutation).
-        if !isFrozen { collections[k] = s }
+        if !isFrozen {
+            collections[k] = s
+            lastCollection = (k, s)
+        }
         return s
     }
 
@@ -85,28 +94,77 @@ extension RealmCore {
 
     // MARK: - Positional collections (List, MutableSet)
 
+    /// Encodes `element` for the collection `r` (adding an unmanaged linked object), records its
+    /// backlink and calls `body` with the encoding (valid only inside `body`). The hot path of
+    /// appends: a link is encoded on the stack, other values in `elementScratch` (no allocation).
+    @inline(__always)
+    func withEncodedElement<E: _PersistableElement, R>(_ element: E, for r: CollectionRef,
+                                                       _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        // Lists and sets of objects hold non-optional objects (validated by ClassInfo); map values
+        // may be optional and take the general path below.
+        if r.column.type == .object, r.column.collection != .map, let o = element as? Object {
+            // An object created by this very append has no backlink entry yet: skip reading it.
+            // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
+            let fresh = updatePolicy == .error && o._binding == nil
+            let key = try keyForLinking(o, from: r.table)
+            if let tt = linkTargetTable(table: r.table, column: r.column.index) {
+                try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
+            }
+            return try withUnsafeBytes(of: key.littleEndian, body)
+        }
+        var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        buf.bytes = elementScratch
+        elementScratch = []
+        buf.bytes.removeAll(keepingCapacity: true)
+        try encodeElement(element, for: r, into: &buf)
+        defer { elementScratch = buf.bytes }
+        return try buf.bytes.withUnsafeBytes(body)
+    }
+
     /// Encodes `element` for the collection `r` (adding an unmanaged linked object) and records its
     /// backlink. Returns the encoded bytes.
     func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef) throws -> [UInt8] {
         var buf = _ElementBuffer(core: self, ownerTable: r.table, ownerKey: r.owner, ownerColumn: r.column.index)
+        try encodeElement(element, for: r, into: &buf)
+        return buf.bytes
+    }
+
+    private func encodeElement<E: _PersistableElement>(_ element: E, for r: CollectionRef, into buf: inout _ElementBuffer) throws {
         // An object created by this very append has no backlink entry yet: skip reading it.
         // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
         let fresh = r.column.type == .object && updatePolicy == .error && (element as? Object)?._binding == nil
         try element._strataEncodeElement(&buf)
         // Links are 8 bytes, or [1] + 8 bytes when the element type is optional (map values).
         let keyOffset = buf.bytes.count == 8 ? 0 : (buf.bytes.count == 9 && buf.bytes[0] == 1 ? 1 : -1)
-        if r.column.type == .object, keyOffset >= 0, let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) {
+        if r.column.type == .object, keyOffset >= 0, let tt = linkTargetTable(table: r.table, column: r.column.index) {
             let key = buf.bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: keyOffset, as: UInt64.self)) }
             try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
         }
-        return buf.bytes
+    }
+
+    /// The table that column `c` of table `t` links to (nil: not a link, or no table yet). Through
+    /// the bound class's linked type when there is one (an identifier lookup), else by class name.
+    @inline(__always)
+    func linkTargetTable(table t: Int, column c: Int) -> Int? {
+        if t < snap.infos.count, let info = snap.infos[t], c < info.linkedTypes.count, let lt = info.linkedTypes[c],
+           let tt = snap.tableByClass[ObjectIdentifier(lt)] {
+            return tt
+        }
+        return targetTable(of: snap.schemas[t].properties[c])
     }
 
     /// Undoes `encodeElement`'s backlink for an element leaving the collection.
     func releaseElement(_ bytes: UnsafeRawBufferPointer, for r: CollectionRef) throws {
         guard r.column.type == .object, bytes.count >= 8,
-              let tt = targetTable(of: snap.schemas[r.table].properties[r.column.index]) else { return }
+              let tt = linkTargetTable(table: r.table, column: r.column.index) else { return }
         let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        try removeBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
+        if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: key) }
+    }
+
+    /// `releaseElement` for a link element given as its object key.
+    func releaseLink(_ key: UInt64, for r: CollectionRef) throws {
+        guard r.column.type == .object, let tt = linkTargetTable(table: r.table, column: r.column.index) else { return }
         try removeBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner)
         if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: key) }
     }
@@ -144,16 +202,35 @@ extension RealmCore {
         do {
             let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
             var tree = PositionalTree(root: s.root)
-            let bytes = try encodeElement(element, for: r)
             if let index {
                 let n = tree.isEmpty ? 0 : try tree.count(in: w)
                 guard index >= 0, index <= n else { misuse(.invalidArgument, "insertion index \(index) is out of range 0...\(n)") }
-                try bytes.withUnsafeBytes { try tree.insert($0, at: index, in: w) }
+                try withEncodedElement(element, for: r) { try tree.insert($0, at: index, in: w) }
             } else {
-                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+                try withEncodedElement(element, for: r) { try tree.append($0, in: w) }
             }
             s.root = tree.root
             s.dirty = true
+            changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    /// Appends every element of `elements` with one write check and one state lookup (the
+    /// harness appends its readings with `append(objectsIn:)`).
+    func listAppend<S: Sequence>(_ r: CollectionRef, contentsOf elements: S) where S.Element: _PersistableElement {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            // The state follows the tree after each element, so a failure part-way leaves it
+            // describing what was appended (the pending error then cancels the commit).
+            for e in elements {
+                try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
+                s.root = tree.root
+                s.dirty = true
+            }
             changeCounter &+= 1
         } catch {
             record(error)
@@ -186,17 +263,47 @@ extension RealmCore {
             let n = tree.isEmpty ? 0 : try tree.count(in: w)
             guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
             if r.column.type == .object {
-                let bytes = try tree.withElement(at: index, in: w) { Array($0) }
+                // A list or set element of a link column is the 8-byte key (read before removing).
+                let key = try tree.withElement(at: index, in: w) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
                 try tree.remove(at: index, in: w)
                 s.root = tree.root
                 s.dirty = true
-                try bytes.withUnsafeBytes { try releaseElement($0, for: r) }
+                if let key { try releaseLink(key, for: r) }
             } else {
                 try tree.remove(at: index, in: w)
                 s.root = tree.root
                 s.dirty = true
             }
             changeCounter &+= 1
+        } catch {
+            record(error)
+        }
+    }
+
+    /// Removes the first `count` elements in one pass: one state lookup and one count check for
+    /// all of them (the sensors pattern trims the oldest readings this way), then the backlinks
+    /// of removed links. Traps, removing nothing, when the list is shorter.
+    func listRemoveFirst(_ r: CollectionRef, _ count: Int) {
+        let w = requireWrite("modifying a list")
+        do {
+            let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
+            var tree = PositionalTree(root: s.root)
+            let n = tree.isEmpty ? 0 : try tree.count(in: w)
+            guard count >= 0, count <= n else { misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(n) elements") }
+            if count == 0 { return }
+            var keys: [UInt64] = []
+            if r.column.type == .object {
+                keys.reserveCapacity(count)
+                try tree.forEach(from: 0, in: w) { i, e in
+                    if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
+                    return i + 1 < count
+                }
+            }
+            try tree.removeFirst(count, in: w)
+            s.root = tree.root
+            s.dirty = true
+            changeCounter &+= 1
+            for k in keys { try releaseLink(k, for: r) }
         } catch {
             record(error)
         }
@@ -381,8 +488,7 @@ extension RealmCore {
             }
         } else {
             for e in elements {
-                let bytes = try encodeElement(e, for: r)
-                try bytes.withUnsafeBytes { try tree.append($0, in: w) }
+                try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
             }
         }
         row.store(tree.root.raw, column)

@@ -10,6 +10,13 @@
 //   delete (embedded cascades included) and deleteAll call its hooks.
 // - Every stored link (to-one slot or collection element) has its backlink entry (Backlinks.swift),
 //   so deleting an object finds the links to it without scanning tables.
+// - `add` writes the same row bytes on every path: the general one (`_RowBuilder`, generic
+//   `storeUnmanaged` for strings, optionals, links, collections), raw copies of non-optional
+//   scalars from the object's memory (`ClassInfo.rawStores`), and for plain classes a row built
+//   on the stack (`ClassInfo.plainRow`). AddPathTests compares them byte for byte.
+// - Scratch buffers (`rowScratch`, `elementScratch`) are taken (swapped out) while in use, so a
+//   nested use (a cascading add) finds them empty and allocates instead of sharing; frozen
+//   cores, read from several threads, never use them.
 import StrataStorage
 
 extension RealmCore {
@@ -83,8 +90,25 @@ extension RealmCore {
 
     /// The object a link points to (no existence check: links are nullified on delete).
     func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
-        guard let info = try? ClassInfo.of(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        guard let info = try? classInfo(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
         return materialize(T.self, info: info, table: t, key: key)
+    }
+
+    /// `ClassInfo.of(type)` through a two-entry cache of this core (the classes of the last
+    /// lookups), which skips the global cache's lock on accessor paths. Frozen cores, read from
+    /// several threads at once, go to the global cache.
+    @inline(__always)
+    func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
+        if isFrozen { return try ClassInfo.of(type) }
+        let id = ObjectIdentifier(type)
+        if let a = recentInfos.0, ObjectIdentifier(a.type) == id { return a }
+        if let b = recentInfos.1, ObjectIdentifier(b.type) == id {
+            recentInfos = (b, recentInfos.0)
+            return b
+        }
+        let info = try ClassInfo.of(type)
+        recentInfos = (info, recentInfos.0)
+        return info
     }
 
     func objectIfExists<T: Object>(_ type: T.Type, info: ClassInfo, key: UInt64) throws(Realm.Error) -> T? {
@@ -101,6 +125,20 @@ extension RealmCore {
     }
 
     // MARK: - Primary keys
+
+    /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `elementScratch` on a live
+    /// core (no allocation); frozen cores (shared between threads) allocate.
+    func withPrimaryKeyIndexKey<V: _Persistable, R>(of value: V, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        if isFrozen { return try primaryKeyIndexKey(of: value).withUnsafeBytes(body) }
+        var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
+        b.bytes = elementScratch
+        elementScratch = []
+        b.bytes.removeAll(keepingCapacity: true)
+        if !V._strataShape.isOptional { b.bytes.append(1) }
+        try value._strataEncodeKey(&b)
+        defer { elementScratch = b.bytes }
+        return try b.bytes.withUnsafeBytes(body)
+    }
 
     func primaryKeyIndexKey<V: _Persistable>(of value: V) throws -> [UInt8] {
         var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
@@ -124,19 +162,18 @@ extension RealmCore {
 
     func objectForPrimaryKey<T: Object, K: _PersistableElement>(_ type: T.Type, _ key: K) throws(Realm.Error) -> T? {
         try checkThreadThrowing()
-        let info = try ClassInfo.of(T.self)
+        let info = try classInfo(T.self)
         guard let pkc = info.primaryKeyColumn else {
             throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
         }
-        let prop = info.schema.properties[pkc]
-        guard K._strataShape.type == prop.type else {
+        guard K._strataShape.type == info.layout.columns[pkc].type else {
+            let prop = info.schema.properties[pkc]
             throw Realm.Error(.invalidArgument, "primary key '\(info.schema.className).\(prop.name)' is \(prop.type), not \(K.self)")
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
         let p = try pages()
-        let indexKey = try Realm.Error.wrap { try primaryKeyIndexKey(of: key) }
         let objKey: UInt64? = try Realm.Error.wrap {
-            try indexKey.withUnsafeBytes { k in
+            try withPrimaryKeyIndexKey(of: key) { k in
                 try snap.metas[t].primaryKeys.withValue(forKey: k, in: p) { v in
                     v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
                 }
@@ -197,17 +234,50 @@ extension RealmCore {
             snap.metas[t].nextKey = key &+ 1
         }
         obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
+        if existingRow == nil, let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
+            // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
+            // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
+            // general path below writes, without its row builder.
+            do {
+                let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
+                try withUnsafeTemporaryAllocation(byteCount: info.layout.fixedSize, alignment: 8) { buf in
+                    guard let dst = buf.baseAddress else { return }
+                    dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
+                    withExtendedLifetime(obj) {
+                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
+                    }
+                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
+                }
+            } catch {
+                obj._binding = nil
+                throw error
+            }
+            snap.metasDirty = true
+            changeCounter &+= 1
+            return key
+        }
         do {
             var row: _RowBuilder
             if let existing = existingRow {
                 row = existing.withUnsafeBytes { _RowBuilder(copying: $0, layout: info.layout, core: self, table: t, key: key) }
             } else {
-                row = _RowBuilder(layout: info.layout, core: self, table: t, key: key)
+                // The row is built in the scratch buffer of the previous add (no allocation per
+                // object); a nested add (cascade through a link) finds it taken and allocates.
+                let reused = rowScratch
+                rowScratch = []
+                row = _RowBuilder(reusing: reused, layout: info.layout, core: self, table: t, key: key)
             }
             let columns = info.layout.columns
+            let raw = info.rawStores
+            let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
             for i in 0..<columns.count where columns[i].type != .linkingObjects {
                 if existingRow != nil && i == info.primaryKeyColumn { continue }
-                try info.fields[i].storeUnmanaged(obj, &row, columns[i])
+                let r = raw[i]
+                if r.kind != .none {
+                    withExtendedLifetime(obj) { row.storeRaw(r.kind, from: base + r.valueOffset, columns[i]) }
+                } else {
+                    try info.fields[i].storeUnmanaged(obj, &row, columns[i])
+                }
             }
             try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
             if try maintainedIndexes(table: t, w) {
@@ -224,6 +294,7 @@ extension RealmCore {
                     try k.withUnsafeBytes { kb in _ = try snap.metas[t].primaryKeys.put(kb, v, in: w) }
                 }
             }
+            if existingRow == nil { rowScratch = row.bytes }
         } catch {
             obj._binding = nil
             throw error
@@ -231,7 +302,7 @@ extension RealmCore {
         // The object is managed now: its unmanaged links are stored and never read again. Dropping
         // them breaks cycles between objects linked both ways before `add` (which would keep the
         // objects, this core and its file alive; see AnyFieldIO.holdsObjects).
-        for f in info.fields where f.holdsObjects { f.dropUnmanagedValue(obj) }
+        for i in info.objectHoldingFields { info.fields[i].dropUnmanagedValue(obj) }
         snap.metasDirty = true
         changeCounter &+= 1
         return key
@@ -279,8 +350,23 @@ extension RealmCore {
     func deleteObject(table t: Int, key: UInt64) throws -> Bool {
         let w = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
+        let info = snap.infos[t]
+        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
+        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
+        if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, w) {
+            // Nothing in the row needs releasing (no links, collections, primary key or index
+            // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
+            // invariant), so the links loop is empty for it and `remove` reports it missing.
+            for bl in try backlinks(target: t, targetKey: key) {
+                try unlink(target: t, targetKey: key, from: bl)
+                try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
+            }
+            guard try snap.metas[t].objects.remove(key, in: w) else { return false }
+            snap.metasDirty = true
+            changeCounter &+= 1
+            return true
+        }
         guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
-        let layout = layout(ofTable: t)
         let schema = snap.schemas[t]
 
         // 1. Links to this object.
@@ -289,16 +375,15 @@ extension RealmCore {
             try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
         }
         // 2. Links from this object, and its collection trees.
-        for c in layout.columns where c.type != .linkingObjects {
+        for c in layout.columns where c.type != .linkingObjects && (c.type == .object || c.collection != .none) {
             let prop = schema.properties[c.index]
             if c.collection == .none {
-                guard c.type == .object else { continue }
                 let (isNull, target) = rowBytes.withUnsafeBytes { rb -> (Bool, UInt64) in
                     let v = _RowView(bytes: rb, core: self)
                     return (v.isNull(c), UInt64(littleEndian: v.load(c, as: UInt64.self)))
                 }
                 if isNull { continue }
-                guard let tt = targetTable(of: prop) else { continue }
+                guard let tt = linkTargetTable(table: t, column: c.index) else { continue }
                 try removeBacklink(target: tt, targetKey: target, source: t, column: c.index, sourceKey: key)
                 if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: target) }
             } else {
@@ -311,7 +396,7 @@ extension RealmCore {
         if try maintainedIndexes(table: t, w) {
             try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, w) }
         }
-        if let pkc = schema.properties.firstIndex(where: \.isPrimary) {
+        if let pkc = primaryKeyColumn {
             let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
             try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }
         }

@@ -79,7 +79,14 @@ final class RealmCore {
     @exclusivity(unchecked) var snap = Snapshot()
     @exclusivity(unchecked) var snapValid = false
     private var savedSnap: Snapshot?
-    @exclusivity(unchecked) var collections: [CollectionKey: CollectionState] = [:]
+    @exclusivity(unchecked) var collections: [CollectionKey: CollectionState] = [:] {
+        // Any change (an entry dropped, the cache emptied) forgets the one-entry cache in front.
+        didSet { lastCollection = nil }
+    }
+    /// The last state `collectionState` returned, checked before hashing into `collections`
+    /// (the sensors pattern asks for the same list several times per transaction). Always an
+    /// entry of `collections`; never set on frozen cores.
+    @exclusivity(unchecked) var lastCollection: (key: CollectionKey, state: CollectionState)?
     /// Bumped whenever what the core sees may have changed (snapshot moved, any mutation).
     @exclusivity(unchecked) var changeCounter: UInt64 = 0
     /// Bumped on every begin/end of a write and every snapshot move: cached collection states
@@ -98,6 +105,12 @@ final class RealmCore {
     var notificationHub: ObserverHub?
     /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
     var indexing = IndexRuntime()
+    /// The bytes of the last row built by `addObject`, kept for their capacity (ObjectStore.swift).
+    @exclusivity(unchecked) var rowScratch: [UInt8] = []
+    /// The bytes of the last collection element encoded, kept likewise (CollectionStore.swift).
+    @exclusivity(unchecked) var elementScratch: [UInt8] = []
+    /// See `classInfo(_:)` (ObjectStore.swift). Never touched by frozen cores.
+    @exclusivity(unchecked) var recentInfos: (ClassInfo?, ClassInfo?) = (nil, nil)
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {

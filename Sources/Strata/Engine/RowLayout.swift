@@ -39,12 +39,15 @@ public struct _Column: Sendable {
     }
 }
 
-/// Column offsets of one class.
-struct RowLayout: Sendable {
+/// Column offsets of one class. A class (immutable) rather than a struct so that a row builder
+/// holding it costs one reference count, not one per array.
+final class RowLayout: Sendable {
     let columns: [_Column]
     let bitmapBytes: Int
     let fixedSize: Int
     let varColumns: [Int]
+    /// Whether any column is a to-one link or a list/set/map (what deleting a row must release).
+    let hasLinksOrCollections: Bool
 
     init(properties: [Property]) {
         bitmapBytes = (properties.count + 7) / 8
@@ -60,6 +63,7 @@ struct RowLayout: Sendable {
         columns = cols
         fixedSize = offset
         varColumns = vars
+        hasLinksOrCollections = cols.contains { $0.type != .linkingObjects && ($0.type == .object || $0.collection != .none) }
     }
 
     /// Offsets of the slots that hold a collection tree's root (list, set and map columns): the
@@ -124,6 +128,19 @@ public struct _RowBuilder {
         self.key = key
     }
 
+    /// A new row in `reused`'s storage (its capacity is kept: no allocation per row).
+    init(reusing reused: consuming [UInt8], layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
+        var b = reused
+        b.removeAll(keepingCapacity: true)
+        b.append(contentsOf: repeatElement(0, count: layout.fixedSize))
+        bytes = b
+        isNew = true
+        self.layout = layout
+        self.core = core
+        self.table = table
+        self.key = key
+    }
+
     init(copying row: UnsafeRawBufferPointer, layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
         bytes = [UInt8](row)
         isNew = false
@@ -146,9 +163,19 @@ public struct _RowBuilder {
 
     mutating func storeBytes(_ src: UnsafeRawBufferPointer, _ c: _Column) {
         setNull(c, false)
+        guard let s = src.baseAddress, !src.isEmpty, c.offset + src.count <= bytes.count else { return }
         bytes.withUnsafeMutableBytes { dst in
-            for i in 0..<src.count { dst[c.offset + i] = src[i] }
+            (dst.baseAddress! + c.offset).copyMemory(from: s, byteCount: src.count)
         }
+    }
+
+    /// Copies a non-optional scalar straight from an unmanaged object's wrapper memory into its
+    /// slot (see `FieldIO.rawStore`): the `add` path without generic code per property.
+    @inline(__always)
+    mutating func storeRaw(_ kind: RawScalarKind, from src: UnsafeRawPointer, _ c: _Column) {
+        setNull(c, false)
+        guard c.offset + kind.slotWidth <= bytes.count else { return }
+        bytes.withUnsafeMutableBytes { dst in kind.copy(from: src, to: dst.baseAddress! + c.offset) }
     }
 
     func currentLoad<T: FixedWidthInteger>(_ c: _Column, as: T.Type) -> T {

@@ -33,13 +33,19 @@ struct ObjectBinding {
 /// every property access; see the file header for how misuse is reported). Unmanaged and frozen
 /// objects can be used from any thread.
 open class Object: CustomStringConvertible {
-    final var _binding: ObjectBinding? {
+    // These fields are read on every property access (`@Persisted`'s subscript, `_strataGet`):
+    // `@exclusivity(unchecked)` drops the dynamic exclusivity check of each read, which cost
+    // more than the read. Safe because no access to them is ever held open across a call that
+    // could reach them again (they are only loaded and stored whole), and a managed object is
+    // confined to its realm's thread (checked by every accessor) while an unmanaged one is, like
+    // any Swift class instance, the caller's to synchronise.
+    @exclusivity(unchecked) final var _binding: ObjectBinding? {
         didSet { _isManaged = _binding != nil }
     }
     /// `_binding != nil`, readable from inlined `@Persisted` accessors.
-    @usableFromInline final var _isManaged = false
-    @usableFromInline final var _isProbe = false
-    @usableFromInline final var _probeOrdinal: Int32 = -1
+    @exclusivity(unchecked) @usableFromInline final var _isManaged = false
+    @exclusivity(unchecked) @usableFromInline final var _isProbe = false
+    @exclusivity(unchecked) @usableFromInline final var _probeOrdinal: Int32 = -1
 
     public required init() {
         OrdinalCounter.reset()

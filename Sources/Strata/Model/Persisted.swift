@@ -81,18 +81,21 @@ public struct Persisted<Value: _Persistable> {
 
     /// Inlinable so that, specialised in the model's module, the storage key path folds into a
     /// direct field access (a generic key-path projection costs more than the whole unmanaged access).
+    /// `@inline(__always)`: the fold needs the key-path literal, which only inlining into the
+    /// model's property accessor exposes; a specialised but not inlined subscript kept calling
+    /// `swift_modifyAtReferenceWritableKeyPath` (~200 ns per unmanaged property set).
     @inlinable
     public static subscript<E: Object>(
         _enclosingInstance obj: E,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<E, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
             if obj._isProbe { obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal }
             return obj[keyPath: storageKeyPath].value
         }
-        set {
+        @inline(__always) set {
             if obj._isManaged {
                 Value._strataSet(obj, Int(obj[keyPath: storageKeyPath].ordinal), newValue)
             } else {
@@ -116,6 +119,63 @@ extension Persisted: _PersistedField {
     static func makeFieldIO(name: String, offset: Int) -> AnyFieldIO { FieldIO<Value>(name: name, offset: offset) }
 }
 
+/// How a non-optional scalar wrapper value is copied into its row slot by raw memory access
+/// (`_RowBuilder.storeRaw`), bypassing the generic `_strataStore` witness on the `add` path.
+/// `.none`: the value goes through `storeUnmanaged` (strings, optionals, links, collections…).
+enum RawScalarKind: UInt8, Sendable {
+    case none
+    /// 8 bytes as they are in memory: Int, Int64, Double, Date (checked: a single Double).
+    case copy8
+    /// Sign-extended into the 8-byte int slot.
+    case int32, int16, int8
+    /// 4 bytes as they are (Float).
+    case copy4
+    /// Bool's in-memory 0/1 as the 1-byte slot.
+    case bool
+}
+
+extension RawScalarKind {
+    /// Bytes written into the slot.
+    var slotWidth: Int {
+        switch self {
+        case .copy8, .int32, .int16, .int8: 8
+        case .copy4: 4
+        case .bool: 1
+        case .none: 0
+        }
+    }
+
+    /// Copies the value at `src` (the wrapper's value in the object) into the slot at `dst`,
+    /// in the slot's little-endian encoding (this path exists only on little-endian hosts).
+    @inline(__always)
+    func copy(from src: UnsafeRawPointer, to dst: UnsafeMutableRawPointer) {
+        switch self {
+        case .copy8: dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), as: UInt64.self)
+        case .int32: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int32.self)), as: Int64.self)
+        case .int16: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int16.self)), as: Int64.self)
+        case .int8: dst.storeBytes(of: Int64(src.loadUnaligned(as: Int8.self)), as: Int64.self)
+        case .copy4: dst.storeBytes(of: src.loadUnaligned(as: UInt32.self), as: UInt32.self)
+        case .bool: dst.storeBytes(of: src.load(as: Bool.self) ? 1 as UInt8 : 0, as: UInt8.self)
+        case .none: break
+        }
+    }
+}
+
+/// One column of a plain row (see `ClassInfo.plainRow`): where the value is in the object and
+/// where its slot is in the row.
+struct PlainRowCopy: Sendable {
+    let kind: RawScalarKind
+    let valueOffset: Int
+    let slotOffset: Int
+}
+
+/// Where and how `addObject` copies one property without generic code (see `RawScalarKind`).
+struct RawFieldStore: Sendable {
+    let kind: RawScalarKind
+    /// Byte offset of the wrapper's value inside the object.
+    let valueOffset: Int
+}
+
 /// Reads and writes one wrapper inside an object's memory (found by `_forEachField` offsets),
 /// without `Mirror` and without boxing on the `add` path.
 class AnyFieldIO {
@@ -132,6 +192,8 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// The raw copy of this field for `add`, or kind `.none`.
+    var rawStore: RawFieldStore { RawFieldStore(kind: .none, valueOffset: 0) }
     func ordinal(_ obj: Object) -> Int32 { 0 }
     func flags(_ obj: Object) -> (primaryKey: Bool, indexed: Bool, origin: String?) { (false, false, nil) }
     func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {}
@@ -156,6 +218,36 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override var shape: _PropertyShape { Value._strataShape }
+
+    override var rawStore: RawFieldStore {
+        let none = RawFieldStore(kind: .none, valueOffset: 0)
+        #if _endian(little)
+        guard let inner = MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.value) else { return none }
+        let kind: RawScalarKind
+        switch Value.self {
+        case is Int.Type: kind = MemoryLayout<Int>.size == 8 ? .copy8 : .none
+        case is Int64.Type, is Double.Type: kind = .copy8
+        case is Int32.Type: kind = .int32
+        case is Int16.Type: kind = .int16
+        case is Int8.Type: kind = .int8
+        case is Float.Type: kind = .copy4
+        case is Bool.Type: kind = .bool
+        case is Date.Type: kind = Self.dateIsOneDouble ? .copy8 : .none
+        default: kind = .none
+        }
+        return RawFieldStore(kind: kind, valueOffset: offset + inner)
+        #else
+        return none
+        #endif
+    }
+
+    /// Whether `Date`'s memory is exactly its `timeIntervalSinceReferenceDate` (the slot's bits),
+    /// checked on a value rather than assumed from Foundation's source.
+    private static var dateIsOneDouble: Bool {
+        guard MemoryLayout<Date>.size == 8 else { return false }
+        let d = Date(timeIntervalSinceReferenceDate: 123_456.789)
+        return withUnsafeBytes(of: d) { $0.loadUnaligned(as: UInt64.self) } == d.timeIntervalSinceReferenceDate.bitPattern
+    }
 
     override func ordinal(_ obj: Object) -> Int32 { withExtendedLifetime(obj) { pointer(obj).pointee.ordinal } }
 

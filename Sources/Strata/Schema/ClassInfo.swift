@@ -30,6 +30,15 @@ final class ClassInfo: @unchecked Sendable {
     /// The linked class of each property (links, collections of links, LinkingObjects).
     let linkedTypes: [Object.Type?]
     private let fieldIndex: [String: Int]
+    /// Per column, how `add` copies the unmanaged value without generic code (kind `.none`: through
+    /// `fields[i].storeUnmanaged`).
+    let rawStores: [RawFieldStore]
+    /// The columns whose unmanaged value can hold objects (dropped once the object is managed).
+    let objectHoldingFields: [Int]
+    /// For a class whose stored columns are all non-optional raw scalars (no string, link,
+    /// collection or optional; no primary key), the copies that make a whole new row: `add`
+    /// then builds it on the stack. nil for other classes.
+    let plainRow: [PlainRowCopy]?
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
 
@@ -69,6 +78,14 @@ final class ClassInfo: @unchecked Sendable {
         var idx: [String: Int] = [:]
         for (i, f) in fields.enumerated() { idx[f.name] = i }
         fieldIndex = idx
+        rawStores = fields.map { f in f.shape.isOptional ? RawFieldStore(kind: .none, valueOffset: 0) : f.rawStore }
+        objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects }
+        var plain: [PlainRowCopy]? = primaryKeyColumn == nil ? [] : nil
+        for (i, c) in layout.columns.enumerated() where c.type != .linkingObjects {
+            guard rawStores[i].kind != .none, !c.isOptional, c.collection == .none else { plain = nil; break }
+            plain?.append(PlainRowCopy(kind: rawStores[i].kind, valueOffset: rawStores[i].valueOffset, slotOffset: c.offset))
+        }
+        plainRow = plain
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
