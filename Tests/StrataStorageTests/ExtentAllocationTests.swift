@@ -149,3 +149,35 @@ import Testing
         #expect(space.reusable == [FreeRun(start: 23, count: 7)])
     }
 }
+
+@Suite struct ExtentPolicyTests {
+    @Test func onlyFilesFlushedPerCommitAllocateExtentsByDefault() throws {
+        let dir = TemporaryDirectory()
+        let full = try StorageFile.open(StorageOptions(path: dir.file("full.strata"), durability: .full))
+        defer { full.close() }
+        let unsafe = try StorageFile.open(StorageOptions(path: dir.file("unsafe.strata"), durability: .unsafe))
+        defer { unsafe.close() }
+        #expect(full.core.allocatesExtents == (FileCore.extentsOverride.map { $0 != "off" } ?? true))
+        #expect(unsafe.core.allocatesExtents == (FileCore.extentsOverride.map { $0 != "off" } ?? false))
+    }
+
+    /// A transaction of more than 16 pages turns extents off for the next one; a small one turns
+    /// them back on, sized from its need.
+    @Test func largeTransactionsGetNoExtent() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        file.core.allocatesExtents = true
+        func commit(pages: Int) throws {
+            let txn = try file.beginWrite()
+            for _ in 0..<pages { _ = try txn.allocatePage() }
+            try txn.commit()
+        }
+        try commit(pages: 40)
+        #expect(file.core.extentHint == 0)
+        try commit(pages: 6)
+        #expect(file.core.extentHint == 9)
+        try commit(pages: 2)
+        #expect(file.core.extentHint == 8)
+    }
+}

@@ -63,11 +63,18 @@ final class FileCore: @unchecked Sendable {
     var writerStateVersion: UInt64
     @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
     /// Pages the next write transaction reserves at once from one free run (extent allocation,
-    /// WriteTransaction.allocateRaw): the previous commit's allocation count and half again, within 8...64.
+    /// WriteTransaction.allocateRaw): the previous commit's allocation count and half again, at
+    /// least 8; 0 (no extent) after a transaction of more than 16 pages.
     @exclusivity(unchecked) var extentHint: UInt32 = 8
-    /// Test and diagnostics switch: false allocates page by page from the lowest free page.
-    /// STRATA_EXTENTS=off sets it for benchmarks.
-    @exclusivity(unchecked) var allocatesExtents = FileCore.extentsOverride != "off"
+    /// Whether write transactions allocate extents (WriteTransaction.allocateRaw): by default for
+    /// files flushed per commit (`.full`), where one run of pages makes the flush cheaper; without
+    /// a flush per commit page order buys nothing and the pages an extent policy leaves unused
+    /// would only grow the file. Tests set it; STRATA_EXTENTS=on|off overrides it.
+    var allocatesExtents: Bool {
+        get { extentsSetting ?? (options.durability == .full) }
+        set { extentsSetting = newValue }
+    }
+    @exclusivity(unchecked) var extentsSetting: Bool? = FileCore.extentsOverride.map { $0 != "off" }
     static let extentsOverride: String? = getenv("STRATA_EXTENTS").map { String(cString: $0) }
     // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
     // running, and the error of a failed flush (after which commits are refused: what reached the

@@ -123,7 +123,7 @@ public final class WriteTransaction: PageWriting {
             page = extentNext
             extentNext += 1
             extentRemaining -= 1
-        } else if extentsOpen, core.allocatesExtents, let run = try takeExtent() {
+        } else if extentsOpen, core.extentHint > 0, core.allocatesExtents, let run = try takeExtent() {
             page = run.start
             extentNext = run.start + 1
             extentRemaining = run.count - 1
@@ -175,8 +175,11 @@ public final class WriteTransaction: PageWriting {
             extentRemaining = 0
         }
         // The last transaction's need and half again: a slightly larger commit must not spill
-        // into a second run (the unused rest costs nothing, it goes back at once).
-        core.extentHint = min(64, max(8, allocations + allocations / 2))
+        // into a second run (the unused rest costs nothing, it goes back at once). Large
+        // transactions get no extent: their pages come mostly from the file's end anyway, their
+        // flush is dominated by volume, and the free pages an extent policy leaves scattered
+        // (up to 8 extents' worth, see takeExtent) would grow with the extent size.
+        core.extentHint = allocations > 16 ? 0 : max(8, allocations + allocations / 2)
     }
 
     public func allocatePage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
