@@ -181,3 +181,22 @@ import Testing
         #expect(file.core.extentHint == 8)
     }
 }
+
+extension FreeRunSelectionTests {
+    /// The kept page count matches the runs after every kind of change.
+    @Test func reusablePageCountFollowsEveryChange() {
+        var generator = SplitMix64(seed: 0xC0DE)
+        var space = FreeSpace()
+        for _ in 0..<2_000 {
+            switch generator.next() % 4 {
+            case 0:
+                let page = UInt32(8 + generator.next() % 500)
+                if !space.reusable.contains(where: { $0.start <= page && page < $0.start + $0.count }) { space.release(page) }
+            case 1: _ = space.take()
+            case 2: _ = space.takeRun(atLeast: UInt32(1 + generator.next() % 6))
+            default: _ = space.takeLongestRun(atLeast: UInt32(1 + generator.next() % 4))
+            }
+            #expect(space.reusablePageCount == space.reusable.reduce(0) { $0 + Int($1.count) })
+        }
+    }
+}

@@ -40,13 +40,15 @@ struct FreeSpace: Equatable {
     private(set) var reusable: [FreeRun] = []
     private(set) var held: [HeldRun] = []
 
-    var reusablePageCount: Int { reusable.reduce(0) { $0 + Int($1.count) } }
+    /// Pages in `reusable`, kept with every change (read per transaction by extent allocation).
+    private(set) var reusablePageCount = 0
     var heldPageCount: Int { held.reduce(0) { $0 + Int($1.count) } }
     var recordCount: Int { reusable.count + held.count }
 
     /// The lowest reusable page, removed from the set.
     mutating func take() -> UInt32? {
         guard !reusable.isEmpty else { return nil }
+        reusablePageCount -= 1
         let page = reusable[0].start
         if reusable[0].count == 1 {
             reusable.removeFirst()
@@ -63,6 +65,7 @@ struct FreeSpace: Equatable {
     mutating func takeRun(atLeast want: UInt32) -> FreeRun? {
         for index in reusable.indices where reusable[index].count >= want {
             let run = FreeRun(start: reusable[index].start, count: want)
+            reusablePageCount -= Int(want)
             if reusable[index].count == want {
                 reusable.remove(at: index)
             } else {
@@ -82,6 +85,7 @@ struct FreeSpace: Equatable {
             if best < 0 || reusable[index].count > reusable[best].count { best = index }
         }
         guard best >= 0 else { return nil }
+        reusablePageCount -= Int(reusable[best].count)
         return reusable.remove(at: best)
     }
 
@@ -97,6 +101,7 @@ struct FreeSpace: Equatable {
             let mid = (low + high) / 2
             if reusable[mid].start <= run.start { low = mid + 1 } else { high = mid }
         }
+        reusablePageCount += Int(run.count)
         let end = run.start + run.count
         let mergesLeft = low > 0 && reusable[low - 1].start + reusable[low - 1].count == run.start
         let mergesRight = low < reusable.count && reusable[low].start == end
