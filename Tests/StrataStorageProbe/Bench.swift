@@ -11,7 +11,7 @@
 //   bench-copy <dir> <megabytes> <plain|encrypted>
 //       fills a file with `megabytes` of live pages under `.unsafe`, then times writeCopy (the
 //       compaction path: dense rewrite + one fsync) and prints MB/s of live data.
-//   bench-fsync <dir> <count> [spin]
+//   bench-fsync <dir> <count> [spin] [pages=N] [scatter]
 //       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
 //   bench-aead <count>
 //       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
@@ -148,10 +148,13 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
         return 0
     case "bench-fsync":
         guard args.count >= 4, let count = Int(args[3]), count > 0 else {
-            say("usage: bench-fsync <dir> <count> [spin]")
+            say("usage: bench-fsync <dir> <count> [spin] [pages=N] [scatter]")
             return 64
         }
-        try benchFsync(dir: args[2], count: count, spin: args.count > 4 && args[4] == "spin")
+        let options = args.dropFirst(4)
+        let pages = options.compactMap { $0.hasPrefix("pages=") ? Int($0.dropFirst(6)) : nil }.last ?? 2
+        try benchFsync(dir: args[2], count: count, spin: options.contains("spin"), pages: max(1, min(pages, 64)),
+                       scatter: options.contains("scatter"))
         return 0
     case "bench-aead":
         try benchAEAD(count: Int(args[2]) ?? 20_000)
