@@ -38,6 +38,8 @@ final class Fixture: @unchecked Sendable {
     var list = PositionalTree()
     var nextKey: UInt64 = 0
     var path = ""
+    /// Pages written by a fixture's setup (read back by the cold-read benchmark).
+    var pages: [PageRef] = []
     var keys = 0
 }
 let fixture = Fixture()
@@ -172,7 +174,7 @@ let benchmarks: @Sendable () -> Void = {
                 let file = try StorageFile.open(StorageOptions(path: fixture.path, encryptionKey: key))
                 let reader = try file.beginRead()
                 var sum: UInt64 = 0
-                for p in 2..<1002 { sum &+= try reader.readPage(PageRef(UInt32(p))).loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
+                for ref in fixture.pages { sum &+= try reader.readPage(ref).loadUnaligned(fromByteOffset: 8, as: UInt64.self) }
                 blackHole(sum)
                 reader.end()
                 file.close()
@@ -181,9 +183,11 @@ let benchmarks: @Sendable () -> Void = {
             try openFixture("pages-r-\(name)", .unsafe, key: key)
             guard let file = fixture.file else { return }
             let txn = try file.beginWrite()
+            fixture.pages = []
             for i in 0..<1000 {
-                let (_, payload) = try txn.allocatePage()
+                let (ref, payload) = try txn.allocatePage()
                 payload.storeBytes(of: UInt64(i), toByteOffset: 8, as: UInt64.self)
+                fixture.pages.append(ref)
             }
             try txn.commit()
             file.close()
