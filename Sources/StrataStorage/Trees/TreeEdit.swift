@@ -187,7 +187,11 @@ enum TreeEditor<F: TreeFlavor> {
             pages.freePage(result.ref)
             let size = try TreeNode.cellSize(UnsafeRawPointer(writableBase), at: cellOffset, isLeaf: false, ref: writableRef, F.self)
             branch.removeCell(at: index, size: size)
-        } else if result.filledBytes < TreeLayout.underfullBytes && branch.count > 1 {
+        } else if result.delta <= 0 && result.filledBytes < TreeLayout.underfullBytes && branch.count > 1 {
+            // Only an edit that removed or replaced can have made the child underfull. An
+            // insertion grew it: trying to merge it would mostly fail (after an append-mode
+            // split the new right page starts almost empty next to a full left page, and every
+            // append into it would read both pages to find that out), and is never needed.
             try mergeChild(at: index, of: branch, pages)
         }
         return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
