@@ -73,4 +73,21 @@ import Testing
         #expect(tree.root == root)
         #expect(try Self.key(11).withUnsafeBytes { try tree.contains($0, in: pages) })
     }
+
+    @Test func positionalRemoveHandsOverTheRemovedElement() throws {
+        let pages = TreeTestPages()
+        var list = PositionalTree()
+        for i in 0..<2_000 { try withUnsafeBytes(of: UInt64(i).littleEndian) { try list.append($0, in: pages) } }
+        pages.commit()
+        var removed: [UInt64] = []
+        for index in [0, 0, 500, 1_996] {
+            try list.remove(at: index, in: pages) { removed.append($0.loadUnaligned(as: UInt64.self)) }
+        }
+        #expect(removed == [0, 1, 502, 1_999])
+        #expect(try list.count(in: pages) == 1_996)
+        #expect(try list.element64(at: 0, in: pages) == 2)
+        let outOfRange = #expect(throws: StorageError.self) { try list.remove(at: 1_996, in: pages) { _ in } }
+        #expect(outOfRange?.code == .invalidArgument)
+        #expect(try TreeShapeCheck.positional(list, pages) == [])
+    }
 }
