@@ -5,7 +5,10 @@
 // removal by key descends read-only and makes the path writable on the way back up, only if
 // the key was there (a positional removal, checked against the count, is eager too). On the way up each node stores its child's new reference and count, and absorbs
 // the child's split (new separator cell) or underflow (merge with a sibling, or removal of an
-// emptied child).
+// emptied child). Merging is tried only after an edit that removed or replaced: an insertion
+// never makes a node underfull, so it never restructures siblings.
+// A `.remove` may be conditional (`removeIf` sees the present entry's value first): one descent
+// for read-then-remove patterns such as reference counts.
 //
 // Invariants:
 // - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
