@@ -45,10 +45,14 @@ extension RealmCore {
     func removeBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
         try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
-            let old = try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
-            if old <= 1 {
-                _ = try snap.backlinks.remove(k, in: w)
-            } else {
+            // One descent in the common case (the last link): read the count and remove the
+            // entry in the same edit; only a count above one is rewritten by a second one.
+            var old: UInt32 = 0
+            let removed = try snap.backlinks.remove(k, in: w) { value in
+                old = value.count >= 4 ? UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)) : 0
+                return old <= 1
+            }
+            if !removed && old > 1 {
                 try withUnsafeBytes(of: (old - 1).littleEndian) { _ = try snap.backlinks.put(k, $0, in: w) }
             }
         }

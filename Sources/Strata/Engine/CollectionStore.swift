@@ -263,9 +263,9 @@ extension RealmCore {
             let n = tree.isEmpty ? 0 : try tree.count(in: w)
             guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
             if r.column.type == .object {
-                // A list or set element of a link column is the 8-byte key (read before removing).
-                let key = try tree.withElement(at: index, in: w) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
-                try tree.remove(at: index, in: w)
+                // A list or set element of a link column is the 8-byte key (read by the removal itself).
+                var key: UInt64?
+                try tree.remove(at: index, in: w) { key = $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
                 s.root = tree.root
                 s.dirty = true
                 if let key { try releaseLink(key, for: r) }

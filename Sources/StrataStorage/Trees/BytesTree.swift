@@ -81,6 +81,21 @@ public struct BytesTree: Hashable, Sendable {
         return delta == -1
     }
 
+    /// Removes `key` when it is present and `shouldRemove` (called with its value, valid only
+    /// during the call) returns true; returns whether it was removed. One descent instead of a
+    /// lookup followed by a removal (a reference count stored as the value: read it, and remove
+    /// the entry when it drops to zero, else rewrite it).
+    @discardableResult
+    public mutating func remove(_ key: UnsafeRawBufferPointer, in pages: some PageWriting,
+                                if shouldRemove: (UnsafeRawBufferPointer) throws -> Bool) throws -> Bool {
+        guard key.count <= Self.maxKeySize else { return false }
+        let (newRoot, delta) = try TreeEditor<BytesFlavor>.apply(
+            root: root, key: key, .remove, cell: UnsafeRawBufferPointer(start: nil, count: 0), pages,
+            removeIf: shouldRemove)
+        root = newRoot
+        return delta == -1
+    }
+
     /// Calls `body` with the key and value at position `index` in key order (O(log n));
     /// throws `.invalidArgument` when out of range.
     public func withEntry<R>(at index: Int, in pages: some PageReading,

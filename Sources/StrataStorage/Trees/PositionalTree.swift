@@ -111,6 +111,19 @@ public struct PositionalTree: Hashable, Sendable {
         root = newRoot
     }
 
+    /// Removes the element at `index` (0..<count; else `.invalidArgument`) after calling
+    /// `body` with it (valid only during the call): one descent instead of a read and a removal.
+    /// When `body` throws, nothing is removed from the tree value (see the type's error note).
+    public mutating func remove(at index: Int, in pages: some PageWriting,
+                                removing body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try checkIndex(index, below: try count(in: pages))
+        let (newRoot, delta) = try TreeEditor<PositionalFlavor>.apply(
+            root: root, key: UInt64(index), .remove, cell: UnsafeRawBufferPointer(start: nil, count: 0), pages,
+            removeIf: { element in try body(element); return true })
+        guard delta == -1 else { throw TreeError.corrupt(root, "element \(index) not found; subtree counts are wrong") }
+        root = newRoot
+    }
+
     /// Removes the first `n` elements (0...count).
     public mutating func removeFirst(_ n: Int, in pages: some PageWriting) throws {
         try checkIndex(n, below: try count(in: pages) + 1)

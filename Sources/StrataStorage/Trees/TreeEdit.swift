@@ -5,7 +5,10 @@
 // removal by key descends read-only and makes the path writable on the way back up, only if
 // the key was there (a positional removal, checked against the count, is eager too). On the way up each node stores its child's new reference and count, and absorbs
 // the child's split (new separator cell) or underflow (merge with a sibling, or removal of an
-// emptied child).
+// emptied child). Merging is tried only after an edit that removed or replaced: an insertion
+// never makes a node underfull, so it never restructures siblings.
+// A `.remove` may be conditional (`removeIf` sees the present entry's value first): one descent
+// for read-then-remove patterns such as reference counts.
 //
 // Invariants:
 // - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
@@ -46,8 +49,18 @@ struct TreeEditResult {
 
 enum TreeEditor<F: TreeFlavor> {
     /// Applies `operation` to the tree at `root`; returns the new root and the count change.
+    @inline(__always)
     static func apply(root: PageRef, key: F.SearchKey, _ operation: TreeEditOperation,
                       cell: UnsafeRawBufferPointer, _ pages: any PageWriting) throws -> (root: PageRef, delta: Int) {
+        try apply(root: root, key: key, operation, cell: cell, pages, removeIf: { _ in true })
+    }
+
+    /// `apply`, where a `.remove` of a present entry first calls `removeIf` with its value
+    /// (valid only during the call) and removes it only when that returns true; otherwise the
+    /// tree is unchanged (delta 0). One descent for "read the value, then maybe remove it".
+    static func apply(root: PageRef, key: F.SearchKey, _ operation: TreeEditOperation,
+                      cell: UnsafeRawBufferPointer, _ pages: any PageWriting,
+                      removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> (root: PageRef, delta: Int) {
         if root.isNull {
             guard operation == .upsert || operation == .insert else { return (root, 0) }
             guard let bytes = cell.baseAddress else { throw StorageError(.invalidState, "insert without a cell") }
@@ -57,7 +70,7 @@ enum TreeEditor<F: TreeFlavor> {
             leaf.total = 1
             return (ref, 1)
         }
-        let result = try edit(root, key, operation, cell: cell, rightmost: true, depth: 0, pages)
+        let result = try edit(root, key, operation, cell: cell, rightmost: true, depth: 0, pages, removeIf)
         guard result.changed else { return (root, 0) }
         if let split = result.split {
             let (ref, base) = try pages.allocatePage()
@@ -135,7 +148,8 @@ enum TreeEditor<F: TreeFlavor> {
 
     private static func edit(_ ref: PageRef, _ key: F.SearchKey, _ operation: TreeEditOperation,
                              cell: UnsafeRawBufferPointer, rightmost: Bool, depth: Int,
-                             _ pages: any PageWriting) throws -> TreeEditResult {
+                             _ pages: any PageWriting,
+                             _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree deeper than \(TreeLayout.maxDepth) levels") }
         // Insertions and replacements always change the whole path: make each node writable on
         // the way down (one page call per level instead of a read and then a write). Removals
@@ -151,14 +165,14 @@ enum TreeEditor<F: TreeFlavor> {
             writable = base
         }
         if node.isLeaf {
-            return try editLeaf(node, writable, key, operation, cell: cell, rightmost: rightmost, pages)
+            return try editLeaf(node, writable, key, operation, cell: cell, rightmost: rightmost, pages, removeIf)
         }
 
         let (index, childKey) = try F.searchBranch(node, key)
         let childRef = try node.child(index)
         let oldChildCount = try node.childCount(index)
         let result = try edit(childRef, childKey, operation, cell: cell,
-                              rightmost: rightmost && index == node.count - 1, depth: depth + 1, pages)
+                              rightmost: rightmost && index == node.count - 1, depth: depth + 1, pages, removeIf)
         guard result.changed else { return .unchanged(ref) }
         guard result.delta >= 0 || oldChildCount > 0 else { throw TreeError.corrupt(ref, "child count below zero") }
 
@@ -187,7 +201,11 @@ enum TreeEditor<F: TreeFlavor> {
             pages.freePage(result.ref)
             let size = try TreeNode.cellSize(UnsafeRawPointer(writableBase), at: cellOffset, isLeaf: false, ref: writableRef, F.self)
             branch.removeCell(at: index, size: size)
-        } else if result.filledBytes < TreeLayout.underfullBytes && branch.count > 1 {
+        } else if result.delta <= 0 && result.filledBytes < TreeLayout.underfullBytes && branch.count > 1 {
+            // Only an edit that removed or replaced can have made the child underfull. An
+            // insertion grew it: trying to merge it would mostly fail (after an append-mode
+            // split the new right page starts almost empty next to a full left page, and every
+            // append into it would read both pages to find that out), and is never needed.
             try mergeChild(at: index, of: branch, pages)
         }
         return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
@@ -198,7 +216,8 @@ enum TreeEditor<F: TreeFlavor> {
     private static func editLeaf(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: F.SearchKey,
                                  _ operation: TreeEditOperation,
                                  cell: UnsafeRawBufferPointer, rightmost: Bool,
-                                 _ pages: any PageWriting) throws -> TreeEditResult {
+                                 _ pages: any PageWriting,
+                                 _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
         let (index, found) = try F.searchLeaf(node, key)
         switch operation {
         case .remove:
@@ -206,6 +225,13 @@ enum TreeEditor<F: TreeFlavor> {
                 // An eager (already copied) path cannot report "unchanged": the copy replaced the page.
                 if writable != nil { throw TreeError.corrupt(node.ref, "position to remove not in its leaf") }
                 return .unchanged(node.ref)
+            }
+            if try !node.leafCell(index, F.self).value.withBytes(pages, removeIf) {
+                guard let writable else { return .unchanged(node.ref) }
+                // Eager path: the page was already made writable (and possibly copied); report it.
+                let leaf = MutableTreeNode(ref: node.ref, base: writable)
+                return TreeEditResult(ref: node.ref, delta: 0, changed: true, split: nil,
+                                      cellCount: leaf.count, filledBytes: leaf.filledBytes)
             }
         case .replace: if !found { throw TreeError.corrupt(node.ref, "position to replace not in its leaf") }
         case .upsert, .insert: break
