@@ -59,6 +59,7 @@ actor ToDoWriter {
     func count() throws -> Int { try open().objects(ToDoItem.self).count }
     func isInWriteTransaction() throws -> Bool { try open().isInWriteTransaction }
     func flushCount() throws -> Int { try open().core.file.flushCount }
+    func isPerformingAsyncWork() throws -> Bool { try open().isPerformingAsynchronousWriteOperations }
     func close() { realm = nil }
 }
 
@@ -85,6 +86,16 @@ struct AsyncWriteActorTests {
         // Every acknowledged write is durable and visible to another instance.
         let other = try Realm(configuration: config)
         #expect(other.objects(ToDoItem.self).count == writes)
+    }
+
+    /// Without a flush per commit there is nothing to wait for: each asyncWrite commits like
+    /// `write` (no flush, no deferred completion).
+    @Test func unflushedRealmsCommitSynchronously() async throws {
+        let writer = ToDoWriter(configuration: tempConfig("actor-unsafe", durability: .unsafe))
+        let before = try await writer.flushCount()
+        for index in 0..<5 { #expect(try await writer.add("item \(index)") == index + 1) }
+        #expect(try await writer.flushCount() == before)
+        #expect(try await writer.isPerformingAsyncWork() == false)
     }
 
     @Test func aThrowingBlockCancelsTheTransaction() async throws {
