@@ -25,10 +25,10 @@
 // until the file is reopened: what reached the disk is unknown after a failed fdatasync.
 //
 // Cost (measured in release, `strata-storage-probe bench-commit <dir> 1 500 full plain 2`,
-// strace -f -c): a small `.full` commit (2 tree pages) makes 1 fdatasync, 2 fcntl (the
-// cross-process writer lock) and 1 pwrite (the meta slot): the pages are copied into the
-// writable shared mapping (PageStore's write window; without one, pwrite/pwritev), and the
-// free-space records ride in the meta. It never calls fallocate/ftruncate in steady state
+// strace -f -c): a small `.full` commit makes 1 fdatasync, 2 fcntl (the cross-process writer
+// lock), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
+// and 1 pwrite (the meta slot); the free-space records ride in the meta. Commits not flushed
+// per commit copy their pages into the writable shared mapping instead (`usesWriteMap`). It never calls fallocate/ftruncate in steady state
 // (the file grows in zero-filled steps, FileCore). So a single writer's rate is the fdatasync
 // latency of the disk; concurrent writers share flushes (~3.4 commits per flush with 8 threads).
 

@@ -218,7 +218,8 @@ final class PageStore: @unchecked Sendable {
     }
 
     /// Fills the header of a page image about to be written and returns its commit checksum.
-    /// Plain: the XXH64 checksum. Encrypted: encrypts into `sealed` and returns the tag prefix.
+    /// Plain: the stripe-hash checksum (kind 1). Encrypted: encrypts into `sealed` and returns the
+    /// tag prefix.
     func seal(_ image: UnsafeMutableRawPointer, page: UInt32, version: UInt64,
               sealed: UnsafeMutableRawPointer) throws(StorageError) -> UInt64 {
         try PageStore.seal(image, page: page, version: version, cipher: cipher, sealed: sealed, path: path)
