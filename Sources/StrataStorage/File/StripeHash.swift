@@ -38,6 +38,17 @@ func stripeLanes(_ acc: inout SIMD2<UInt64>, _ data: UnsafeRawPointer, _ key: SI
     acc &+= SIMD2(d[1], d[0]) &+ (k & SIMD2(repeating: 0xFFFF_FFFF)) &* (k &>> 32)
 }
 
+/// One 64-byte stripe at `p` into the four accumulators, keyed from `secret` at byte `k`
+/// (k, k + 16, k + 32, k + 48 for the four 16-byte lanes).
+@inlinable @inline(__always)
+func stripeOf64(_ a0: inout SIMD2<UInt64>, _ a1: inout SIMD2<UInt64>, _ a2: inout SIMD2<UInt64>,
+                _ a3: inout SIMD2<UInt64>, _ p: UnsafeRawPointer, _ secret: UnsafeRawPointer, _ k: Int) {
+    stripeLanes(&a0, p, secret.loadUnaligned(fromByteOffset: k, as: SIMD2<UInt64>.self))
+    stripeLanes(&a1, p + 16, secret.loadUnaligned(fromByteOffset: k &+ 16, as: SIMD2<UInt64>.self))
+    stripeLanes(&a2, p + 32, secret.loadUnaligned(fromByteOffset: k &+ 32, as: SIMD2<UInt64>.self))
+    stripeLanes(&a3, p + 48, secret.loadUnaligned(fromByteOffset: k &+ 48, as: SIMD2<UInt64>.self))
+}
+
 @inlinable @inline(__always)
 func stripeScramble(_ acc: inout SIMD2<UInt64>, _ key: SIMD2<UInt64>) {
     acc = ((acc ^ (acc &>> 47)) ^ key) &* SIMD2(repeating: stripePrime32)
@@ -73,12 +84,7 @@ func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 
         var remaining = fullStripes
         while remaining >= 16 {
             for stripe in 0..<16 {
-                let k = stripe &* 8
-                let p = data + offset
-                stripeLanes(&a0, p, key(k))
-                stripeLanes(&a1, p + 16, key(k &+ 16))
-                stripeLanes(&a2, p + 32, key(k &+ 32))
-                stripeLanes(&a3, p + 48, key(k &+ 48))
+                stripeOf64(&a0, &a1, &a2, &a3, data + offset, secret, stripe &* 8)
                 offset &+= 64
             }
             remaining &-= 16
@@ -88,19 +94,11 @@ func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 
             stripeScramble(&a3, key(176))
         }
         for stripe in 0..<remaining {
-            let k = stripe &* 8
-            let p = data + offset
-            stripeLanes(&a0, p, key(k))
-            stripeLanes(&a1, p + 16, key(k &+ 16))
-            stripeLanes(&a2, p + 32, key(k &+ 32))
-            stripeLanes(&a3, p + 48, key(k &+ 48))
+            stripeOf64(&a0, &a1, &a2, &a3, data + offset, secret, stripe &* 8)
             offset &+= 64
         }
         // The last 64 bytes, with a key offset no full stripe uses (121: unaligned on purpose).
-        stripeLanes(&a0, data + lastStripe, key(121))
-        stripeLanes(&a1, data + lastStripe + 16, key(137))
-        stripeLanes(&a2, data + lastStripe + 32, key(153))
-        stripeLanes(&a3, data + lastStripe + 48, key(169))
+        stripeOf64(&a0, &a1, &a2, &a3, data + lastStripe, secret, 121)
         var h = UInt64(count) &* 0x9E37_79B1_85EB_CA87 ^ (seed &* 0xC2B2_AE3D_27D4_EB4F)
         h &+= stripeFold(a0[0] ^ words[1], a0[1] ^ words[2])
         h &+= stripeFold(a1[0] ^ words[3], a1[1] ^ words[4])
