@@ -24,7 +24,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-STRATEGY_ORDER = ["main-sync", "main-async", "gcd", "dedicated", "batched", "async"]
+STRATEGY_ORDER = ["main-sync", "main-async", "gcd", "threads", "dedicated", "batched", "async"]
 ENGINE_COLORS = {"strata": "#1f77b4", "sqlite": "#ff7f0e"}
 KEY_COLUMNS = ["workload", "engine", "strategy", "writers", "batch_size", "encryption", "durability", "rate", "max_delay_ms"]
 

@@ -32,7 +32,7 @@ struct Run: AsyncParsableCommand {
     var workloads: [String] = []
     @Option(name: .customLong("engine"), help: "Engine (repeatable): strata, sqlite, all. Default: the embedded engine when available, else sqlite.")
     var engines: [String] = []
-    @Option(name: .customLong("strategy"), help: "Writer strategy (repeatable): main-sync, main-async, gcd, dedicated, batched, async, all.")
+    @Option(name: .customLong("strategy"), help: "Writer strategy (repeatable): main-sync, main-async, gcd, threads, dedicated, batched, async, all.")
     var strategies: [String] = []
     @Option(help: "Seconds each time-bound case produces readings.")
     var duration: Double?
@@ -42,7 +42,7 @@ struct Run: AsyncParsableCommand {
     var batchSize: Int?
     @Option(help: "Batched strategy: longest wait before a flush, in milliseconds (default 100).")
     var maxDelay: Int?
-    @Option(help: "gcd strategy: concurrent writers (default 64).")
+    @Option(help: "gcd strategy: concurrent writers (default 64); threads strategy: writer threads (default 8).")
     var writers: Int?
     @Option(help: "Open loop: readings per second for all sensors together (default: closed loop).")
     var rate: Double?

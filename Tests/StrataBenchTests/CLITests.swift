@@ -54,7 +54,7 @@ private func scratch() throws -> String {
 struct CLITests {
     @Test(arguments: [
         (["run", "--duration", "-1"], "--duration"),
-        (["run", "--strategy", "threads"], "--strategy threads"),
+        (["run", "--strategy", "fibers"], "--strategy fibers"),
         (["run", "--workload", "nosuch"], "--workload nosuch"),
         (["run", "--suite", "huge"], "--suite huge"),
         (["run", "--durability", "fast"], "--durability fast"),

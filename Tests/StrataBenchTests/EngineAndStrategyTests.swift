@@ -122,7 +122,11 @@ struct StrategyTests {
             #expect(result.transactions == 301)
         }
         #expect(result.commit?.count == UInt64(result.transactions))
-        #expect(strategy == .gcd ? (1...8).contains(result.writerHandles ?? 0) : result.writerHandles == 1)
+        switch strategy {
+        case .gcd: #expect((1...8).contains(result.writerHandles ?? 0))
+        case .threads: #expect(result.writerHandles == 8)
+        default: #expect(result.writerHandles == 1)
+        }
         #expect(result.endToEnd?.count == 301)
     }
 
@@ -208,6 +212,10 @@ struct StoreWorkloadTests {
         let start = try #require(result.fileBytesStart)
         let peak = try #require(result.fileBytesPeak)
         #expect(peak > start + 4_000_000)
+        // The unpinned twin's WAL is checkpointed as it goes; the pinned one cannot be.
+        let twin = try #require(result.unpinnedTwinBytes)
+        #expect(twin > 0 && twin < peak)
+        #expect(try #require(result.pinnedExtraBytes) > 4_000_000)
         #expect(try #require(result.fileBytesCompacted) < peak)
         #expect(result.timeline.count >= 2)
     }
@@ -280,6 +288,20 @@ struct StrataEngineTests {
         let result = try await runOne(spec)
         #expect(result.lost == 0, "\(result.note)")
         #expect(result.liveObjects == 500)
+    }
+
+    @Test func aPinnedReaderCostsStrataNoFileGrowthOverItsUnpinnedTwin() async throws {
+        let result = try await runOne(CaseSpec(workload: .pinnedGrowth, engine: .strata, strategy: .dedicated,
+                                               durability: .unsafe, readings: 1_500))
+        #expect(result.lost == 0, "\(result.note)")
+        #expect(result.verified, "\(result.note)")
+        let twin = try #require(result.unpinnedTwinBytes)
+        let extra = try #require(result.pinnedExtraBytes)
+        #expect(twin > 0)
+        // A pinned version keeps only its own pages (issue #2's bound is 1 MiB over 20,000 commits).
+        #expect(extra <= 1 << 20, "pinned store \(twin + extra) bytes vs unpinned twin \(twin)")
+        let slowdown = try #require(result.pinnedSlowdown)
+        #expect(slowdown > 0 && slowdown.isFinite)
     }
 
     @Test func compactionIsMeasuredOrHonestlyAbsent() async throws {

@@ -11,6 +11,8 @@ struct RunPlanTests {
         #expect(cases.allSatisfy { $0.workload == .sensors && $0.engine == Engines.defaultKind && $0.duration == 10 })
         #expect(cases.allSatisfy { $0.durability == .full && $0.encryption == .off && $0.readings == nil })
         #expect(cases.first { $0.strategy == .gcd }?.writers == RunPlan.defaultGCDWriters)
+        #expect(cases.first { $0.strategy == .threads }?.writers == RunPlan.defaultThreadWriters)
+        #expect(cases.filter { !$0.strategy.hasConcurrentWriters }.allSatisfy { $0.writers == 1 })
         #expect(cases.first { $0.strategy == .batched }?.batchSize == 1_000)
         #expect(cases.first { $0.strategy == .dedicated }?.batchSize == 1)
     }
@@ -38,7 +40,7 @@ struct RunPlanTests {
     @Test func explicitFlagsOverrideTheSuite() throws {
         var options = RunOptions()
         options.workloads = [.sensors]
-        options.strategies = ["gcd", "batched"]
+        options.strategies = ["gcd", "batched", "threads"]
         options.readings = 90
         options.writers = 4
         options.batchSize = 10
@@ -49,9 +51,10 @@ struct RunPlanTests {
         options.repetitions = 2
         options.engines = ["sqlite"]
         let cases = try RunPlan.make(options)
-        #expect(cases.count == 2 * 2 * 2)
+        #expect(cases.count == 3 * 2 * 2)
         #expect(cases.allSatisfy { $0.readings == 90 && $0.duration == nil && $0.rate == 300 && $0.durability == .unsafe })
         #expect(cases.first { $0.strategy == .gcd }?.writers == 4)
+        #expect(cases.first { $0.strategy == .threads }?.writers == 4)
         #expect(cases.first { $0.strategy == .batched }?.batchSize == 10)
         #expect(cases.allSatisfy { $0.maxDelayMs == 5 })
     }
@@ -85,7 +88,7 @@ struct RunPlanTests {
         ("infinite rate", { $0.rate = .infinity }, "--rate"),
         ("zero repetitions", { $0.repetitions = 0 }, "--repetitions"),
         ("unknown engine", { $0.engines = ["oracle"] }, "--engine oracle"),
-        ("unknown strategy", { $0.strategies = ["threads"] }, "--strategy threads"),
+        ("unknown strategy", { $0.strategies = ["fibers"] }, "--strategy fibers"),
     ]
 
     @Test(arguments: 0..<invalid.count)

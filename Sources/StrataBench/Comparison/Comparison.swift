@@ -105,7 +105,7 @@ public enum Comparison {
             let durable = now.first?["durability"] == "full" && !options.gateDurableTimings
             let closedLoop = (now.first?["rate"] ?? "").isEmpty
             let batched = now.first?["strategy"] == "batched"
-            let concurrentWriters = now.first?["strategy"] == "gcd"
+            let concurrentWriters = (now.first?["strategy"]).flatMap(StrategyKind.init(rawValue:))?.hasConcurrentWriters ?? false
             // Integrity first: lost readings or a failed check are always regressions.
             let lost = now.compactMap { Double($0["lost"] ?? "") }.max() ?? 0
             report.lines.append(ComparisonLine(caseKey: key, metric: "lost", baseline: median(before, "lost"), current: lost,

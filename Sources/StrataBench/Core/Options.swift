@@ -39,6 +39,7 @@ public enum StrategyKind: String, CaseIterable, Sendable, Codable {
     case dedicated
     case batched
     case async
+    case threads
 
     public var summary: String {
         switch self {
@@ -48,11 +49,15 @@ public enum StrategyKind: String, CaseIterable, Sendable, Codable {
         case .dedicated: return "one writer thread owns one handle; one transaction per reading"
         case .batched: return "the dedicated thread buffers; commits per --batch-size or --max-delay; flushes on shutdown"
         case .async: return "Swift concurrency: producers await an actor that owns the handle"
+        case .threads: return "--writers threads (default 8), each owning its handle; one transaction per reading"
         }
     }
 
     /// Whether the strategy needs the main queue drained by the caller.
     public var usesMainQueue: Bool { self == .mainSync || self == .mainAsync }
+
+    /// Whether several writers commit at once (their commit latency is mostly waiting).
+    public var hasConcurrentWriters: Bool { self == .gcd || self == .threads }
 }
 
 /// The durability promise, identical for every engine (ARCHITECTURE.md, "Durability levels").

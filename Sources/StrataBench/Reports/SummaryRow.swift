@@ -21,7 +21,7 @@ public enum SummaryColumns {
     public static let extras = [
         "bound", "target_readings", "rate", "max_delay_ms", "commit_p90_us", "e2e_p90_us", "e2e_max_us",
         "file_bytes_start", "deleted", "verified", "writer_handles", "stats_passes", "reader_ops",
-        "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "engine_settings", "allocator",
+        "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
     ]
 
@@ -53,8 +53,13 @@ public struct CaseResult: Sendable {
     public var statsPasses: Int?
     /// Throughput ratio off/on for the encryption workload's `on` rows.
     public var encryptionOverhead: Double?
-    /// pinned-growth: commit rate without a reader / commit rate while a reader pins a version.
+    /// pinned-growth: the unpinned twin's commit rate / the commit rate while a reader pins a
+    /// version, over the same commits.
     public var pinnedSlowdown: Double?
+    /// pinned-growth: the unpinned twin's file bytes after the commits of the pinned phase.
+    public var unpinnedTwinBytes: Int64?
+    /// pinned-growth: file bytes after the pinned phase − `unpinnedTwinBytes` (what the pin cost).
+    public var pinnedExtraBytes: Int64?
     public var cpuUserSeconds: Double
     public var cpuSystemSeconds: Double
     public var peakRSSBytes: Int64
@@ -121,6 +126,8 @@ public struct CaseResult: Sendable {
         row["reader_p99_us"] = us(reader?.p99)
         row["encryption_overhead"] = CSVNumber.format(encryptionOverhead, digits: 3)
         row["pinned_slowdown"] = CSVNumber.format(pinnedSlowdown, digits: 3)
+        row["unpinned_twin_bytes"] = CSVNumber.format(unpinnedTwinBytes)
+        row["pinned_extra_bytes"] = CSVNumber.format(pinnedExtraBytes)
         row["engine_settings"] = engineSettings
         row["allocator"] = allocator
         row["jemalloc_allocated_bytes"] = CSVNumber.format(allocatorFigures?.allocatedBytes)

@@ -69,7 +69,16 @@ public struct BenchRunner: Sendable {
             case .bulkInsert, .encryption:
                 result = try await StoreWorkloads.bulkInsert(engine: engine, spec: spec)
             case .pinnedGrowth:
-                result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec)
+                let twinDirectory = (directory as NSString).appendingPathComponent("unpinned-twin")
+                result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec) {
+                    do {
+                        try FileManager.default.createDirectory(atPath: twinDirectory, withIntermediateDirectories: true)
+                    } catch {
+                        throw BenchError(.io, "cannot create the unpinned twin's directory: \(error.localizedDescription)", path: twinDirectory)
+                    }
+                    return try Engines.open(spec.engine, EngineConfiguration(directory: twinDirectory, durability: spec.durability,
+                                                                             encryptionKey: key))
+                }
             case .compaction:
                 result = try await StoreWorkloads.compaction(engine: engine, spec: spec)
             }

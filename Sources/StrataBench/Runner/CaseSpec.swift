@@ -12,7 +12,7 @@ public struct CaseSpec: Sendable, Equatable {
     public var workload: WorkloadKind
     public var engine: EngineKind
     public var strategy: StrategyKind
-    /// Width bound of the gcd strategy; 1 for the others.
+    /// Width bound of the gcd strategy, writer threads of the threads strategy; 1 for the others.
     public var writers: Int
     /// Readings per transaction (batched, bulk-insert, encryption); 1 when not batching.
     public var batchSize: Int
@@ -61,7 +61,7 @@ public struct CaseSpec: Sendable, Equatable {
     /// Short human label for progress lines and tables.
     public var label: String {
         var parts = [workload.rawValue, engine.rawValue, strategy.rawValue]
-        if strategy == .gcd { parts.append("w\(writers)") }
+        if strategy.hasConcurrentWriters { parts.append("w\(writers)") }
         if batchSize > 1 { parts.append("b\(batchSize)") }
         if let rate { parts.append("rate \(CSVNumber.format(rate))/s") }
         parts.append("enc \(encryption.rawValue)")

@@ -86,6 +86,9 @@ public enum RunPlan {
 
     /// gcd's default width: about the ~70 threads the book saw, bounded by libdispatch's pool.
     public static let defaultGCDWriters = 64
+    /// `threads`: the "8 concurrent writers" case. Not a pool: libdispatch on Linux sizes
+    /// its pool to the cores, so `gcd` gets ~2 concurrently committing threads on this machine.
+    public static let defaultThreadWriters = 8
 
     /// Builds the cases, or throws `invalidOption` naming the bad flag.
     public static func make(_ options: RunOptions) throws -> [CaseSpec] {
@@ -143,7 +146,11 @@ public enum RunPlan {
             for engine in engines {
                 for strategy in strategies {
                     let batch = strategy == .batched || !usesStrategies ? (options.batchSize ?? defaults.batchSize) : 1
-                    let writers = strategy == .gcd ? (options.writers ?? defaultGCDWriters) : 1
+                    let writers = switch strategy {
+                    case .gcd: options.writers ?? defaultGCDWriters
+                    case .threads: options.writers ?? defaultThreadWriters
+                    default: 1
+                    }
                     var readings = readings
                     if suite == .smoke && workload == .sensors && options.readings == nil, let base = readings {
                         readings = smokeReadings(base, strategy: strategy, durability: durability)

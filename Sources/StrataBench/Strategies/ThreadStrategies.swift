@@ -1,4 +1,4 @@
-// Strategies fed by producer threads: main-async, gcd, dedicated and batched.
+// Strategies fed by producer threads: main-async, gcd, dedicated, threads and batched.
 //
 // Confinement (checked at run time with dispatchPrecondition where a queue is involved):
 // - main-async: one handle, made and used only inside main-queue blocks (`.queue(.main)`),
@@ -7,6 +7,7 @@
 // - gcd: one handle per pool thread, made and used on that thread (`.currentThread`), cached
 //   in thread-local storage like Realm's per-thread instance cache.
 // - dedicated / batched: one handle, made and used only by the writer thread.
+// - threads: one handle per writer thread, made and used only by that thread.
 
 import Foundation
 
@@ -151,15 +152,18 @@ final class HandleRegistry: @unchecked Sendable {
     }
 }
 
-/// `dedicated` (batchSize 1, one transaction per reading) and `batched` (a transaction per
-/// `batchSize` readings or per `maxDelay`, whichever comes first, and a final flush on shutdown).
+/// `dedicated` (batchSize 1, one transaction per reading), `threads` (the same with `threads`
+/// writer threads taking readings from one buffer, each through its own handle: concurrent
+/// committers that a `.full` engine can group under one flush) and `batched` (one thread; a
+/// transaction per `batchSize` readings or per `maxDelay`, whichever comes first, and a final
+/// flush on shutdown).
 ///
-/// The writer thread waits on a condition with a deadline for the max-delay flush: the flush must
+/// A writer thread waits on a condition with a deadline for the max-delay flush: the flush must
 /// run on the thread that owns the handle, so a timer on another queue would only have to wake
 /// this thread anyway.
 ///
-/// `@unchecked Sendable`: `buffer`, `inFlight`, `closed`, `done` are read and written only with
-/// `condition` locked; `thread` is set once in `init`.
+/// `@unchecked Sendable`: `buffer`, `inFlight`, `closed`, `running`, `done` are read and written
+/// only with `condition` locked; `threads` is set once in `init`.
 final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     private let context: CaseContext
     private let batchSize: Int
@@ -169,25 +173,34 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     /// Guards the mutable state below.
     private let condition = NSCondition()
     private var buffer: [PendingReading] = []
+    /// Readings taken from the buffer whose transaction has not returned yet.
     private var inFlight = 0
     private var closed = false
+    /// Writer threads that have not exited yet.
+    private var running: Int
     private var done = false
-    private var thread: Thread?
+    private var threads: [Thread] = []
 
-    init(context: CaseContext, batchSize: Int, maxDelayMs: Int, window: Int) {
+    /// `threads` > 1 only with `batchSize` 1 (a batch belongs to one thread).
+    init(context: CaseContext, batchSize: Int, maxDelayMs: Int, window: Int, threads: Int = 1) {
         self.context = context
         self.batchSize = max(1, batchSize)
         self.maxDelayNanos = UInt64(max(0, maxDelayMs)) * 1_000_000
-        self.window = context.spec.rate == nil ? max(window, 2 * self.batchSize) : nil
+        let threadCount = self.batchSize == 1 ? max(1, threads) : 1
+        // Closed loop: every writer thread must find a reading waiting when it finishes one.
+        self.window = context.spec.rate == nil ? max(window, 2 * self.batchSize, 2 * threadCount) : nil
+        running = threadCount
         buffer.reserveCapacity(self.batchSize)
-        let thread = Thread { [self] in runWriter() }
-        thread.name = "strata-bench.writer"
-        thread.stackSize = 4 << 20
-        self.thread = thread
-        thread.start()
+        for index in 0..<threadCount {
+            let thread = Thread { [self] in runWriter() }
+            thread.name = threadCount == 1 ? "strata-bench.writer" : "strata-bench.writer.\(index)"
+            thread.stackSize = 4 << 20
+            self.threads.append(thread)
+        }
+        for thread in self.threads { thread.start() }
     }
 
-    var handlesCreated: Int { 1 }
+    var handlesCreated: Int { threads.count }
 
     func submit(_ pending: PendingReading) {
         condition.lock()
@@ -195,6 +208,8 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
             while buffer.count + inFlight >= window && !done { condition.wait() }
         }
         buffer.append(pending)
+        // Broadcast, not signal: producers waiting for the window share this condition, and a
+        // signal could wake one of them instead of a writer.
         condition.broadcast()
         condition.unlock()
     }
@@ -214,7 +229,7 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         } catch {
             context.counters.fail(error)
             context.control.stop()
-            drainWithoutWriting()
+            exitWriter(drainIfLast: true)
             return
         }
         condition.lock()
@@ -226,11 +241,11 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
                 let take = min(buffer.count, batchSize)
                 let batch = Array(buffer.prefix(take))
                 buffer.removeFirst(take)
-                inFlight = take
+                inFlight += take
                 condition.unlock()
                 context.write(writer, batch)
                 condition.lock()
-                inFlight = 0
+                inFlight -= take
                 condition.broadcast()
                 continue
             }
@@ -247,17 +262,19 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         }
         condition.unlock()
         writer.close()
-        condition.lock()
-        done = true
-        condition.broadcast()
-        condition.unlock()
+        exitWriter(drainIfLast: false)
     }
 
-    /// Without a handle nothing can be written: release the producers; the readings count as lost.
-    private func drainWithoutWriting() {
+    /// Counts this writer thread out; the last one out ends the strategy. Without any handle
+    /// left nothing can be written: the last one drops the buffer and releases the producers
+    /// (those readings count as lost).
+    private func exitWriter(drainIfLast: Bool) {
         condition.lock()
-        done = true
-        buffer.removeAll()
+        running -= 1
+        if running == 0 {
+            if drainIfLast { buffer.removeAll() }
+            done = true
+        }
         condition.broadcast()
         condition.unlock()
     }

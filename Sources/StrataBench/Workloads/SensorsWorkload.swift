@@ -6,7 +6,7 @@
 // End-of-case invariants (checked, never assumed):
 // - lost = produced − (readings in the store + readings the engine deleted when trimming) = 0;
 // - each sensor's list holds min(produced, 10,000) readings, distinct, all really produced;
-// - for strategies that keep each sensor's order (all but gcd and open-loop async) the list is
+// - for strategies that keep each sensor's order (all but gcd, threads and open-loop async) the list is
 //   exactly the newest readings, in production order.
 
 import Foundation
@@ -46,7 +46,7 @@ enum SensorsWorkload {
             }
         case .async:
             await AsyncStrategy.run(context: context)
-        case .mainAsync, .gcd, .dedicated, .batched:
+        case .mainAsync, .gcd, .dedicated, .batched, .threads:
             let strategy: any ThreadFedStrategy = makeThreadFed(spec.strategy, context: context)
             try await onNewThread(name: "strata-bench.case") {
                 runProducers(context: context, strategy: strategy)
@@ -75,7 +75,7 @@ enum SensorsWorkload {
             result.readerOps = query.operations
         }
 
-        let ordered = spec.strategy != .gcd && !(spec.strategy == .async && spec.rate != nil)
+        let ordered = !spec.strategy.hasConcurrentWriters && !(spec.strategy == .async && spec.rate != nil)
         let produced = context.control.producedPerSensor
         let check = try await onNewThread(name: "strata-bench.verify") {
             try verify(engine: engine, produced: produced, deleted: snapshot.deleted, ordered: ordered)
@@ -107,6 +107,9 @@ enum SensorsWorkload {
                                         maxDelayMs: context.spec.maxDelayMs, window: closedLoopWindow)
         case .dedicated, .mainSync, .async:
             return WriterThreadStrategy(context: context, batchSize: 1, maxDelayMs: 0, window: closedLoopWindow)
+        case .threads:
+            return WriterThreadStrategy(context: context, batchSize: 1, maxDelayMs: 0, window: closedLoopWindow,
+                                        threads: context.spec.writers)
         }
     }
 

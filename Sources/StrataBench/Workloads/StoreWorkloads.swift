@@ -47,70 +47,117 @@ enum StoreWorkloads {
         return result
     }
 
-    /// pinned-growth: commit a quarter of `readings` one-reading transactions with no reader
-    /// (the control), pin a version, commit `readings` more, release the pin, commit a tenth as
-    /// many more, compact. file_bytes_start = before the pin, file_bytes_peak = while pinned,
-    /// file_bytes_end = after the release, file_bytes_compacted = after compaction;
-    /// pinned_slowdown = commits/s of the control / commits/s while pinned (1.10 = the pin made
-    /// each commit 10% slower), both measured in this case.
-    static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+    /// pinned-growth: commit a quarter of `readings` one-reading transactions with no reader,
+    /// pin a version, commit `readings` more, release the pin, commit a tenth as many more,
+    /// compact. file_bytes_start = before the pin, file_bytes_peak = while pinned,
+    /// file_bytes_end = after the release, file_bytes_compacted = after compaction.
+    ///
+    /// An unpinned twin (a second store opened by `openTwin`, the same engine and settings) runs
+    /// the same commits first with no reader, so the pin is judged against what the same commits
+    /// cost and occupy without it (the "grows by at most 1 MiB over its unpinned size"):
+    /// unpinned_twin_bytes = the twin's file bytes after the commits of the pinned phase,
+    /// pinned_extra_bytes = this store's bytes at the same point − unpinned_twin_bytes,
+    /// pinned_slowdown = the twin's commits/s over those commits / this store's (1.10 = the pin
+    /// made each commit 10% slower). Both stores hold the same data at that point, and the twin
+    /// runs before the pinned store, so machine drift between the two runs is the noise left.
+    static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec,
+                             openTwin: () throws -> any BenchEngine) async throws -> CaseResult {
         let pinnedWrites = spec.readings ?? 20_000
         let unpinnedWrites = max(100, pinnedWrites / 4)
         let releasedWrites = max(100, pinnedWrites / 10)
+
+        let twin = try openTwin()
+        let twinPhases: PinnedPhases
+        do {
+            let twinContext = CaseContext(engine: twin, spec: spec)
+            twinPhases = try await runPinnedPhases(engine: twin, context: twinContext, pinner: nil, sampler: nil,
+                                                   writes: (unpinnedWrites, pinnedWrites, 0))
+            try twin.close()
+        } catch {
+            try? twin.close()
+            throw error
+        }
+
         let context = CaseContext(engine: engine, spec: spec)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         let sampler = sampler(engine: engine, counters: context.counters)
-
         let pinner = PinnedReaderThread(engine: engine)
+        sampler.start(intervalMs: 50)
+        let start = monotonicNanos()
+        let phases: PinnedPhases
+        do {
+            phases = try await runPinnedPhases(engine: engine, context: context, pinner: pinner, sampler: sampler,
+                                               writes: (unpinnedWrites, pinnedWrites, releasedWrites))
+        } catch {
+            sampler.stop()
+            pinner.stop()
+            throw error
+        }
+        let end = monotonicNanos()
+        sampler.stop()
+        pinner.stop()
+        fill(&result, context: context, start: start, end: end)
+        result.fileBytesStart = phases.bytesBeforePin
+        if let twinBytes = twinPhases.bytesAfterPinnedPhase {
+            result.unpinnedTwinBytes = twinBytes
+            if let bytes = phases.bytesAfterPinnedPhase { result.pinnedExtraBytes = bytes - twinBytes }
+        }
+        if twinPhases.pinnedPhaseNanos > 0, phases.pinnedPhaseNanos > 0 {
+            result.pinnedSlowdown = Double(phases.pinnedPhaseNanos) / Double(twinPhases.pinnedPhaseNanos)
+        }
+        result.note = "\(unpinnedWrites) commits before the pin, peak while \(pinnedWrites) commits ran under a pinned reader; end after release + \(releasedWrites) commits; the unpinned twin ran the first \(unpinnedWrites + pinnedWrites) commits with no reader"
+        try await finish(&result, engine: engine, sampler: sampler,
+                         expectedReadings: unpinnedWrites + pinnedWrites + releasedWrites - (result.deleted ?? 0),
+                         sensors: SensorModel.symbols.count)
+        return result
+    }
+
+    struct PinnedPhases: Sendable {
+        var bytesBeforePin: Int64?
+        /// File bytes right after the last commit of the pinned phase (still pinned, if pinned).
+        var bytesAfterPinnedPhase: Int64?
+        var pinnedPhaseNanos: UInt64
+    }
+
+    /// Creates the sensors, then commits `writes.before` one-reading transactions, pins a
+    /// version (when `pinner` is given), commits `writes.pinned` more (timed), releases the pin
+    /// and commits `writes.after` more. Readings and timestamps depend only on the commit's index,
+    /// so a twin run writes the same data.
+    static func runPinnedPhases(engine: any BenchEngine, context: CaseContext, pinner: PinnedReaderThread?,
+                                sampler: TimelineSampler?, writes: (before: Int, pinned: Int, after: Int)) async throws -> PinnedPhases {
         try await onNewThread(name: "strata-bench.setup") {
             let writer = try engine.makeWriter(placement: .currentThread)
             defer { writer.close() }
             try writer.createSensors(SensorModel.symbols)
         }
-        sampler.start(intervalMs: 50)
-        let start = monotonicNanos()
-        let phases: (failure: BenchError?, unpinnedNanos: UInt64, pinnedNanos: UInt64, bytesBeforePin: Int64?) =
-            try await onNewThread(name: "strata-bench.pinned-writer") {
+        let (failure, phases): (BenchError?, PinnedPhases) = try await onNewThread(name: "strata-bench.pinned-writer") {
             let writer = try engine.makeWriter(placement: .currentThread)
             defer { writer.close() }
             var seq = [Int64](repeating: 1, count: SensorModel.symbols.count)
+            let epoch = Date().timeIntervalSince1970
             func writeOne(_ index: Int) {
                 let sensor = index % SensorModel.symbols.count
-                let reading = SensorReading(value: Double(index % 100), seq: seq[sensor], timestamp: Date().timeIntervalSince1970)
+                let reading = SensorReading(value: Double(index % 100), seq: seq[sensor], timestamp: epoch + Double(index) * 1e-4)
                 seq[sensor] += 1
                 context.counters.produced()
                 context.write(writer, [PendingReading(sensor: sensor, reading: reading, producedAt: monotonicNanos())])
             }
-            let unpinnedStart = monotonicNanos()
-            for index in 0..<unpinnedWrites { writeOne(index) }
-            let unpinnedNanos = monotonicNanos() - unpinnedStart
-            let bytesBeforePin = engine.fileBytes()
-            try pinner.pin()
+            for index in 0..<writes.before { writeOne(index) }
+            var phases = PinnedPhases(bytesBeforePin: engine.fileBytes(), pinnedPhaseNanos: 0)
+            try pinner?.pin()
             let pinnedStart = monotonicNanos()
-            for index in unpinnedWrites..<(unpinnedWrites + pinnedWrites) { writeOne(index) }
-            let pinnedNanos = monotonicNanos() - pinnedStart
-            sampler.sample()
-            pinner.unpin()
-            for index in (unpinnedWrites + pinnedWrites)..<(unpinnedWrites + pinnedWrites + releasedWrites) { writeOne(index) }
-            return (context.counters.snapshot().failure, unpinnedNanos, pinnedNanos, bytesBeforePin)
+            for index in writes.before..<(writes.before + writes.pinned) { writeOne(index) }
+            phases.pinnedPhaseNanos = monotonicNanos() - pinnedStart
+            phases.bytesAfterPinnedPhase = engine.fileBytes()
+            sampler?.sample()
+            pinner?.unpin()
+            let total = writes.before + writes.pinned + writes.after
+            for index in (writes.before + writes.pinned)..<total { writeOne(index) }
+            return (context.counters.snapshot().failure, phases)
         }
-        let end = monotonicNanos()
-        sampler.stop()
-        pinner.stop()
-        if let failure = phases.failure { throw failure }
-        fill(&result, context: context, start: start, end: end)
-        result.fileBytesStart = phases.bytesBeforePin
-        if phases.unpinnedNanos > 0, phases.pinnedNanos > 0 {
-            let unpinnedRate = Double(unpinnedWrites) / Double(phases.unpinnedNanos)
-            let pinnedRate = Double(pinnedWrites) / Double(phases.pinnedNanos)
-            result.pinnedSlowdown = unpinnedRate / pinnedRate
-        }
-        result.note = "\(unpinnedWrites) commits unpinned (the control), peak while \(pinnedWrites) commits ran under a pinned reader; end after release + \(releasedWrites) commits"
-        try await finish(&result, engine: engine, sampler: sampler,
-                         expectedReadings: unpinnedWrites + pinnedWrites + releasedWrites - (result.deleted ?? 0),
-                         sensors: SensorModel.symbols.count)
-        return result
+        if let failure { throw failure }
+        return phases
     }
 
     /// compaction: insert `readings` standalone readings, delete the oldest 80% (garbage), compact.
