@@ -52,61 +52,63 @@ enum StoreWorkloads {
     /// compact. file_bytes_start = before the pin, file_bytes_peak = while pinned,
     /// file_bytes_end = after the release, file_bytes_compacted = after compaction.
     ///
-    /// An unpinned twin (a second store opened by `openTwin`, the same engine and settings) runs
-    /// the same commits first with no reader, so the pin is judged against what the same commits
-    /// cost and occupy without it (the issue's "grows by at most 1 MiB over its unpinned size"):
-    /// unpinned_twin_bytes = the twin's file bytes after the commits of the pinned phase,
-    /// pinned_extra_bytes = this store's bytes at the same point − unpinned_twin_bytes,
-    /// pinned_slowdown = the twin's commits/s over those commits / this store's (1.10 = the pin
-    /// made each commit 10% slower). Both stores hold the same data at that point, and the twin
-    /// runs before the pinned store, so machine drift between the two runs is the noise left.
+    /// An unpinned twin (a second store opened by `openTwin`, same engine and settings, never
+    /// pinned) takes the same commits up to the release, so the pin is judged against what the
+    /// same commits cost and occupy without it (issue #2: "grows by at most 1 MiB over its
+    /// unpinned size"): unpinned_twin_bytes = the twin's file bytes after the pinned phase,
+    /// pinned_extra_bytes = this store's bytes at that point − unpinned_twin_bytes,
+    /// pinned_slowdown = this store's time for the pinned phase's commits / the twin's time for
+    /// the same commits (1.10 = the pin made each commit 10% slower). The writer alternates
+    /// between the two stores in chunks of commits, so machine noise and drift (this machine is
+    /// shared) fall on both alike.
     static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec,
                              openTwin: () throws -> any BenchEngine) async throws -> CaseResult {
         let pinnedWrites = spec.readings ?? 20_000
         let unpinnedWrites = max(100, pinnedWrites / 4)
         let releasedWrites = max(100, pinnedWrites / 10)
-
-        let twin = try openTwin()
-        let twinPhases: PinnedPhases
-        do {
-            let twinContext = CaseContext(engine: twin, spec: spec)
-            twinPhases = try await runPinnedPhases(engine: twin, context: twinContext, pinner: nil, sampler: nil,
-                                                   writes: (unpinnedWrites, pinnedWrites, 0))
-            try twin.close()
-        } catch {
-            try? twin.close()
-            throw error
-        }
-
         let context = CaseContext(engine: engine, spec: spec)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         let sampler = sampler(engine: engine, counters: context.counters)
         let pinner = PinnedReaderThread(engine: engine)
-        sampler.start(intervalMs: 50)
-        let start = monotonicNanos()
+        let twin = try openTwin()
+        let twinContext = CaseContext(engine: twin, spec: spec)
+        let start: UInt64
         let phases: PinnedPhases
         do {
-            phases = try await runPinnedPhases(engine: engine, context: context, pinner: pinner, sampler: sampler,
-                                               writes: (unpinnedWrites, pinnedWrites, releasedWrites))
+            for store in [engine, twin] {
+                try await onNewThread(name: "strata-bench.setup") {
+                    let writer = try store.makeWriter(placement: .currentThread)
+                    defer { writer.close() }
+                    try writer.createSensors(SensorModel.symbols)
+                }
+            }
+            sampler.start(intervalMs: 50)
+            start = monotonicNanos()
+            phases = try await onNewThread(name: "strata-bench.pinned-writer") {
+                try runPinnedPhases(pinned: (engine, context), twin: (twin, twinContext), pinner: pinner, sampler: sampler,
+                                    writes: (unpinnedWrites, pinnedWrites, releasedWrites))
+            }
         } catch {
             sampler.stop()
             pinner.stop()
+            try? twin.close()
             throw error
         }
         let end = monotonicNanos()
         sampler.stop()
         pinner.stop()
+        try twin.close()
         fill(&result, context: context, start: start, end: end)
         result.fileBytesStart = phases.bytesBeforePin
-        if let twinBytes = twinPhases.bytesAfterPinnedPhase {
+        if let twinBytes = phases.twinBytesAfterPinnedPhase {
             result.unpinnedTwinBytes = twinBytes
             if let bytes = phases.bytesAfterPinnedPhase { result.pinnedExtraBytes = bytes - twinBytes }
         }
-        if twinPhases.pinnedPhaseNanos > 0, phases.pinnedPhaseNanos > 0 {
-            result.pinnedSlowdown = Double(phases.pinnedPhaseNanos) / Double(twinPhases.pinnedPhaseNanos)
+        if phases.twinPinnedPhaseNanos > 0, phases.pinnedPhaseNanos > 0 {
+            result.pinnedSlowdown = Double(phases.pinnedPhaseNanos) / Double(phases.twinPinnedPhaseNanos)
         }
-        result.note = "\(unpinnedWrites) commits before the pin, peak while \(pinnedWrites) commits ran under a pinned reader; end after release + \(releasedWrites) commits; the unpinned twin ran the first \(unpinnedWrites + pinnedWrites) commits with no reader"
+        result.note = "\(unpinnedWrites) commits before the pin, peak while \(pinnedWrites) commits ran under a pinned reader; end after release + \(releasedWrites) commits; an unpinned twin store took the first \(unpinnedWrites + pinnedWrites) commits alongside"
         try await finish(&result, engine: engine, sampler: sampler,
                          expectedReadings: unpinnedWrites + pinnedWrites + releasedWrites - (result.deleted ?? 0),
                          sensors: SensorModel.symbols.count)
@@ -115,48 +117,62 @@ enum StoreWorkloads {
 
     struct PinnedPhases: Sendable {
         var bytesBeforePin: Int64?
-        /// File bytes right after the last commit of the pinned phase (still pinned, if pinned).
+        /// File bytes right after the last commit of the pinned phase (still pinned).
         var bytesAfterPinnedPhase: Int64?
-        var pinnedPhaseNanos: UInt64
+        var twinBytesAfterPinnedPhase: Int64?
+        var pinnedPhaseNanos: UInt64 = 0
+        var twinPinnedPhaseNanos: UInt64 = 0
     }
 
-    /// Creates the sensors, then commits `writes.before` one-reading transactions, pins a
-    /// version (when `pinner` is given), commits `writes.pinned` more (timed), releases the pin
-    /// and commits `writes.after` more. Readings and timestamps depend only on the commit's index,
-    /// so a twin run writes the same data.
-    static func runPinnedPhases(engine: any BenchEngine, context: CaseContext, pinner: PinnedReaderThread?,
-                                sampler: TimelineSampler?, writes: (before: Int, pinned: Int, after: Int)) async throws -> PinnedPhases {
-        try await onNewThread(name: "strata-bench.setup") {
-            let writer = try engine.makeWriter(placement: .currentThread)
-            defer { writer.close() }
-            try writer.createSensors(SensorModel.symbols)
-        }
-        let (failure, phases): (BenchError?, PinnedPhases) = try await onNewThread(name: "strata-bench.pinned-writer") {
-            let writer = try engine.makeWriter(placement: .currentThread)
-            defer { writer.close() }
-            var seq = [Int64](repeating: 1, count: SensorModel.symbols.count)
-            let epoch = Date().timeIntervalSince1970
-            func writeOne(_ index: Int) {
-                let sensor = index % SensorModel.symbols.count
-                let reading = SensorReading(value: Double(index % 100), seq: seq[sensor], timestamp: epoch + Double(index) * 1e-4)
-                seq[sensor] += 1
+    /// Chunks the pinned phase is cut into, alternating between the twin and the pinned store.
+    static let pinnedPhaseChunks = 20
+
+    /// On one thread: `writes.before` one-reading commits to each store, pin the pinned store,
+    /// `writes.pinned` more to each (timed, alternating in chunks, the twin first in each),
+    /// release the pin, `writes.after` more to the pinned store only. A reading depends only on
+    /// its commit's index, so both stores hold the same data.
+    static func runPinnedPhases(pinned: (engine: any BenchEngine, context: CaseContext),
+                                twin: (engine: any BenchEngine, context: CaseContext),
+                                pinner: PinnedReaderThread, sampler: TimelineSampler,
+                                writes: (before: Int, pinned: Int, after: Int)) throws -> PinnedPhases {
+        let writer = try pinned.engine.makeWriter(placement: .currentThread)
+        defer { writer.close() }
+        let twinWriter = try twin.engine.makeWriter(placement: .currentThread)
+        defer { twinWriter.close() }
+        let epoch = Date().timeIntervalSince1970
+        func write(_ range: Range<Int>, _ writer: any SensorWriter, _ context: CaseContext) throws {
+            let sensors = SensorModel.symbols.count
+            for index in range {
+                let reading = SensorReading(value: Double(index % 100), seq: Int64(index / sensors + 1),
+                                            timestamp: epoch + Double(index) * 1e-4)
                 context.counters.produced()
-                context.write(writer, [PendingReading(sensor: sensor, reading: reading, producedAt: monotonicNanos())])
+                context.write(writer, [PendingReading(sensor: index % sensors, reading: reading, producedAt: monotonicNanos())])
             }
-            for index in 0..<writes.before { writeOne(index) }
-            var phases = PinnedPhases(bytesBeforePin: engine.fileBytes(), pinnedPhaseNanos: 0)
-            try pinner?.pin()
-            let pinnedStart = monotonicNanos()
-            for index in writes.before..<(writes.before + writes.pinned) { writeOne(index) }
-            phases.pinnedPhaseNanos = monotonicNanos() - pinnedStart
-            phases.bytesAfterPinnedPhase = engine.fileBytes()
-            sampler?.sample()
-            pinner?.unpin()
-            let total = writes.before + writes.pinned + writes.after
-            for index in (writes.before + writes.pinned)..<total { writeOne(index) }
-            return (context.counters.snapshot().failure, phases)
+            if let failure = context.counters.snapshot().failure { throw failure }
         }
-        if let failure { throw failure }
+        try write(0..<writes.before, twinWriter, twin.context)
+        try write(0..<writes.before, writer, pinned.context)
+        var phases = PinnedPhases(bytesBeforePin: pinned.engine.fileBytes())
+        try pinner.pin()
+        let chunk = max(1, (writes.pinned + pinnedPhaseChunks - 1) / pinnedPhaseChunks)
+        var next = writes.before
+        let end = writes.before + writes.pinned
+        while next < end {
+            let range = next..<min(end, next + chunk)
+            let twinStart = monotonicNanos()
+            try write(range, twinWriter, twin.context)
+            let pinnedStart = monotonicNanos()
+            try write(range, writer, pinned.context)
+            let pinnedEnd = monotonicNanos()
+            phases.twinPinnedPhaseNanos += pinnedStart - twinStart
+            phases.pinnedPhaseNanos += pinnedEnd - pinnedStart
+            next = range.upperBound
+        }
+        phases.bytesAfterPinnedPhase = pinned.engine.fileBytes()
+        phases.twinBytesAfterPinnedPhase = twin.engine.fileBytes()
+        sampler.sample()
+        pinner.unpin()
+        try write(end..<(end + writes.after), writer, pinned.context)
         return phases
     }
 
