@@ -9,8 +9,13 @@
 //
 // Files live under /tmp/strata-bench-<pid>; each benchmark's fixture is built in its setup
 // closure and torn down after.
+//
+// STRATA_BENCH_QUICK=1 runs every benchmark for a few iterations only: CI uses it to check that
+// each one still runs (package-benchmark's exit status stays 0 when a benchmark throws, so CI
+// reads the output); its figures mean nothing.
 
 import Benchmark
+import Foundation
 import StrataStorage
 #if canImport(Glibc)
 import Glibc
@@ -46,6 +51,16 @@ let fixture = Fixture()
 
 let value64 = [UInt8](repeating: 0x5A, count: 64)
 
+let quickMode = ProcessInfo.processInfo.environment["STRATA_BENCH_QUICK"] == "1"
+
+/// A benchmark configuration; in quick mode a handful of iterations whatever the arguments.
+func configuration(metrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .syscalls],
+                   maxDuration: Duration, maxIterations: Int) -> Benchmark.Configuration {
+    quickMode
+        ? .init(metrics: metrics, warmupIterations: 1, maxDuration: .milliseconds(50), maxIterations: 3)
+        : .init(metrics: metrics, warmupIterations: 10, maxDuration: maxDuration, maxIterations: maxIterations)
+}
+
 func openFixture(_ name: String, _ durability: Durability, key: [UInt8]? = nil) throws {
     fixture.path = freshPath(name)
     fixture.file = try StorageFile.open(StorageOptions(path: fixture.path, durability: durability, encryptionKey: key))
@@ -75,12 +90,7 @@ func putBatch(_ count: Int) throws {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal, .syscalls],
-        warmupIterations: 10,
-        maxDuration: .seconds(2),
-        maxIterations: 20_000
-    )
+    Benchmark.defaultConfiguration = configuration(maxDuration: .seconds(2), maxIterations: 20_000)
 
     Benchmark("Commit/empty (unsafe)") { benchmark in
         guard let file = fixture.file else { return }
@@ -100,7 +110,7 @@ let benchmarks: @Sendable () -> Void = {
 
     for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
         Benchmark("Batch/1000 puts (unsafe, \(name))",
-                  configuration: .init(maxDuration: .seconds(3), maxIterations: 2_000)) { benchmark in
+                  configuration: configuration(maxDuration: .seconds(3), maxIterations: 2_000)) { benchmark in
             for _ in benchmark.scaledIterations { try putBatch(1000) }
         } setup: { try openFixture("batch-\(name)", .unsafe, key: key) } teardown: { closeFixture() }
     }
@@ -169,7 +179,7 @@ let benchmarks: @Sendable () -> Void = {
         } setup: { try openFixture("pages-w-\(name)", .unsafe, key: key) } teardown: { closeFixture() }
 
         Benchmark("Pages/open + cold read 1000 pages (\(name))",
-                  configuration: .init(maxDuration: .seconds(2), maxIterations: 500)) { benchmark in
+                  configuration: configuration(maxDuration: .seconds(2), maxIterations: 500)) { benchmark in
             for _ in benchmark.scaledIterations {
                 let file = try StorageFile.open(StorageOptions(path: fixture.path, encryptionKey: key))
                 let reader = try file.beginRead()
@@ -198,7 +208,7 @@ let benchmarks: @Sendable () -> Void = {
     // 8,192 live pages = 32 MiB; throughput × 32 = MiB/s.
     for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
         Benchmark("Copy/writeCopy 32 MiB live (\(name))",
-                  configuration: .init(metrics: [.wallClock, .throughput], maxDuration: .seconds(4), maxIterations: 50)) { benchmark in
+                  configuration: configuration(metrics: [.wallClock, .throughput], maxDuration: .seconds(4), maxIterations: 50)) { benchmark in
             guard let file = fixture.file else { return }
             for _ in benchmark.scaledIterations {
                 let target = freshPath("copy-target")

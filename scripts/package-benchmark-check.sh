@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs the package-benchmark micro-benchmarks (Benchmarks/, release) in quick mode — a few
+# iterations each, figures meaningless — and fails unless every listed benchmark produced a result.
+# package-benchmark's exit status stays 0 when a benchmark or its setup throws (it prints
+# "Benchmark <name> failed with <error>" and drops the result), so the output is what is checked.
+#
+# Usage: scripts/package-benchmark-check.sh [output-file]    (exit 0 ok, 1 a benchmark failed)
+set -euo pipefail
+cd "$(dirname "$0")/../Benchmarks"
+OUT="${1:-/dev/null}"
+
+listed="$(swift package --disable-sandbox benchmark list 2>&1 \
+  | awk '/available benchmarks:/ { on = 1; next } on && NF { print }')"
+if [ -z "$listed" ]; then
+  echo "package-benchmark: no benchmarks listed" >&2
+  exit 1
+fi
+run="$(STRATA_BENCH_QUICK=1 swift package --disable-sandbox benchmark --no-progress 2>&1)" || {
+  printf '%s\n' "$run" | tail -30 >&2
+  echo "package-benchmark: the run itself failed" >&2
+  exit 1
+}
+printf '%s\n' "$run" > "$OUT"
+
+status=0
+if grep -E "failed with|setup failed" <<< "$run" >&2; then status=1; fi
+while IFS= read -r name; do
+  if ! grep -qxF -- "$name" <<< "$run"; then
+    echo "package-benchmark: no result for '$name'" >&2
+    status=1
+  fi
+done <<< "$listed"
+count="$(printf '%s\n' "$listed" | wc -l)"
+if [ "$status" -eq 0 ]; then
+  echo "package-benchmark: all $count benchmarks ran (quick mode)"
+fi
+exit "$status"
