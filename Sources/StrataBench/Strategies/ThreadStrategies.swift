@@ -158,23 +158,26 @@ final class HandleRegistry: @unchecked Sendable {
 /// transaction per `batchSize` readings or per `maxDelay`, whichever comes first, and a final
 /// flush on shutdown).
 ///
+/// Waking: producers wait for room in the closed-loop window on a semaphore, writers for readings
+/// on `condition`, so a reading wakes one writer and a finished write one producer. (One shared
+/// condition with broadcasts woke all 8 writers and the producers for every reading of `threads`:
+/// on 2 cores that herd cost more than the commits.)
+///
 /// A writer thread waits on a condition with a deadline for the max-delay flush: the flush must
 /// run on the thread that owns the handle, so a timer on another queue would only have to wake
 /// this thread anyway.
 ///
-/// `@unchecked Sendable`: `buffer`, `inFlight`, `closed`, `running`, `done` are read and written
-/// only with `condition` locked; `threads` is set once in `init`.
+/// `@unchecked Sendable`: `buffer`, `closed`, `running`, `done` are read and written only with
+/// `condition` locked; `threads` is set once in `init`.
 final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     private let context: CaseContext
     private let batchSize: Int
     private let maxDelayNanos: UInt64
-    /// Closed loop: most readings buffered or being written at once; nil in open loop.
-    private let window: Int?
-    /// Guards the mutable state below.
+    /// Closed loop: permits for readings buffered or being written; nil in open loop.
+    private let window: DispatchSemaphore?
+    /// Guards the mutable state below; writers wait on it for readings, `finish` for `done`.
     private let condition = NSCondition()
     private var buffer: [PendingReading] = []
-    /// Readings taken from the buffer whose transaction has not returned yet.
-    private var inFlight = 0
     private var closed = false
     /// Writer threads that have not exited yet.
     private var running: Int
@@ -188,7 +191,8 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         self.maxDelayNanos = UInt64(max(0, maxDelayMs)) * 1_000_000
         let threadCount = self.batchSize == 1 ? max(1, threads) : 1
         // Closed loop: every writer thread must find a reading waiting when it finishes one.
-        self.window = context.spec.rate == nil ? max(window, 2 * self.batchSize, 2 * threadCount) : nil
+        self.window = context.spec.rate == nil
+            ? DispatchSemaphore(value: max(window, 2 * self.batchSize, 2 * threadCount)) : nil
         running = threadCount
         buffer.reserveCapacity(self.batchSize)
         for index in 0..<threadCount {
@@ -203,14 +207,16 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     var handlesCreated: Int { threads.count }
 
     func submit(_ pending: PendingReading) {
+        window?.wait()
         condition.lock()
-        if let window {
-            while buffer.count + inFlight >= window && !done { condition.wait() }
+        if done {
+            // No writer is left (they failed): the reading is dropped and counts as lost.
+            condition.unlock()
+            window?.signal()
+            return
         }
         buffer.append(pending)
-        // Broadcast, not signal: producers waiting for the window share this condition, and a
-        // signal could wake one of them instead of a writer.
-        condition.broadcast()
+        condition.signal()
         condition.unlock()
     }
 
@@ -229,7 +235,7 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         } catch {
             context.counters.fail(error)
             context.control.stop()
-            exitWriter(drainIfLast: true)
+            exitWriter(failed: true)
             return
         }
         condition.lock()
@@ -241,12 +247,10 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
                 let take = min(buffer.count, batchSize)
                 let batch = Array(buffer.prefix(take))
                 buffer.removeFirst(take)
-                inFlight += take
                 condition.unlock()
                 context.write(writer, batch)
+                if let window { for _ in 0..<take { window.signal() } }
                 condition.lock()
-                inFlight -= take
-                condition.broadcast()
                 continue
             }
             if closed && buffer.isEmpty { break }
@@ -262,20 +266,25 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         }
         condition.unlock()
         writer.close()
-        exitWriter(drainIfLast: false)
+        exitWriter(failed: false)
     }
 
-    /// Counts this writer thread out; the last one out ends the strategy. Without any handle
-    /// left nothing can be written: the last one drops the buffer and releases the producers
-    /// (those readings count as lost).
-    private func exitWriter(drainIfLast: Bool) {
+    /// Counts this writer thread out; the last one out ends the strategy (and wakes `finish`).
+    /// Without any handle left nothing can be written: the last one drops the buffer and gives
+    /// its permits back, so blocked producers go on (those readings count as lost).
+    private func exitWriter(failed: Bool) {
         condition.lock()
         running -= 1
+        var dropped = 0
         if running == 0 {
-            if drainIfLast { buffer.removeAll() }
+            if failed {
+                dropped = buffer.count
+                buffer.removeAll()
+            }
             done = true
         }
         condition.broadcast()
         condition.unlock()
+        if let window { for _ in 0..<dropped { window.signal() } }
     }
 }
