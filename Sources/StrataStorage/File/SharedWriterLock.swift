@@ -8,6 +8,10 @@
 // Each core makes a new token when it claims a reader slot (generation + 1 of the slot's last
 // token) and stores it in the slot's token cell; the token names the *core*, not a thread.
 //
+// Cost (release, `strata-storage-probe bench-commit <dir> 1 100000 unsafe plain 0`, medians of 3
+// interleaved runs): task-clock 291 → 218 ms; with 2 pages per commit 402 → 309 ms. strace -f -c
+// of 1,050 transactions: 2,105 → 5 fcntl (those of open). Contended by 4 threads, 510 → 225 ms.
+//
 // Why not a PTHREAD_PROCESS_SHARED + PTHREAD_MUTEX_ROBUST mutex: a robust mutex belongs to the
 // thread that locked it (unlocking from another thread is EPERM, and the kernel's robust list
 // is per thread). A write transaction may end on another thread than the one that began it —
@@ -17,18 +21,24 @@
 //
 // Robustness (what PTHREAD_MUTEX_ROBUST gives, by other means): a holder's core is alive while
 // its slot's ownership byte (1024 + slot, an OFD lock that dies with its process) is locked and
-// the slot's token cell still holds its token. A waiter sleeps at most `probeInterval` at a time;
-// after a timed-out sleep it checks the holder, and if the holder is dead it takes the word over
-// with a compare-exchange from the exact word it judged dead (so two waiters cannot both take
-// it). A live holder is never judged dead: while its core is open it holds its slot byte and
+// the slot's token cell still holds its token. A waiter sleeps at most `probeIntervalNanoseconds`
+// (10 ms) at a time; after a timed-out sleep it checks the holder, and if the holder is dead it
+// takes the word over with a compare-exchange from the exact word it judged dead (so two waiters
+// cannot both take it). A live holder is never judged dead: while its core is open it holds its slot byte and
 // nobody else writes its token cell. (A dead holder may look alive for a while — a forked child
 // that has not exec'd yet keeps its descriptors — exactly as the OFD writer lock it replaces
-// would have stayed locked then.) Taking over from a dead writer is safe for the file: see the
-// commit protocol in MetaSlot.swift — a commit writes only pages free in its base version and its
-// meta last, and open accepts a version only if every page its commit record lists verifies, so a
-// writer killed mid-commit left either nothing any version reaches, or a complete meta that the
-// next writer's commit of the same version number overwrites (it was never acknowledged: the
-// lock file's latest version was not raised) or that open rejects.
+// would have stayed locked then.)
+//
+// Taking over from a dead writer leaves the file exactly as the OFD writer lock this replaces did
+// when the kernel released it at its holder's death, which the commit protocol already handles
+// (MetaSlot.swift; the crash tests kill writers at random moments): a commit writes only pages
+// free in its base version, and its meta after its pages. A writer killed before writing its meta
+// left pages no version reaches. One killed after its meta but before publishing it (raising the
+// lock file's latest version) left an unacknowledged version: the next writer builds on the
+// published base and overwrites that meta slot with its own commit of the same version number,
+// and until then open accepts that version only if every page its commit record lists verifies
+// (else it falls back to the base). One killed after publishing left a complete commit, which the
+// next writer adopts (`refreshLocked`) and builds on.
 //
 // Invariants:
 // - Bits 0–30 of the word are 0 or the token of the core holding the writer lock.
