@@ -160,6 +160,32 @@ struct WriterLockTests {
         #expect(sawRelease.load(ordering: .acquiring) == 1)
     }
 
+    /// The lock belongs to the core, not the thread: a transaction begun on one thread may end on
+    /// another (a queue-confined realm's blocks run on any thread of the pool), and the next
+    /// writer then gets the lock — what a robust pthread mutex (EPERM) would not allow.
+    @Test func aTransactionEndedOnAnotherThreadReleasesTheLock() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        try increment(file)
+        final class Handoff: @unchecked Sendable {
+            // @unchecked: written before the thread starts, used only by that thread afterwards.
+            var txn: WriteTransaction?
+        }
+        let handoff = Handoff()
+        handoff.txn = try file.beginWrite()
+        #expect(finishes {
+            guard let txn = handoff.txn else { return }
+            txn.roots[2] = 7
+            try txn.commit()
+            handoff.txn = nil
+        })
+        #expect(try readLockWord(dir.file() + ".lock", at: LockFile.writerWordOffset, size: 4) == 0)
+        try #require(finishes { try increment(file) }, "the lock stayed held after a commit on another thread")
+        #expect(try committedValue(file) == 2)
+        #expect(try file.beginRead().roots[2] == 7)
+    }
+
     @Test func tryAcquireWhileAnotherProcessWritesIsFileInUse() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
