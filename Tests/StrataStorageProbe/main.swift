@@ -11,6 +11,12 @@
 //                                           waits for a line on stdin, re-reads every page of its
 //                                           version and prints "intact" or "damaged", then exits.
 //   hold <path>                             opens the file, prints "open", waits for stdin, exits.
+//   exclusive <path> <count> <durability> <counterFile>
+//                                           like increment, checking through a word mapped from
+//                                           <counterFile> that no other writer is inside a write
+//                                           transaction at the same time; prints "done" or "overlap n".
+//   holdwriter <path>                       begins a write transaction, writes into it, prints
+//                                           "writing" and sleeps holding the writer lock until killed.
 //   bench-commit, bench-copy                release-build measurements, see Bench.swift.
 // Exit status 0 on success, 2 on a storage error (printed as "error <description>").
 
@@ -136,6 +142,36 @@ func run() throws -> Int32 {
         say(before == after ? "intact" : "damaged")
         reader.end()
         file.close()
+    case "exclusive":
+        // Like increment, and inside each write transaction a counter shared by every process
+        // (a word mapped from <counterFile>, zero-filled by the parent) goes 0 → 1 → 0: finding
+        // it non-zero on entry means two writers overlapped. Prints "done" or "overlap <n>".
+        let count = args.count > 3 ? Int(args[3]) ?? 100 : 100
+        let file = try StorageFile.open(StorageOptions(path: path, durability: args.count > 4 ? durability(args[4]) : .full))
+        defer { file.close() }
+        guard args.count > 5 else {
+            say("usage: strata-storage-probe exclusive <path> <count> <durability> <counterFile>")
+            return 64
+        }
+        let inside = try SharedCounter(path: args[5])
+        var overlaps = 0
+        for _ in 0..<count {
+            let txn = try file.beginWrite()
+            if inside.enter() != 0 { overlaps += 1 }
+            try writeGeneration(txn, value: txn.roots[1] + 1, pages: 1)
+            sched_yield()  // widen the window another writer would need
+            inside.leave()
+            try txn.commit()
+        }
+        say(overlaps == 0 ? "done" : "overlap \(overlaps)")
+    case "holdwriter":
+        // Begins a write transaction, writes a generation into it (uncommitted) and prints
+        // "writing"; then waits to be killed while holding the writer lock.
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        let txn = try file.beginWrite()
+        try writeGeneration(txn, value: txn.roots[1] + 1_000, pages: 3)
+        say("writing")
+        while true { sleep(1) }
     case "hold":
         let file = try StorageFile.open(StorageOptions(path: path))
         say("open")

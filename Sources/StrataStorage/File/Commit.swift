@@ -25,8 +25,9 @@
 // until the file is reopened: what reached the disk is unknown after a failed fdatasync.
 //
 // Cost (measured in release, `strata-storage-probe bench-commit <dir> 1 500 full plain 2`,
-// strace -f -c): a small `.full` commit makes 1 fdatasync, 2 fcntl (the cross-process writer
-// lock), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
+// strace -f -c): a small `.full` commit makes 1 fdatasync, no fcntl (the cross-process writer
+// lock is the lock file's shared writer word, SharedWriterLock.swift; 2 fcntl with lock files of
+// the older layouts), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
 // and 1 pwrite (the meta slot); the free-space records ride in the meta. Commits not flushed
 // per commit copy their pages into the writable shared mapping instead (`usesWriteMap`). It never calls fallocate/ftruncate in steady state
 // (the file grows in zero-filled steps, FileCore). So a single writer's rate is the fdatasync
@@ -37,23 +38,34 @@ import Glibc
 #endif
 
 extension FileCore {
-    /// Waits for the writer gate (threads) and the writer lock (processes), catches up with other
-    /// processes' commits, promotes free pages no reader needs, and returns the version to build on.
+    /// Waits for the writer lock (threads and processes), catches up with other processes'
+    /// commits, promotes free pages no reader needs, and returns the version to build on.
     /// With `waiting: false` (compaction, which holds the handle registry's lock and so must never
-    /// wait for a writer that may itself need the registry) a busy writer gate throws `.fileInUse`.
+    /// wait for a writer that may itself need the registry) a busy writer lock throws `.fileInUse`.
+    ///
+    /// The writer gate is taken only when the lock file's writer lock does not exclude this
+    /// core's other threads (`usesWriterGate`): with a "STRATAL3" lock file the shared writer word
+    /// belongs to the core, so it alone excludes threads and processes — one atomic instruction to
+    /// take, one to release, where the gate would add a mutex round trip on each side.
     func acquireWriter(waiting: Bool = true) throws(StorageError) -> CommittedVersion {
         guard !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
-        if waiting {
-            writerGate.acquire()
-        } else if !writerGate.tryAcquire() {
-            throw StorageError(.fileInUse, "a write transaction is open", path: path)
+        if usesWriterGate {
+            if waiting {
+                writerGate.acquire()
+            } else if !writerGate.tryAcquire() {
+                throw StorageError(.fileInUse, "a write transaction is open", path: path)
+            }
         }
         do throws(StorageError) {
-            try lockFile?.lockWriter()
+            if waiting {
+                try lockFile?.lockWriter()
+            } else if let lockFile, !lockFile.tryLockWriter() {
+                throw StorageError(.fileInUse, "a write transaction is open (in this or another process)", path: path)
+            }
         } catch {
-            writerGate.release()
+            if usesWriterGate { writerGate.release() }
             throw error
         }
         do throws(StorageError) {
@@ -107,7 +119,7 @@ extension FileCore {
 
     func releaseWriter() {
         lockFile?.unlockWriter()
-        writerGate.release()
+        if usesWriterGate { writerGate.release() }
     }
 
     /// The newest version known durable, in this process or another.

@@ -5,8 +5,9 @@
 // Invariants:
 // - `latest`, `readers`, `handleCount` are read and written only under `lock`.
 // - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, the buffer pool
-//   and the fault-injection hooks belong to the writer: touched only while holding `writerGate`
-//   (or during open, before the core is shared).
+//   and the fault-injection hooks belong to the writer: touched only while holding the writer
+//   lock (`acquireWriter`: the lock file's writer word, or `writerGate` + the fcntl lock when
+//   `usesWriterGate`), or during open, before the core is shared.
 // - `latest.pageCount` pages exist in the file (fileSizePages ≥ latest.pageCount).
 // - Another process's commit is noticed through the lock file's latest version: `latest` is then
 //   re-read from the meta slots (under `lock`), the verified-page map is cleared, and the writer
@@ -26,7 +27,7 @@ struct CommittedVersion: Equatable {
 
 final class FileCore: @unchecked Sendable {
     // @unchecked: see the invariants above — each mutable field is guarded by `lock` or owned by
-    // the holder of `writerGate`.
+    // the holder of the writer lock.
     let options: StorageOptions
     let registryKey: String
     let fd: Int32
@@ -52,7 +53,11 @@ final class FileCore: @unchecked Sendable {
     let lockFile: LockFile?
 
     // Owned by the writer.
+    /// Excludes this core's threads from each other when the lock file's writer lock does not
+    /// (fcntl lock of older lock-file layouts, or no lock file: in-memory files).
     let writerGate = WriterGate()
+    /// Whether `acquireWriter` takes `writerGate` (see there). Fixed at open.
+    let usesWriterGate: Bool
     // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
     // touched only by the writer-gate holder, so accesses can never overlap.
     @exclusivity(unchecked) var freeSpace = FreeSpace()
@@ -106,6 +111,7 @@ final class FileCore: @unchecked Sendable {
         self.store = store
         self.cipher = cipher
         self.lockFile = lockFile
+        self.usesWriterGate = lockFile?.excludesThreads != true
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
         self.recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)

@@ -1,0 +1,390 @@
+// The shared writer word of "STRATAL3" lock files (SharedWriterLock.swift): it excludes cores,
+// threads and processes; a holder killed with SIGKILL does not wedge the file; trylock is
+// `.fileInUse`; older layouts are upgraded only when nobody else has the file open, and keep the
+// fcntl writer lock otherwise.
+
+import Foundation
+import Synchronization
+import Testing
+@testable import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads the little-endian word of `size` bytes at `offset` of a file.
+private func readLockWord(_ path: String, at offset: Int, size: Int = 8) throws -> UInt64 {
+    let fd = open(path, O_RDONLY)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var word: UInt64 = 0
+    let n = pread(fd, &word, size, off_t(offset))
+    try #require(n == size)
+    return UInt64(littleEndian: word)
+}
+
+/// Writes `value` as `size` little-endian bytes at `offset` of the file at `path`.
+private func writeLockWord(_ path: String, _ value: UInt64, at offset: Int, size: Int = 8) throws {
+    let fd = open(path, O_RDWR)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    var word = value.littleEndian
+    try #require(pwrite(fd, &word, size, off_t(offset)) == size)
+}
+
+/// A lock file of the second layout ("STRATAL2": bitmap, fcntl writer lock), as a build before
+/// the writer word made it. With `holding`, the returned descriptor plays an older build's
+/// process that has the file open (shared open marker, reader slot 5); otherwise it is closed
+/// and -1 is returned.
+private func secondLayoutLockFile(_ dataPath: String, holding: Bool) throws -> Int32 {
+    let fd = open(dataPath + ".lock", O_RDWR | O_CREAT, 0o644)
+    try #require(fd >= 0)
+    try #require(ftruncate(fd, off_t(LockFile.mappedSize)) == 0)
+    var magic = LockFile.magicWithFcntlWriter.littleEndian
+    try #require(pwrite(fd, &magic, 8, 0) == 8)
+    guard holding else {
+        close(fd)
+        return -1
+    }
+    try #require(LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: false))
+    try #require(LockFile.setLock(fd, type: F_WRLCK, byte: 1024 + 5, wait: false))
+    return fd
+}
+
+/// The value (root 1) of the newest version, after checking that every page of it carries it.
+private func committedValue(_ file: StorageFile) throws -> UInt64 {
+    let reader = try file.beginRead()
+    defer { reader.end() }
+    #expect(try checkGeneration(reader))
+    return reader.roots[1]
+}
+
+/// Commits one more generation (value + 1), as the probe's `increment` does.
+private func increment(_ file: StorageFile) throws {
+    let txn = try file.beginWrite()
+    let value = txn.roots[1] + 1
+    let directory = PageRef(UInt32(truncatingIfNeeded: txn.roots[0]))
+    if !directory.isNull {
+        let old = try txn.readPage(directory)
+        let count = Int(old.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        let refs = (0..<count).map { PageRef(old.loadUnaligned(fromByteOffset: 16 + 4 * $0, as: UInt32.self)) }
+        for ref in refs { txn.freePage(ref) }
+        txn.freePage(directory)
+    }
+    let (newDirectory, d) = try txn.allocatePage()
+    d.storeBytes(of: 1, as: UInt8.self)
+    d.storeBytes(of: UInt32(1), toByteOffset: 8, as: UInt32.self)
+    let (ref, p) = try txn.allocatePage()
+    p.storeBytes(of: value, toByteOffset: 8, as: UInt64.self)
+    for k in stride(from: 16, to: PageLayout.payloadSize - 7, by: 8) {
+        p.storeBytes(of: value &* 0x9E37_79B9_7F4A_7C15, toByteOffset: k, as: UInt64.self)
+    }
+    d.storeBytes(of: ref.raw, toByteOffset: 16, as: UInt32.self)
+    txn.roots[0] = UInt64(newDirectory.raw)
+    txn.roots[1] = value
+    try txn.commit()
+}
+
+/// Runs `body` on another thread; false if it has not returned within `seconds` (a wedged writer
+/// lock would otherwise hang the suite — the thread is then left blocked) or if it threw.
+private func finishes(within seconds: Double = 20, _ body: @escaping @Sendable () throws -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    let succeeded = Atomic<Bool>(false)
+    Thread.detachNewThread {
+        if (try? body()) != nil { succeeded.store(true, ordering: .releasing) }
+        done.signal()
+    }
+    return done.wait(timeout: .now() + seconds) == .success && succeeded.load(ordering: .acquiring)
+}
+
+@Suite("Writer lock", .serialized)
+struct WriterLockTests {
+    @Test func aNewFileTakesTheWriterWordWithoutTheGate() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magic)
+        let lockFile = try #require(file.core.lockFile)
+        #expect(lockFile.excludesThreads)
+        #expect(!file.core.usesWriterGate)
+        #expect(lockFile.token & 0xFF == UInt32(lockFile.slot))
+        let txn = try file.beginWrite()
+        #expect(try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4) == UInt64(lockFile.token))
+        txn.rollback()
+        #expect(try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4) == 0)
+    }
+
+    @Test func twoCoresExcludeEachOtherAndTryLockRefuses() throws {
+        let dir = TemporaryDirectory()
+        let a = try LockFile(dataPath: dir.file())
+        let b = try LockFile(dataPath: dir.file())
+        #expect(a.excludesThreads && b.excludesThreads)
+        #expect(a.token != b.token)
+        try a.lockWriter()
+        #expect(!b.tryLockWriter())
+        #expect(!a.tryLockWriter(), "another thread of the holding core is refused too")
+        a.unlockWriter()
+        #expect(b.tryLockWriter())
+        b.unlockWriter()
+    }
+
+    /// A second thread of the same core sleeps until the first ends its transaction (the gate is
+    /// gone: the writer word alone must exclude it).
+    @Test func anotherThreadOfTheCoreWaitsForTheWriter() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        #expect(!file.core.usesWriterGate)
+        try expectSecondThreadWaits(file)
+    }
+
+    /// Begins a write, starts a thread that begins another one, and checks that it got it only
+    /// after the first ended.
+    func expectSecondThreadWaits(_ file: StorageFile) throws {
+        let txn = try file.beginWrite()
+        let released = Atomic<Bool>(false)
+        let sawRelease = Atomic<Int>(0)  // 0: not yet, 1: acquired after the release, 2: before
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let second = try? file.beginWrite() {
+                sawRelease.store(released.load(ordering: .acquiring) ? 1 : 2, ordering: .releasing)
+                second.rollback()
+            }
+            finished.signal()
+        }
+        usleep(100_000)
+        #expect(sawRelease.load(ordering: .acquiring) == 0, "the second writer did not wait")
+        released.store(true, ordering: .releasing)
+        txn.rollback()
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+        #expect(sawRelease.load(ordering: .acquiring) == 1)
+    }
+
+    /// The lock belongs to the core, not the thread: a transaction begun on one thread may end on
+    /// another (a queue-confined realm's blocks run on any thread of the pool), and the next
+    /// writer then gets the lock — what a robust pthread mutex (EPERM) would not allow.
+    @Test func aTransactionEndedOnAnotherThreadReleasesTheLock() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        try increment(file)
+        final class Handoff: @unchecked Sendable {
+            // @unchecked: written before the thread starts, used only by that thread afterwards.
+            var txn: WriteTransaction?
+        }
+        let handoff = Handoff()
+        handoff.txn = try file.beginWrite()
+        #expect(finishes {
+            guard let txn = handoff.txn else { return }
+            txn.roots[2] = 7
+            try txn.commit()
+            handoff.txn = nil
+        })
+        #expect(try readLockWord(dir.file() + ".lock", at: LockFile.writerWordOffset, size: 4) == 0)
+        try #require(finishes { try increment(file) }, "the lock stayed held after a commit on another thread")
+        #expect(try committedValue(file) == 2)
+        #expect(try file.beginRead().roots[2] == 7)
+    }
+
+    @Test func tryAcquireWhileAnotherProcessWritesIsFileInUse() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        let holder = try Probe(["holdwriter", path])
+        defer { holder.kill(); _ = holder.waitForExit() }
+        #expect(holder.waitForLine { $0 == "writing" } == "writing")
+        #expect(storageErrorCode { _ = try file.core.acquireWriter(waiting: false) } == .fileInUse)
+        #expect(storageErrorCode { try file.compact() } == .fileInUse)
+    }
+
+    /// The holder is killed while this process has the file open (so no lone opener resets the
+    /// word): the next writer here takes the word over and the file stays consistent.
+    @Test func aKilledHolderIsTakenOverByTheNextWriter() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        try increment(file)
+        let holder = try Probe(["holdwriter", path])
+        #expect(holder.waitForLine { $0 == "writing" } == "writing")
+        let word = try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4)
+        #expect(word != 0 && UInt32(word) & LockFile.holderMask != file.core.lockFile?.token)
+        holder.kill()
+        _ = holder.waitForExit()
+        try #require(finishes { try increment(file) }, "the dead holder's word was not taken over")
+        #expect(try committedValue(file) == 2)
+        #expect(try file.verify().balances)
+        #expect(try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4) == 0)
+    }
+
+    /// A process sleeping on the word while its holder is killed proceeds.
+    @Test func aKilledHolderDoesNotWedgeAWaitingProcess() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        let holder = try Probe(["holdwriter", path])
+        #expect(holder.waitForLine { $0 == "writing" } == "writing")
+        let waiter = try Probe(["increment", path, "5", "unsafe"])
+        usleep(300_000)
+        #expect(waiter.output().isEmpty, "the waiter wrote while the holder held the lock")
+        holder.kill()
+        _ = holder.waitForExit()
+        let finished = waiter.waitForLine(timeout: 20, where: { $0 == "done" }) != nil
+        if !finished { waiter.kill() }
+        _ = waiter.waitForExit()
+        try #require(finished, "the waiter is still blocked after its holder died")
+        #expect(waiter.output() == ["done"])
+        #expect(try committedValue(file) == 5)
+        #expect(try file.verify().balances)
+    }
+
+    @Test func twoProcessesNeverOverlap() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+            file.close()
+        }
+        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magic)
+        let counter = dir.file("inside")
+        #expect(FileManager.default.createFile(atPath: counter, contents: Data(count: 4096)))
+        let a = try Probe(["exclusive", path, "300", "unsafe", counter])
+        let b = try Probe(["exclusive", path, "300", "unsafe", counter])
+        #expect(a.waitForExit() == 0)
+        #expect(b.waitForExit() == 0)
+        #expect(a.output() == ["done"])
+        #expect(b.output() == ["done"])
+        let file = try StorageFile.open(StorageOptions(path: path, mustExist: true))
+        defer { file.close() }
+        #expect(try committedValue(file) == 600)
+        #expect(try file.latestVersion() == 601)
+        #expect(try file.verify().balances)
+    }
+
+    /// A dead holder's word — or garbage in it — is taken over, by trylock at once and by a
+    /// waiting lock after one probe interval.
+    @Test func aDeadOrGarbageHolderWordIsTakenOver() throws {
+        let dir = TemporaryDirectory()
+        let lockPath = dir.file() + ".lock"
+        let a = try LockFile(dataPath: dir.file())
+        let b = try LockFile(dataPath: dir.file())
+        // A token of slot 200 whose cell holds another generation (the slot was claimed again),
+        // one whose cell matches but whose slot byte nobody holds (the process died), and garbage.
+        try writeLockWord(lockPath, UInt64(LockFile.newToken(slot: 200, previous: 0)), at: LockFile.slotTokensOffset + 4 * 200, size: 4)
+        let dead = [LockFile.newToken(slot: 200, previous: 7 << 8) | LockFile.waitersBit,
+                    LockFile.newToken(slot: 200, previous: 0), 0xFFFF_FFFF]
+        for word in dead {
+            try writeLockWord(lockPath, UInt64(word), at: LockFile.writerWordOffset, size: 4)
+            try #require(a.tryLockWriter(), "trylock did not take over \(word)")
+            #expect(!b.tryLockWriter())
+            a.unlockWriter()
+            try writeLockWord(lockPath, UInt64(word), at: LockFile.writerWordOffset, size: 4)
+            // (On failure the waiting thread stays blocked: stop before anything else waits.)
+            try #require(finishes { try b.lockWriter() }, "a waiter did not take over \(word)")
+            #expect(!a.tryLockWriter())
+            b.unlockWriter()
+        }
+        // A live holder (slot byte held, cell matching) is not taken over.
+        try #require(a.tryLockWriter())
+        #expect(!b.isCoreAlive(token: LockFile.newToken(slot: 200, previous: 0)))
+        #expect(b.isCoreAlive(token: a.token))
+        #expect(!b.tryLockWriter())
+        a.unlockWriter()
+    }
+
+    @Test func aLoneOpenerClearsAWordLeftByADeadProcess() throws {
+        let dir = TemporaryDirectory()
+        let lockPath = dir.file() + ".lock"
+        do { _ = try LockFile(dataPath: dir.file()) }
+        try writeLockWord(lockPath, UInt64(LockFile.newToken(slot: 3, previous: 0) | LockFile.waitersBit),
+                          at: LockFile.writerWordOffset, size: 4)
+        let lock = try LockFile(dataPath: dir.file())
+        #expect(try readLockWord(lockPath, at: LockFile.writerWordOffset, size: 4) == 0)
+        #expect(lock.tryLockWriter())
+        lock.unlockWriter()
+    }
+
+    /// An older build's process has the lock file (second layout) open: no upgrade, and the fcntl
+    /// writer lock — which that build takes — keeps excluding both.
+    @Test func anOlderLayoutInUseKeepsTheFcntlWriterLock() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let old = try secondLayoutLockFile(path, holding: true)
+        defer { close(old) }
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magicWithFcntlWriter, "upgraded while in use")
+        #expect(file.core.lockFile?.excludesThreads == false)
+        #expect(file.core.usesWriterGate)
+        // The older build writes: this core's writer is refused (trylock) / must wait.
+        try #require(LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
+        #expect(storageErrorCode { _ = try file.core.acquireWriter(waiting: false) } == .fileInUse)
+        #expect(LockFile.setLock(old, type: F_UNLCK, byte: 0, wait: false))
+        // This core writes: the older build is refused.
+        let txn = try file.beginWrite()
+        #expect(!LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
+        txn.rollback()
+        #expect(LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
+        #expect(LockFile.setLock(old, type: F_UNLCK, byte: 0, wait: false))
+        try increment(file)
+        #expect(try committedValue(file) == 1)
+        // Another thread of this core still waits (the writer gate, with the fcntl lock).
+        try expectSecondThreadWaits(file)
+    }
+
+    @Test func anOlderLayoutNobodyHasOpenIsUpgraded() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        _ = try secondLayoutLockFile(path, holding: false)
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magic)
+        #expect(file.core.lockFile?.excludesThreads == true)
+        try increment(file)
+        // A process opening it now uses the word too, and both exclude each other.
+        let child = try Probe(["increment", path, "20", "unsafe"])
+        for _ in 0..<20 { try increment(file) }
+        #expect(child.waitForExit() == 0)
+        #expect(try committedValue(file) == 41)
+        #expect(try file.verify().balances)
+        // What an older ("STRATAL2") build checks at open: it knows only these two magics.
+        let magic = try readLockWord(path + ".lock", at: 0)
+        #expect(magic != LockFile.magicWithFcntlWriter && magic != LockFile.magicWithoutBitmap)
+    }
+
+    /// Writers killed at random moments (mid-commit included) while this process keeps the file
+    /// open, so no lone opener clears the word: each time, the next writer here takes the word
+    /// over if the child died holding it, every acknowledged commit is there and the file verifies.
+    @Test func writersKilledAtRandomMomentsAreTakenOver() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        defer { file.close() }
+        var generator = SystemRandomNumberGenerator()
+        var lastAcked: UInt64 = 0
+        var diedHolding = 0
+        for round in 1...10 {
+            let child = try Probe(["crashloop", path, "unsafe"])
+            // Even rounds kill mid-loop, where the child holds the writer lock nearly all the time.
+            if round % 2 == 0 { _ = child.waitForLine(timeout: 30) { $0.hasPrefix("acked ") } }
+            usleep(UInt32.random(in: 2_000...40_000, using: &generator))
+            child.kill()
+            _ = child.waitForExit()
+            let acked = child.output().compactMap { line -> UInt64? in
+                line.hasPrefix("acked ") ? UInt64(line.dropFirst(6)) : nil
+            }
+            if let last = acked.last { lastAcked = last }
+            let word = try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4)
+            if UInt32(word) & LockFile.holderMask != 0 { diedHolding += 1 }
+            try #require(finishes { try increment(file) }, "the dead child's word was not taken over")
+            let value = try committedValue(file)
+            // Every acknowledged commit, at most one committed but unacknowledged, and ours.
+            #expect(value >= lastAcked + 1 && value <= lastAcked + 2)
+            #expect(try file.verify().balances)
+            lastAcked = value
+        }
+        #expect(diedHolding > 0, "no child died holding the writer lock: the takeover was not exercised")
+    }
+}
