@@ -19,7 +19,8 @@
 //   writer on this handle, and no other process (the lock file's open marker, taken exclusively).
 // - Compaction holds the handle registry's lock and therefore never waits: not for another
 //   process (exclusive use is tried before the writer lock, which then cannot be contended), nor
-//   for a write transaction of this process (the writer gate is only tried: `.fileInUse`).
+//   for a write transaction of this process (the writer lock — the lock file's writer word, or
+//   the writer gate for older lock-file layouts — is only tried: `.fileInUse`).
 // - The relocator and reachability walker move with the handle to the compacted file's core.
 
 #if canImport(Glibc)
@@ -172,7 +173,7 @@ extension CoreRegistry {
                 throw StorageError(.fileInUse, "another handle in this process has the file open", path: path)
             }
             // Nothing below waits while the registry lock is held: exclusive use of the file is
-            // tried first (so no other process can hold the writer lock), then the writer gate is
+            // tried first (so no other process can hold the writer lock), then the writer lock is
             // only tried — a write transaction open on another thread (which may need the registry
             // to open or close a handle before it commits) or on this one makes it `.fileInUse`.
             guard let lockFile = core.lockFile, lockFile.tryExclusive() else {

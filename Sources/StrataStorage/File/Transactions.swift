@@ -3,8 +3,8 @@
 // Invariants:
 // - A read transaction pins its version in the core's reader registry from creation to `end()`
 //   (or deinit); pages of a pinned version are never rewritten.
-// - A write transaction holds the writer gate from creation until commit/rollback (or deinit).
-//   It is confined to the thread that began it (not enforced at run time; `WriteTransaction` is
+// - A write transaction holds the writer lock (`acquireWriter`) from creation until
+//   commit/rollback (or deinit). It is confined to the thread that began it (not enforced at run time; `WriteTransaction` is
 //   not Sendable, so the compiler keeps it on one isolation domain).
 // - Pages allocated by the write transaction live in private buffers (`dirty`) until commit;
 //   committed pages are read through the page store and never modified.
