@@ -89,8 +89,15 @@ extension RealmCore {
     }
 
     /// The object a link points to (no existence check: links are nullified on delete).
+    /// The class and table of the last target are remembered for the current generation (a
+    /// list read element by element asks for the same class each time); frozen cores, read from
+    /// several threads, do not remember.
     func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
+        if !isFrozen, let last = lastLinkTarget, last.type == ObjectIdentifier(T.self), last.generation == generation {
+            return materialize(T.self, info: last.info, table: last.table, key: key)
+        }
         guard let info = try? classInfo(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        if !isFrozen { lastLinkTarget = (ObjectIdentifier(T.self), info, t, generation) }
         return materialize(T.self, info: info, table: t, key: key)
     }
 
@@ -345,9 +352,11 @@ extension RealmCore {
     }
 
     /// Deletes one object: nullifies links to it, drops it from collections, deletes its embedded
-    /// objects, frees its collection trees. False when it did not exist.
+    /// objects, frees its collection trees. False when it did not exist. `knownUnlinked`: the
+    /// caller searched the backlink tree and found no link to the object (BatchDelete.swift),
+    /// so the search is skipped.
     @discardableResult
-    func deleteObject(table t: Int, key: UInt64) throws -> Bool {
+    func deleteObject(table t: Int, key: UInt64, knownUnlinked: Bool = false) throws -> Bool {
         let w = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
         let info = snap.infos[t]
@@ -357,7 +366,7 @@ extension RealmCore {
             // Nothing in the row needs releasing (no links, collections, primary key or index
             // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
             // invariant), so the links loop is empty for it and `remove` reports it missing.
-            for bl in try backlinks(target: t, targetKey: key) {
+            for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
                 try unlink(target: t, targetKey: key, from: bl)
                 try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
             }
@@ -370,7 +379,7 @@ extension RealmCore {
         let schema = snap.schemas[t]
 
         // 1. Links to this object.
-        for bl in try backlinks(target: t, targetKey: key) {
+        for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
             try unlink(target: t, targetKey: key, from: bl)
             try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
         }
