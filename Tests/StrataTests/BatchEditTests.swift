@@ -165,6 +165,55 @@ import Testing
         #expect(other.objects(Reading.self).count == 1)
     }
 
+    /// Objects whose rows hold things to release (primary key, index, a link) in a batch: the
+    /// unlinked ones skip only the backlink search; primary keys and the index go with them.
+    @Test func deletingASequenceOfObjectsWithKeysIndexesAndLinks() throws {
+        let realm = try Realm(configuration: tempConfig("dogs"))
+        let p = Person()
+        p.name = "owner"
+        try realm.write {
+            try realm.add(p)
+            for i in 0..<10 {
+                let d = Dog()
+                d.id = "d\(i)"
+                d.name = "rex\(i % 3)"
+                d.age = i
+                if i % 2 == 0 { d.owner = p }
+                try realm.add(d)
+                if i % 3 == 0 { p.dogs.append(d) }  // dogs 0, 3, 6, 9 are linked
+            }
+        }
+        try realm.write {
+            let doomed = realm.objects(Dog.self).filter { $0.age >= 2 && $0.age <= 7 }
+            try realm.delete(doomed)
+        }
+        #expect(realm.objects(Dog.self).map(\.age).sorted() == [0, 1, 8, 9])
+        for i in 2...7 { #expect(realm.object(ofType: Dog.self, forPrimaryKey: "d\(i)") == nil) }
+        #expect(realm.object(ofType: Dog.self, forPrimaryKey: "d8")?.age == 8)
+        #expect(p.dogs.map(\.age) == [0, 9])
+        #expect(realm.objects(Dog.self).filter("name == %@", "rex2").map(\.age).sorted() == [8])
+        #expect(p.pets.map(\.age).sorted() == [0, 8])
+    }
+
+    /// Objects of a write that was cancelled name a table the realm no longer has: a batch
+    /// delete reports them invalidated (typed), as a single delete does.
+    @Test func deletingObjectsOfACancelledWriteIsTyped() throws {
+        let realm = try Realm(configuration: tempConfig("cancelled"))
+        try realm.beginWrite()
+        let rs = (0..<3).map(reading)
+        for r in rs { try realm.add(r) }
+        realm.cancelWrite()
+        try realm.write {
+            do {
+                try realm.delete(rs)
+                Issue.record("deleted objects of a cancelled write")
+            } catch let e as Realm.Error {
+                #expect(e.code == .objectInvalidated)
+            }
+        }
+        #expect(realm.objects(Reading.self).isEmpty)
+    }
+
     /// `removeFirst(n)` drops one backlink per removed element (a reading listed twice keeps one),
     /// and deletes removed embedded objects.
     @Test func removeFirstReleasesEachRemovedLink() throws {

@@ -25,7 +25,7 @@ extension RealmCore {
             for o in objects { try deleteObject(o) }
             return
         }
-        _ = try requireWriteThrowing("delete objects")
+        let w = try requireWriteThrowing("delete objects")
         // Each object's binding is read once (a copy retains its core and class info): the
         // managed objects of this core by table and key; the rest go through deleteObject's checks.
         var located = [(table: Int, key: UInt64)](repeating: (-1, 0), count: objects.count)
@@ -39,16 +39,43 @@ extension RealmCore {
         for (table, keys) in byTable where keys.count > 1 {
             unlinked[table] = try unlinkedKeys(target: table, keys: keys)
         }
+        // Whether the rows of the last table met have nothing to release (then an unlinked
+        // object's deletion is the removal of its row; as deleteObject's first branch).
+        var plain: (table: Int, value: Bool) = (-1, false)
         for (i, o) in objects.enumerated() {
             let (table, key) = located[i]
-            if table >= 0, unlinked[table]?.contains(key) == true {
-                guard try deleteObject(table: table, key: key, knownUnlinked: true) else {
-                    throw Realm.Error(.objectInvalidated, "the '\(snap.schemas[table].className)' was already deleted")
+            guard table >= 0, unlinked[table]?.contains(key) == true else {
+                try deleteObject(o)
+                continue
+            }
+            if plain.table != table { plain = (table, try rowsNeedNoRelease(table: table, w)) }
+            let deleted: Bool
+            if plain.value {
+                deleted = try snap.metas[table].objects.remove(key, in: w)
+                if deleted {
+                    snap.metasDirty = true
+                    changeCounter &+= 1
                 }
             } else {
-                try deleteObject(o)
+                deleted = try deleteObject(table: table, key: key, knownUnlinked: true)
+            }
+            guard deleted else {
+                let name = o._binding?.info.schema.className ?? "\(type(of: o))"
+                throw Realm.Error(.objectInvalidated, "the '\(name)' was already deleted")
             }
         }
+    }
+
+    /// Whether deleting an object of table `t` only removes its row once its backlinks are
+    /// gone: no links, collections, primary key or secondary index to release (false for a
+    /// table this snapshot does not have).
+    func rowsNeedNoRelease(table t: Int, _ w: WriteTransaction) throws -> Bool {
+        guard t >= 0, t < snap.metas.count else { return false }
+        let info = snap.infos[t]
+        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
+        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
+        if layout.hasLinksOrCollections || primaryKeyColumn != nil { return false }
+        return try !maintainedIndexes(table: t, w)
     }
 
     /// The keys among `keys` (objects of table `target`) with no entry in the backlink tree.

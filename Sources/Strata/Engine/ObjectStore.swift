@@ -212,6 +212,32 @@ extension RealmCore {
             throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' is already managed by another realm instance (\(b.core.fileIdentity))")
         }
         let (info, t) = try classAndTable(forAdding: type(of: obj), viaLink: viaLink)  // RealmCore.swift
+        if let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
+            // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
+            // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
+            // general path below writes, without its row builder. Such a class has no primary
+            // key (always a new row) and no link (no nested add; the update policy is unused).
+            let key = snap.metas[t].nextKey
+            snap.metas[t].nextKey = key &+ 1
+            obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
+            do {
+                let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
+                try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize, alignment: 8) { buf in
+                    guard let dst = buf.baseAddress else { return }
+                    dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
+                    withExtendedLifetime(obj) {
+                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
+                    }
+                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
+                }
+            } catch {
+                obj._binding = nil
+                throw error
+            }
+            snap.metasDirty = true
+            changeCounter &+= 1
+            return key
+        }
         let saved = updatePolicy
         updatePolicy = update
         defer { updatePolicy = saved }
@@ -241,28 +267,6 @@ extension RealmCore {
             snap.metas[t].nextKey = key &+ 1
         }
         obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
-        if existingRow == nil, let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
-            // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
-            // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
-            // general path below writes, without its row builder.
-            do {
-                let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
-                try withUnsafeTemporaryAllocation(byteCount: info.layout.fixedSize, alignment: 8) { buf in
-                    guard let dst = buf.baseAddress else { return }
-                    dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
-                    withExtendedLifetime(obj) {
-                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
-                    }
-                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
-                }
-            } catch {
-                obj._binding = nil
-                throw error
-            }
-            snap.metasDirty = true
-            changeCounter &+= 1
-            return key
-        }
         do {
             var row: _RowBuilder
             if let existing = existingRow {
