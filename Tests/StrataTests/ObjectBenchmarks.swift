@@ -170,6 +170,39 @@ struct ObjectBenchmarks {
         print("BENCH sensors batches of 1000 (cap 10k): \(Int(Double(batches * 1_000) / t)) readings/s")
     }
 
+    /// The harness's batched sensors writes (StrataEngine.append): `append(objectsIn:)` of 1,000
+    /// readings, then `Array(prefix(excess))`, `removeFirst(excess)` and `delete` of those.
+    @Test func sensorsBatchesHarnessPattern() throws {
+        let realm = try Realm(configuration: benchConfig())
+        let cap = 10_000
+        try realm.write {
+            let s = Sensor()
+            s.symbol = "aqi"
+            try realm.add(s)
+        }
+        let batches = txnCount(300)
+        var seq = 0
+        let t = try seconds {
+            for _ in 0..<batches {
+                try realm.write {
+                    guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "aqi") else { return }
+                    s.readings.append(objectsIn: (0..<1_000).map { i in reading(seq + i) })
+                    seq += 1_000
+                    let excess = s.readings.count - cap
+                    guard excess > 0 else { return }
+                    let oldest = Array(s.readings.prefix(excess))
+                    s.readings.removeFirst(excess)
+                    try realm.delete(oldest)
+                }
+            }
+        }
+        let s = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "aqi"))
+        #expect(s.readings.count == Swift.min(cap, seq))
+        #expect(realm.objects(Reading.self).count == Swift.min(cap, seq))
+        #expect(s.readings.first?.seq == Int64(Swift.max(0, seq - cap)))
+        print("BENCH sensors harness batches of 1000 (append(objectsIn:), removeFirst(n), delete([])): \(Int(Double(batches * 1_000) / t)) readings/s")
+    }
+
     @Test func bulkInsert() throws {
         let realm = try Realm(configuration: benchConfig())
         let total = 1_000_000, per = 10_000

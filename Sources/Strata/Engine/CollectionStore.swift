@@ -187,9 +187,17 @@ extension RealmCore {
             let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
             let p = try pages()
             let tree = PositionalTree(root: s.root)
+            // The range is checked by the tree's own descent; the count is read only to word
+            // the trap of an index out of range (a separate count read cost a page lookup).
+            if index >= 0, !s.root.isNull {
+                do {
+                    return try tree.withElement(at: index, in: p) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+                } catch let e as StorageError where e.code == .invalidArgument {
+                    if index < (try tree.count(in: p)) { throw e }
+                }
+            }
             let n = s.root.isNull ? 0 : try tree.count(in: p)
-            guard index >= 0, index < n else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)") }
-            return try tree.withElement(at: index, in: p) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+            misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)")
         } catch {
             record(error)
             return E._strataDefault()
@@ -224,10 +232,25 @@ extension RealmCore {
         do {
             let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
             var tree = PositionalTree(root: s.root)
+            // Lists and sets of objects: the link's target table is looked up once (after the
+            // first element is added, which may create that table), not per element.
+            let links = r.column.type == .object && r.column.collection != .map
+            var targetTable: Int? = nil
             // The state follows the tree after each element, so a failure part-way leaves it
             // describing what was appended (the pending error then cancels the commit).
             for e in elements {
-                try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
+                if links, let o = e as? Object {
+                    // As withEncodedElement: a new object has no backlink entry to read yet.
+                    let fresh = updatePolicy == .error && o._binding == nil
+                    let key = try keyForLinking(o, from: r.table)
+                    if targetTable == nil { targetTable = linkTargetTable(table: r.table, column: r.column.index) }
+                    if let tt = targetTable {
+                        try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
+                    }
+                    try tree.appendUInt64(key, in: w)
+                } else {
+                    try withEncodedElement(e, for: r) { try tree.append($0, in: w) }
+                }
                 s.root = tree.root
                 s.dirty = true
             }
@@ -291,19 +314,30 @@ extension RealmCore {
             let n = tree.isEmpty ? 0 : try tree.count(in: w)
             guard count >= 0, count <= n else { misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(n) elements") }
             if count == 0 { return }
+            guard r.column.type == .object, let tt = linkTargetTable(table: r.table, column: r.column.index) else {
+                try tree.removeFirst(count, in: w)
+                s.root = tree.root
+                s.dirty = true
+                changeCounter &+= 1
+                return
+            }
+            // Links: each removal hands over the removed key (no separate scan), then the
+            // backlinks go, with the target table looked up once for all (as releaseLink does).
             var keys: [UInt64] = []
-            if r.column.type == .object {
-                keys.reserveCapacity(count)
-                try tree.forEach(from: 0, in: w) { i, e in
+            keys.reserveCapacity(count)
+            for _ in 0..<count {
+                try tree.remove(at: 0, in: w) { e in
                     if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
-                    return i + 1 < count
                 }
             }
-            try tree.removeFirst(count, in: w)
             s.root = tree.root
             s.dirty = true
             changeCounter &+= 1
-            for k in keys { try releaseLink(k, for: r) }
+            let embedded = snap.schemas[tt].isEmbedded
+            for k in keys {
+                try removeBacklink(target: tt, targetKey: k, source: r.table, column: r.column.index, sourceKey: r.owner)
+                if embedded { try deleteObject(table: tt, key: k) }
+            }
         } catch {
             record(error)
         }

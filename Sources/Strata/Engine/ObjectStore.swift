@@ -89,8 +89,15 @@ extension RealmCore {
     }
 
     /// The object a link points to (no existence check: links are nullified on delete).
+    /// The class and table of the last target are remembered for the current generation (a
+    /// list read element by element asks for the same class each time); frozen cores, read from
+    /// several threads, do not remember.
     func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
+        if !isFrozen, let last = lastLinkTarget, last.type == ObjectIdentifier(T.self), last.generation == generation {
+            return materialize(T.self, info: last.info, table: last.table, key: key)
+        }
         guard let info = try? classInfo(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        if !isFrozen { lastLinkTarget = (ObjectIdentifier(T.self), info, t, generation) }
         return materialize(T.self, info: info, table: t, key: key)
     }
 
@@ -205,6 +212,32 @@ extension RealmCore {
             throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' is already managed by another realm instance (\(b.core.fileIdentity))")
         }
         let (info, t) = try classAndTable(forAdding: type(of: obj), viaLink: viaLink)  // RealmCore.swift
+        if let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
+            // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
+            // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
+            // general path below writes, without its row builder. Such a class has no primary
+            // key (always a new row) and no link (no nested add; the update policy is unused).
+            let key = snap.metas[t].nextKey
+            snap.metas[t].nextKey = key &+ 1
+            obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
+            do {
+                let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
+                try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize, alignment: 8) { buf in
+                    guard let dst = buf.baseAddress else { return }
+                    dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
+                    withExtendedLifetime(obj) {
+                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
+                    }
+                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
+                }
+            } catch {
+                obj._binding = nil
+                throw error
+            }
+            snap.metasDirty = true
+            changeCounter &+= 1
+            return key
+        }
         let saved = updatePolicy
         updatePolicy = update
         defer { updatePolicy = saved }
@@ -234,28 +267,6 @@ extension RealmCore {
             snap.metas[t].nextKey = key &+ 1
         }
         obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
-        if existingRow == nil, let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
-            // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
-            // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
-            // general path below writes, without its row builder.
-            do {
-                let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
-                try withUnsafeTemporaryAllocation(byteCount: info.layout.fixedSize, alignment: 8) { buf in
-                    guard let dst = buf.baseAddress else { return }
-                    dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
-                    withExtendedLifetime(obj) {
-                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
-                    }
-                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
-                }
-            } catch {
-                obj._binding = nil
-                throw error
-            }
-            snap.metasDirty = true
-            changeCounter &+= 1
-            return key
-        }
         do {
             var row: _RowBuilder
             if let existing = existingRow {
@@ -345,9 +356,11 @@ extension RealmCore {
     }
 
     /// Deletes one object: nullifies links to it, drops it from collections, deletes its embedded
-    /// objects, frees its collection trees. False when it did not exist.
+    /// objects, frees its collection trees. False when it did not exist. `knownUnlinked`: the
+    /// caller searched the backlink tree and found no link to the object (BatchDelete.swift),
+    /// so the search is skipped.
     @discardableResult
-    func deleteObject(table t: Int, key: UInt64) throws -> Bool {
+    func deleteObject(table t: Int, key: UInt64, knownUnlinked: Bool = false) throws -> Bool {
         let w = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
         let info = snap.infos[t]
@@ -357,7 +370,7 @@ extension RealmCore {
             // Nothing in the row needs releasing (no links, collections, primary key or index
             // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
             // invariant), so the links loop is empty for it and `remove` reports it missing.
-            for bl in try backlinks(target: t, targetKey: key) {
+            for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
                 try unlink(target: t, targetKey: key, from: bl)
                 try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
             }
@@ -370,7 +383,7 @@ extension RealmCore {
         let schema = snap.schemas[t]
 
         // 1. Links to this object.
-        for bl in try backlinks(target: t, targetKey: key) {
+        for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
             try unlink(target: t, targetKey: key, from: bl)
             try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
         }

@@ -99,6 +99,8 @@ final class RealmCore {
     /// must release its version (the harness pins and unpins this way).
     private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
+    /// See `linkTarget(_:key:)` (ObjectStore.swift): the class and table of the last link target.
+    @exclusivity(unchecked) var lastLinkTarget: (type: ObjectIdentifier, info: ClassInfo, table: Int, generation: UInt64)?
     /// See `classAndTable(forAdding:viaLink:)`.
     @exclusivity(unchecked) private var lastAddedClass: (type: ObjectIdentifier, info: ClassInfo, table: Int, generation: UInt64)?
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.

@@ -193,7 +193,7 @@ public struct Realm {
 
     /// Deletes every object of `objects` (collected first, so a live collection may be passed).
     public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
-        for o in Array(objects) { try core.deleteObject(o) }
+        try core.deleteObjects(objects.map { $0 as Object })
     }
 
     /// Deletes every object in the realm (the file does not shrink).

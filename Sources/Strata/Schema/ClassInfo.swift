@@ -39,6 +39,8 @@ final class ClassInfo: @unchecked Sendable {
     /// collection or optional; no primary key), the copies that make a whole new row: `add`
     /// then builds it on the stack. nil for other classes.
     let plainRow: [PlainRowCopy]?
+    /// The byte size of a plain row (`layout.fixedSize`, read without going through the layout).
+    let plainRowSize: Int
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
 
@@ -86,6 +88,7 @@ final class ClassInfo: @unchecked Sendable {
             plain?.append(PlainRowCopy(kind: rawStores[i].kind, valueOffset: rawStores[i].valueOffset, slotOffset: c.offset))
         }
         plainRow = plain
+        plainRowSize = layout.fixedSize
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
