@@ -3,8 +3,9 @@
 // Figures are printed, not asserted (targets are checked by strata-bench, never by unit tests);
 // each benchmark still verifies the data it wrote.
 import Foundation
+import Synchronization
 import Testing
-import Strata
+@testable import Strata
 import StrataStorage
 
 final class BenchItem: Object {
@@ -97,6 +98,54 @@ struct ObjectBenchmarks {
             }
         }
         print("BENCH sensors 1/txn (.full): \(Int(Double(n) / t)) txn/s")
+    }
+
+    /// Issue #3's "8 concurrent writers, full durability": `threads` threads, each with its own
+    /// realm, commit one reading per transaction (to three sensors) under `.full`; the same
+    /// number of transactions on one thread first. Prints both rates and the flushes made.
+    @Test(arguments: [8])
+    func concurrentThreadWritersFullDurability(threads: Int) throws {
+        let config = tempConfig("benchthreads", durability: .full)
+        let symbols = ["o3", "no2", "aqi"]
+        let setup = try Realm(configuration: config)
+        try setup.write { for s in symbols { try setup.add(try Sensor.make(value: ["symbol": s])) } }
+        let perThread = txnCount(500)
+        @Sendable func writeOne(_ realm: Realm, _ i: Int) throws {
+            try realm.write {
+                guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: symbols[i % 3]) else { return }
+                let r = Reading()
+                r.value = Double(i)
+                r.seq = Int64(i)
+                r.timestamp = Date()
+                s.readings.append(r)
+            }
+        }
+        let flushesBefore = setup.core.file.flushCount
+        let single = try seconds { for i in 0..<(perThread * threads) { try writeOne(setup, i) } }
+        let flushesSingle = setup.core.file.flushCount - flushesBefore
+        let failures = Mutex(0)
+        let concurrent = seconds {
+            let group = DispatchGroup()
+            for t in 0..<threads {
+                group.enter()
+                Thread {
+                    defer { group.leave() }
+                    do {
+                        let realm = try Realm(configuration: config)
+                        for i in 0..<perThread { try writeOne(realm, t * perThread + i) }
+                    } catch { failures.withLock { $0 += 1 } }
+                }.start()
+            }
+            group.wait()
+        }
+        let flushesConcurrent = setup.core.file.flushCount - flushesBefore - flushesSingle
+        #expect(failures.withLock { $0 } == 0)
+        setup.refresh()
+        #expect(setup.objects(Reading.self).count == 2 * perThread * threads)
+        let n = Double(perThread * threads)
+        print("BENCH sensors 1/txn (.full) single writer: \(Int(n / single)) txn/s, \(flushesSingle) flushes; "
+              + "\(threads) threads: \(Int(n / concurrent)) txn/s, \(flushesConcurrent) flushes "
+              + "(\(String(format: "%.2f", n / Double(max(1, flushesConcurrent)))) txn/flush, \(String(format: "%.2f", single / concurrent))x)")
     }
 
     /// The fixed cost of a transaction (object layer + storage commit), nothing written.

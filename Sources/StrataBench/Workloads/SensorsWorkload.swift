@@ -46,6 +46,10 @@ enum SensorsWorkload {
             }
         case .async:
             await AsyncStrategy.run(context: context)
+        case .threads where spec.rate == nil:
+            result.writerHandles = try await onNewThread(name: "strata-bench.case") {
+                SelfFedWriters.run(context: context, threads: spec.writers)
+            }
         case .mainAsync, .gcd, .dedicated, .batched, .threads:
             let strategy: any ThreadFedStrategy = makeThreadFed(spec.strategy, context: context)
             try await onNewThread(name: "strata-bench.case") {
