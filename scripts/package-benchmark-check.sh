@@ -6,8 +6,10 @@
 #
 # Usage: scripts/package-benchmark-check.sh [output-file]    (exit 0 ok, 1 a benchmark failed)
 set -euo pipefail
-cd "$(dirname "$0")/../Benchmarks"
 OUT="${1:-/dev/null}"
+case "$OUT" in /*) ;; *) OUT="$PWD/$OUT" ;; esac  # relative to the caller, not Benchmarks/
+mkdir -p "$(dirname "$OUT")"
+cd "$(dirname "$0")/../Benchmarks"
 
 listed="$(swift package --disable-sandbox benchmark list 2>&1 \
   | awk '/available benchmarks:/ { on = 1; next } on && NF { print }')"

@@ -12,12 +12,13 @@
 // Confinement: each handle is made, used and closed only by its own thread.
 
 import Foundation
+import Synchronization
 
 enum SelfFedWriters {
     /// Runs `threads` writer threads until production stops; returns the handles made.
     static func run(context: CaseContext, threads: Int) -> Int {
         let group = DispatchGroup()
-        let made = HandleRegistry()
+        let made = HandleCount()
         let sensors = SensorModel.symbols.count
         for index in 0..<max(1, threads) {
             group.enter()
@@ -31,7 +32,7 @@ enum SelfFedWriters {
                     context.control.stop()
                     return
                 }
-                made.add(Confined<any SensorWriter>())  // counted only: this thread closes its handle
+                made.increment()
                 var sensor = index % sensors
                 // A nil from `next` may only mean that sensor's quota is met (count-bound
                 // cases): production is over for this thread once every sensor says so.
@@ -52,6 +53,13 @@ enum SelfFedWriters {
             thread.start()
         }
         group.wait()
-        return made.count
+        return made.value
     }
+}
+
+/// Handles made by the writer threads (each thread closes its own).
+final class HandleCount: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
