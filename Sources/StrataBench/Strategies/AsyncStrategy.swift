@@ -42,13 +42,8 @@ actor SensorWriterActor {
     func write(_ pending: PendingReading) async {
         dispatchPrecondition(condition: .onQueue(executor.queue))
         if writer == nil {
-            do {
-                writer = try context.engine.makeWriter(placement: .queue(executor.queue))
-            } catch {
-                context.counters.fail(error)
-                context.control.stop()
-                return
-            }
+            guard let made = context.makeWriter(.queue(executor.queue)) else { return }
+            writer = made
         }
         // Realm's asyncWrite (Strata): while this commit's flush runs, the actor takes the other
         // producers' writes, and their commits share the next flush.

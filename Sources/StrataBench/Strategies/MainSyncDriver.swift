@@ -41,15 +41,12 @@ final class MainSyncDriver: Sendable {
         if let existing = handle.value {
             writer = existing
         } else {
-            do {
-                writer = try context.engine.makeWriter(placement: .queue(.main))
-                handle.value = writer
-            } catch {
-                context.counters.fail(error)
-                context.control.stop()
+            guard let made = context.makeWriter(.queue(.main)) else {
                 finished.signal()
                 return
             }
+            writer = made
+            handle.value = writer
         }
         var nextDue: UInt64?
         var producedAny = false

@@ -24,14 +24,7 @@ enum SelfFedWriters {
             group.enter()
             let thread = Thread {
                 defer { group.leave() }
-                let writer: any SensorWriter
-                do {
-                    writer = try context.engine.makeWriter(placement: .currentThread)
-                } catch {
-                    context.counters.fail(error)
-                    context.control.stop()
-                    return
-                }
+                guard let writer = context.makeWriter(.currentThread) else { return }
                 made.increment()
                 var sensor = index % sensors
                 // A nil from `next` may only mean that sensor's quota is met (count-bound

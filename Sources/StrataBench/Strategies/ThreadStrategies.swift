@@ -46,15 +46,9 @@ final class MainAsyncStrategy: ThreadFedStrategy {
 
     private func writerOnMain() -> (any SensorWriter)? {
         if let writer = handle.value { return writer }
-        do {
-            let writer = try context.engine.makeWriter(placement: .queue(.main))
-            handle.value = writer
-            return writer
-        } catch {
-            context.counters.fail(error)
-            context.control.stop()
-            return nil
-        }
+        guard let writer = context.makeWriter(.queue(.main)) else { return nil }
+        handle.value = writer
+        return writer
     }
 
     func finish() {
@@ -100,17 +94,11 @@ final class GCDStrategy: ThreadFedStrategy {
     private func writerForThisThread() -> (any SensorWriter)? {
         let dictionary = Thread.current.threadDictionary
         if let box = dictionary[key] as? Confined<any SensorWriter>, let writer = box.value { return writer }
-        do {
-            let writer = try context.engine.makeWriter(placement: .currentThread)
-            let box = Confined<any SensorWriter>(writer)
-            dictionary[key] = box
-            handles.add(box)
-            return writer
-        } catch {
-            context.counters.fail(error)
-            context.control.stop()
-            return nil
-        }
+        guard let writer = context.makeWriter(.currentThread) else { return nil }
+        let box = Confined<any SensorWriter>(writer)
+        dictionary[key] = box
+        handles.add(box)
+        return writer
     }
 
     func finish() {
@@ -229,12 +217,7 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     }
 
     private func runWriter() {
-        let writer: any SensorWriter
-        do {
-            writer = try context.engine.makeWriter(placement: .currentThread)
-        } catch {
-            context.counters.fail(error)
-            context.control.stop()
+        guard let writer = context.makeWriter(.currentThread) else {
             exitWriter(failed: true)
             return
         }

@@ -35,6 +35,19 @@ public final class CaseContext: Sendable {
         self.control = ProductionControl(spec: spec, counters: counters)
     }
 
+    /// A writer handle at `placement`, or nil after recording the failure and stopping production
+    /// (a strategy that cannot get a handle writes nothing; what it was handed counts as lost).
+    /// Call it at `placement`.
+    public func makeWriter(_ placement: WriterPlacement) -> (any SensorWriter)? {
+        do {
+            return try engine.makeWriter(placement: placement)
+        } catch {
+            counters.fail(error)
+            control.stop()
+            return nil
+        }
+    }
+
     /// Writes one transaction through `writer` and records it: latency, counters, failure.
     /// Must be called at the writer's placement.
     public func write(_ writer: any SensorWriter, _ readings: [PendingReading]) {
