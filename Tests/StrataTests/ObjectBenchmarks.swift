@@ -29,7 +29,7 @@ private func txnCount(_ standard: Int) -> Int {
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal),
        .serialized)
 struct ObjectBenchmarks {
-    func reading(_ i: Int) -> Reading {
+    static func reading(_ i: Int) -> Reading {
         let r = Reading()
         r.value = Double(i)
         r.seq = Int64(i)
@@ -59,14 +59,14 @@ struct ObjectBenchmarks {
             let s = Sensor()
             s.symbol = "o3"
             try realm.add(s)
-            for i in 0..<cap { s.readings.append(reading(i)) }
+            for i in 0..<cap { s.readings.append(Self.reading(i)) }
         }
         let n = txnCount(20_000)
         let t = try seconds {
             for i in cap..<(cap + n) {
                 try realm.write {
                     guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
-                    s.readings.append(reading(i))
+                    s.readings.append(Self.reading(i))
                     if s.readings.count > cap {
                         let oldest = s.readings[0]
                         s.readings.removeFirst()
@@ -93,7 +93,7 @@ struct ObjectBenchmarks {
             for i in 0..<n {
                 try realm.write {
                     guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "o3") else { return }
-                    s.readings.append(reading(i))
+                    s.readings.append(Self.reading(i))
                 }
             }
         }
@@ -113,11 +113,7 @@ struct ObjectBenchmarks {
         @Sendable func writeOne(_ realm: Realm, _ i: Int) throws {
             try realm.write {
                 guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: symbols[i % 3]) else { return }
-                let r = Reading()
-                r.value = Double(i)
-                r.seq = Int64(i)
-                r.timestamp = Date()
-                s.readings.append(r)
+                s.readings.append(Self.reading(i))
             }
         }
         let flushesBefore = setup.core.file.flushCount
@@ -201,7 +197,7 @@ struct ObjectBenchmarks {
                 try realm.write {
                     guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "aqi") else { return }
                     for _ in 0..<1_000 {
-                        s.readings.append(reading(seq))
+                        s.readings.append(Self.reading(seq))
                         seq += 1
                     }
                     let excess = s.readings.count - cap
@@ -235,7 +231,7 @@ struct ObjectBenchmarks {
             for _ in 0..<batches {
                 try realm.write {
                     guard let s = realm.object(ofType: Sensor.self, forPrimaryKey: "aqi") else { return }
-                    s.readings.append(objectsIn: (0..<1_000).map { i in reading(seq + i) })
+                    s.readings.append(objectsIn: (0..<1_000).map { i in Self.reading(seq + i) })
                     seq += 1_000
                     let excess = s.readings.count - cap
                     guard excess > 0 else { return }
