@@ -350,13 +350,19 @@ extension FileCore {
     /// 3 pages 149 vs 123–143 µs per commit, 20 pages 253–256 vs 179–191 µs (mapped vs pwrite).
     /// Without flushes the mapped copy is the cheaper path (no syscall per run of pages).
     /// STRATA_WRITE_MAP=always|never overrides the choice (diagnostics, benchmarks).
-    var usesWriteMap: Bool {
+    var usesWriteMap: Bool { FileCore.usesWriteMap(durability: options.durability) }
+
+    static func usesWriteMap(durability: Durability) -> Bool {
         switch FileCore.writeMapOverride {
         case "always": return true
         case "never": return false
-        default: return options.durability != .full
+        default: return durability != .full
         }
     }
+
+    /// STRATA_BUILD_IN_MAP=off keeps plain files' writer in pooled buffers even with the write
+    /// map (`buildsInPlace`): the previous behaviour, for comparisons.
+    static let plainPagesInMapSetting: Bool = getenv("STRATA_BUILD_IN_MAP").map { String(cString: $0) != "off" } ?? true
 
     static let writeMapOverride: String? = getenv("STRATA_WRITE_MAP").map { String(cString: $0) }
 

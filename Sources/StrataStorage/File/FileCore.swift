@@ -58,6 +58,10 @@ final class FileCore: @unchecked Sendable {
     let writerGate = WriterGate()
     /// Whether `acquireWriter` takes `writerGate` (see there). Fixed at open.
     let usesWriterGate: Bool
+    /// `store.buildsPagesInPlace`, and whether a plain file's writer builds pages in the writable
+    /// mapping (`buildsInPlace`). Fixed at open.
+    let storeBuildsInPlace: Bool
+    let buildsPlainPagesInMap: Bool
     // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
     // touched only by the writer-gate holder, so accesses can never overlap.
     @exclusivity(unchecked) var freeSpace = FreeSpace()
@@ -112,6 +116,9 @@ final class FileCore: @unchecked Sendable {
         self.cipher = cipher
         self.lockFile = lockFile
         self.usesWriterGate = lockFile?.excludesThreads != true
+        self.storeBuildsInPlace = store.buildsPagesInPlace
+        self.buildsPlainPagesInMap = cipher == nil && fd >= 0 && store.writeWindow != nil
+            && FileCore.usesWriteMap(durability: options.durability) && FileCore.plainPagesInMapSetting
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
         self.recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)
@@ -198,6 +205,21 @@ final class FileCore: @unchecked Sendable {
 
     // MARK: - Writer resources
 
+    /// Whether the writer builds `page` (being allocated, so free) directly in its slot of the
+    /// store's range rather than in a pooled buffer: always for memOnly and encrypted stores
+    /// (private memory), and for plain files committed through the writable mapping
+    /// (`buildsPlainPagesInMap`) when the page lies in the file — the mapping may only be written
+    /// below the file's size (PageStore), which allocation has already grown to cover the page.
+    /// The commit then seals the page where it lies and copies nothing (writePages skips images
+    /// already at their target). Encrypted files keep their decrypted range for this: their
+    /// mapping holds ciphertext.
+    @inline(__always)
+    func buildsInPlace(_ page: UInt32) -> Bool {
+        if storeBuildsInPlace { return true }
+        return buildsPlainPagesInMap && Int(page) < fileSizePages
+            && (Int(page) + 1) * PageLayout.pageSize <= store.writeWindowBytes
+    }
+
     /// A page-sized, page-aligned buffer (contents undefined).
     func takeBuffer() -> UnsafeMutableRawPointer {
         if let buffer = bufferPool.popLast() { return buffer }
@@ -205,7 +227,7 @@ final class FileCore: @unchecked Sendable {
     }
 
     func returnBuffer(_ buffer: UnsafeMutableRawPointer) {
-        if store.contains(buffer) { return }  // a page slot written in place (allocateRaw)
+        if store.contains(buffer) { return }  // a page slot built in place (buildsInPlace)
         if bufferPool.count < 4096 { bufferPool.append(buffer) } else { buffer.deallocate() }
     }
 

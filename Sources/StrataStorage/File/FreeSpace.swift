@@ -37,11 +37,24 @@ enum FreeListLayout {
 }
 
 struct FreeSpace: Equatable {
+    static func == (a: FreeSpace, b: FreeSpace) -> Bool {
+        a.reusable == b.reusable && a.held == b.held
+    }
+
     private(set) var reusable: [FreeRun] = []
     private(set) var held: [HeldRun] = []
 
     /// Pages in `reusable`, kept with every change (read per transaction by extent allocation).
     private(set) var reusablePageCount = 0
+    /// `held[0..<blockedPrefix]` are needed by a reader of `blockedReaders` or `blockedRanges`
+    /// (see `promote`). A cache: not persisted, not part of equality.
+    private var blockedPrefix = 0
+    private var blockedReaders: [UInt64] = []
+    private var blockedRanges: [ClosedRange<UInt64>] = []
+    /// `promote` coalesces the reader-blocked runs when there are this many (`coalesceBlocked`).
+    private var coalesceAt = FreeSpace.firstCoalesce
+    /// Whether `promote` coalesces (tests compare it with the exact per-run rule without).
+    var coalesces = true
     var heldPageCount: Int { held.reduce(0) { $0 + Int($1.count) } }
     var recordCount: Int { reusable.count + held.count }
 
@@ -131,25 +144,129 @@ struct FreeSpace: Equatable {
 
     mutating func appendHeld(_ run: HeldRun) { held.append(run) }
 
+    /// What a write transaction needs to undo its changes (`restore`). Not a copy of the whole
+    /// set: a retained copy of `held` would make the transaction's first `hold` copy every held
+    /// run (copy-on-write), O(held) per commit while a reader stays pinned. During a transaction
+    /// `held` only grows at its end (`hold`, which may also extend the last run), so its length
+    /// and last run suffice; `reusable` (small: runs, not pages) is copied.
+    struct Checkpoint {
+        fileprivate let reusable: [FreeRun]
+        fileprivate let reusablePageCount: Int
+        fileprivate let heldCount: Int
+        fileprivate let heldLast: HeldRun?
+    }
+
+    func checkpoint() -> Checkpoint {
+        Checkpoint(reusable: reusable, reusablePageCount: reusablePageCount, heldCount: held.count, heldLast: held.last)
+    }
+
+    /// Undoes every change since `checkpoint` was taken, provided `held` was changed only by
+    /// `hold`/`appendHeld` since (no `promote`, no `add`/`load`).
+    mutating func restore(_ checkpoint: Checkpoint) {
+        reusable = checkpoint.reusable
+        reusablePageCount = checkpoint.reusablePageCount
+        if held.count > checkpoint.heldCount { held.removeSubrange(checkpoint.heldCount...) }
+        if let last = checkpoint.heldLast, held.count == checkpoint.heldCount { held[held.count - 1] = last }
+        blockedPrefix = min(blockedPrefix, held.count)
+    }
+
     /// Moves to `reusable` every held run that no reader needs: no version in `readers` (sorted
     /// ascending, this process) nor in `ranges` (other processes) lies in [allocVersion,
     /// freeVersion), and freeVersion ≤ `durableVersion`.
+    ///
+    /// Called at every `beginWrite`, so it must not cost O(held) when a reader stays pinned for
+    /// many commits (the object layer's stats reader holds one version for a second: ~50,000
+    /// commits, and every page of that version rewritten meanwhile is held). Held runs are kept
+    /// partitioned: `held[0..<blockedPrefix]` are runs a reader of `blockedReaders`/`blockedRanges`
+    /// needs — a property of their versions alone, so while the pins are the same they stay
+    /// blocked whatever the durable version, and only the runs after the prefix (those freed since
+    /// the last call, or waiting for durability) are examined. The partition is in place, with no
+    /// allocation. Which runs are released is exactly the old rule's decision
+    /// (`FreeSpaceTests` compares with it over random sets); only the order of `held` differs.
     mutating func promote(readers: [UInt64], ranges: [ClosedRange<UInt64>], durableVersion: UInt64) {
-        guard !held.isEmpty else { return }
-        var kept: [HeldRun] = []
-        var released: [FreeRun] = []
-        for run in held {
-            if run.freeVersion <= durableVersion
-                && !FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion)
-                && !ranges.contains(where: { $0.lowerBound < run.freeVersion && $0.upperBound >= run.allocVersion }) {
-                released.append(FreeRun(start: run.start, count: run.count))
+        let count = held.count
+        guard count > 0 else { return }
+        var start = 0
+        if blockedPrefix > 0, blockedPrefix <= count, readers == blockedReaders, ranges == blockedRanges {
+            start = blockedPrefix
+        }
+        if start == count { return }
+        var reader = start  // end of the reader-blocked part
+        var kept = start    // end of the kept part (reader-blocked, then waiting for durability)
+        for index in start..<count {
+            let run = held[index]
+            if FreeSpace.anyReader(readers, in: run.allocVersion, run.freeVersion)
+                || FreeSpace.anyRange(ranges, overlaps: run.allocVersion, run.freeVersion) {
+                // Keeps the order reader-blocked | waiting: the first waiting run (if any) moves
+                // to the end of the kept part, this run takes its place.
+                if reader < kept { held[kept] = held[reader] }
+                held[reader] = run
+                reader += 1
+                kept += 1
+            } else if run.freeVersion > durableVersion {
+                held[kept] = run
+                kept += 1
             } else {
-                kept.append(run)
+                releaseRun(FreeRun(start: run.start, count: run.count))
             }
         }
-        guard !released.isEmpty else { return }
-        held = kept
-        for run in released { releaseRun(run) }
+        if kept < count { held.removeSubrange(kept..<count) }
+        blockedPrefix = reader
+        if readers != blockedReaders { blockedReaders = readers }
+        if ranges != blockedRanges { blockedRanges = ranges }
+        // After a full rescan the prefix may have shrunk (a reader moved on): coalesce again once
+        // it has grown by a step from there, not from its old size.
+        if start == 0 { coalesceAt = min(coalesceAt, reader + max(FreeSpace.firstCoalesce, reader / 4)) }
+        if coalesces, blockedPrefix >= coalesceAt { coalesceBlocked() }
+    }
+
+    /// Merges reader-blocked runs of adjacent pages into one run covering both version ranges
+    /// ([min allocVersion, max freeVersion)), so that the records stay few while a reader is
+    /// pinned: each commit frees a handful of pages of the pinned version, each with its own
+    /// versions, and without merging every one is a record — hundreds after a second of small
+    /// commits, written to free-list pages (sealed and hashed) by every commit. The pages a
+    /// version frees over time are dense in the file, so sorted by page they mostly merge.
+    ///
+    /// Safe because the merged range contains each part's: a reader or durability condition that
+    /// would keep a part held keeps the whole run held, so a page is never reused earlier than
+    /// the exact rule allows — only possibly later (a reader pinned inside the widened range but
+    /// outside a part's own), and once the pin that blocked them goes (readers move to newer
+    /// versions than every part's freeVersion) they are all released together. Merged runs stay
+    /// blocked by the readers that blocked their parts, so the prefix stays the prefix.
+    /// Runs each time the prefix has grown by max(48, a quarter) runs since: the records stay
+    /// near what fits in the meta page, and a sort of n runs is paid once per ≥ n/4 additions.
+    mutating func coalesceBlocked() {
+        let n = blockedPrefix
+        guard n > 1 else { return }
+        held[0..<n].sort { $0.start < $1.start }
+        var write = 0
+        for index in 1..<n {
+            let run = held[index]
+            if held[write].start &+ held[write].count == run.start {
+                held[write].count += run.count
+                held[write].allocVersion = min(held[write].allocVersion, run.allocVersion)
+                held[write].freeVersion = max(held[write].freeVersion, run.freeVersion)
+            } else {
+                write += 1
+                held[write] = run
+            }
+        }
+        write += 1
+        if write < n { held.removeSubrange(write..<n) }
+        blockedPrefix = write
+        coalesceAt = write + max(FreeSpace.firstCoalesce, write / 4)
+    }
+
+    /// The reader-blocked run count at which `promote` first coalesces, and the least growth
+    /// between two coalescings (well below the ~150 records that fit in the meta page beside a
+    /// small commit's record).
+    static let firstCoalesce = 48
+
+    /// Whether a pin range of another process overlaps [low, high).
+    @inline(__always)
+    static func anyRange(_ ranges: [ClosedRange<UInt64>], overlaps low: UInt64, _ high: UInt64) -> Bool {
+        for range in ranges where range.lowerBound < high && range.upperBound >= low { return true }
+        return false
     }
 
     /// Whether a sorted version list has an element in [low, high).

@@ -33,6 +33,22 @@ final class VerifiedPages: @unchecked Sendable {
 
     deinit { munmap(UnsafeMutableRawPointer(words), byteCount) }
 
+    /// The map as a plain value (no reference count to touch), for the writer's hot paths; valid
+    /// while the map lives.
+    var view: View { View(words: words, wordCount: wordCount) }
+
+    struct View {
+        let words: UnsafeMutablePointer<Atomic<UInt64>>
+        let wordCount: Int
+
+        @inline(__always)
+        func contains(_ page: Int) -> Bool {
+            let word = page >> 6
+            guard word < wordCount else { return false }
+            return words[word].load(ordering: .acquiring) & (1 << UInt64(page & 63)) != 0
+        }
+    }
+
     @inline(__always)
     func contains(_ page: Int) -> Bool {
         let word = page >> 6
