@@ -7,6 +7,9 @@
 //   crashloop <path> <durability>           commits forever; transaction i rewrites 1–40 pages all
 //                                           stamped with i and prints "acked i" after commit returns.
 //   crashthreads <path>                     like crashloop with 4 threads under `.full` (group commit).
+//   crashpinned <path>                      like crashloop under `.unsafe` (1–12 pages), with a reader
+//                                           pinned for 1–300 commits at a time and a third of the
+//                                           transactions rolled back.
 //   pin <path>                              pins a read transaction, prints "pinned <version>",
 //                                           waits for a line on stdin, re-reads every page of its
 //                                           version and prints "intact" or "damaged", then exits.
@@ -109,6 +112,32 @@ func run() throws -> Int32 {
             try writeGeneration(txn, value: value, pages: Int.random(in: 1...40, using: &generator))
             try txn.commit()
             say("acked \(value)")
+        }
+    case "crashpinned":
+        // Like crashloop under `.unsafe`, with what the object layer's stats reader does: a read
+        // transaction pinned for a random stretch of commits, then moved to the newest version
+        // (held runs pile up and are coalesced, then released); and a third of the transactions
+        // rolled back after building their pages (in the file's mapping, FileCore.buildsInPlace).
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+        var generator = SystemRandomNumberGenerator()
+        var pin = try file.beginRead()
+        var untilRepin = Int.random(in: 1...300, using: &generator)
+        while true {
+            let txn = try file.beginWrite()
+            let value = txn.roots[1] + 1
+            try writeGeneration(txn, value: value, pages: Int.random(in: 1...12, using: &generator))
+            if Int.random(in: 0..<3, using: &generator) == 0 {
+                txn.rollback()
+            } else {
+                try txn.commit()
+                say("acked \(value)")
+            }
+            untilRepin -= 1
+            if untilRepin == 0 {
+                pin.end()
+                pin = try file.beginRead()
+                untilRepin = Int.random(in: 1...300, using: &generator)
+            }
         }
     case "crashthreads":
         // Four threads committing under `.full` (group commit); each prints the counter value of

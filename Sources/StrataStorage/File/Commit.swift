@@ -29,7 +29,9 @@
 // lock is the lock file's shared writer word, SharedWriterLock.swift; 2 fcntl with lock files of
 // the older layouts), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
 // and 1 pwrite (the meta slot); the free-space records ride in the meta. Commits not flushed
-// per commit copy their pages into the writable shared mapping instead (`usesWriteMap`). It never calls fallocate/ftruncate in steady state
+// per commit put their pages into the writable shared mapping instead (`usesWriteMap`; plain
+// files build them there from the start, FileCore.buildsInPlace, so the commit seals them in
+// place and copies nothing). It never calls fallocate/ftruncate in steady state
 // (the file grows in zero-filled steps, FileCore). So a single writer's rate is the fdatasync
 // latency of the disk; concurrent writers share flushes (~3.4 commits per flush with 8 threads).
 

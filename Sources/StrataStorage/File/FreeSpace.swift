@@ -10,7 +10,11 @@
 // - `reusable` is sorted by start, runs never overlap or touch (adjacent runs are merged).
 // - A page is in at most one of `reusable` and `held`, and never reachable from the newest version.
 // - `held` runs carry [allocVersion, freeVersion); consecutive pages freed together with equal
-//   versions share a run.
+//   versions share a run. A run may cover a wider range than each of its pages' own (reader-
+//   blocked runs of adjacent pages are merged, `coalesceBlocked`): only ever wider, so a page is
+//   never reused before the exact rule allows.
+// - `held[0..<blockedPrefix]` are runs some version of `blockedReaders`/`blockedRanges` needs
+//   (a cache for `promote`, not persisted; the order of `held` is otherwise free).
 //
 // Persisted form: the same 24-byte records (start u32, count u32, allocVersion u64, freeVersion
 // u64; reusable runs with both versions 0), either inline in the meta page when they fit beside

@@ -3,8 +3,9 @@
 // Three backings share one shape — a reserved address range with page p at `base + p * 4096`:
 // - plain file: the file mapped shared (MAP_SHARED) over a large reserved range, so file growth
 //   never remaps and readers never take a lock (LMDB's way). Mapped writable when the descriptor
-//   allows it: a commit then copies its sealed pages into the mapping (`writeWindow`) instead of
-//   calling pwrite per page run — the page cache is the same, so pread/pwrite users, other
+//   allows it: a commit then puts its sealed pages into the mapping (`writeWindow`) instead of
+//   calling pwrite per page run — built there from the start when the file is not flushed per
+//   commit (FileCore.buildsInPlace), else copied in at commit; the page cache is the same, so pread/pwrite users, other
 //   processes' mappings and fdatasync see the bytes exactly as if written with pwrite (Linux's
 //   page cache is unified), but an already-dirty page costs a memcpy instead of a syscall and
 //   ext4's per-page write_begin/write_end (~20% of a small commit's CPU in profiles). Like LMDB's
@@ -251,10 +252,11 @@ final class PageStore: @unchecked Sendable {
         verified.insert(p)
     }
 
-    /// Whether the writer builds new pages directly in their slot of the range (memOnly and
-    /// encrypted stores: the range is private memory, and a page being allocated is one no reader
-    /// can see), so `install` has nothing to copy. A plain file's range is the file mapping,
-    /// which must only receive sealed pages, so its writer uses pooled buffers.
+    /// Whether the writer always builds new pages directly in their slot of the range (memOnly
+    /// and encrypted stores: the range is private memory, and a page being allocated is one no
+    /// reader can see), so `install` has nothing to copy. A plain file's range is the file
+    /// mapping: its writer builds there only when commits go through the writable mapping and
+    /// the page lies in the file (FileCore.buildsInPlace), else in pooled buffers.
     var buildsPagesInPlace: Bool { isMemory || cipher != nil }
 
     /// Whether `pointer` lies in the range (a page slot, not a pooled buffer).
