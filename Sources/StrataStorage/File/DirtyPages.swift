@@ -119,13 +119,33 @@ final class DirtyPages {
         return out
     }
 
-    /// Empties the table, keeping a moderate capacity for the next transaction's reuse.
+    /// Empties the table for the next transaction's reuse (FileCore.spareDirtyTable), keeping a
+    /// moderate capacity: a table a large transaction grew past 1,024 slots shrinks back to 64,
+    /// so that small transactions do not scan (forEach, sortedPages) or clear a large one.
     func removeAll() {
+        if mask + 1 > DirtyPages.largestKeptCapacity {
+            keys.deallocate()
+            values.deallocate()
+            let c = 64
+            keys = .allocate(capacity: c)
+            keys.initialize(repeating: 0, count: c)
+            values = .allocate(capacity: c)
+            values.initialize(repeating: nil, count: c)
+            mask = c - 1
+            shift = 64 - c.trailingZeroBitCount
+            count = 0
+            return
+        }
         guard count > 0 else { return }
         keys.update(repeating: 0, count: mask + 1)
         values.update(repeating: nil, count: mask + 1)
         count = 0
     }
+
+    static let largestKeptCapacity = 1024
+
+    /// Slots in the table (tests check the shrink of `removeAll`).
+    var capacity: Int { mask + 1 }
 
     private func grow() {
         let oldKeys = keys, oldValues = values, oldCapacity = mask + 1

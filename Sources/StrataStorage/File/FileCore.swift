@@ -71,6 +71,8 @@ final class FileCore: @unchecked Sendable {
     /// The version whose free space, free-list pages and commit-record pages the writer holds.
     var writerStateVersion: UInt64
     @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
+    /// The page table of the last write transaction, emptied, for the next one to reuse.
+    @exclusivity(unchecked) var spareDirtyTable: DirtyPages?
     /// Pages the next write transaction reserves at once from one free run (extent allocation,
     /// WriteTransaction.allocateRaw): the previous commit's allocation count and half again, at
     /// least 8; 0 (no extent) after a transaction of more than 16 pages.

@@ -78,7 +78,9 @@ public final class WriteTransaction: PageWriting {
     @exclusivity(unchecked) var pageCount: UInt32
     let basePageCount: UInt32
     /// Pages owned by this transaction → their full-page buffers (header + payload).
-    let dirty = DirtyPages()
+    /// Taken from the core's spare table and given back (emptied) by `finish`, so a small
+    /// transaction allocates no table.
+    let dirty: DirtyPages
     /// Committed pages freed by this transaction, with the version that wrote them.
     @exclusivity(unchecked) var freedCommitted: [(page: UInt32, allocVersion: UInt64)] = []
     /// The current extent: pages reserved from one free run, handed out in order so that a
@@ -113,6 +115,7 @@ public final class WriteTransaction: PageWriting {
         self.basePageCount = base.pageCount
         self.durability = core.options.durability
         self.freeSpaceCheckpoint = core.freeSpace.checkpoint()
+        self.dirty = core.spareDirtyTable.take() ?? DirtyPages()
         self.store = core.store
         self.verified = core.store.verified.view
         self.pageBase = core.store.base
@@ -260,7 +263,7 @@ public final class WriteTransaction: PageWriting {
         freedCommitted.append((page, alloc))
     }
 
-    public func isOwned(_ ref: PageRef) -> Bool { dirty[ref.raw] != nil }
+    public func isOwned(_ ref: PageRef) -> Bool { state == .active && dirty[ref.raw] != nil }
 
     /// Makes the changes the newest version; durable on return under `.full`.
     /// Returns the new version number. On error nothing of this transaction is visible.
@@ -300,6 +303,7 @@ public final class WriteTransaction: PageWriting {
     private func finish(_ final: State) {
         dirty.forEach { _, buffer in core.returnBuffer(buffer) }
         dirty.removeAll()
+        core.spareDirtyTable = dirty  // writer-owned: handed over before the writer lock goes
         freedCommitted.removeAll()
         state = final
         core.releaseWriter()

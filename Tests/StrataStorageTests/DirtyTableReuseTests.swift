@@ -1,0 +1,41 @@
+// The write transaction's page table (DirtyPages) is reused from one transaction to the next
+// (FileCore.spareDirtyTable): it must come back empty, shrink after a large transaction, and an
+// ended transaction must not see the next one's pages through it.
+
+import Testing
+@testable import StrataStorage
+
+@Suite("Page table reuse")
+struct DirtyTableReuseTests {
+    @Test func theTableIsReusedEmptyAndShrinksAfterALargeTransaction() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        try commitCounter(file, value: 1)
+        let first = try file.beginWrite()
+        let table = first.dirty
+        #expect(table.isEmpty)
+        _ = try first.allocatePage()
+        try first.commit()
+        // The next transaction gets the same table, empty.
+        let second = try file.beginWrite()
+        #expect(second.dirty === table)
+        #expect(second.dirty.isEmpty)
+        var refs: [PageRef] = []
+        for _ in 0..<3000 { refs.append(try second.allocatePage().ref) }
+        #expect(table.capacity > DirtyPages.largestKeptCapacity)
+        second.rollback()
+        #expect(table.isEmpty)
+        #expect(table.capacity == 64)
+        // After a rollback too it is reused; an ended transaction owns nothing.
+        let third = try file.beginWrite()
+        #expect(third.dirty === table)
+        let (ref, _) = try third.allocatePage()
+        #expect(third.isOwned(ref))
+        #expect(!second.isOwned(ref))
+        #expect(!first.isOwned(ref))
+        try third.commit()
+        #expect(!third.isOwned(ref))
+        #expect(try file.verify().balances)
+    }
+}
