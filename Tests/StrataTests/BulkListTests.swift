@@ -141,6 +141,38 @@ import Testing
         #expect(try realm.core.file.verify().balances)
     }
 
+    /// Index reads go through a leaf cursor: edits in place (pages this write owns, the root
+    /// unchanged) between reads must not leave it pointing at stale elements.
+    @Test func readsAfterInPlaceEditsOfTheSameWriteSeeTheEdits() throws {
+        let realm = try Realm(configuration: tempConfig())
+        try realm.write {
+            let s = Sensor()
+            s.symbol = "s"
+            try realm.add(s)
+            s.readings.append(objectsIn: (0..<600).map(Self.reading))
+            #expect(s.readings.map(\.seq) == (0..<600).map(Int64.init))
+            // The cursor is on the last leaf; removing from the first one shifts the last
+            // leaf's positions without changing its element count or the root.
+            #expect(s.readings[550].seq == 550)
+            s.readings.remove(at: 0)
+            #expect(s.readings[550].seq == 551)
+            #expect(s.readings[0].seq == 1 && s.readings[300].seq == 301)
+            s.readings.insert(Self.reading(-1), at: 1)
+            #expect(Array(s.readings.prefix(3)).map(\.seq) == [1, -1, 2])
+            s.readings.replace(index: 2, object: Self.reading(-2))
+            #expect(s.readings[2].seq == -2)
+            s.readings.removeFirst(100)
+            #expect(s.readings[0].seq == 100 && s.readings.count == 500)
+            s.readings.swapAt(0, 1)
+            #expect(s.readings[0].seq == 101 && s.readings[1].seq == 100)
+            s.readings.move(from: 0, to: 499)
+            #expect(s.readings[499].seq == 101 && s.readings[0].seq == 100 && s.readings[1].seq == 102)
+        }
+        let s = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "s"))
+        #expect(s.readings.map(\.seq) == [100] + (102..<600).map(Int64.init) + [101])
+        #expect(try realm.core.file.verify().balances)
+    }
+
     @Test func deletingAnAscendingRunTwiceThrowsAfterDeletingThoseBefore() throws {
         let realm = try Realm(configuration: tempConfig())
         let readings = (0..<50).map(Self.reading)

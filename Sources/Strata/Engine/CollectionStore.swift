@@ -191,7 +191,14 @@ extension RealmCore {
             // the trap of an index out of range (a separate count read cost a page lookup).
             if index >= 0, !s.root.isNull {
                 do {
-                    return try tree.withElement(at: index, in: p) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+                    // Reads in index order (iteration, Array(list.prefix(n))) stay in one leaf
+                    // through the cursor instead of descending per element.
+                    var cursor = s.cursorStamp == changeCounter ? s.cursor : nil
+                    defer {
+                        s.cursor = cursor
+                        s.cursorStamp = changeCounter
+                    }
+                    return try tree.withElement(at: index, in: p, cursor: &cursor) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
                 } catch let e as StorageError where e.code == .invalidArgument {
                     if index < (try tree.count(in: p)) { throw e }
                 }

@@ -19,6 +19,8 @@ protocol SortedBatchFlavor: TreeFlavor {
     static func branchSeparator(_ node: TreeNode, _ i: Int) throws -> SearchKey
     /// The key of leaf cell `i` (a pointer into the page for byte keys).
     static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> SearchKey
+    /// `a` and `b` are the same key.
+    static func same(_ a: SearchKey, _ b: SearchKey) -> Bool
 }
 
 extension KeyedFlavor: SortedBatchFlavor {
@@ -27,6 +29,7 @@ extension KeyedFlavor: SortedBatchFlavor {
     @inline(__always) static func precedes(_ a: UInt64, _ b: UInt64) -> Bool { a < b }
     @inline(__always) static func branchSeparator(_ node: TreeNode, _ i: Int) throws -> UInt64 { try branchKey(node, i) }
     @inline(__always) static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> UInt64 { try leafKey(node, i) }
+    @inline(__always) static func same(_ a: UInt64, _ b: UInt64) -> Bool { a == b }
 }
 
 extension BytesFlavor: SortedBatchFlavor {
@@ -45,6 +48,11 @@ extension BytesFlavor: SortedBatchFlavor {
         let offset = try node.cellOffset(i, need: 0)
         let size = try keyPartSize(node.base, at: offset, ref: node.ref)
         return UnsafeRawBufferPointer(start: node.base + offset + 2, count: size - 2)
+    }
+    @inline(__always) static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let aBase = a.baseAddress, a.count > 0 else { return true }
+        return compare(aBase, a.count, b) == 0
     }
 }
 
@@ -156,10 +164,19 @@ struct SortedRemoveBatch<F: SortedBatchFlavor>: TreeLeafBatch {
         var writable: MutableTreeNode?
         var view = node
         var removedHere = 0
+        // Where the next key is expected: keys ascend, so each is at or after the previous
+        // one's position (runs of consecutive entries are found without a search).
+        var hint = 0
         while position < keys.count {
             let key = keys[position]
             if let upper, !F.precedes(key, upper) { break }
-            let (index, found) = try F.searchLeafFromEnd(view, key)
+            let index: Int, found: Bool
+            if hint < view.count, try F.same(F.leafSearchKey(view, hint), key) {
+                (index, found) = (hint, true)
+            } else {
+                (index, found) = try F.searchLeafFromEnd(view, key)
+            }
+            hint = index
             guard found else {
                 if stopAtAbsent {
                     stopped = true
@@ -171,7 +188,10 @@ struct SortedRemoveBatch<F: SortedBatchFlavor>: TreeLeafBatch {
             let cell = try view.leafCell(index, F.self)
             let remove = try cell.value.withBytes(pages) { try shouldRemove(position, $0) }
             position += 1
-            guard remove else { continue }
+            guard remove else {
+                hint = index + 1
+                continue
+            }
             let leaf: MutableTreeNode
             if let writable {
                 leaf = writable
