@@ -169,3 +169,79 @@ private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0)
         #expect(found == n)
     }
 }
+
+extension TreeBenchmarks {
+    /// The sensors window at tree level, 1,000 readings per transaction over a window of
+    /// 10,000: rows (KeyedTree, 24-byte values), list (PositionalTree of 8-byte keys) and
+    /// backlinks (BytesTree, 28-byte keys), appended and trimmed one entry at a time or with
+    /// the batch operations. Prints entries per second of thread CPU for both.
+    @Test func slidingWindowSingleVersusBatch() throws {
+        let batch = 1_000, window = 10_000, rounds = 300
+        func backlinkKey(_ k: UInt64) -> [UInt8] {
+            var key = [UInt8](repeating: 0, count: 28)
+            key.withUnsafeMutableBytes {
+                $0.storeBytes(of: UInt32(2).bigEndian, toByteOffset: 0, as: UInt32.self)
+                $0.storeBytes(of: k.bigEndian, toByteOffset: 4, as: UInt64.self)
+                $0.storeBytes(of: UInt32(1).bigEndian, toByteOffset: 12, as: UInt32.self)
+                $0.storeBytes(of: UInt64(1).bigEndian, toByteOffset: 20, as: UInt64.self)
+            }
+            return key
+        }
+        for batched in [false, true] {
+            let pages = TreeTestPages()
+            pages.trackCommitted = false
+            var rows = KeyedTree(), list = PositionalTree(), links = BytesTree()
+            let value = [UInt8](repeating: 0x42, count: 24)
+            let one: [UInt8] = [1, 0, 0, 0]
+            var next: UInt64 = 0
+            let cpuStart = Self.threadCPUSeconds()
+            for _ in 0..<rounds {
+                let keys = (0..<UInt64(batch)).map { next + $0 }
+                next += UInt64(batch)
+                let linkKeys = keys.map(backlinkKey)
+                try value.withUnsafeBytes { v in
+                    try one.withUnsafeBytes { o in
+                        if batched {
+                            try rows.putSorted(keys: keys, values: Array(repeating: v, count: batch), in: pages)
+                            try list.appendUInt64s(keys, in: pages)
+                            let flat = linkKeys.flatMap { $0 }
+                            try flat.withUnsafeBytes { all in
+                                let kb = (0..<batch).map { UnsafeRawBufferPointer(rebasing: all[$0 * 28..<$0 * 28 + 28]) }
+                                try links.putSorted(keys: kb, values: Array(repeating: o, count: batch), in: pages)
+                            }
+                        } else {
+                            for (k, lk) in zip(keys, linkKeys) {
+                                try rows.put(k, v, in: pages)
+                                try list.appendUInt64(k, in: pages)
+                                try lk.withUnsafeBytes { _ = try links.put($0, o, in: pages) }
+                            }
+                        }
+                    }
+                }
+                let excess = try list.count(in: pages) - window
+                if excess > 0 {
+                    var old: [UInt64] = []
+                    if batched {
+                        try list.removeFirst(excess, in: pages) { old.append($0.loadUnaligned(as: UInt64.self)) }
+                        try rows.removeSorted(old, in: pages)
+                        let flat = old.flatMap(backlinkKey)
+                        try flat.withUnsafeBytes { all in
+                            try links.removeSorted((0..<old.count).map { UnsafeRawBufferPointer(rebasing: all[$0 * 28..<$0 * 28 + 28]) }, in: pages)
+                        }
+                    } else {
+                        for _ in 0..<excess { try list.remove(at: 0, in: pages) { old.append($0.loadUnaligned(as: UInt64.self)) } }
+                        for k in old {
+                            try rows.remove(k, in: pages)
+                            try backlinkKey(k).withUnsafeBytes { _ = try links.remove($0, in: pages) }
+                        }
+                    }
+                }
+                pages.commit()
+                pages.releaseRetired()
+            }
+            let cpu = Self.threadCPUSeconds() - cpuStart
+            #expect(try rows.count(in: pages) == window && list.count(in: pages) == window && links.count(in: pages) == window)
+            print("tree-bench sliding window \(batched ? "batch " : "single"): \(Double(rounds * batch) / cpu / 1e6) M readings/s of thread CPU (rows + list + backlinks, in and out), \(pages.livePageCount) pages")
+        }
+    }
+}

@@ -191,7 +191,14 @@ extension RealmCore {
             // the trap of an index out of range (a separate count read cost a page lookup).
             if index >= 0, !s.root.isNull {
                 do {
-                    return try tree.withElement(at: index, in: p) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+                    // Reads in index order (iteration, Array(list.prefix(n))) stay in one leaf
+                    // through the cursor instead of descending per element.
+                    var cursor = s.cursorStamp == changeCounter ? s.cursor : nil
+                    defer {
+                        s.cursor = cursor
+                        s.cursorStamp = changeCounter
+                    }
+                    return try tree.withElement(at: index, in: p, cursor: &cursor) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
                 } catch let e as StorageError where e.code == .invalidArgument {
                     if index < (try tree.count(in: p)) { throw e }
                 }
@@ -236,9 +243,23 @@ extension RealmCore {
             // first element is added, which may create that table), not per element.
             let links = r.column.type == .object && r.column.collection != .map
             var targetTable: Int? = nil
+            let items = Array(elements)
+            // New objects of a plain class (the harness's readings): their rows, backlinks and
+            // list entries each go in one sorted batch (BatchLinks.swift).
+            if links, items.count > 1, let objects = items as? [Object],
+               let keys = try addPlainObjects(objects, viaLink: true) {
+                if let tt = linkTargetTable(table: r.table, column: r.column.index) {
+                    try addFreshBacklinks(target: tt, targetKeys: keys, source: r.table, column: r.column.index, sourceKey: r.owner)
+                }
+                try tree.appendUInt64s(keys, in: w)
+                s.root = tree.root
+                s.dirty = true
+                changeCounter &+= 1
+                return
+            }
             // The state follows the tree after each element, so a failure part-way leaves it
             // describing what was appended (the pending error then cancels the commit).
-            for e in elements {
+            for e in items {
                 if links, let o = e as? Object {
                     // As withEncodedElement: a new object has no backlink entry to read yet.
                     let fresh = updatePolicy == .error && o._binding == nil
@@ -321,22 +342,24 @@ extension RealmCore {
                 changeCounter &+= 1
                 return
             }
-            // Links: each removal hands over the removed key (no separate scan), then the
-            // backlinks go, with the target table looked up once for all (as releaseLink does).
+            // Links: the batch removal hands over each removed key (no separate scan; whole
+            // leaves dropped), then the backlinks go in one sorted pass, with the target table
+            // looked up once for all (as releaseLink does).
             var keys: [UInt64] = []
             keys.reserveCapacity(count)
-            for _ in 0..<count {
-                try tree.remove(at: 0, in: w) { e in
-                    if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
-                }
+            try tree.removeFirst(count, in: w) { e in
+                if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
             }
             s.root = tree.root
             s.dirty = true
             changeCounter &+= 1
-            let embedded = snap.schemas[tt].isEmbedded
-            for k in keys {
-                try removeBacklink(target: tt, targetKey: k, source: r.table, column: r.column.index, sourceKey: r.owner)
-                if embedded { try deleteObject(table: tt, key: k) }
+            if snap.schemas[tt].isEmbedded {
+                for k in keys {
+                    try removeBacklink(target: tt, targetKey: k, source: r.table, column: r.column.index, sourceKey: r.owner)
+                    try deleteObject(table: tt, key: k)
+                }
+            } else {
+                try removeBacklinks(target: tt, targetKeys: keys, source: r.table, column: r.column.index, sourceKey: r.owner)
             }
         } catch {
             record(error)

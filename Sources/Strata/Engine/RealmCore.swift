@@ -34,8 +34,13 @@ struct Snapshot {
 
 /// The root of a list/set/map tree of one object, as open in the current snapshot.
 final class CollectionState {
-    var root: PageRef
-    var dirty = false
+    /// Any change of the tree drops the read cursor (it may point at a page edited in place).
+    var root: PageRef { didSet { cursor = nil } }
+    var dirty = false { didSet { cursor = nil } }
+    /// The list leaf of the last element read by index (`listGet`), valid while
+    /// `cursorStamp` equals the core's `changeCounter` (no change since) and the root is the same.
+    var cursor: PositionalCursor?
+    var cursorStamp: UInt64 = 0
     let owner: UInt64
     let table: Int
     let column: Int

@@ -21,7 +21,7 @@
 public struct BytesTree: Hashable, Sendable {
     /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
     /// a value of another tree) after every mutation.
-    public private(set) var root: PageRef
+    public internal(set) var root: PageRef
 
     /// Longest key in bytes: keeps at least three entries per page so splits always work.
     public static let maxKeySize = 1024

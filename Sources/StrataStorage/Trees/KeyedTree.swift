@@ -28,7 +28,7 @@
 public struct KeyedTree: Hashable, Sendable {
     /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
     /// a value of another tree) after every mutation.
-    public private(set) var root: PageRef
+    public internal(set) var root: PageRef
 
     /// Largest value in bytes: 16 MiB of payload plus a small header of the layer above.
     public static let maxValueSize = 16 * 1024 * 1024 + 64

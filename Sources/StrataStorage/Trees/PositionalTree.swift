@@ -23,7 +23,7 @@
 public struct PositionalTree: Hashable, Sendable {
     /// The root page; `.null` for an empty tree. Store it where the tree lives (a meta root,
     /// a value of another tree) after every mutation.
-    public private(set) var root: PageRef
+    public internal(set) var root: PageRef
 
     /// Largest element in bytes (elements that do not fit inline go to overflow pages).
     public static let maxElementSize = KeyedTree.maxValueSize
@@ -124,10 +124,10 @@ public struct PositionalTree: Hashable, Sendable {
         root = newRoot
     }
 
-    /// Removes the first `n` elements (0...count).
+    /// Removes the first `n` elements (0...count; else `.invalidArgument`): whole leaves are
+    /// freed, one is trimmed, one descent per leaf (TreePositionalBatch.swift).
     public mutating func removeFirst(_ n: Int, in pages: some PageWriting) throws {
-        try checkIndex(n, below: try count(in: pages) + 1)
-        for _ in 0..<n { try remove(at: 0, in: pages) }
+        try removeFirst(n, in: pages, removing: { _ in })
     }
 
     /// The index of the first element from `start` for which `predicate` is true, nil if none.

@@ -72,6 +72,13 @@ enum TreeEditor<F: TreeFlavor> {
         }
         let result = try edit(root, key, operation, cell: cell, rightmost: true, depth: 0, pages, removeIf)
         guard result.changed else { return (root, 0) }
+        return (try finishRoot(result, pages), result.delta)
+    }
+
+    /// The new root after an edit of the old root changed it (`result.changed`): a new branch
+    /// above a split root, `.null` when the root emptied (its page freed), and a branch root
+    /// with a single child replaced by that child (repeatedly).
+    static func finishRoot(_ result: TreeEditResult, _ pages: any PageWriting) throws -> PageRef {
         if let split = result.split {
             let (ref, base) = try pages.allocatePage()
             let branch = MutableTreeNode.initialize(ref, base, kind: F.branchKind)
@@ -88,11 +95,11 @@ enum TreeEditor<F: TreeFlavor> {
                 branch.appendCellContiguous(bytes, size: cell.count)
             }
             branch.total = split.leftTotal + split.rightTotal
-            return (ref, result.delta)
+            return ref
         }
         if result.cellCount == 0 {
             pages.freePage(result.ref)
-            return (.null, result.delta)
+            return .null
         }
         // A branch root with a single child is replaced by that child.
         var newRoot = result.ref
@@ -105,7 +112,7 @@ enum TreeEditor<F: TreeFlavor> {
             newRoot = child
             depth += 1
         }
-        return (newRoot, result.delta)
+        return newRoot
     }
 
     /// Builds the branch cell pointing at a split's right node: its key is the key of the
@@ -178,10 +185,23 @@ enum TreeEditor<F: TreeFlavor> {
 
         let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
+        let split = try absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch, rightmost: rightmost, pages)
+        return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
+                              cellCount: branch.count, filledBytes: branch.filledBytes)
+    }
+
+    /// Updates the writable `branch` after its child `index` (which counted `oldChildCount`
+    /// entries) was edited with `result`: stores the child's new reference and count, absorbs
+    /// its split (returning this node's own split, if it overflows), removes it when it
+    /// emptied (freeing its page), or merges it with a sibling when it became underfull.
+    static func absorbChild(_ result: TreeEditResult, at index: Int, oldChildCount: UInt64,
+                            of branch: MutableTreeNode, rightmost: Bool, _ pages: any PageWriting) throws -> TreeSplit? {
+        let writableBase = branch.base
+        let writableRef = branch.ref
         let cellOffset = branch.slot(index)
         writableBase.setTreeU32(cellOffset + TreeLayout.branchChildOffset, result.ref.raw)
         // Wrapping arithmetic: counts come from the page, and a corrupt one must not trap
-        // (the underflow case is rejected above; the checker in the tests verifies counts).
+        // (the underflow case is rejected by the callers; the checker in the tests verifies counts).
         let delta = UInt64(bitPattern: Int64(result.delta))
         writableBase.setTreeU64(cellOffset + TreeLayout.branchCountOffset, oldChildCount &+ delta)
         branch.total = branch.total &+ delta
@@ -208,8 +228,7 @@ enum TreeEditor<F: TreeFlavor> {
             // append into it would read both pages to find that out), and is never needed.
             try mergeChild(at: index, of: branch, pages)
         }
-        return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
-                              cellCount: branch.count, filledBytes: branch.filledBytes)
+        return split
     }
 
     /// `writable`: the node's page when it was already made writable on the way down.

@@ -1,0 +1,135 @@
+// Batched object-layer edits on the trees' batch operations: adding many new objects of a
+// plain class in one sorted put, and adding or dropping the backlinks of many list elements in
+// one sorted pass of the backlink tree (Backlinks.swift has the key format).
+//
+// Why: the sensors pattern appends 1,000 new readings to a list and drops its 1,000 oldest per
+// transaction; per element that was one descent of the rows tree, of the list and of the
+// backlink tree each. New objects get ascending keys and their backlink keys (same target
+// table, source table, column and owner) ascend with them, so each tree takes one descent
+// per leaf instead.
+//
+// Invariants:
+// - The result equals the per-element path's: the same rows (a plain row is the zeroed
+//   buffer with the scalars copied in), the same keys from `nextKey`, the same bindings, the
+//   same backlink counts (an entry's count drops by the number of times its key leaves; the
+//   entry goes when that reaches zero).
+// - Anything the fast path does not cover (a managed or repeated object, a class with a
+//   primary key, indexes, strings, links or collections) is left to the per-element path:
+//   `addPlainObjects` returns nil before changing anything.
+import StrataStorage
+
+extension RealmCore {
+    /// Adds `objects` (unmanaged, distinct, all of one plain class: ClassInfo.plainRow, no
+    /// maintained index) with one sorted put of their rows; returns their keys (ascending), or
+    /// nil, having changed nothing, when they do not qualify.
+    func addPlainObjects(_ objects: [Object], viaLink: Bool) throws -> [UInt64]? {
+        guard let first = objects.first else { return [] }
+        let type = Swift.type(of: first)
+        var seen = Set<ObjectIdentifier>(minimumCapacity: objects.count)
+        for o in objects {
+            guard o._binding == nil, Swift.type(of: o) == type, seen.insert(ObjectIdentifier(o)).inserted else { return nil }
+        }
+        let w = try requireWriteThrowing("add objects")
+        let (info, t) = try classAndTable(forAdding: type, viaLink: viaLink)
+        guard let plain = info.plainRow, try !maintainedIndexes(table: t, w) else { return nil }
+        let size = info.plainRowSize
+        let n = objects.count
+        let start = snap.metas[t].nextKey
+        let keys = (0..<n).map { start &+ UInt64($0) }
+        var rows = [UInt8](repeating: 0, count: max(size * n, 1))
+        rows.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for (i, o) in objects.enumerated() {
+                let source = UnsafeRawPointer(Unmanaged.passUnretained(o).toOpaque())
+                let row = base + i * size
+                withExtendedLifetime(o) {
+                    for c in plain { c.kind.copy(from: source + c.valueOffset, to: row + c.slotOffset) }
+                }
+            }
+        }
+        try rows.withUnsafeBytes { all in
+            guard let base = all.baseAddress else { return }
+            let values = (0..<n).map { UnsafeRawBufferPointer(start: base + $0 * size, count: size) }
+            _ = try snap.metas[t].objects.putSorted(keys: keys, values: values, in: w)
+        }
+        snap.metas[t].nextKey = start &+ UInt64(n)
+        for (i, o) in objects.enumerated() { o._binding = ObjectBinding(core: self, info: info, table: t, key: keys[i]) }
+        snap.metasDirty = true
+        changeCounter &+= UInt64(n)
+        return keys
+    }
+
+    /// The 28-byte backlink keys of (target, k) ← (source, column, sourceKey) for each k of
+    /// `targetKeys`, contiguous, and `body` called with a buffer per key.
+    private func withBacklinkKeys<R>(target: Int, _ targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64,
+                                     _ body: ([UnsafeRawBufferPointer]) throws -> R) throws -> R {
+        var bytes = [UInt8](repeating: 0, count: max(targetKeys.count * 28, 1))
+        bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for (i, k) in targetKeys.enumerated() {
+                let entry = base + i * 28
+                entry.storeBytes(of: UInt32(truncatingIfNeeded: target).bigEndian, toByteOffset: 0, as: UInt32.self)
+                entry.storeBytes(of: k.bigEndian, toByteOffset: 4, as: UInt64.self)
+                entry.storeBytes(of: UInt32(truncatingIfNeeded: source).bigEndian, toByteOffset: 12, as: UInt32.self)
+                entry.storeBytes(of: UInt32(truncatingIfNeeded: column).bigEndian, toByteOffset: 16, as: UInt32.self)
+                entry.storeBytes(of: sourceKey.bigEndian, toByteOffset: 20, as: UInt64.self)
+            }
+        }
+        return try bytes.withUnsafeBytes { all in
+            guard let base = all.baseAddress else { return try body([]) }
+            return try body((0..<targetKeys.count).map { UnsafeRawBufferPointer(start: base + $0 * 28, count: 28) })
+        }
+    }
+
+    /// Backlinks with count 1 for links to objects just created (`targetKeys` strictly
+    /// ascending, none with an entry yet): one sorted put.
+    func addFreshBacklinks(target: Int, targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        guard !targetKeys.isEmpty else { return }
+        try withUnsafeBytes(of: UInt32(1).littleEndian) { one in
+            try withBacklinkKeys(target: target, targetKeys, source: source, column: column, sourceKey: sourceKey) { keys in
+                _ = try snap.backlinks.putSorted(keys: keys, values: [UnsafeRawBufferPointer](repeating: one, count: keys.count), in: w)
+            }
+        }
+    }
+
+    /// `removeBacklink` for every key of `targetKeys` (any order, repeats allowed), in one
+    /// sorted pass: each entry's count drops by its key's repeats, and the entry goes when that
+    /// leaves nothing.
+    func removeBacklinks(target: Int, targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64) throws {
+        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        guard !targetKeys.isEmpty else { return }
+        var ascending = true
+        for i in targetKeys.indices.dropFirst() where targetKeys[i - 1] >= targetKeys[i] {
+            ascending = false
+            break
+        }
+        var unique: [UInt64] = []
+        var repeats: [UInt32] = []
+        if ascending {
+            unique = targetKeys
+            repeats = [UInt32](repeating: 1, count: targetKeys.count)
+        } else {
+            for k in targetKeys.sorted() {
+                if let last = unique.last, last == k {
+                    repeats[repeats.count - 1] &+= 1
+                } else {
+                    unique.append(k)
+                    repeats.append(1)
+                }
+            }
+        }
+        try withBacklinkKeys(target: target, unique, source: source, column: column, sourceKey: sourceKey) { keys in
+            var rewrites: [(index: Int, count: UInt32)] = []
+            _ = try snap.backlinks.removeSorted(keys, in: w) { i, value in
+                let old = value.count >= 4 ? UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)) : 0
+                if old <= repeats[i] { return true }
+                rewrites.append((i, old - repeats[i]))
+                return false
+            }
+            for (i, count) in rewrites {
+                try withUnsafeBytes(of: count.littleEndian) { _ = try snap.backlinks.put(keys[i], $0, in: w) }
+            }
+        }
+    }
+}

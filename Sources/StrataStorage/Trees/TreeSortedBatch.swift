@@ -1,0 +1,234 @@
+// Sorted batch edits of the keyed trees (KeyedTree, BytesTree): put and remove many keys in
+// ascending order with one descent per leaf touched (TreeBatchEdit.swift drives them).
+//
+// Invariants:
+// - Batch keys are strictly ascending (checked by the public entry points before any page
+//   is touched, with key and value sizes); so within a leaf each key goes after the previous.
+// - A put that does not fit its leaf splits it like a single put (`splitInsert`) and ends the
+//   descent, except past the last key of the tree, where the full leaf stays as it is and the
+//   following keys fill a fresh right leaf (dense pages for ascending appends).
+// - A remove batch descends read-only and copies a leaf only when it removes from it.
+
+/// A keyed flavor whose keys can be compared with each other and with branch separators.
+protocol SortedBatchFlavor: TreeFlavor {
+    static func keyPart(_ key: SearchKey) -> TreeKeyPart
+    static func keyPartSize(of key: SearchKey) -> Int
+    /// `a` sorts strictly before `b`.
+    static func precedes(_ a: SearchKey, _ b: SearchKey) -> Bool
+    /// The routing key of branch cell `i` > 0 (a pointer into the page for byte keys).
+    static func branchSeparator(_ node: TreeNode, _ i: Int) throws -> SearchKey
+    /// The key of leaf cell `i` (a pointer into the page for byte keys).
+    static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> SearchKey
+    /// `a` and `b` are the same key.
+    static func same(_ a: SearchKey, _ b: SearchKey) -> Bool
+}
+
+extension KeyedFlavor: SortedBatchFlavor {
+    @inline(__always) static func keyPart(_ key: UInt64) -> TreeKeyPart { .uint64(key) }
+    @inline(__always) static func keyPartSize(of key: UInt64) -> Int { 8 }
+    @inline(__always) static func precedes(_ a: UInt64, _ b: UInt64) -> Bool { a < b }
+    @inline(__always) static func branchSeparator(_ node: TreeNode, _ i: Int) throws -> UInt64 { try branchKey(node, i) }
+    @inline(__always) static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> UInt64 { try leafKey(node, i) }
+    @inline(__always) static func same(_ a: UInt64, _ b: UInt64) -> Bool { a == b }
+}
+
+extension BytesFlavor: SortedBatchFlavor {
+    @inline(__always) static func keyPart(_ key: UnsafeRawBufferPointer) -> TreeKeyPart { .bytes(key) }
+    @inline(__always) static func keyPartSize(of key: UnsafeRawBufferPointer) -> Int { 2 + key.count }
+    @inline(__always) static func precedes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard let aBase = a.baseAddress, a.count > 0 else { return b.count > 0 }
+        return compare(aBase, a.count, b) < 0
+    }
+    @inline(__always) static func branchSeparator(_ node: TreeNode, _ i: Int) throws -> UnsafeRawBufferPointer {
+        let offset = try node.cellOffset(i, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset
+        let size = try keyPartSize(node.base, at: offset, ref: node.ref)
+        return UnsafeRawBufferPointer(start: node.base + offset + 2, count: size - 2)
+    }
+    @inline(__always) static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> UnsafeRawBufferPointer {
+        let offset = try node.cellOffset(i, need: 0)
+        let size = try keyPartSize(node.base, at: offset, ref: node.ref)
+        return UnsafeRawBufferPointer(start: node.base + offset + 2, count: size - 2)
+    }
+    @inline(__always) static func same(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let aBase = a.baseAddress, a.count > 0 else { return true }
+        return compare(aBase, a.count, b) == 0
+    }
+}
+
+extension SortedBatchFlavor {
+    /// `searchLeaf`, answering at once for a key after the leaf's last one (ascending batches).
+    @inline(__always)
+    static func searchLeafFromEnd(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, found: Bool) {
+        if try node.count == 0 || precedes(leafSearchKey(node, node.count - 1), key) { return (node.count, false) }
+        return try searchLeaf(node, key)
+    }
+}
+
+/// Puts (insert or replace) of ascending keys.
+struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
+    let keys: UnsafeBufferPointer<F.SearchKey>
+    let values: UnsafeBufferPointer<UnsafeRawBufferPointer>
+    private(set) var position = 0
+
+    init(keys: UnsafeBufferPointer<F.SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
+        self.keys = keys
+        self.values = values
+    }
+
+    var isDone: Bool { position >= keys.count }
+    func nextKey() -> F.SearchKey { keys[position] }
+    static var inserts: Bool { true }
+    static var eagerPath: Bool { true }
+    static func separator(_ node: TreeNode, _ i: Int) throws -> F.SearchKey? { try F.branchSeparator(node, i) }
+
+    mutating func edit(leaf node: TreeNode, key _: F.SearchKey, upper: F.SearchKey?, rightmost: Bool,
+                       _ pages: any PageWriting) throws -> TreeEditResult {
+        let (ref, base) = try pages.writablePage(node.ref)
+        let leaf = MutableTreeNode(ref: ref, base: base)
+        var delta = 0
+        var split: TreeSplit?
+        while position < keys.count {
+            let key = keys[position], value = values[position]
+            if let upper, !F.precedes(key, upper) { break }
+            let view = try TreeNode(ref: ref, base: UnsafeRawPointer(base), flavor: F.self)
+            let (index, found) = try F.searchLeafFromEnd(view, key)
+            if found {
+                let old = try view.leafCell(index, F.self)
+                try old.value.free(pages)
+                leaf.removeCell(at: index, size: old.size)
+                leaf.total = UInt64(leaf.count)
+            } else {
+                delta += 1
+            }
+            position += 1
+            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: key), valueCount: value.count)
+            if leaf.fits(size) {
+                try TreeCells.withLeafCell(F.keyPart(key), value, pages) { try leaf.insertCell($0, at: index, isLeaf: true, F.self) }
+                leaf.total = UInt64(leaf.count)
+                continue
+            }
+            if rightmost && index == leaf.count && leaf.count > 0 {
+                // Past the last key of the tree: this leaf stays full and the following keys
+                // fill fresh right leaves (one per descent).
+                let right = try MutableTreeNode.allocateRightLeaf(kind: F.leafKind, pages)
+                try TreeCells.withLeafCell(F.keyPart(key), value, pages) { try right.insertCell($0, at: 0, isLeaf: true, F.self) }
+                while position < keys.count {
+                    let next = keys[position], nextValue = values[position]
+                    guard right.fits(TreeCells.leafCellSize(keySize: F.keyPartSize(of: next), valueCount: nextValue.count)) else { break }
+                    try TreeCells.withLeafCell(F.keyPart(next), nextValue, pages) {
+                        try right.insertCell($0, at: right.count, isLeaf: true, F.self)
+                    }
+                    position += 1
+                    delta += 1
+                }
+                right.total = UInt64(right.count)
+                split = TreeSplit(right: right.ref, leftTotal: leaf.total, rightTotal: right.total)
+            } else {
+                split = try TreeCells.withLeafCell(F.keyPart(key), value, pages) {
+                    try leaf.splitInsert($0, at: index, isLeaf: true, appendMode: false, pages: pages, F.self)
+                }
+            }
+            break
+        }
+        return TreeEditResult(ref: ref, delta: delta, changed: true, split: split,
+                              cellCount: leaf.count, filledBytes: leaf.filledBytes)
+    }
+}
+
+/// Removals of ascending keys; absent keys are skipped, or end the batch (`stopAtAbsent`).
+/// `shouldRemove(i, value)` decides for the present key `keys[i]` (value valid during the call).
+struct SortedRemoveBatch<F: SortedBatchFlavor>: TreeLeafBatch {
+    let keys: UnsafeBufferPointer<F.SearchKey>
+    let stopAtAbsent: Bool
+    let shouldRemove: (Int, UnsafeRawBufferPointer) throws -> Bool
+    private(set) var position = 0
+    private(set) var stopped = false
+    private(set) var removed = 0
+
+    init(keys: UnsafeBufferPointer<F.SearchKey>, stopAtAbsent: Bool,
+         shouldRemove: @escaping (Int, UnsafeRawBufferPointer) throws -> Bool) {
+        self.keys = keys
+        self.stopAtAbsent = stopAtAbsent
+        self.shouldRemove = shouldRemove
+    }
+
+    var isDone: Bool { stopped || position >= keys.count }
+    func nextKey() -> F.SearchKey { keys[position] }
+    static var inserts: Bool { false }
+    static var eagerPath: Bool { false }
+    static func separator(_ node: TreeNode, _ i: Int) throws -> F.SearchKey? { try F.branchSeparator(node, i) }
+
+    mutating func edit(leaf node: TreeNode, key _: F.SearchKey, upper: F.SearchKey?, rightmost _: Bool,
+                       _ pages: any PageWriting) throws -> TreeEditResult {
+        var writable: MutableTreeNode?
+        var view = node
+        var removedHere = 0
+        // Where the next key is expected: keys ascend, so each is at or after the previous
+        // one's position (runs of consecutive entries are found without a search).
+        var hint = 0
+        while position < keys.count {
+            let key = keys[position]
+            if let upper, !F.precedes(key, upper) { break }
+            let index: Int, found: Bool
+            if hint < view.count, try F.same(F.leafSearchKey(view, hint), key) {
+                (index, found) = (hint, true)
+            } else {
+                (index, found) = try F.searchLeafFromEnd(view, key)
+            }
+            hint = index
+            guard found else {
+                if stopAtAbsent {
+                    stopped = true
+                    break
+                }
+                position += 1
+                continue
+            }
+            let cell = try view.leafCell(index, F.self)
+            let remove = try cell.value.withBytes(pages) { try shouldRemove(position, $0) }
+            position += 1
+            guard remove else {
+                hint = index + 1
+                continue
+            }
+            let leaf: MutableTreeNode
+            if let writable {
+                leaf = writable
+            } else {
+                let (ref, base) = try pages.writablePage(node.ref)
+                leaf = MutableTreeNode(ref: ref, base: base)
+                writable = leaf
+            }
+            try cell.value.free(pages)
+            leaf.removeCell(at: index, size: cell.size)
+            leaf.total = UInt64(leaf.count)
+            removedHere += 1
+            view = try TreeNode(ref: leaf.ref, base: UnsafeRawPointer(leaf.base), flavor: F.self)
+        }
+        removed += removedHere
+        guard let writable else { return .unchanged(node.ref) }
+        return TreeEditResult(ref: writable.ref, delta: -removedHere, changed: true, split: nil,
+                              cellCount: writable.count, filledBytes: writable.filledBytes)
+    }
+}
+
+enum SortedBatchCheck {
+    /// Throws `.invalidArgument` unless `keys` are strictly ascending.
+    static func ascending<F: SortedBatchFlavor>(_ keys: UnsafeBufferPointer<F.SearchKey>, _ flavor: F.Type) throws {
+        var i = 1
+        while i < keys.count {
+            guard F.precedes(keys[i - 1], keys[i]) else {
+                throw StorageError(.invalidArgument, "batch keys are not strictly ascending at index \(i)")
+            }
+            i += 1
+        }
+    }
+
+    /// Throws `.tooLarge` for a value over `KeyedTree.maxValueSize`.
+    static func valueSizes(_ values: UnsafeBufferPointer<UnsafeRawBufferPointer>, limit: Int) throws {
+        for (i, value) in values.enumerated() where value.count > limit {
+            throw StorageError(.tooLarge, "value \(i) of \(value.count) bytes exceeds the limit of \(limit)")
+        }
+    }
+}
