@@ -25,9 +25,8 @@ extension RealmCore {
     func addPlainObjects(_ objects: [Object], viaLink: Bool) throws -> [UInt64]? {
         guard let first = objects.first else { return [] }
         let type = Swift.type(of: first)
-        var seen = Set<ObjectIdentifier>(minimumCapacity: objects.count)
         for o in objects {
-            guard o._binding == nil, Swift.type(of: o) == type, seen.insert(ObjectIdentifier(o)).inserted else { return nil }
+            guard o._binding == nil, Swift.type(of: o) == type else { return nil }
         }
         let w = try requireWriteThrowing("add objects")
         let (info, t) = try classAndTable(forAdding: type, viaLink: viaLink)
@@ -36,6 +35,33 @@ extension RealmCore {
         let n = objects.count
         let start = snap.metas[t].nextKey
         let keys = (0..<n).map { start &+ UInt64($0) }
+        // Bound first, as the single add does (the row is copied from the objects' memory
+        // either way). An object met twice is bound already at its second occurrence: undo
+        // and leave the batch to the per-element path (no hashing of every object).
+        for (i, o) in objects.enumerated() {
+            guard o._binding == nil else {
+                for j in 0..<i { objects[j]._binding = nil }
+                return nil
+            }
+            o._binding = ObjectBinding(core: self, info: info, table: t, key: keys[i])
+        }
+        do {
+            try putPlainRows(objects, keys: keys, plain: plain, size: size, table: t, w)
+        } catch {
+            for o in objects { o._binding = nil }
+            throw error
+        }
+        snap.metas[t].nextKey = start &+ UInt64(n)
+        snap.metasDirty = true
+        changeCounter &+= UInt64(n)
+        return keys
+    }
+
+    /// The plain rows of `objects` (copied from their memory into one zeroed buffer) put under
+    /// `keys` in one sorted batch.
+    private func putPlainRows(_ objects: [Object], keys: [UInt64], plain: [PlainRowCopy], size: Int, table t: Int,
+                              _ w: WriteTransaction) throws {
+        let n = objects.count
         var rows = [UInt8](repeating: 0, count: max(size * n, 1))
         rows.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -52,11 +78,6 @@ extension RealmCore {
             let values = (0..<n).map { UnsafeRawBufferPointer(start: base + $0 * size, count: size) }
             _ = try snap.metas[t].objects.putSorted(keys: keys, values: values, in: w)
         }
-        snap.metas[t].nextKey = start &+ UInt64(n)
-        for (i, o) in objects.enumerated() { o._binding = ObjectBinding(core: self, info: info, table: t, key: keys[i]) }
-        snap.metasDirty = true
-        changeCounter &+= UInt64(n)
-        return keys
     }
 
     /// The 28-byte backlink keys of (target, k) ← (source, column, sourceKey) for each k of
@@ -98,7 +119,13 @@ extension RealmCore {
     /// leaves nothing.
     func removeBacklinks(target: Int, targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
-        guard !targetKeys.isEmpty else { return }
+        guard targetKeys.count > 1 else {
+            // One link (the per-transaction trim of a single-reading write): no batch arrays.
+            if let k = targetKeys.first {
+                try removeBacklink(target: target, targetKey: k, source: source, column: column, sourceKey: sourceKey)
+            }
+            return
+        }
         var ascending = true
         for i in targetKeys.indices.dropFirst() where targetKeys[i - 1] >= targetKeys[i] {
             ascending = false

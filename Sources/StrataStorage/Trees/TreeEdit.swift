@@ -9,6 +9,8 @@
 // never makes a node underfull, so it never restructures siblings.
 // A `.remove` may be conditional (`removeIf` sees the present entry's value first): one descent
 // for read-then-remove patterns such as reference counts.
+// The way up (`absorbChild`) and the root's fix-up (`finishRoot`) are shared with the batch
+// edits of TreeBatchEdit.swift, which apply many entries per descent.
 //
 // Invariants:
 // - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
