@@ -40,7 +40,7 @@ import Testing
     /// one at a time. Some rounds also link a kept reading from the other sensor (twice), so
     /// that removals meet backlink counts above one.
     private static func run(_ realm: Realm, batched: Bool, rounds: Int, batch: Int, keep: Int, seed: UInt64) throws {
-        var rng = SplitMixRandom(seed: seed)
+        var rng = SplitMix64(seed: seed)  // QueryFuzzTests.swift: both realms see the same rounds
         try realm.write {
             for symbol in ["a", "b"] {
                 let s = Sensor()
@@ -200,18 +200,5 @@ import Testing
         try realm.write { try realm.delete(Array(readings[11..<50])) }
         #expect(realm.objects(Reading.self).isEmpty)
         #expect(try realm.core.file.verify().balances)
-    }
-}
-
-/// A seeded generator, so the batched and the per-element realm see the same rounds.
-struct SplitMixRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -126,14 +126,7 @@ final class DirtyPages {
         if mask + 1 > DirtyPages.largestKeptCapacity {
             keys.deallocate()
             values.deallocate()
-            let c = 64
-            keys = .allocate(capacity: c)
-            keys.initialize(repeating: 0, count: c)
-            values = .allocate(capacity: c)
-            values.initialize(repeating: nil, count: c)
-            mask = c - 1
-            shift = 64 - c.trailingZeroBitCount
-            count = 0
+            allocateEmpty(capacity: 64)
             return
         }
         guard count > 0 else { return }
@@ -147,9 +140,8 @@ final class DirtyPages {
     /// Slots in the table (tests check the shrink of `removeAll`).
     var capacity: Int { mask + 1 }
 
-    private func grow() {
-        let oldKeys = keys, oldValues = values, oldCapacity = mask + 1
-        let c = oldCapacity * 2
+    /// Fresh, empty slot arrays of `c` slots (a power of two); the old ones are the caller's.
+    private func allocateEmpty(capacity c: Int) {
         keys = .allocate(capacity: c)
         keys.initialize(repeating: 0, count: c)
         values = .allocate(capacity: c)
@@ -157,6 +149,11 @@ final class DirtyPages {
         mask = c - 1
         shift = 64 - c.trailingZeroBitCount
         count = 0
+    }
+
+    private func grow() {
+        let oldKeys = keys, oldValues = values, oldCapacity = mask + 1
+        allocateEmpty(capacity: oldCapacity * 2)
         for i in 0..<oldCapacity where oldKeys[i] != 0 {
             if let v = oldValues[i] { insert(oldKeys[i], v) }
         }
