@@ -6,9 +6,10 @@
 // Value: u32 little-endian count (a list may hold the same link several times).
 //
 // Invariants:
-// - An entry exists with count n exactly when the source object's column holds n links to the
-//   target (n ≥ 1). Adding a link never rewrites the target's row: a list append costs one
-//   entry update here, not a rewrite of the target.
+// - In files without row footers, an entry exists with count n exactly when the source object's
+//   column holds n links to the target (n ≥ 1). In files with footers (InlineBacklinks.swift),
+//   the target's footer may hold some or all of those links: the footer's count plus the
+//   entry's is n, and an entry exists only with a count ≥ 1.
 import Foundation
 import StrataStorage
 
@@ -34,8 +35,18 @@ extension RealmCore {
     }
 
     /// `fresh`: the target was created by the operation adding this link, so no entry exists yet.
+    /// The link goes into the target's row footer when it can (InlineBacklinks.swift).
     func addBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, by n: UInt32 = 1, fresh: Bool = false) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        if try addInlineBacklink(target: target, targetKey: targetKey, source: source, column: column, sourceKey: sourceKey, by: n, w) {
+            return
+        }
+        try addTreeBacklink(target: target, targetKey: targetKey, source: source, column: column, sourceKey: sourceKey, by: n, fresh: fresh, w)
+    }
+
+    /// `addBacklink` in the backlink tree only.
+    func addTreeBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, by n: UInt32,
+                         fresh: Bool, _ w: WriteTransaction) throws {
         try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
             let old = fresh ? 0 : try snap.backlinks.withValue(forKey: k, in: w) { $0.count >= 4 ? UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) : 0 } ?? 0
             try withUnsafeBytes(of: (old &+ n).littleEndian) { _ = try snap.backlinks.put(k, $0, in: w) }
@@ -44,6 +55,9 @@ extension RealmCore {
 
     func removeBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        if try removeInlineBacklink(target: target, targetKey: targetKey, source: source, column: column, sourceKey: sourceKey, w) {
+            return
+        }
         try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in
             // One descent in the common case (the last link): read the count and remove the
             // entry in the same edit; only a count above one is rewritten by a second one.
@@ -58,29 +72,51 @@ extension RealmCore {
         }
     }
 
-    func removeBacklinkEntry(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64) throws {
+    /// Removes every link from (source, column, sourceKey) to (target, targetKey). `targetDying`:
+    /// the target's row is about to be removed, and its footer with it (not rewritten first).
+    func removeBacklinkEntry(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64, targetDying: Bool = false) throws {
         guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        if !targetDying {
+            _ = try removeInlineBacklink(target: target, targetKey: targetKey, source: source, column: column, sourceKey: sourceKey, all: true, w)
+        }
         try withBacklinkKey(target, targetKey, source, column, sourceKey) { k in _ = try snap.backlinks.remove(k, in: w) }
     }
 
     /// Every link to (target, targetKey); with `source`/`column`, only those from that property.
+    /// The footer's entry (InlineBacklinks.swift) is merged in at its place in the tree's order,
+    /// its count added to the tree's entry for the same source when both exist.
     func backlinks(target: Int, targetKey: UInt64, source: Int? = nil, column: Int? = nil) throws -> [Backlink] {
         let p = try pages()
+        var inline: Backlink? = nil
+        if let e = try inlineBacklink(table: target, key: targetKey, in: p),
+           source.map({ Int(e.table) == $0 }) ?? true, column.map({ Int(e.column) == $0 }) ?? true {
+            inline = Backlink(table: Int(e.table), column: Int(e.column), key: e.key, count: e.count)
+        }
         let prefixLength = source == nil ? 12 : 20
         var out: [Backlink] = []
         let tree = snap.backlinks
-        guard !tree.isEmpty else { return out }
+        guard !tree.isEmpty else { return inline.map { [$0] } ?? [] }
         try withBacklinkKey(target, targetKey, source ?? 0, column ?? 0, 0, length: prefixLength) { prefix in
             try tree.forEach(from: prefix, in: p) { k, v in
                 guard k.count == 28, memcmp(k.baseAddress!, prefix.baseAddress!, prefixLength) == 0 else { return false }
                 let st = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
                 let sc = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 16, as: UInt32.self)))
                 let sk = UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 20, as: UInt64.self))
-                let n = v.count >= 4 ? UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)) : 1
+                var n = v.count >= 4 ? UInt32(littleEndian: v.loadUnaligned(as: UInt32.self)) : 1
+                if let i = inline {
+                    if (i.table, i.column, i.key) < (st, sc, sk) {
+                        out.append(i)
+                        inline = nil
+                    } else if (i.table, i.column, i.key) == (st, sc, sk) {
+                        n &+= i.count
+                        inline = nil
+                    }
+                }
                 out.append(Backlink(table: st, column: sc, key: sk, count: n))
                 return true
             }
         }
+        if let i = inline { out.append(i) }
         return out
     }
 }

@@ -9,7 +9,7 @@
 //
 // Invariants:
 // - A key is reported unlinked only when the backlink tree holds no entry with its (table, key)
-//   prefix at the time of the scan. Deleting objects only removes links (it never adds one), so
+//   prefix and its row footer no entry (InlineBacklinks.swift) at the time of the scan. Deleting objects only removes links (it never adds one), so
 //   an object unlinked at the scan is still unlinked when its turn comes in the same call.
 // - Objects with backlinks (or of another table, realm, or unmanaged) take the unchanged path of
 //   `deleteObject(_:)`, with the same typed errors in the same order: objects before a bad one
@@ -107,9 +107,27 @@ extension RealmCore {
         return try !maintainedIndexes(table: t, w)
     }
 
-    /// The keys among `keys` (objects of table `target`) with no entry in the backlink tree.
-    /// One ordered scan, seeking again only past entries of objects that are not in `keys`.
+    /// The keys among `keys` (objects of table `target`) with no entry in the backlink tree and
+    /// none in their row footer (InlineBacklinks.swift).
     func unlinkedKeys(target: Int, keys: [UInt64]) throws -> UnlinkedKeys {
+        var free = try treeUnlinkedKeys(target: target, keys: keys)
+        guard snap.rowFooters, target >= 0, target < snap.metas.count, !free.sorted.isEmpty else { return free }
+        var linked: [Bool] = []
+        try forEachRow(table: target, keys: free.sorted, try pages()) { i, row in
+            if try RowFooter.entry(row) != nil {
+                if linked.isEmpty { linked = [Bool](repeating: false, count: free.sorted.count) }
+                linked[i] = true
+            }
+        }
+        if !linked.isEmpty {
+            free.sorted = free.sorted.indices.filter { !linked[$0] }.map { free.sorted[$0] }
+        }
+        return free
+    }
+
+    /// The keys among `keys` with no entry in the backlink tree. One ordered scan, seeking again
+    /// only past entries of objects that are not in `keys`.
+    private func treeUnlinkedKeys(target: Int, keys: [UInt64]) throws -> UnlinkedKeys {
         // Keys usually come ascending (a list's oldest elements): no sort then.
         var ascending = true
         for i in keys.indices.dropFirst() where keys[i - 1] >= keys[i] {

@@ -22,8 +22,11 @@ extension RealmCore {
     /// Adds `objects` (unmanaged, distinct, all of one plain class: ClassInfo.plainRow, no
     /// maintained index) with one sorted put of their rows; returns their keys (ascending), or
     /// nil, having changed nothing, when they do not qualify.
-    func addPlainObjects(_ objects: [Object], viaLink: Bool) throws -> [UInt64]? {
-        guard let first = objects.first else { return [] }
+    /// `linkedFrom`: the link (source table, column, source key) creating the objects; in files
+    /// with row footers its backlink goes into each new row (`inlined` true; InlineBacklinks.swift).
+    func addPlainObjects(_ objects: [Object], viaLink: Bool,
+                         linkedFrom: (table: Int, column: Int, key: UInt64)? = nil) throws -> (keys: [UInt64], inlined: Bool)? {
+        guard let first = objects.first else { return ([], false) }
         let type = Swift.type(of: first)
         for o in objects {
             guard o._binding == nil, Swift.type(of: o) == type else { return nil }
@@ -45,8 +48,12 @@ extension RealmCore {
             }
             o._binding = ObjectBinding(core: self, info: info, table: t, key: keys[i])
         }
+        var inline: InlineBacklink? = nil
+        if let l = linkedFrom, inlineBacklinksEnabled {
+            inline = InlineBacklink(table: UInt32(truncatingIfNeeded: l.table), column: UInt32(truncatingIfNeeded: l.column), key: l.key, count: 1)
+        }
         do {
-            try putPlainRows(objects, keys: keys, plain: plain, size: size, table: t, w)
+            try putPlainRows(objects, keys: keys, plain: plain, size: size, inline: inline, table: t, w)
         } catch {
             for o in objects { o._binding = nil }
             throw error
@@ -54,14 +61,16 @@ extension RealmCore {
         snap.metas[t].nextKey = start &+ UInt64(n)
         snap.metasDirty = true
         changeCounter &+= UInt64(n)
-        return keys
+        return (keys, inline != nil)
     }
 
-    /// The plain rows of `objects` (copied from their memory into one zeroed buffer) put under
-    /// `keys` in one sorted batch.
-    private func putPlainRows(_ objects: [Object], keys: [UInt64], plain: [PlainRowCopy], size: Int, table t: Int,
-                              _ w: WriteTransaction) throws {
+    /// The plain rows of `objects` (copied from their memory into one zeroed buffer, each with
+    /// its footer in files with footers: empty, or `inline`) put under `keys` in one sorted batch.
+    private func putPlainRows(_ objects: [Object], keys: [UInt64], plain: [PlainRowCopy], size plainSize: Int,
+                              inline: InlineBacklink?, table t: Int, _ w: WriteTransaction) throws {
         let n = objects.count
+        let footer = snap.rowFooters ? RowFooter.encodedLength(inline) : 0
+        let size = plainSize + footer
         var rows = [UInt8](repeating: 0, count: max(size * n, 1))
         rows.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return }
@@ -71,6 +80,7 @@ extension RealmCore {
                 withExtendedLifetime(o) {
                     for c in plain { c.kind.copy(from: source + c.valueOffset, to: row + c.slotOffset) }
                 }
+                if footer > 0 { RowFooter.store(inline, at: row + plainSize) }
             }
         }
         try rows.withUnsafeBytes { all in
@@ -145,6 +155,20 @@ extension RealmCore {
                     repeats.append(1)
                 }
             }
+        }
+        // Footers first (InlineBacklinks.swift): what they do not hold comes out of the tree.
+        if snap.rowFooters {
+            repeats = try removeInlineBacklinks(target: target, unique: unique, repeats: repeats, source: source,
+                                                column: column, sourceKey: sourceKey, w)
+            var kept = 0
+            for i in unique.indices where repeats[i] > 0 {
+                unique[kept] = unique[i]
+                repeats[kept] = repeats[i]
+                kept += 1
+            }
+            unique.removeLast(unique.count - kept)
+            repeats.removeLast(repeats.count - kept)
+            if unique.isEmpty { return }
         }
         try withBacklinkKeys(target: target, unique, source: source, column: column, sourceKey: sourceKey) { keys in
             var rewrites: [(index: Int, count: UInt32)] = []

@@ -2,7 +2,8 @@
 // per-class tree roots, and how they are encoded.
 //
 // UserRoots words (committed atomically with the pages):
-//   [0] format marker `Catalog.formatMarker` (0 = a fresh, empty file)
+//   [0] format marker `Catalog.formatMarker` or `formatMarker2` (rows with backlink footers,
+//       InlineBacklinks.swift); 0 = a fresh, empty file
 //   [1] schema version
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
@@ -32,6 +33,25 @@ import StrataStorage
 enum Catalog {
     /// "STRATA01" as little-endian bytes: marks a file written by this object layer.
     static let formatMarker: UInt64 = 0x3130_4154_4152_5453
+    /// "STRATA02": the same layout, and every row ends with a backlink footer
+    /// (InlineBacklinks.swift). New files are written in this format; files of `formatMarker`
+    /// are read and written in theirs (no footers, every backlink in the backlink tree).
+    static let formatMarker2: UInt64 = 0x3230_4154_4152_5453
+    /// "STRATA" followed by two other digits: an object format this version does not know.
+    static func isLaterObjectFormat(_ marker: UInt64) -> Bool {
+        guard marker & 0xFFFF_FFFF_FFFF == formatMarker & 0xFFFF_FFFF_FFFF else { return false }
+        let tens = UInt8(truncatingIfNeeded: marker >> 48), units = UInt8(truncatingIfNeeded: marker >> 56)
+        return (0x30...0x39).contains(tens) && (0x30...0x39).contains(units) && rowFooters(marker: marker) == nil
+    }
+
+    /// Whether rows of a file with `marker` end with a footer; nil for a marker not ours.
+    static func rowFooters(marker: UInt64) -> Bool? {
+        switch marker {
+        case formatMarker: return false
+        case formatMarker2: return true
+        default: return nil
+        }
+    }
     static let schemaKey: [UInt8] = Array("schema".utf8)
     static let tablesKey: [UInt8] = Array("tables".utf8)
     static let metaSize = 16

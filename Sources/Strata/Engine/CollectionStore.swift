@@ -106,8 +106,9 @@ extension RealmCore {
             // An object created by this very append has no backlink entry yet: skip reading it.
             // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
             let fresh = updatePolicy == .error && o._binding == nil
-            let key = try keyForLinking(o, from: r.table)
-            if let tt = linkTargetTable(table: r.table, column: r.column.index) {
+            // A new object gets this link's backlink in its row (InlineBacklinks.swift).
+            let (key, inlined) = try keyForLinking(o, from: r.table, column: r.column.index, sourceKey: r.owner)
+            if !inlined, let tt = linkTargetTable(table: r.table, column: r.column.index) {
                 try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
             }
             return try withUnsafeBytes(of: key.littleEndian, body)
@@ -247,8 +248,8 @@ extension RealmCore {
             // New objects of a plain class (the harness's readings): their rows, backlinks and
             // list entries each go in one sorted batch (BatchLinks.swift).
             if links, items.count > 1, let objects = items as? [Object],
-               let keys = try addPlainObjects(objects, viaLink: true) {
-                if let tt = linkTargetTable(table: r.table, column: r.column.index) {
+               let (keys, inlined) = try addPlainObjects(objects, viaLink: true, linkedFrom: (r.table, r.column.index, r.owner)) {
+                if !inlined, let tt = linkTargetTable(table: r.table, column: r.column.index) {
                     try addFreshBacklinks(target: tt, targetKeys: keys, source: r.table, column: r.column.index, sourceKey: r.owner)
                 }
                 try tree.appendUInt64s(keys, in: w)
@@ -263,9 +264,9 @@ extension RealmCore {
                 if links, let o = e as? Object {
                     // As withEncodedElement: a new object has no backlink entry to read yet.
                     let fresh = updatePolicy == .error && o._binding == nil
-                    let key = try keyForLinking(o, from: r.table)
+                    let (key, inlined) = try keyForLinking(o, from: r.table, column: r.column.index, sourceKey: r.owner)
                     if targetTable == nil { targetTable = linkTargetTable(table: r.table, column: r.column.index) }
-                    if let tt = targetTable {
+                    if !inlined, let tt = targetTable {
                         try addBacklink(target: tt, targetKey: key, source: r.table, column: r.column.index, sourceKey: r.owner, fresh: fresh)
                     }
                     try tree.appendUInt64(key, in: w)

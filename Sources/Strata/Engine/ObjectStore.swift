@@ -55,6 +55,11 @@ extension RealmCore {
             // The old bytes are kept only for an indexed column (they are then copied on write).
             let before = try maintainedIndexes(table: b.table, w) && hasIndex(table: b.table, column: column.index) ? row.bytes : nil
             try body(&row)
+            if snap.rowFooters && (column.type == .object || column.collection != .none) {
+                // A link set here may have changed this very row's footer (a link to itself):
+                // the stored footer is the current one, not the copy's.
+                try syncFooter(&row, w)
+            }
             try row.bytes.withUnsafeBytes { _ = try snap.metas[b.table].objects.put(b.key, $0, in: w) }
             if let before {
                 try before.withUnsafeBytes { old in
@@ -203,9 +208,29 @@ extension RealmCore {
         return try addObject(obj, update: updatePolicy, viaLink: true)
     }
 
+    /// `keyForLinking` for a link from (source, column, sourceKey): a new object created for it
+    /// gets the link's backlink in its row footer (InlineBacklinks.swift). `inlined`: whether it
+    /// did; when false the caller records the backlink as usual.
+    func keyForLinking(_ obj: Object, from table: Int, column: Int, sourceKey: UInt64) throws -> (key: UInt64, inlined: Bool) {
+        guard obj._binding == nil, inlineBacklinksEnabled else { return (try keyForLinking(obj, from: table), false) }
+        var inlined = false
+        let entry = InlineBacklink(table: UInt32(truncatingIfNeeded: table), column: UInt32(truncatingIfNeeded: column),
+                                   key: sourceKey, count: 1)
+        let key = try addObject(obj, update: updatePolicy, viaLink: true, inline: entry, inlined: &inlined)
+        return (key, inlined)
+    }
+
     /// Adds an unmanaged object (and the unmanaged objects it links to). Returns its key.
     @discardableResult
     func addObject(_ obj: Object, update: Realm.UpdatePolicy, viaLink: Bool = false) throws -> UInt64 {
+        var inlined = false
+        return try addObject(obj, update: update, viaLink: viaLink, inline: nil, inlined: &inlined)
+    }
+
+    /// `addObject`; a new row (not an existing one found by primary key) gets `inline` as its
+    /// footer's entry, and `inlined` tells whether it did.
+    private func addObject(_ obj: Object, update: Realm.UpdatePolicy, viaLink: Bool, inline: InlineBacklink?,
+                           inlined: inout Bool) throws -> UInt64 {
         let w = try requireWriteThrowing("add objects")
         if let b = obj._binding {
             if b.core === self { return b.key }
@@ -222,14 +247,18 @@ extension RealmCore {
             obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
             do {
                 let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
-                try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize, alignment: 8) { buf in
+                // The footer (files with footers): empty, or the creating link's backlink.
+                let footer = snap.rowFooters ? RowFooter.encodedLength(inline) : 0
+                try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize + footer, alignment: 8) { buf in
                     guard let dst = buf.baseAddress else { return }
                     dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
                     withExtendedLifetime(obj) {
                         for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
                     }
+                    if footer > 0 { RowFooter.store(inline, at: dst + info.plainRowSize) }
                     _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
                 }
+                inlined = footer > RowFooter.emptyLength
             } catch {
                 obj._binding = nil
                 throw error
@@ -290,6 +319,13 @@ extension RealmCore {
                     try info.fields[i].storeUnmanaged(obj, &row, columns[i])
                 }
             }
+            if existingRow == nil, let inline, snap.rowFooters {
+                row.setInlineBacklink(inline)
+                inlined = true
+            } else if existingRow != nil, snap.rowFooters {
+                // Links stored above may have changed this row's footer (a cycle back to it).
+                try syncFooter(&row, w)
+            }
             try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
             if try maintainedIndexes(table: t, w) {
                 try row.bytes.withUnsafeBytes { new in
@@ -317,6 +353,12 @@ extension RealmCore {
         snap.metasDirty = true
         changeCounter &+= 1
         return key
+    }
+
+    /// Gives `row` the footer its object has in the transaction now (rows are copied before
+    /// links are stored, and storing a link to the object itself changes its stored footer).
+    func syncFooter(_ row: inout _RowBuilder, _ w: WriteTransaction) throws {
+        row.setInlineBacklink(try inlineBacklink(table: row.table, key: row.key, in: w))
     }
 
     /// Stores a link slot, keeping backlinks; replacing an embedded target deletes the old one.
@@ -372,7 +414,7 @@ extension RealmCore {
             // invariant), so the links loop is empty for it and `remove` reports it missing.
             for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
                 try unlink(target: t, targetKey: key, from: bl)
-                try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
+                try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key, targetDying: true)
             }
             guard try snap.metas[t].objects.remove(key, in: w) else { return false }
             snap.metasDirty = true
@@ -385,7 +427,7 @@ extension RealmCore {
         // 1. Links to this object.
         for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
             try unlink(target: t, targetKey: key, from: bl)
-            try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key)
+            try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key, targetDying: true)
         }
         // 2. Links from this object, and its collection trees.
         for c in layout.columns where c.type != .linkingObjects && (c.type == .object || c.collection != .none) {

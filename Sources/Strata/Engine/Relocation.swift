@@ -34,7 +34,7 @@ struct ObjectRelocation: PageRelocating {
 
     func plan(for roots: UserRoots, in pages: any PageReading) throws -> any RelocationPlan {
         if roots[0] == 0 { return ObjectRelocationPlan(rootTrees: [], rootDataTrees: [], collectionOffsets: []) }
-        guard roots[0] == Catalog.formatMarker else {
+        guard Catalog.rowFooters(marker: roots[0]) != nil else {
             throw Realm.Error(.invalidDatabase, "the file was not written by the object layer (format marker \(roots[0]))")
         }
         let catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))

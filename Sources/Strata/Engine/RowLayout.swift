@@ -109,6 +109,9 @@ public struct _RowView {
 }
 
 /// A row being built (new object) or patched (property set). Owns its bytes.
+///
+/// In files with row footers (InlineBacklinks.swift) `bytes` ends with the row's footer, its
+/// last `footerLength` bytes: variable bytes are inserted before it, and a rebuild keeps it.
 public struct _RowBuilder {
     var bytes: [UInt8]
     let layout: RowLayout
@@ -118,9 +121,12 @@ public struct _RowBuilder {
     let key: UInt64
     /// A row being created (no previous values: no backlinks or trees to release).
     let isNew: Bool
+    /// Bytes of the backlink footer at the end of `bytes` (0 in files without footers).
+    private(set) var footerLength: Int
 
     init(layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
-        bytes = [UInt8](repeating: 0, count: layout.fixedSize)
+        footerLength = core.snap.rowFooters ? RowFooter.emptyLength : 0
+        bytes = [UInt8](repeating: 0, count: layout.fixedSize + footerLength)
         isNew = true
         self.layout = layout
         self.core = core
@@ -130,9 +136,10 @@ public struct _RowBuilder {
 
     /// A new row in `reused`'s storage (its capacity is kept: no allocation per row).
     init(reusing reused: consuming [UInt8], layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
+        footerLength = core.snap.rowFooters ? RowFooter.emptyLength : 0
         var b = reused
         b.removeAll(keepingCapacity: true)
-        b.append(contentsOf: repeatElement(0, count: layout.fixedSize))
+        b.append(contentsOf: repeatElement(0, count: layout.fixedSize + footerLength))
         bytes = b
         isNew = true
         self.layout = layout
@@ -141,14 +148,31 @@ public struct _RowBuilder {
         self.key = key
     }
 
+    /// A copy of a stored row. A malformed footer is kept as row bytes (footerLength 0): reading
+    /// the object's backlinks then reports it as `.corruptFile`.
     init(copying row: UnsafeRawBufferPointer, layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
         bytes = [UInt8](row)
         isNew = false
-        if bytes.count < layout.fixedSize { bytes += [UInt8](repeating: 0, count: layout.fixedSize - bytes.count) }
+        footerLength = core.snap.rowFooters ? (RowFooter.length(row) ?? 0) : 0
+        if bytes.count - footerLength < layout.fixedSize {
+            bytes.insert(contentsOf: repeatElement(0, count: layout.fixedSize - (bytes.count - footerLength)),
+                         at: bytes.count - footerLength)
+        }
         self.layout = layout
         self.core = core
         self.table = table
         self.key = key
+    }
+
+    /// Replaces the footer with one holding `entry` (files with footers only).
+    mutating func setInlineBacklink(_ entry: InlineBacklink?) {
+        guard core.snap.rowFooters else { return }
+        bytes.removeLast(footerLength)
+        let n = RowFooter.encodedLength(entry)
+        let at = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: n))
+        bytes.withUnsafeMutableBytes { _ = RowFooter.store(entry, at: $0.baseAddress! + at) }
+        footerLength = n
     }
 
     @inline(__always) mutating func setNull(_ c: _Column, _ isNull: Bool) {
@@ -192,11 +216,14 @@ public struct _RowBuilder {
             appendTail(src, c)
             return
         }
-        // Rebuild: copy fixed part, then every var column's bytes (the new ones for `c`).
+        // Rebuild: copy fixed part, then every var column's bytes (the new ones for `c`), then
+        // the footer.
         var out = Array(bytes[0..<layout.fixedSize])
         let old = bytes
+        let footer = old.suffix(footerLength)
         bytes = out
         out = []
+        footerLength = 0
         for vi in layout.varColumns {
             let vc = layout.columns[vi]
             if vi == c.index {
@@ -213,6 +240,8 @@ public struct _RowBuilder {
                 }
             }
         }
+        bytes.append(contentsOf: footer)
+        footerLength = footer.count
     }
 
     private mutating func appendTail(_ src: UnsafeRawBufferPointer, _ c: _Column) {
@@ -221,8 +250,12 @@ public struct _RowBuilder {
 
     private mutating func appendTailRaw(_ src: UnsafeRawBufferPointer, _ c: _Column) {
         if src.isEmpty { setSlot(c, offset: 0, length: 0); return }
-        let off = bytes.count
-        bytes.append(contentsOf: src)
+        let off = bytes.count - footerLength
+        if footerLength == 0 {
+            bytes.append(contentsOf: src)
+        } else {
+            bytes.insert(contentsOf: src, at: off)
+        }
         setSlot(c, offset: off, length: src.count)
     }
 

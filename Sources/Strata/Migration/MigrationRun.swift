@@ -31,9 +31,15 @@ extension RealmCore {
         }
         try beginWrite()
         indexing.suspended = true
-        defer { indexing.suspended = false }
+        inlineBacklinksSuspended = true
+        defer {
+            indexing.suspended = false
+            inlineBacklinksSuspended = false
+        }
         do {
             let w = try requireWriteThrowing("migrate")
+            // Column renumbering below works on the backlink tree: footer entries go there first.
+            try spillInlineBacklinks(w)
             let ctx = MigrationContext(core: self, codeClasses: known)
             try ctx.captureAll()
             for info in known {

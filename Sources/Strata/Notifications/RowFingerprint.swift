@@ -105,7 +105,10 @@ extension RealmCore {
                     }
                 }
             } else {
-                out.append(contentsOf: row)
+                // Without the backlink footer (InlineBacklinks.swift): being linked from
+                // somewhere is not a change of the object's properties.
+                let footer = snap.rowFooters ? (RowFooter.length(row) ?? 0) : 0
+                out.append(contentsOf: row[0 ..< row.count - footer])
                 if depth == 0 {
                     for (c, column) in layout.columns.enumerated() {
                         if let link = linkTarget(of: column, property: props[c], in: row) {

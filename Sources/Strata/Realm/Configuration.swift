@@ -74,6 +74,10 @@ extension Realm {
         public var maximumNumberOfActiveVersions: UInt?
         /// Strata: how commits reach the disk (`.full` by default; `.unsafe` skips the flush).
         public var durability: Durability
+        /// Not public: a new file is written in the first object format (no row footers, every
+        /// backlink in the backlink tree; see InlineBacklinks.swift), so that tests can check
+        /// that files of that format keep working. Existing files keep their format either way.
+        var writesFirstRowFormat = false
 
         public init(fileURL: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm"),
                     inMemoryIdentifier: String? = nil,

@@ -1,0 +1,360 @@
+// Inline backlinks (Engine/InlineBacklinks.swift): the first link to an object kept in its row
+// footer instead of the backlink tree. Checked against a twin realm written in the first object
+// format (every backlink in the tree), which the same random link operations must leave with
+// the same backlinks, lists, links and LinkingObjects; plus the sensors window (no backlink-tree
+// page at all), files of the first format, a link to itself, an upsert that links back to the
+// object being upserted, migrations that renumber a link column, and malformed footers.
+import Foundation
+import Testing
+@testable import Strata
+import StrataStorage
+
+final class LinkNode: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var next: LinkNode?
+    @Persisted var children: List<LinkNode>
+    @Persisted(originProperty: "next") var previous: LinkingObjects<LinkNode>
+}
+
+final class ShelfV1: Object {
+    override class func className() -> String { "Shelf" }
+    @Persisted var items: List<ShelfItemV1>
+}
+
+final class ShelfItemV1: Object {
+    override class func className() -> String { "ShelfItem" }
+    @Persisted var n = 0
+}
+
+final class ShelfV2: Object {
+    override class func className() -> String { "Shelf" }
+    @Persisted var label = ""
+    @Persisted var items: List<ShelfItemV2>
+}
+
+final class ShelfItemV2: Object {
+    override class func className() -> String { "ShelfItem" }
+    @Persisted var n = 0
+    @Persisted(originProperty: "items") var shelves: LinkingObjects<ShelfV2>
+}
+
+@Suite struct InlineBacklinkTests {
+    private static func firstFormat(_ name: String) -> Realm.Configuration {
+        var c = tempConfig(name)
+        c.writesFirstRowFormat = true
+        return c
+    }
+
+    /// Every object of `type` (by `id`) with its backlinks (source table, column, key, count).
+    private static func backlinkDump<T: Object>(_ realm: Realm, _ type: T.Type, id: (T) -> String) throws -> [String] {
+        var out: [String] = []
+        for o in realm.objects(type) {
+            let b = try #require(o._binding)
+            let links = try realm.core.backlinks(target: b.table, targetKey: b.key).map { "\($0.table).\($0.column)#\($0.key)x\($0.count)" }
+            out.append("\(id(o)) key \(b.key) <- \(links)")
+        }
+        return out.sorted()
+    }
+
+    /// What the twin comparison looks at: backlinks of every object, lists, to-one links and
+    /// LinkingObjects, by name.
+    private static func state(_ realm: Realm) throws -> [String] {
+        var out = try backlinkDump(realm, LinkNode.self) { $0.name }
+        out += try backlinkDump(realm, Dog.self) { $0.id }
+        out += try backlinkDump(realm, Person.self) { $0.name }
+        for n in realm.objects(LinkNode.self) {
+            out.append("\(n.name): next \(n.next?.name ?? "-") children \(n.children.map(\.name)) previous \(n.previous.map(\.name).sorted())")
+        }
+        for p in realm.objects(Person.self) {
+            out.append("\(p.name): dogs \(p.dogs.map(\.id)) pets \(p.pets.map(\.id).sorted())")
+        }
+        for d in realm.objects(Dog.self) { out.append("\(d.id): owner \(d.owner?.name ?? "-")") }
+        return out.sorted()
+    }
+
+    /// One random link operation (the same on both realms for the same generator state).
+    private static func step(_ realm: Realm, _ rng: inout SplitMix64, _ serial: inout Int) throws {
+        let nodes = Array(realm.objects(LinkNode.self)).sorted { $0.name < $1.name }
+        let dogs = Array(realm.objects(Dog.self)).sorted { $0.id < $1.id }
+        let people = Array(realm.objects(Person.self)).sorted { $0.name < $1.name }
+        func pick<T>(_ a: [T]) -> T? { a.isEmpty ? nil : a[Int.random(in: 0..<a.count, using: &rng)] }
+        serial += 1
+        switch Int.random(in: 0..<16, using: &rng) {
+        case 0:
+            let p = Person()
+            p.name = "p\(serial)"
+            try realm.add(p)
+        case 1:
+            // A new dog created by the list append (its backlink goes into its row).
+            guard let p = pick(people) else { return }
+            let d = Dog()
+            d.id = "d\(serial)"
+            p.dogs.append(d)
+        case 2:
+            // New dogs in one batch.
+            guard let p = pick(people) else { return }
+            p.dogs.append(objectsIn: (0..<3).map { i -> Dog in let d = Dog(); d.id = "d\(serial)-\(i)"; return d })
+        case 3:
+            // An existing dog into another (or the same) list: footer if free, else the tree.
+            guard let p = pick(people), let d = pick(dogs) else { return }
+            p.dogs.append(d)
+        case 4:
+            guard let d = pick(dogs) else { return }
+            d.owner = pick(people)
+        case 5:
+            guard let d = pick(dogs) else { return }
+            d.owner = nil
+        case 6:
+            guard let p = pick(people), !p.dogs.isEmpty else { return }
+            p.dogs.remove(at: Int.random(in: 0..<p.dogs.count, using: &rng))
+        case 7:
+            guard let p = pick(people), !p.dogs.isEmpty else { return }
+            p.dogs.removeFirst(Int.random(in: 1...p.dogs.count, using: &rng))
+        case 8:
+            guard let d = pick(dogs) else { return }
+            try realm.delete(d)
+        case 9:
+            guard let p = pick(people) else { return }
+            try realm.delete(p)
+        case 10:
+            // Upsert of an existing dog with a new owner whose list holds the dog itself: the
+            // owner's list links back to the row being upserted.
+            guard let existing = pick(dogs) else { return }
+            let d = Dog()
+            d.id = existing.id
+            d.name = "upserted"
+            let p = Person()
+            p.name = "p\(serial)"
+            p.dogs.append(d)
+            d.owner = p
+            try realm.add(d, update: .modified)
+        case 11:
+            let n = LinkNode()
+            n.name = "n\(serial)"
+            try realm.add(n)
+        case 12:
+            // A link to itself or to another node.
+            guard let a = pick(nodes) else { return }
+            a.next = Bool.random(using: &rng) ? a : pick(nodes)
+        case 13:
+            guard let a = pick(nodes), let b = pick(nodes) else { return }
+            a.children.append(b)
+        case 14:
+            guard let a = pick(nodes) else { return }
+            if Bool.random(using: &rng) { a.next = nil } else if !a.children.isEmpty { a.children.removeAll() }
+        default:
+            guard let a = pick(nodes) else { return }
+            try realm.delete(a)
+        }
+    }
+
+    @Test func randomLinkOperationsMatchTheFirstFormat() throws {
+        for seed in [UInt64(11), 12, 13, 14] {
+            let inline = try Realm(configuration: tempConfig("inline"))
+            let tree = try Realm(configuration: Self.firstFormat("tree"))
+            var rngA = SplitMix64(seed: seed), rngB = SplitMix64(seed: seed)
+            var serialA = 0, serialB = 0
+            for round in 0..<60 {
+                try inline.write { for _ in 0..<5 { try Self.step(inline, &rngA, &serialA) } }
+                try tree.write { for _ in 0..<5 { try Self.step(tree, &rngB, &serialB) } }
+                let a = try Self.state(inline), b = try Self.state(tree)
+                #expect(a == b, "seed \(seed) round \(round)")
+                if a != b { return }
+            }
+            #expect(inline.core.snap.rowFooters && !tree.core.snap.rowFooters)
+            // Both stores are exercised: footers took some links, the tree the others.
+            func treeEntries(_ r: Realm) throws -> Int {
+                var n = 0
+                try r.core.snap.backlinks.forEach(from: nil, in: r.core.pages()) { _, _ in n += 1; return true }
+                return n
+            }
+            let inlineTree = try treeEntries(inline), twinTree = try treeEntries(tree)
+            #expect(inlineTree > 0 && inlineTree < twinTree, "seed \(seed): \(inlineTree) vs \(twinTree) tree entries")
+            #expect(try inline.core.file.verify().balances)
+            #expect(try tree.core.file.verify().balances)
+        }
+    }
+
+    @Test func theSensorsWindowWritesNoBacklinkTreePage() throws {
+        let config = tempConfig("window")
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                let s = Sensor()
+                s.symbol = "s"
+                try realm.add(s)
+            }
+            let sensor = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "s"))
+            var seq: Int64 = 0
+            func reading() -> Reading { seq += 1; let r = Reading(); r.seq = seq; return r }
+            for i in 0..<400 {
+                try realm.write {
+                    if i % 4 == 0 {
+                        sensor.readings.append(objectsIn: (0..<50).map { _ in reading() })
+                    } else {
+                        sensor.readings.append(reading())
+                    }
+                    let excess = sensor.readings.count - 300
+                    if excess > 0 {
+                        let oldest = Array(sensor.readings.prefix(excess))
+                        sensor.readings.removeFirst(excess)
+                        try realm.delete(oldest)
+                    }
+                }
+                #expect(realm.core.snap.backlinks.isEmpty)
+            }
+            #expect(realm.objects(Reading.self).count == 300)
+            #expect(try realm.core.file.verify().balances)
+        }
+        // After reopening, every reading is linked once from its sensor.
+        let realm = try Realm(configuration: config)
+        let sensor = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "s"))
+        let sb = try #require(sensor._binding)
+        for r in realm.objects(Reading.self) {
+            let b = try #require(r._binding)
+            let links = try realm.core.backlinks(target: b.table, targetKey: b.key)
+            #expect(links.count == 1 && links[0].key == sb.key && links[0].count == 1)
+        }
+        #expect(realm.core.snap.rowFooters)
+    }
+
+    @Test func aFileOfTheFirstFormatKeepsItsFormat() throws {
+        let first = Self.firstFormat("first")
+        do {
+            let realm = try Realm(configuration: first)
+            try realm.write {
+                let p = Person()
+                p.name = "a"
+                let d = Dog()
+                d.id = "x"
+                p.dogs.append(d)
+                try realm.add(p)
+            }
+            #expect(!realm.core.snap.backlinks.isEmpty)
+        }
+        // Opened as any file is: it stays in its format, and new links go into the tree.
+        var reopened = first
+        reopened.writesFirstRowFormat = false
+        let realm = try Realm(configuration: reopened)
+        #expect(!realm.core.snap.rowFooters)
+        let p = try #require(realm.objects(Person.self).first)
+        let before = realm.core.snap.backlinks.root
+        try realm.write {
+            let d = Dog()
+            d.id = "y"
+            p.dogs.append(d)
+            d.owner = p
+        }
+        #expect(realm.core.snap.backlinks.root != before)
+        #expect(p.dogs.map(\.id) == ["x", "y"] && p.pets.map(\.id) == ["y"])
+        try realm.write { try realm.delete(try #require(realm.object(ofType: Dog.self, forPrimaryKey: "x"))) }
+        #expect(p.dogs.map(\.id) == ["y"])
+        #expect(try realm.core.file.verify().balances)
+    }
+
+    @Test func aLinkToItselfAndBackIsCounted() throws {
+        let realm = try Realm(configuration: tempConfig())
+        let n = LinkNode()
+        n.name = "n"
+        try realm.write { try realm.add(n) }
+        try realm.write { n.next = n }
+        #expect(n.previous.map(\.name) == ["n"])
+        let b = try #require(n._binding)
+        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [1])
+        // The footer holds the self link; the list's two links to the same node add to it.
+        try realm.write { n.children.append(n); n.children.append(n) }
+        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count).sorted() == [1, 2])
+        try realm.write { n.next = nil }
+        #expect(n.previous.isEmpty)
+        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
+        try realm.write { try realm.delete(n) }
+        #expect(realm.objects(LinkNode.self).isEmpty)
+        #expect(realm.core.snap.backlinks.isEmpty)
+        #expect(try realm.core.file.verify().balances)
+    }
+
+    @Test func aMigrationThatMovesTheLinkColumnKeepsTheBacklinks() throws {
+        var v1 = tempConfig("shelf")
+        v1.schemaVersion = 1
+        v1.objectTypes = [ShelfV1.self, ShelfItemV1.self]
+        do {
+            let realm = try Realm(configuration: v1)
+            try realm.write {
+                let shelf = ShelfV1()
+                try realm.add(shelf)
+                shelf.items.append(objectsIn: (0..<5).map { i -> ShelfItemV1 in let o = ShelfItemV1(); o.n = i; return o })
+                let one = ShelfItemV1()
+                one.n = 5
+                shelf.items.append(one)
+            }
+        }
+        var v2 = v1
+        v2.schemaVersion = 2
+        v2.objectTypes = [ShelfV2.self, ShelfItemV2.self]
+        let realm = try Realm(configuration: v2)
+        let shelf = try #require(realm.objects(ShelfV2.self).first)
+        #expect(shelf.items.map(\.n) == [0, 1, 2, 3, 4, 5])
+        for item in realm.objects(ShelfItemV2.self) { #expect(item.shelves.count == 1) }
+        // The backlinks name the list's new column: deleting an item takes it out of the list,
+        // and the links added after the migration go into footers again.
+        let two = try #require(realm.objects(ShelfItemV2.self).first { $0.n == 2 })
+        try realm.write { try realm.delete(two) }
+        #expect(shelf.items.map(\.n) == [0, 1, 3, 4, 5])
+        try realm.write {
+            let o = ShelfItemV2()
+            o.n = 6
+            shelf.items.append(o)
+        }
+        let six = try #require(realm.objects(ShelfItemV2.self).first { $0.n == 6 })
+        let b = try #require(six._binding)
+        #expect(try realm.core.inlineBacklink(table: b.table, key: b.key, in: realm.core.pages()) != nil)
+        try realm.write { shelf.items.removeAll() }
+        for item in realm.objects(ShelfItemV2.self) { #expect(item.shelves.isEmpty) }
+        #expect(try realm.core.file.verify().balances)
+    }
+
+    @Test func aMalformedFooterIsACorruptFileError() throws {
+        for lastByte: UInt8 in [7, 1] {
+            let realm = try Realm(configuration: tempConfig())
+            let p = Person()
+            p.name = "p"
+            let d = Dog()
+            d.id = "x"
+            try realm.write {
+                try realm.add(p)
+                p.dogs.append(d)
+            }
+            let b = try #require(d._binding)
+            try realm.beginWrite()
+            let w = try #require(realm.core.writeTxn)
+            // 7: not a footer; 1 on a row too short to hold an entry.
+            let bad: [UInt8] = lastByte == 7 ? [0, 0, 0, 7] : [0, 1]
+            try bad.withUnsafeBytes { _ = try realm.core.snap.metas[b.table].objects.put(b.key, $0, in: w) }
+            #expect { _ = try realm.core.backlinks(target: b.table, targetKey: b.key) } throws: {
+                ($0 as? Realm.Error)?.code == .corruptFile
+            }
+            #expect { try realm.delete(d) } throws: { ($0 as? Realm.Error)?.code == .corruptFile }
+            realm.cancelWrite()
+            // The committed version is untouched.
+            #expect(p.dogs.map(\.id) == ["x"])
+            #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).count == 1)
+        }
+    }
+
+    /// A later object format ("STRATA03") is refused with a message saying so, not opened.
+    @Test func aLaterObjectFormatIsInvalidDatabase() throws {
+        let config = tempConfig()
+        let path = try #require(config.fileURL).path
+        do {
+            let f = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+            let w = try f.beginWrite()
+            w.roots[0] = 0x3330_4154_4152_5453
+            try w.commit()
+            f.close()
+        }
+        #expect { try Realm(configuration: config) } throws: {
+            guard let e = $0 as? Realm.Error else { return false }
+            return e.code == .invalidDatabase && "\(e)".contains("later object format")
+        }
+    }
+}
