@@ -38,4 +38,27 @@ struct DirtyTableReuseTests {
         #expect(!third.isOwned(ref))
         #expect(try file.verify().balances)
     }
+
+    /// A medium transaction's table (kept: ≤ 1,024 slots) shrinks after the first small
+    /// transaction that uses under 1/8 of it; a stream of medium transactions keeps it.
+    @Test func aMediumTableShrinksOnceSmallTransactionsFollow() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        func transaction(pages: Int) throws -> DirtyPages {
+            let txn = try file.beginWrite()
+            for _ in 0..<pages { _ = try txn.allocatePage() }
+            try txn.commit()
+            return txn.dirty
+        }
+        let table = try transaction(pages: 300)
+        #expect(table.capacity == 512)  // kept: the transaction filled more than 1/8 of it
+        #expect(try transaction(pages: 250) === table)
+        #expect(table.capacity == 512)
+        _ = try transaction(pages: 10)  // scans the 512 slots once more, then shrinks
+        #expect(table.capacity == DirtyPages.smallestCapacity)
+        _ = try transaction(pages: 10)
+        #expect(table.capacity == DirtyPages.smallestCapacity)
+        #expect(try file.verify().balances)
+    }
 }

@@ -12,22 +12,22 @@ struct OrderedBytes: Comparable {
 }
 
 enum TreeShapeCheck {
-    static func keyed(_ tree: KeyedTree, _ pages: TreeTestPages) throws -> [String] {
+    static func keyed(_ tree: KeyedTree, _ pages: any PageReading) throws -> [String] {
         try check(tree.root, pages, KeyedFlavor.self) { base, offset in base.treeU64(offset) }
     }
 
-    static func bytes(_ tree: BytesTree, _ pages: TreeTestPages) throws -> [String] {
+    static func bytes(_ tree: BytesTree, _ pages: any PageReading) throws -> [String] {
         try check(tree.root, pages, BytesFlavor.self) { base, offset in
             OrderedBytes(bytes: Array(UnsafeRawBufferPointer(start: base + offset + 2, count: base.treeU16(offset))))
         }
     }
 
     /// Positional trees have no keys: every key is the same unit value.
-    static func positional(_ tree: PositionalTree, _ pages: TreeTestPages) throws -> [String] {
+    static func positional(_ tree: PositionalTree, _ pages: any PageReading) throws -> [String] {
         try check(tree.root, pages, PositionalFlavor.self) { _, _ in 0 }
     }
 
-    static func check<F: TreeFlavor, K: Comparable>(_ root: PageRef, _ pages: TreeTestPages, _ flavor: F.Type,
+    static func check<F: TreeFlavor, K: Comparable>(_ root: PageRef, _ pages: any PageReading, _ flavor: F.Type,
                                                      key: (UnsafeRawPointer, Int) -> K) throws -> [String] {
         guard !root.isNull else { return [] }
         var problems: [String] = []

@@ -4,8 +4,9 @@
 // - A page is `PageLayout.pageSize` bytes on disk. Its first `PageLayout.headerSize` bytes belong
 //   to the pager (checksum, encryption nonce and tag); trees see only the payload that follows.
 // - A committed page is never modified in place. Tree code changes a page only through
-//   `PageWriting.writablePage(_:)`, which copies it to a page owned by the current write
-//   transaction the first time (copy-on-write) and hands back the new reference.
+//   `PageWriting.writablePage(_:)` (or `writableNodePage(_:)` for tree nodes, which may skip the
+//   node's unused gap), which copies it to a page owned by the current write transaction the
+//   first time (copy-on-write) and hands back the new reference.
 // - `PageRef.null` (page 0) is never a tree page: pages 0–7 hold the ring of eight meta slots
 //   (`MetaLayout.slotCount`; version v is committed into slot v % 8), so the first page a tree can
 //   get is page 8. A reference to a page below 8 read through `PageReading` is reported as
@@ -60,6 +61,12 @@ public protocol PageWriting: PageReading {
     /// parent (which it makes writable the same way).
     func writablePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer)
 
+    /// `writablePage` for a page holding a tree node (Trees/NodeLayout.swift), which may leave
+    /// out the unused gap between the slot array and the cells: after the call that gap holds
+    /// unspecified bytes. Throws `.corruptFile` when the page's node header is inconsistent.
+    /// The default is `writablePage`.
+    func writableNodePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer)
+
     /// `ref` is no longer reachable from this transaction's version. If it was allocated by
     /// this transaction it is reusable at once; otherwise it becomes reusable once no reader
     /// can see a version that contains it.
@@ -67,4 +74,10 @@ public protocol PageWriting: PageReading {
 
     /// Whether `ref` was allocated by this transaction (so writing it needs no copy).
     func isOwned(_ ref: PageRef) -> Bool
+}
+
+extension PageWriting {
+    public func writableNodePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        try writablePage(ref)
+    }
 }

@@ -2,7 +2,9 @@
 // defragment, split. Used for leaves and branches alike (a cell is opaque bytes here).
 //
 // Invariants:
-// - Only pages returned by `PageWriting.writablePage` or `allocatePage` are edited here.
+// - Only pages returned by `PageWriting.writableNodePage` or `allocatePage` are edited here.
+//   The gap between the slot array and `cellStart` holds unspecified bytes (a copy-on-write
+//   copy need not copy it): nothing here reads it before writing it.
 // - After every edit the header invariants of NodeLayout.swift hold (slots, cellStart,
 //   usedBytes); `total` is maintained by the callers, who know what a cell counts.
 // - A split leaves both halves non-empty and within the page.

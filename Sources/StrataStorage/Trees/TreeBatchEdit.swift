@@ -16,7 +16,7 @@
 // - Every descent consumes at least one entry (the first routes to the leaf it reaches, so it
 //   is below that leaf's bound); a descent that consumes none throws `.corruptFile` instead of
 //   looping.
-// - Pages are changed only through `writablePage`/`allocatePage`; pages leaving the tree are
+// - Pages are changed only through `writableNodePage`/`allocatePage`; pages leaving the tree are
 //   freed exactly once (by the batch for overflow chains, by `absorbChild`/`finishRoot` for
 //   nodes). Errors leave the tree value unchanged but pages changed, as single edits do.
 
@@ -76,7 +76,7 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
         if node.isLeaf { return try batch.edit(leaf: node, key: key, upper: upper, rightmost: rightmost, pages) }
         var writable: UnsafeMutableRawPointer?
         if B.eagerPath {
-            let (writableRef, base) = try pages.writablePage(ref)
+            let (writableRef, base) = try pages.writableNodePage(ref)
             node = try TreeNode(ref: writableRef, base: UnsafeRawPointer(base), flavor: F.self)
             writable = base
         }
@@ -95,7 +95,7 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
         guard result.delta >= 0 || oldChildCount >= UInt64(-result.delta) else {
             throw TreeError.corrupt(ref, "child count below zero")
         }
-        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(ref)
+        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try TreeEditor<F>.absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch,
                                                   rightmost: rightmost, pages)

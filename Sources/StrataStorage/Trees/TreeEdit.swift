@@ -1,7 +1,7 @@
 // The copy-on-write edit of one path from the root to a leaf, shared by the three trees.
 //
 // An insertion or replacement makes each node on the path writable on the way down
-// (`writablePage`: a copy for committed pages, in place for pages the transaction owns); a
+// (`writableNodePage`: a copy for committed pages, in place for pages the transaction owns); a
 // removal by key descends read-only and makes the path writable on the way back up, only if
 // the key was there (a positional removal, checked against the count, is eager too). On the way up each node stores its child's new reference and count, and absorbs
 // the child's split (new separator cell) or underflow (merge with a sibling, or removal of an
@@ -13,7 +13,7 @@
 // edits of TreeBatchEdit.swift, which apply many entries per descent.
 //
 // Invariants:
-// - Every page changed is obtained from `writablePage`/`allocatePage`; pointers from
+// - Every page changed is obtained from `writableNodePage`/`allocatePage`; pointers from
 //   `readPage` are never written.
 // - A branch cell's count always equals its child's total; a node's total is the sum.
 // - Pages that leave the tree (emptied, merged away, collapsed roots, replaced overflow
@@ -169,7 +169,7 @@ enum TreeEditor<F: TreeFlavor> {
             node = try TreeNode.read(ref, pages, F.self)
         } else {
             guard !ref.isNull else { throw TreeError.corrupt(ref, "null child reference in a \(F.name) tree") }
-            let (writableRef, base) = try pages.writablePage(ref)
+            let (writableRef, base) = try pages.writableNodePage(ref)
             node = try TreeNode(ref: writableRef, base: UnsafeRawPointer(base), flavor: F.self)
             writable = base
         }
@@ -185,7 +185,7 @@ enum TreeEditor<F: TreeFlavor> {
         guard result.changed else { return .unchanged(ref) }
         guard result.delta >= 0 || oldChildCount > 0 else { throw TreeError.corrupt(ref, "child count below zero") }
 
-        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(ref)
+        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch, rightmost: rightmost, pages)
         return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
@@ -257,7 +257,7 @@ enum TreeEditor<F: TreeFlavor> {
         case .replace: if !found { throw TreeError.corrupt(node.ref, "position to replace not in its leaf") }
         case .upsert, .insert: break
         }
-        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writablePage(node.ref)
+        let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(node.ref)
         let leaf = MutableTreeNode(ref: writableRef, base: writableBase)
         var delta = 1
         if found && operation != .insert {
@@ -315,7 +315,7 @@ enum TreeEditor<F: TreeFlavor> {
         let needed = left.usedBytes + right.usedBytes + (left.count + right.count) * TreeLayout.slotSize + extra
         guard needed <= TreeLayout.usableSize else { return false }
 
-        let (newLeftRef, newLeftBase) = try pages.writablePage(leftRef)
+        let (newLeftRef, newLeftBase) = try pages.writableNodePage(leftRef)
         let merged = MutableTreeNode(ref: newLeftRef, base: newLeftBase)
         branch.base.setTreeU32(leftSlot + TreeLayout.branchChildOffset, newLeftRef.raw)
         for j in 0..<right.count {

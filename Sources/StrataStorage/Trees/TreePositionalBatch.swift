@@ -38,7 +38,7 @@ struct PositionalAppendBatch: TreeLeafBatch {
         guard rightmost, key == UInt64(node.count) else {
             throw TreeError.corrupt(node.ref, "an append reached position \(key) of a leaf of \(node.count); subtree counts are wrong")
         }
-        let (ref, base) = try pages.writablePage(node.ref)
+        let (ref, base) = try pages.writableNodePage(node.ref)
         let leaf = MutableTreeNode(ref: ref, base: base)
         var delta = 0
         var split: TreeSplit?
@@ -106,7 +106,7 @@ struct PositionalRemoveFrontBatch: TreeLeafBatch {
             // The whole leaf goes: its page is freed as it is (no copy).
             return TreeEditResult(ref: node.ref, delta: -k, changed: true, split: nil, cellCount: 0, filledBytes: 0)
         }
-        let (ref, base) = try pages.writablePage(node.ref)
+        let (ref, base) = try pages.writableNodePage(node.ref)
         let leaf = MutableTreeNode(ref: ref, base: base)
         leaf.removeFirstCells(k, bytes: bytes)
         leaf.total = UInt64(leaf.count)

@@ -84,7 +84,7 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
 
     mutating func edit(leaf node: TreeNode, key _: F.SearchKey, upper: F.SearchKey?, rightmost: Bool,
                        _ pages: any PageWriting) throws -> TreeEditResult {
-        let (ref, base) = try pages.writablePage(node.ref)
+        let (ref, base) = try pages.writableNodePage(node.ref)
         let leaf = MutableTreeNode(ref: ref, base: base)
         var delta = 0
         var split: TreeSplit?
@@ -196,7 +196,7 @@ struct SortedRemoveBatch<F: SortedBatchFlavor>: TreeLeafBatch {
             if let writable {
                 leaf = writable
             } else {
-                let (ref, base) = try pages.writablePage(node.ref)
+                let (ref, base) = try pages.writableNodePage(node.ref)
                 leaf = MutableTreeNode(ref: ref, base: base)
                 writable = leaf
             }
