@@ -89,6 +89,21 @@ struct MutableTreeNode {
         usedBytes = usedBytes + size
     }
 
+    /// Writes `cell` over the cell of slot `index` (`oldSize` bytes) when it is not larger: no
+    /// slot moves and nothing is defragmented; the old cell's tail becomes dead bytes (as a
+    /// removed cell's bytes do). False, with nothing changed, when `cell` is larger.
+    ///
+    /// Why: replacing a value with one of the same size or smaller (a row whose backlink
+    /// footer empties, a counter) was a removal plus an insertion, and in a full leaf every such
+    /// insertion defragmented the whole page: a batch rewriting a leaf's rows cost O(leaf) each.
+    func overwriteCell(at index: Int, oldSize: Int, with cell: UnsafeRawBufferPointer) -> Bool {
+        guard cell.count <= oldSize else { return false }
+        let offset = slot(index)
+        if cell.count > 0, let source = cell.baseAddress { (base + offset).copyMemory(from: source, byteCount: cell.count) }
+        usedBytes = usedBytes - (oldSize - cell.count)
+        return true
+    }
+
     /// Removes slot `index` whose cell has `size` bytes.
     func removeCell(at index: Int, size: Int) {
         let n = count

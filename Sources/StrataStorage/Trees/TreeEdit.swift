@@ -263,6 +263,11 @@ enum TreeEditor<F: TreeFlavor> {
         if found && operation != .insert {
             let old = try node.leafCell(index, F.self)
             try old.value.free(pages)
+            if operation != .remove, leaf.overwriteCell(at: index, oldSize: old.size, with: cell) {
+                // A replacement not larger than the old cell: written over it, no slot moved.
+                return TreeEditResult(ref: writableRef, delta: 0, changed: true, split: nil,
+                                      cellCount: leaf.count, filledBytes: leaf.filledBytes)
+            }
             leaf.removeCell(at: index, size: old.size)
             delta = 0
             if operation == .remove {

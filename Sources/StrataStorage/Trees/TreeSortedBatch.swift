@@ -93,16 +93,26 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
             if let upper, !F.precedes(key, upper) { break }
             let view = try TreeNode(ref: ref, base: UnsafeRawPointer(base), flavor: F.self)
             let (index, found) = try F.searchLeafFromEnd(view, key)
+            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: key), valueCount: value.count)
             if found {
                 let old = try view.leafCell(index, F.self)
                 try old.value.free(pages)
+                if size <= old.size {
+                    // Not larger: written over the old cell (MutableTreeNode.overwriteCell).
+                    try TreeCells.withLeafCell(F.keyPart(key), value, pages) { cell in
+                        guard leaf.overwriteCell(at: index, oldSize: old.size, with: cell) else {
+                            throw TreeError.corrupt(ref, "a leaf cell larger than its computed size")
+                        }
+                    }
+                    position += 1
+                    continue
+                }
                 leaf.removeCell(at: index, size: old.size)
                 leaf.total = UInt64(leaf.count)
             } else {
                 delta += 1
             }
             position += 1
-            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: key), valueCount: value.count)
             if leaf.fits(size) {
                 try TreeCells.withLeafCell(F.keyPart(key), value, pages) { try leaf.insertCell($0, at: index, isLeaf: true, F.self) }
                 leaf.total = UInt64(leaf.count)
