@@ -23,9 +23,13 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
+        // The stripe hash's accumulator loop on AVX2/AVX-512F, chosen at run time
+        // (Sources/CStrataHash; StrataStorage's File/StripeHash.swift has the portable loop).
+        .target(name: "CStrataHash"),
         .target(
             name: "StrataStorage",
             dependencies: [
+                "CStrataHash",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]

@@ -12,9 +12,14 @@
 // published test vectors; `ChecksumTests` pins them instead, because they are an on-disk format.
 //
 // Invariants:
-// - Deterministic across builds and CPUs: only integer wrapping arithmetic, no CPU dispatch.
+// - Deterministic across builds and CPUs: only integer wrapping arithmetic. The loop may run on
+//   AVX2 or AVX-512F (CStrataHash, chosen at run time), lane for lane the same arithmetic as the
+//   portable SIMD2 loop here, so the value never depends on the CPU.
 // - For `count` ≥ 64 the last stripe is read at `count - 64` (it may overlap the previous one);
 //   shorter inputs are hashed with XXH64.
+
+internal import CStrataHash
+import Foundation
 
 /// 192 bytes of key material: 24 words of splitmix64 from seed 0x5354_5241_5441_5048 ("STRATAPH").
 @usableFromInline let stripeSecret: [UInt64] = {
@@ -61,9 +66,63 @@ func stripeFold(_ a: UInt64, _ b: UInt64) -> UInt64 {
 }
 
 /// The stripe hash of `count` bytes at `data` (page bodies: 4088 bytes). Below one stripe (64
-/// bytes, never the case for pages) it is XXH64, so the function is total.
-@inlinable
+/// bytes, never the case for pages) it is XXH64, so the function is total. The accumulator loop
+/// runs on the widest vector unit the CPU has (CStrataHash: AVX-512F or AVX2), else portably;
+/// every variant gives the same value (StripeHashDispatchTests).
 func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 {
+    let level = stripeVectorLevel
+    if level > 0, count >= 64 { return stripeHash64(data, count: count, seed: seed, vectorLevel: level) }
+    return stripeHash64Portable(data, count: count, seed: seed)
+}
+
+/// The vector variant `stripeHash64` runs: CStrataHash's level (2 AVX-512F, 1 AVX2, 0 none),
+/// capped by `STRATA_STRIPE_VECTOR` (0, 1 or 2; for comparisons and tests) when it is set.
+let stripeVectorLevel: Int32 = {
+    let available = stripeVectorLevelAvailable
+    guard let raw = getenv("STRATA_STRIPE_VECTOR"), let cap = Int32(String(cString: raw)) else { return available }
+    return max(0, min(available, cap))
+}()
+
+/// What the CPU supports (2 AVX-512F, 1 AVX2, 0 neither), whatever `STRATA_STRIPE_VECTOR` says.
+var stripeVectorLevelAvailable: Int32 { strata_stripe_vector_level() }
+
+/// `stripeHash64` through CStrataHash's loop at `vectorLevel` (falls back to the portable
+/// loop when that level is not available here).
+func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64, vectorLevel: Int32) -> UInt64 {
+    if count < 64 { return xxHash64(data, count: count, seed: seed) }
+    return stripeSecret.withUnsafeBufferPointer { words in
+        guard let first = words.baseAddress, words.count == 24 else { return xxHash64(data, count: count, seed: seed) }
+        var acc: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (
+            0x0000_0000_C2B2_AE3D, 0x9E37_79B1_85EB_CA87, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9,
+            0x85EB_CA77_C2B2_AE63, 0x0000_0000_85EB_CA77, 0x27D4_EB2F_1656_67C5, 0x0000_0000_9E37_79B1)
+        let ran = withUnsafeMutableBytes(of: &acc) { raw in
+            strata_stripe_accumulate(data, count, UnsafeRawPointer(first),
+                                     raw.baseAddress!.assumingMemoryBound(to: UInt64.self), vectorLevel)
+        }
+        guard ran == 0 else { return stripeHash64Portable(data, count: count, seed: seed) }
+        return stripeFinish(SIMD2(acc.0, acc.1), SIMD2(acc.2, acc.3), SIMD2(acc.4, acc.5), SIMD2(acc.6, acc.7),
+                            count: count, seed: seed, words)
+    }
+}
+
+/// The folds and avalanche after the accumulator loop.
+@inline(__always)
+func stripeFinish(_ a0: SIMD2<UInt64>, _ a1: SIMD2<UInt64>, _ a2: SIMD2<UInt64>, _ a3: SIMD2<UInt64>,
+                  count: Int, seed: UInt64, _ words: UnsafeBufferPointer<UInt64>) -> UInt64 {
+    var h = UInt64(count) &* 0x9E37_79B1_85EB_CA87 ^ (seed &* 0xC2B2_AE3D_27D4_EB4F)
+    h &+= stripeFold(a0[0] ^ words[1], a0[1] ^ words[2])
+    h &+= stripeFold(a1[0] ^ words[3], a1[1] ^ words[4])
+    h &+= stripeFold(a2[0] ^ words[5], a2[1] ^ words[6])
+    h &+= stripeFold(a3[0] ^ words[7], a3[1] ^ words[8])
+    h = stripeFold(h ^ seed, 0x1656_67B1_9E37_79F9 ^ words[9])
+    h ^= h >> 37
+    h = h &* 0x1656_6791_9E37_79F9
+    h ^= h >> 32
+    return h
+}
+
+/// The portable loop (SIMD2: SSE2 on x86-64), the reference the vector variants must match.
+func stripeHash64Portable(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 {
     if count < 64 { return xxHash64(data, count: count, seed: seed) }
     return stripeSecret.withUnsafeBufferPointer { words in
         // 24 words, never empty; the fallback only keeps the function free of force-unwraps.
@@ -99,15 +158,6 @@ func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 
         }
         // The last 64 bytes, with a key offset no full stripe uses (121: unaligned on purpose).
         stripeOf64(&a0, &a1, &a2, &a3, data + lastStripe, secret, 121)
-        var h = UInt64(count) &* 0x9E37_79B1_85EB_CA87 ^ (seed &* 0xC2B2_AE3D_27D4_EB4F)
-        h &+= stripeFold(a0[0] ^ words[1], a0[1] ^ words[2])
-        h &+= stripeFold(a1[0] ^ words[3], a1[1] ^ words[4])
-        h &+= stripeFold(a2[0] ^ words[5], a2[1] ^ words[6])
-        h &+= stripeFold(a3[0] ^ words[7], a3[1] ^ words[8])
-        h = stripeFold(h ^ seed, 0x1656_67B1_9E37_79F9 ^ words[9])
-        h ^= h >> 37
-        h = h &* 0x1656_6791_9E37_79F9
-        h ^= h >> 32
-        return h
+        return stripeFinish(a0, a1, a2, a3, count: count, seed: seed, words)
     }
 }
