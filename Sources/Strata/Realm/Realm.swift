@@ -94,9 +94,11 @@ public struct Realm {
     /// Runs `block` in a write transaction and commits; rolls back and rethrows if it throws.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
-        let value = try beginWriteAndRun(block)
-        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
-        return value
+        try core.confinement.whileVerified {
+            let value = try beginWriteAndRun(block)
+            if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+            return value
+        }
     }
 
     /// Begins a write transaction and runs `block` in it, cancelling the transaction when
