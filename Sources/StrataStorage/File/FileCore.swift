@@ -42,7 +42,7 @@ final class FileCore: @unchecked Sendable {
     var latestMeta: MetaState
     /// (version, durable base) of the metas this core wrote or adopted, by slot. Guarded by `lock`.
     var recentDurableBases: [(version: UInt64, durableBase: UInt64)?] = Array(repeating: nil, count: MetaLayout.slotCount)
-    var readers: [UInt64: Int] = [:]
+    var readers = PinnedVersions()
     var handleCount = 0
     /// Set by the layer above for `verify()`; see TreeWalking.swift.
     var reachabilityWalker: ReachabilityWalker?
@@ -142,43 +142,36 @@ final class FileCore: @unchecked Sendable {
             while true {
                 try refreshLocked()
                 let current = latest
-                let isNewPin = readers[current.version] == nil
+                let isNewPin = !readers.contains(current.version)
                 if isNewPin, let limit = options.maximumActiveVersions, readers.count >= limit {
                     throw StorageError(.tooManyActiveVersions,
                                        "\(readers.count) versions are pinned, the limit is \(limit)", path: path)
                 }
-                readers[current.version, default: 0] += 1
+                readers.pin(current.version)
                 guard isNewPin, let lockFile else { return current }
                 // Publish the pin, then check that no other process committed in between: a
                 // writer that read our slot before the pin could otherwise reuse its pages.
-                lockFile.publish(versions: readers.keys.sorted())
+                lockFile.publish(versions: readers.versions)
                 if lockFile.latestVersion <= current.version { return current }
                 // Another process committed meanwhile: retry, unless its meta cannot be seen yet
                 // (then the pin is still safe: that writer read our slot before it committed).
                 let seen = try FileCore.readNewestMeta(fd: fd, cipher: cipher, path: path).meta.version
                 if seen <= current.version { return current }
-                readers[current.version] = nil
-                lockFile.publish(versions: readers.keys.sorted())
+                readers.removeAll(of: current.version)
+                lockFile.publish(versions: readers.versions)
             }
         }
     }
 
     func endRead(_ version: UInt64) {
         lock.withLock {
-            if let n = readers[version] {
-                if n <= 1 {
-                    readers[version] = nil
-                    lockFile?.publish(versions: readers.keys.sorted())
-                } else {
-                    readers[version] = n - 1
-                }
-            }
+            if readers.unpin(version) { lockFile?.publish(versions: readers.versions) }
         }
     }
 
     /// Versions pinned by live readers of this process, ascending.
     func pinnedVersions() -> [UInt64] {
-        lock.withLock { readers.keys.sorted() }
+        lock.withLock { readers.versions }
     }
 
     func currentVersion() throws(StorageError) -> CommittedVersion {
