@@ -61,4 +61,18 @@ struct DirtyTableReuseTests {
         #expect(table.capacity == DirtyPages.smallestCapacity)
         #expect(try file.verify().balances)
     }
+
+    @Test func sortedPagesAreAscendingForSmallAndLargeTables() {
+        // Tables of every size the scan and sort see, from empty to past a small transaction.
+        var generator = SplitMix64(seed: 0x5027ED)
+        for size in [0, 1, 2, 3, 9, 14, 23, 24, 25, 40, 300] {
+            for _ in 0..<20 {
+                let table = DirtyPages()
+                var pages = Set<UInt32>()
+                while pages.count < size { pages.insert(UInt32(8 + generator.next() % 5_000)) }
+                for page in pages { table.insert(page, UnsafeMutableRawPointer(bitPattern: UInt(page) * 4096)!) }
+                #expect(table.sortedPages() == pages.sorted(), "\(size) pages")
+            }
+        }
+    }
 }
