@@ -7,7 +7,7 @@ import Testing
 struct PinnedVersionsTests {
     @Test(arguments: [1, 2, 3, 4])
     func matchesADictionaryModel(seed: UInt64) {
-        var rng = SplitMix(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var pins = PinnedVersions()
         var model: [UInt64: Int] = [:]
         for _ in 0..<5_000 {
@@ -40,18 +40,5 @@ struct PinnedVersionsTests {
         #expect(pins.unpin(7) == false)
         #expect(pins.unpin(7) == true)
         #expect(pins.isEmpty)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for the model test.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
