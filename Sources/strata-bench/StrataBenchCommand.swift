@@ -152,6 +152,8 @@ struct Compare: AsyncParsableCommand {
     var brief = false
     @Flag(help: "Also gate the timings of durability=full cases (flush-bound; off by default because flush latency is bimodal here).")
     var gateDurableTimings = false
+    @Option(help: "A second pass of the same suite: a regression fails only if it shows in both passes (lost readings and failed checks fail at once).")
+    var confirm: String?
 
     mutating func validate() throws {
         guard threshold > 0 && threshold < 100 else { throw ValidationError("--threshold must be between 0 and 100 (percent)") }
@@ -161,9 +163,13 @@ struct Compare: AsyncParsableCommand {
     func run() async throws {
         let report: ComparisonReport
         do {
-            report = try Comparison.compare(baselinePath: baseline, currentPath: current,
-                                            options: ComparisonOptions(timingThreshold: threshold,
-                                                                       gateDurableTimings: gateDurableTimings))
+            let options = ComparisonOptions(timingThreshold: threshold, gateDurableTimings: gateDurableTimings)
+            if let confirm {
+                report = try Comparison.compare(baselinePath: baseline, currentPath: current, confirmingPath: confirm,
+                                                options: options)
+            } else {
+                report = try Comparison.compare(baselinePath: baseline, currentPath: current, options: options)
+            }
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)
