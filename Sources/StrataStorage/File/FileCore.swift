@@ -267,6 +267,7 @@ final class FileCore: @unchecked Sendable {
             }
             page += count
         }
+        store.prefault(pages: actual..<target)
         fileSizePages = target
     }
 }
