@@ -33,6 +33,17 @@ final class TreeTestPages: PageWriting {
     @exclusivity(unchecked) private(set) var copies = 0
     /// Hash committed pages (for `changedCommittedPages`); off for benchmarks.
     var trackCommitted = true
+    /// Whether append splits move the full left node to `allocateDetachedPage` (as the pager
+    /// does for files written in extents); off by default, like the protocol's default.
+    var placesFullNodesApart = false
+    /// Pages handed out by `allocateDetachedPage`.
+    @exclusivity(unchecked) private(set) var detachedPages: [PageRef] = []
+
+    func allocateDetachedPage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        let page = try allocatePage()
+        detachedPages.append(page.ref)
+        return page
+    }
 
     /// Pages come from 4 KiB-aligned slabs with the payload at offset `headerSize`, as in the
     /// pager's mapping: one tree page = one OS page (TLB behaviour like the real file).

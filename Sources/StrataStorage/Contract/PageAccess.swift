@@ -74,10 +74,28 @@ public protocol PageWriting: PageReading {
 
     /// Whether `ref` was allocated by this transaction (so writing it needs no copy).
     func isOwned(_ ref: PageRef) -> Bool
+
+    /// Whether a node that an append leaves full (and that later edits rarely touch again)
+    /// should move out of the pages this transaction writes together, into
+    /// `allocateDetachedPage`. True for files whose commits write their pages as one contiguous
+    /// extent (flushed per commit): a cold page left inside an extent splits the run its
+    /// neighbours free into pieces too short for the next extents. The default is false.
+    var placesFullNodesApart: Bool { get }
+
+    /// A new page (undefined content) for a node that will stay unchanged for long: taken
+    /// from scattered free space rather than from the current extent. The default is
+    /// `allocatePage`.
+    func allocateDetachedPage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer)
 }
 
 extension PageWriting {
     public func writableNodePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
         try writablePage(ref)
+    }
+
+    public var placesFullNodesApart: Bool { false }
+
+    public func allocateDetachedPage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        try allocatePage()
     }
 }

@@ -15,6 +15,9 @@
 //   where it will live is invisible to readers; a rollback or a crash leaves it an unreachable
 //   free page with garbage content, like a commit that died before its meta write.
 
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A pinned snapshot of one committed version. Reads may happen from several threads at once.
@@ -89,6 +92,9 @@ public final class WriteTransaction: PageWriting {
     /// p50 154–160 µs for 7 contiguous pages + the meta vs 254–259 µs for 7 scattered ones). Used
     /// for files flushed per commit (FileCore.allocatesExtents). Whatever is left returns to the
     /// free space when the commit starts (`closeExtent`), before the free-space records are sized.
+    /// Nodes that an append leaves full go apart (`allocateDetachedPage`), so that an extent's
+    /// pages are all freed together and form a run again: a cold page left in each extent had
+    /// fragmented the free space of a sliding window into single pages (commits in 10 runs).
     @exclusivity(unchecked) var extentNext: UInt32 = 0
     @exclusivity(unchecked) var extentRemaining: UInt32 = 0
     @exclusivity(unchecked) var extentsOpen = true
@@ -218,6 +224,23 @@ public final class WriteTransaction: PageWriting {
         try ensureActive()
         let (page, buffer) = try allocateRaw()
         buffer.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        return (PageRef(page), buffer + PageLayout.headerSize)
+    }
+
+    /// Files that write each commit as one extent place full nodes apart (NodeEdit.swift,
+    /// `splitInsert`); `STRATA_DETACH=off` keeps them in the extent, for comparisons.
+    public var placesFullNodesApart: Bool { core.allocatesExtents && WriteTransaction.detachEnabled }
+
+    private static let detachEnabled = getenv("STRATA_DETACH").map { String(cString: $0) != "off" } ?? true
+
+    /// The lowest free page, outside the current extent (the extent stays one run); from the
+    /// extent or the file's end as usual when no page is free. Not counted in `allocations`:
+    /// the next extent is sized for the pages that go together.
+    public func allocateDetachedPage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
+        try ensureActive()
+        guard let page = core.freeSpace.take() else { return try allocatePage() }
+        let buffer = core.buildsInPlace(page) ? store.pageAddress(Int(page)) : core.takeBuffer()
+        dirty.insert(page, buffer)
         return (PageRef(page), buffer + PageLayout.headerSize)
     }
 

@@ -188,7 +188,7 @@ enum TreeEditor<F: TreeFlavor> {
         let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch, rightmost: rightmost, pages)
-        return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
+        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: result.delta, changed: true, split: split,
                               cellCount: branch.count, filledBytes: branch.filledBytes)
     }
 
@@ -284,7 +284,7 @@ enum TreeEditor<F: TreeFlavor> {
             split = try leaf.splitInsert(cell, at: index, isLeaf: true,
                                          appendMode: rightmost && delta == 1 && index == leaf.count, pages: pages, F.self)
         }
-        return TreeEditResult(ref: writableRef, delta: delta, changed: true, split: split,
+        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: delta, changed: true, split: split,
                               cellCount: leaf.count, filledBytes: leaf.filledBytes)
     }
 
