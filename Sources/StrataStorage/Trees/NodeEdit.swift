@@ -156,7 +156,11 @@ struct TreeSplit {
     var leftTotal: UInt64
     var rightTotal: UInt64
     /// Where the left part now lives when it moved out of the split node's page (an append
-    /// split with `PageWriting.placesFullNodesApart`); nil when it stayed there.
+    /// split with `PageWriting.placesFullNodesApart`); nil when it stayed there. Whoever reports
+    /// the split node to its parent must report `movedLeft ?? the node's ref` (the node's page
+    /// is then `right`): TreeEditor.edit/editLeaf and TreeBatchEditor do.
+    /// `splitInsert` with `appendMode` is the only producer; the sorted and positional batch
+    /// leaves split without it.
     var movedLeft: PageRef? = nil
 }
 

@@ -99,7 +99,8 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try TreeEditor<F>.absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch,
                                                   rightmost: rightmost, pages)
-        return TreeEditResult(ref: writableRef, delta: result.delta, changed: true, split: split,
+        // A branch split in append mode may have moved the left part (TreeSplit.movedLeft).
+        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: result.delta, changed: true, split: split,
                               cellCount: branch.count, filledBytes: branch.filledBytes)
     }
 }
