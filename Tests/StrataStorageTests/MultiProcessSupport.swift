@@ -85,12 +85,26 @@ final class Probe: @unchecked Sendable {
     }
 
     /// Waits for exit and for stdout to be drained; returns the exit status.
+    ///
+    /// The readability handler reads until end of file (the child's end of the pipe closes when
+    /// it dies) and marks `ended` itself, after every line it read is in `lines`. Clearing the
+    /// handler instead could race with a call already running: its bytes were read from the pipe
+    /// but not yet appended, so `output()` could miss the child's last line (seen once in
+    /// CrashPinnedTests: the last "acked" of a killed child missing). The old drain remains as a
+    /// fallback if end of file never comes.
     func waitForExit() -> Int32 {
         process.waitUntilExit()
+        condition.lock()
+        let deadline = Date().addingTimeInterval(10)
+        while !ended && condition.wait(until: deadline) {}
+        let drained = ended
+        condition.unlock()
         stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-        if !rest.isEmpty { received(rest) }
-        received(Data())
+        if !drained {
+            let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
+            if !rest.isEmpty { received(rest) }
+            received(Data())
+        }
         return process.terminationStatus
     }
 }
