@@ -51,16 +51,10 @@ struct DetachedSplitTests {
     @Test func ascendingInsertsStillFillLeavesAndBranches() throws {
         let pages = TreeTestPages()
         pages.placesFullNodesApart = true
-        var tree = KeyedTree()
-        let value = [UInt8](repeating: 7, count: 24)
         let n = 60_000   // three levels: branch splits move apart too
-        for key in 0..<UInt64(n) {
-            try value.withUnsafeBytes { _ = try tree.put(key, $0, in: pages) }
-            if key % 1000 == 999 { pages.commit() }
-        }
-        let perLeaf = TreeLayout.usableSize / (8 + 4 + 24 + 2)
-        let minimumLeaves = (n + perLeaf - 1) / perLeaf
-        #expect(pages.livePageCount <= minimumLeaves + minimumLeaves / 20 + 3)
+        let tree = try TreeKeyedTests.fillAscendingAndCheckDensity(n, pages)
+        let minimumLeaves = TreeKeyedTests.minimumLeaves(n)
+        let value = [UInt8](repeating: 7, count: 24)
         // Every leaf split and every branch split went apart (one per leaf but the last, plus the branches').
         #expect(pages.detachedPages.count >= minimumLeaves - 1)
         #expect(try tree.count(in: pages) == n)

@@ -40,6 +40,27 @@ import Testing
         #expect(try TreeShapeCheck.keyed(tree, pages) == [])
     }
 
+    /// Puts keys 0..<n (24-byte values) in ascending order, committing every 1,000, and checks
+    /// that the leaves come out full; returns the tree.
+    @discardableResult
+    static func fillAscendingAndCheckDensity(_ n: Int, _ pages: TreeTestPages) throws -> KeyedTree {
+        var tree = KeyedTree()
+        let value = [UInt8](repeating: 7, count: 24)
+        for key in 0..<UInt64(n) {
+            try value.withUnsafeBytes { _ = try tree.put(key, $0, in: pages) }
+            if key % 1000 == 999 { pages.commit() }
+        }
+        #expect(pages.livePageCount <= minimumLeaves(n) + minimumLeaves(n) / 20 + 3)
+        return tree
+    }
+
+    /// Leaves needed for n ascending 24-byte values: a cell is 8 + 4 + 24 bytes + 2 for its
+    /// slot, 112 per 4048-byte leaf when full.
+    static func minimumLeaves(_ n: Int) -> Int {
+        let perLeaf = TreeLayout.usableSize / (8 + 4 + 24 + 2)
+        return (n + perLeaf - 1) / perLeaf
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func randomOperationsMatchDictionary(seed: UInt64) throws {
         var rng = SplitMix64(seed: seed)
@@ -78,17 +99,8 @@ import Testing
 
     @Test func ascendingInsertFillsLeaves() throws {
         let pages = TreeTestPages()
-        var tree = KeyedTree()
-        let value = [UInt8](repeating: 7, count: 24)
         let n = 20_000
-        for key in 0..<UInt64(n) {
-            try value.withUnsafeBytes { _ = try tree.put(key, $0, in: pages) }
-            if key % 1000 == 999 { pages.commit() }
-        }
-        // A cell is 8 + 4 + 24 bytes + 2 for its slot: 112 per 4048-byte leaf when full.
-        let perLeaf = TreeLayout.usableSize / (8 + 4 + 24 + 2)
-        let minimumLeaves = (n + perLeaf - 1) / perLeaf
-        #expect(pages.livePageCount <= minimumLeaves + minimumLeaves / 20 + 3)
+        let tree = try Self.fillAscendingAndCheckDensity(n, pages)
         #expect(try tree.count(in: pages) == n)
         #expect(try tree.lastKey(in: pages) == UInt64(n - 1))
         #expect(pages.changedCommittedPages().isEmpty)
