@@ -23,11 +23,12 @@ public extension Comparison {
     /// `retry` (the same baseline vs a second pass) regresses on the same case and metric.
     static func confirm(_ first: ComparisonReport, with retry: ComparisonReport) -> ComparisonReport {
         var retried: [String: ComparisonLine] = [:]
-        for line in retry.lines { retried[line.caseKey + "\u{1F}" + line.metric] = line }
+        func key(_ line: ComparisonLine) -> String { line.caseKey + "\u{1F}" + line.metric }
+        for line in retry.lines { retried[key(line)] = line }
         var confirmed = ComparisonReport(lines: [], warnings: first.warnings)
         for var line in first.lines {
             if line.verdict == .regressed && !integrityMetrics.contains(line.metric),
-               let again = retried[line.caseKey + "\u{1F}" + line.metric], again.verdict != .regressed {
+               let again = retried[key(line)], again.verdict != .regressed {
                 line.verdict = .unchanged
                 line.rule += "; regressed in the first pass (\(ratioText(line))), not in the retry (\(ratioText(again))): not confirmed"
             } else if line.verdict == .regressed && !integrityMetrics.contains(line.metric) {
@@ -35,9 +36,9 @@ public extension Comparison {
             }
             confirmed.lines.append(line)
         }
-        let seen = Set(first.lines.filter { $0.verdict == .regressed }.map { $0.caseKey + "\u{1F}" + $0.metric })
+        let seen = Set(first.lines.filter { $0.verdict == .regressed }.map(key))
         for var line in retry.regressions where integrityMetrics.contains(line.metric) {
-            guard !seen.contains(line.caseKey + "\u{1F}" + line.metric) else { continue }
+            guard !seen.contains(key(line)) else { continue }
             line.rule += " (in the retry)"
             confirmed.lines.append(line)
         }

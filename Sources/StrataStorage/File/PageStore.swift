@@ -267,8 +267,7 @@ final class PageStore: @unchecked Sendable {
     /// with EINVAL and pages fault in on first touch as before. STRATA_PREFAULT=off skips it (for
     /// comparisons).
     func prefault(pages range: Range<Int>) {
-        guard PageStore.prefaultEnabled, !range.isEmpty, range.upperBound <= reservedPages else { return }
-        guard cipher != nil else { return }
+        guard cipher != nil, PageStore.prefaultEnabled, !range.isEmpty, range.upperBound <= reservedPages else { return }
         _ = madvise(pageAddress(range.lowerBound), range.count * PageLayout.pageSize, PageStore.populateWrite)
     }
 

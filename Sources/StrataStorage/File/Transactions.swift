@@ -149,12 +149,18 @@ public final class WriteTransaction: PageWriting {
     @inline(__always)
     func allocateRaw() throws(StorageError) -> (page: UInt32, buffer: UnsafeMutableRawPointer) {
         let page = try allocatePageNumber()
-        // Built in its own slot when the store allows it (see the invariants above): memOnly and
-        // encrypted stores save install's 4 KiB copy per page, plain files committed through
-        // the writable mapping save writePages' copy.
+        return (page, own(page))
+    }
+
+    /// Records `page` (just allocated) as owned and returns the buffer it is built in: its own
+    /// slot when the store allows it (see the invariants above: memOnly and encrypted stores
+    /// save install's 4 KiB copy per page, plain files committed through the writable mapping
+    /// save writePages' copy), else a pooled buffer.
+    @inline(__always)
+    private func own(_ page: UInt32) -> UnsafeMutableRawPointer {
         let buffer = core.buildsInPlace(page) ? store.pageAddress(Int(page)) : core.takeBuffer()
         dirty.insert(page, buffer)
-        return (page, buffer)
+        return buffer
     }
 
     /// The number of a page for this transaction to own (its buffer is the caller's business).
@@ -239,9 +245,7 @@ public final class WriteTransaction: PageWriting {
     public func allocateDetachedPage() throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {
         try ensureActive()
         guard let page = core.freeSpace.take() else { return try allocatePage() }
-        let buffer = core.buildsInPlace(page) ? store.pageAddress(Int(page)) : core.takeBuffer()
-        dirty.insert(page, buffer)
-        return (PageRef(page), buffer + PageLayout.headerSize)
+        return (PageRef(page), own(page) + PageLayout.headerSize)
     }
 
     public func writablePage(_ ref: PageRef) throws(StorageError) -> (ref: PageRef, payload: UnsafeMutableRawPointer) {

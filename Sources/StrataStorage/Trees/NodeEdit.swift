@@ -156,9 +156,9 @@ struct TreeSplit {
     var leftTotal: UInt64
     var rightTotal: UInt64
     /// Where the left part now lives when it moved out of the split node's page (an append
-    /// split with `PageWriting.placesFullNodesApart`); nil when it stayed there. Whoever reports
-    /// the split node to its parent must report `movedLeft ?? the node's ref` (the node's page
-    /// is then `right`): TreeEditor.edit/editLeaf and TreeBatchEditor do.
+    /// split with `PageWriting.placesFullNodesApart`); nil when it stayed there. The split node
+    /// is reported to its parent through `TreeEditResult.edited`, which takes this into account
+    /// (the node's own page is then `right`).
     /// `splitInsert` with `appendMode` is the only producer; the sorted and positional batch
     /// leaves split without it.
     var movedLeft: PageRef? = nil

@@ -99,9 +99,7 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try TreeEditor<F>.absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch,
                                                   rightmost: rightmost, pages)
-        // A branch split in append mode may have moved the left part (TreeSplit.movedLeft).
-        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: result.delta, changed: true, split: split,
-                              cellCount: branch.count, filledBytes: branch.filledBytes)
+        return .edited(branch, delta: result.delta, split: split)
     }
 }
 

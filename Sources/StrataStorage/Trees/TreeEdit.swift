@@ -47,6 +47,14 @@ struct TreeEditResult {
     static func unchanged(_ ref: PageRef) -> TreeEditResult {
         TreeEditResult(ref: ref, delta: 0, changed: false, split: nil, cellCount: 0, filledBytes: 0)
     }
+
+    /// The result for `node` (writable, edited) that may have split: reports the page the
+    /// node's left part now lives on (`TreeSplit.movedLeft`, an append split placed apart), else
+    /// the node's own page.
+    static func edited(_ node: MutableTreeNode, delta: Int, split: TreeSplit?) -> TreeEditResult {
+        TreeEditResult(ref: split?.movedLeft ?? node.ref, delta: delta, changed: true, split: split,
+                       cellCount: node.count, filledBytes: node.filledBytes)
+    }
 }
 
 enum TreeEditor<F: TreeFlavor> {
@@ -188,8 +196,7 @@ enum TreeEditor<F: TreeFlavor> {
         let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch, rightmost: rightmost, pages)
-        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: result.delta, changed: true, split: split,
-                              cellCount: branch.count, filledBytes: branch.filledBytes)
+        return .edited(branch, delta: result.delta, split: split)
     }
 
     /// Updates the writable `branch` after its child `index` (which counted `oldChildCount`
@@ -284,8 +291,7 @@ enum TreeEditor<F: TreeFlavor> {
             split = try leaf.splitInsert(cell, at: index, isLeaf: true,
                                          appendMode: rightmost && delta == 1 && index == leaf.count, pages: pages, F.self)
         }
-        return TreeEditResult(ref: split?.movedLeft ?? writableRef, delta: delta, changed: true, split: split,
-                              cellCount: leaf.count, filledBytes: leaf.filledBytes)
+        return .edited(leaf, delta: delta, split: split)
     }
 
     /// Merges child `index` of `branch` (underfull) with a neighbour when both fit in one page.
