@@ -130,12 +130,17 @@ import Testing
         let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.payloadSize, alignment: 16)
         defer { page.deallocate() }
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.payloadSize)
-        for kind: UInt8 in [0, 8, 16, 31, 255] {
+        for kind: UInt8 in [0, 9, 16, 31, 255] {
             page.storeBytes(of: kind, as: UInt8.self)
             #expect(!TreePages.isTreePage(kind: kind))
             Self.expectCorrupt { try TreePages.forEachChild(ofPage: PageRef(5), payload: page) { _ in } }
             Self.expectCorrupt { try TreePages.rewriteChildren(payload: page) { $0 } }
         }
+        // A packed leaf (kind 8) is a tree page, but an all-zero one (no key width, no entries) is not valid.
+        page.storeBytes(of: TreePageKind.keyedPackedLeaf, as: UInt8.self)
+        #expect(TreePages.isTreePage(kind: TreePageKind.keyedPackedLeaf))
+        Self.expectCorrupt { try TreePages.forEachChild(ofPage: PageRef(5), payload: page) { _ in } }
+        page.storeBytes(of: 0, as: UInt8.self)
         page.storeBytes(of: TreePageKind.keyedBranch, as: UInt8.self)   // a branch with no children
         page.setTreeU16(TreeLayout.cellStartOffset, PageLayout.payloadSize)
         Self.expectCorrupt { try TreePages.forEachChild(ofPage: PageRef(5), payload: page) { _ in } }

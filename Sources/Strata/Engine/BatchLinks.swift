@@ -86,7 +86,14 @@ extension RealmCore {
         try rows.withUnsafeBytes { all in
             guard let base = all.baseAddress else { return }
             let values = (0..<n).map { UnsafeRawBufferPointer(start: base + $0 * size, count: size) }
-            _ = try snap.metas[t].objects.putSorted(keys: keys, values: values, in: w)
+            // Plain rows hold no page references (no collections), so the rows tree may pack
+            // them: ~13 instead of ~39 bytes per small row. A schema change rebuilds the tree
+            // unpacked (MigrationRun.convert), so a class that gains a collection never keeps
+            // packed leaves, which relocation could not rewrite. Not rows created with an inline
+            // backlink (objects appended to a list): the footer shrinks when they leave the list,
+            // and a value of another length cannot stay in a packed leaf's columns (each such
+            // change would rewrite the whole leaf: measured, the sensors pattern halved).
+            _ = try snap.metas[t].objects.putSorted(keys: keys, values: values, packing: inline == nil, in: w)
         }
     }
 

@@ -256,7 +256,11 @@ extension RealmCore {
                         for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
                     }
                     if footer > 0 { RowFooter.store(inline, at: dst + info.plainRowSize) }
-                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf), in: w)
+                    // Plain rows hold no page references: the rows tree may pack them
+                    // (BatchLinks.putPlainRows says why that stays safe, and why not rows
+                    // created with an inline backlink).
+                    _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf),
+                                                      packing: footer <= RowFooter.emptyLength, in: w)
                 }
                 inlined = footer > RowFooter.emptyLength
             } catch {

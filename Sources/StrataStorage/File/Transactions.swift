@@ -281,6 +281,17 @@ public final class WriteTransaction: PageWriting {
         if let buffer = dirty[ref.raw] { return (ref, buffer + PageLayout.headerSize) }
         let source = try committedPayload(ref)
         let kind = source.load(as: UInt8.self)
+        if kind == TreePageKind.keyedPackedLeaf {
+            // No slot gap to skip: the whole payload is copied.
+            let page = try allocatePageNumber()
+            let inPlace = core.buildsInPlace(page)
+            let buffer = inPlace ? store.pageAddress(Int(page)) : core.takeBuffer()
+            dirty.insert(page, buffer)
+            let payload = buffer + PageLayout.headerSize
+            payload.copyMemory(from: source, byteCount: PageLayout.payloadSize)
+            freeCommitted(ref.raw)
+            return (PageRef(page), payload)
+        }
         let count = Int(UInt16(littleEndian: source.loadUnaligned(fromByteOffset: TreeLayout.countOffset, as: UInt16.self)))
         let cellStart = Int(UInt16(littleEndian: source.loadUnaligned(fromByteOffset: TreeLayout.cellStartOffset, as: UInt16.self)))
         let slotsEnd = TreeLayout.headerSize + count * TreeLayout.slotSize

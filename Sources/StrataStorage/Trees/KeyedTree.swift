@@ -49,7 +49,7 @@ public struct KeyedTree: Hashable, Sendable {
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         guard let (leaf, index) = try KeyedFlavor.find(root, key, pages) else { return nil }
-        return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
+        return try KeyedFlavor.withLeafEntry(leaf, index, pages) { _, value in try body(value) }
     }
 
     /// Whether `key` is present. O(log n).
@@ -59,12 +59,16 @@ public struct KeyedTree: Hashable, Sendable {
 
     /// Inserts or replaces. Returns true when `key` was not present before.
     /// A value over `maxValueSize` throws `.tooLarge`.
+    ///
+    /// `packing`: appends past the last key may go into packed leaves (PackedLeaf.swift), ~3×
+    /// denser for short same-length values. Only for values that hold no page references (a
+    /// tree whose `ValueReferences` are `.none`).
     @discardableResult
-    public mutating func put(_ key: UInt64, _ value: UnsafeRawBufferPointer,
+    public mutating func put(_ key: UInt64, _ value: UnsafeRawBufferPointer, packing: Bool = false,
                              in pages: some PageWriting) throws -> Bool {
         let root = self.root
         let (newRoot, delta) = try TreeCells.withLeafCell(.uint64(key), value, pages) { cell in
-            try TreeEditor<KeyedFlavor>.apply(root: root, key: key, .upsert, cell: cell, pages)
+            try TreeEditor<KeyedFlavor>.apply(root: root, key: key, .upsert, cell: cell, packing: packing, pages)
         }
         self.root = newRoot
         return delta == 1
@@ -98,9 +102,7 @@ public struct KeyedTree: Hashable, Sendable {
         guard let (leaf, position) = try TreeReader<KeyedFlavor>.entry(at: index, root, pages) else {
             throw StorageError(.invalidArgument, "index \(index) out of range 0..<\(try count(in: pages))")
         }
-        let cell = try leaf.leafCell(position, KeyedFlavor.self)
-        let key = leaf.base.treeU64(cell.offset)
-        return try cell.value.withBytes(pages) { try body(key, $0) }
+        return try KeyedFlavor.withLeafEntry(leaf, position, pages, body)
     }
 
     /// The number of keys below `key`: its position in key order if present, else where it
@@ -114,9 +116,7 @@ public struct KeyedTree: Hashable, Sendable {
                         _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
         try TreeReader<KeyedFlavor>.scan(root, from: start, depth: 0, pages) { leaf, index in
-            let cell = try leaf.leafCell(index, KeyedFlavor.self)
-            let key = leaf.base.treeU64(cell.offset)
-            return try cell.value.withBytes(pages) { try body(key, $0) }
+            try KeyedFlavor.withLeafEntry(leaf, index, pages, body)
         }
     }
 
@@ -126,9 +126,7 @@ public struct KeyedTree: Hashable, Sendable {
                                 _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
         try TreeReader<KeyedFlavor>.scanReverse(root, through: end, depth: 0, pages) { leaf, index in
-            let cell = try leaf.leafCell(index, KeyedFlavor.self)
-            let key = leaf.base.treeU64(cell.offset)
-            return try cell.value.withBytes(pages) { try body(key, $0) }
+            try KeyedFlavor.withLeafEntry(leaf, index, pages, body)
         }
     }
 

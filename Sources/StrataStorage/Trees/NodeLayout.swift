@@ -42,6 +42,8 @@ public enum TreePageKind {
     public static let positionalBranch: UInt8 = 6
     /// One page of a large value's overflow chain (any tree).
     public static let overflow: UInt8 = 7
+    /// KeyedTree leaf of same-length values stored as byte planes (PackedLeaf.swift).
+    public static let keyedPackedLeaf: UInt8 = 8
 }
 
 enum TreeLayout {
@@ -119,6 +121,9 @@ struct TreeNode {
     let count: Int
     let cellStart: Int
     let usedBytes: Int
+    /// A packed keyed leaf (PackedLeaf.swift): it has no slots or cells, so `cellOffset` fails
+    /// on it (`cellStart` is the page end) and every keyed path asks `packed` instead.
+    let isPacked: Bool
 
     @inline(__always)
     static func read<F: TreeFlavor>(_ ref: PageRef, _ pages: any PageReading, _ flavor: F.Type) throws -> TreeNode {
@@ -131,10 +136,17 @@ struct TreeNode {
         self.ref = ref
         self.base = base
         kind = base.load(as: UInt8.self)
-        guard kind == F.leafKind || kind == F.branchKind else {
+        isPacked = kind == TreePageKind.keyedPackedLeaf && F.leafKind == TreePageKind.keyedLeaf
+        guard kind == F.leafKind || kind == F.branchKind || isPacked else {
             throw TreeError.corrupt(ref, "page kind \(kind), expected a \(F.name) node")
         }
-        isLeaf = kind == F.leafKind
+        isLeaf = kind != F.branchKind
+        if isPacked {
+            count = try PackedLeaf(ref: ref, base: base).count
+            cellStart = TreeLayout.payloadSize
+            usedBytes = 0
+            return
+        }
         count = base.treeU16(TreeLayout.countOffset)
         cellStart = base.treeU16(TreeLayout.cellStartOffset)
         usedBytes = base.treeU16(TreeLayout.usedBytesOffset)
@@ -153,6 +165,11 @@ struct TreeNode {
     }
 
     @inline(__always) var total: UInt64 { base.treeU64(TreeLayout.totalOffset) }
+
+    /// The packed view of this node (`isPacked`; validated when the node was read).
+    @inline(__always) var packed: PackedLeaf {
+        get throws { try PackedLeaf(ref: ref, base: base) }
+    }
 
     /// Offset of cell `i` (< count), checked so that `need` bytes from it are inside the page.
     @inline(__always)

@@ -13,9 +13,9 @@
 
 /// Structure-agnostic walking of tree pages, for the pager's accounting and compaction.
 public enum TreePages {
-    /// Whether a page whose first payload byte is `kind` belongs to the trees (1…7).
+    /// Whether a page whose first payload byte is `kind` belongs to the trees (1…8).
     public static func isTreePage(kind: UInt8) -> Bool {
-        kind >= TreePageKind.keyedLeaf && kind <= TreePageKind.overflow
+        kind >= TreePageKind.keyedLeaf && kind <= TreePageKind.keyedPackedLeaf
     }
 
     /// Calls `body` with every page referenced by the tree page `ofPage` whose payload is
@@ -70,6 +70,9 @@ public enum TreePages {
         case TreePageKind.bytesLeaf, TreePageKind.bytesBranch: try walkNode(ref, payload, BytesFlavor.self, body)
         case TreePageKind.positionalLeaf, TreePageKind.positionalBranch:
             try walkNode(ref, payload, PositionalFlavor.self, body)
+        case TreePageKind.keyedPackedLeaf:
+            // Only inline values: no references to follow, but the page must be valid.
+            _ = try PackedLeaf(ref: ref, base: payload)
         case TreePageKind.overflow:
             let chunk = Int(payload.treeU32(TreeOverflow.lengthOffset))
             guard chunk > 0, chunk <= TreeOverflow.chunkSize else {

@@ -109,6 +109,26 @@ enum RelocationWalk {
             try forEachValue(payload, ref, BytesFlavor.self, role, references, plan, pages, body)
         case TreePageKind.positionalLeaf:
             try forEachValue(payload, ref, PositionalFlavor.self, role, references, plan, pages, body)
+        case TreePageKind.keyedPackedLeaf:
+            // Packed leaves are written only for values without references (PackedLeaf.swift):
+            // a reference spread over byte planes could not be rewritten by a copy.
+            let leaf = try PackedLeaf(ref: ref, base: payload)
+            for i in 0..<leaf.count {
+                try leaf.withValue(i) { value in
+                    let roots: [EmbeddedRoot]
+                    switch references {
+                    case .none: return
+                    case .fixed(let fixed): roots = fixed
+                    case .variable:
+                        var key = leaf.key(i).littleEndian
+                        roots = try withUnsafeBytes(of: &key) { try plan.embeddedRoots(inValue: value, key: $0, role: role) }
+                    }
+                    for root in roots where root.offset >= 0 && root.offset + 4 <= value.count
+                        && value.loadUnaligned(fromByteOffset: root.offset, as: UInt32.self) != 0 {
+                        throw StorageError(.corruptFile, "tree \(ref): a packed leaf holds a page reference (\(role))")
+                    }
+                }
+            }
         default:
             return
         }

@@ -60,7 +60,9 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
             }
             let before = batch.position
             let result = try descend(root, batch.nextKey(), upper: nil, rightmost: true, depth: 0, &batch, pages)
-            guard batch.position > before || batch.isDone else {
+            // A descent that split a packed leaf without applying its entry (`retry`) made
+            // room for it: the next one applies it.
+            guard batch.position > before || batch.isDone || result.retry else {
                 throw TreeError.corrupt(root, "a batch entry does not belong to the leaf its key routes to")
             }
             delta += result.delta
@@ -99,7 +101,7 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try TreeEditor<F>.absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch,
                                                   rightmost: rightmost, pages)
-        return .edited(branch, delta: result.delta, split: split)
+        return .edited(branch, delta: result.delta, split: split, retry: result.retry)
     }
 }
 

@@ -43,6 +43,9 @@ struct TreeEditResult {
     /// The node's state after the edit, for the parent's underflow handling.
     var cellCount: Int
     var filledBytes: Int
+    /// The edit was not applied: a packed leaf on its path was split at the edit's place first
+    /// (PackedLeafEdit.swift), and the caller applies it again on the new tree.
+    var retry = false
 
     static func unchanged(_ ref: PageRef) -> TreeEditResult {
         TreeEditResult(ref: ref, delta: 0, changed: false, split: nil, cellCount: 0, filledBytes: 0)
@@ -51,9 +54,9 @@ struct TreeEditResult {
     /// The result for `node` (writable, edited) that may have split: reports the page the
     /// node's left part now lives on (`TreeSplit.movedLeft`, an append split placed apart), else
     /// the node's own page.
-    static func edited(_ node: MutableTreeNode, delta: Int, split: TreeSplit?) -> TreeEditResult {
+    static func edited(_ node: MutableTreeNode, delta: Int, split: TreeSplit?, retry: Bool = false) -> TreeEditResult {
         TreeEditResult(ref: split?.movedLeft ?? node.ref, delta: delta, changed: true, split: split,
-                       cellCount: node.count, filledBytes: node.filledBytes)
+                       cellCount: node.count, filledBytes: node.filledBytes, retry: retry)
     }
 }
 
@@ -61,15 +64,17 @@ enum TreeEditor<F: TreeFlavor> {
     /// Applies `operation` to the tree at `root`; returns the new root and the count change.
     @inline(__always)
     static func apply(root: PageRef, key: F.SearchKey, _ operation: TreeEditOperation,
-                      cell: UnsafeRawBufferPointer, _ pages: any PageWriting) throws -> (root: PageRef, delta: Int) {
-        try apply(root: root, key: key, operation, cell: cell, pages, removeIf: { _ in true })
+                      cell: UnsafeRawBufferPointer, packing: Bool = false, _ pages: any PageWriting) throws -> (root: PageRef, delta: Int) {
+        try apply(root: root, key: key, operation, cell: cell, packing: packing, pages, removeIf: { _ in true })
     }
 
     /// `apply`, where a `.remove` of a present entry first calls `removeIf` with its value
     /// (valid only during the call) and removes it only when that returns true; otherwise the
     /// tree is unchanged (delta 0). One descent for "read the value, then maybe remove it".
+    /// `packing` (KeyedTree puts of values without page references): appends past the last key
+    /// may go into packed leaves (PackedLeaf.swift).
     static func apply(root: PageRef, key: F.SearchKey, _ operation: TreeEditOperation,
-                      cell: UnsafeRawBufferPointer, _ pages: any PageWriting,
+                      cell: UnsafeRawBufferPointer, packing: Bool = false, _ pages: any PageWriting,
                       removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> (root: PageRef, delta: Int) {
         if root.isNull {
             guard operation == .upsert || operation == .insert else { return (root, 0) }
@@ -80,9 +85,16 @@ enum TreeEditor<F: TreeFlavor> {
             leaf.total = 1
             return (ref, 1)
         }
-        let result = try edit(root, key, operation, cell: cell, rightmost: true, depth: 0, pages, removeIf)
-        guard result.changed else { return (root, 0) }
-        return (try finishRoot(result, pages), result.delta)
+        var root = root
+        var delta = 0
+        while true {
+            let result = try edit(root, key, operation, cell: cell, rightmost: true, packing: packing, depth: 0, pages, removeIf)
+            guard result.changed else { return (root, delta) }
+            root = try finishRoot(result, pages)
+            delta += result.delta
+            // At most once: after the split the edit lands at the edge of a packed part.
+            if !result.retry { return (root, delta) }
+        }
     }
 
     /// The new root after an edit of the old root changed it (`result.changed`): a new branch
@@ -132,6 +144,18 @@ enum TreeEditor<F: TreeFlavor> {
     private static func withSeparatorCell(_ split: TreeSplit, left: PageRef, _ pages: any PageWriting,
                                           _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let right = try TreeNode.read(split.right, pages, F.self)
+        if right.isPacked {
+            // Keyed only: the separator is the right leaf's first key.
+            let cellSize = TreeLayout.branchKeyOffset + 8
+            try withUnsafeTemporaryAllocation(byteCount: cellSize, alignment: 8) { buffer in
+                guard let cell = buffer.baseAddress else { return }
+                cell.setTreeU32(TreeLayout.branchChildOffset, split.right.raw)
+                cell.setTreeU64(TreeLayout.branchCountOffset, split.rightTotal)
+                cell.setTreeU64(TreeLayout.branchKeyOffset, try right.packed.key(0))
+                try body(UnsafeRawBufferPointer(start: cell, count: cellSize))
+            }
+            return
+        }
         let keyOffset = try right.cellOffset(0, need: right.isLeaf ? 0 : TreeLayout.branchKeyOffset)
             + (right.isLeaf ? 0 : TreeLayout.branchKeyOffset)
         var keySize = try F.keyPartSize(right.base, at: keyOffset, ref: right.ref)
@@ -164,7 +188,7 @@ enum TreeEditor<F: TreeFlavor> {
     }
 
     private static func edit(_ ref: PageRef, _ key: F.SearchKey, _ operation: TreeEditOperation,
-                             cell: UnsafeRawBufferPointer, rightmost: Bool, depth: Int,
+                             cell: UnsafeRawBufferPointer, rightmost: Bool, packing: Bool, depth: Int,
                              _ pages: any PageWriting,
                              _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree deeper than \(TreeLayout.maxDepth) levels") }
@@ -182,21 +206,21 @@ enum TreeEditor<F: TreeFlavor> {
             writable = base
         }
         if node.isLeaf {
-            return try editLeaf(node, writable, key, operation, cell: cell, rightmost: rightmost, pages, removeIf)
+            return try editLeaf(node, writable, key, operation, cell: cell, rightmost: rightmost, packing: packing, pages, removeIf)
         }
 
         let (index, childKey) = try F.searchBranch(node, key)
         let childRef = try node.child(index)
         let oldChildCount = try node.childCount(index)
         let result = try edit(childRef, childKey, operation, cell: cell,
-                              rightmost: rightmost && index == node.count - 1, depth: depth + 1, pages, removeIf)
+                              rightmost: rightmost && index == node.count - 1, packing: packing, depth: depth + 1, pages, removeIf)
         guard result.changed else { return .unchanged(ref) }
         guard result.delta >= 0 || oldChildCount > 0 else { throw TreeError.corrupt(ref, "child count below zero") }
 
         let (writableRef, writableBase) = try writable.map { (node.ref, $0) } ?? pages.writableNodePage(ref)
         let branch = MutableTreeNode(ref: writableRef, base: writableBase)
         let split = try absorbChild(result, at: index, oldChildCount: oldChildCount, of: branch, rightmost: rightmost, pages)
-        return .edited(branch, delta: result.delta, split: split)
+        return .edited(branch, delta: result.delta, split: split, retry: result.retry)
     }
 
     /// Updates the writable `branch` after its child `index` (which counted `oldChildCount`
@@ -243,9 +267,13 @@ enum TreeEditor<F: TreeFlavor> {
     /// `writable`: the node's page when it was already made writable on the way down.
     private static func editLeaf(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: F.SearchKey,
                                  _ operation: TreeEditOperation,
-                                 cell: UnsafeRawBufferPointer, rightmost: Bool,
+                                 cell: UnsafeRawBufferPointer, rightmost: Bool, packing: Bool,
                                  _ pages: any PageWriting,
                                  _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
+        if node.isPacked {
+            return try F.packedLeafEdit(node, writable, key, operation, cell: cell, rightmost: rightmost, packing: packing,
+                                        pages, removeIf)
+        }
         let (index, found) = try F.searchLeaf(node, key)
         switch operation {
         case .remove:
@@ -287,6 +315,10 @@ enum TreeEditor<F: TreeFlavor> {
         if leaf.fits(cell.count) {
             try leaf.insertCell(cell, at: index, isLeaf: true, F.self)
             leaf.total = UInt64(leaf.count)
+        } else if packing && rightmost && delta == 1 && index == leaf.count,
+                  let right = try F.packedRightLeaf(cell: cell, full: node, pages) {
+            // A tree that packs: appends past the full leaf go into a packed leaf from here on.
+            split = TreeSplit(right: right, leftTotal: leaf.total, rightTotal: 1)
         } else {
             split = try leaf.splitInsert(cell, at: index, isLeaf: true,
                                          appendMode: rightmost && delta == 1 && index == leaf.count, pages: pages, F.self)
@@ -315,6 +347,18 @@ enum TreeEditor<F: TreeFlavor> {
         let left = try TreeNode.read(leftRef, pages, F.self)
         let right = try TreeNode.read(rightRef, pages, F.self)
         guard left.isLeaf == right.isLeaf else { throw TreeError.corrupt(branch.ref, "siblings at different depths") }
+        if left.isPacked || right.isPacked {
+            // Rebuilt as one leaf (packed or slotted) when their entries fit one page.
+            guard let merged = try F.mergePackedLeaves(left, right, pages) else { return false }
+            branch.base.setTreeU32(leftSlot + TreeLayout.branchChildOffset, merged.raw)
+            let leftCount = parent.treeU64(leftSlot + TreeLayout.branchCountOffset)
+            let rightCount = parent.treeU64(rightSlot + TreeLayout.branchCountOffset)
+            branch.base.setTreeU64(leftSlot + TreeLayout.branchCountOffset, leftCount &+ rightCount)
+            let parentKeySize = try F.keyPartSize(parent, at: rightSlot + TreeLayout.branchKeyOffset, ref: branch.ref)
+            branch.removeCell(at: rightIndex, size: TreeLayout.branchKeyOffset + parentKeySize)
+            pages.freePage(rightRef)
+            return true
+        }
         // A branch's first cell key is a placeholder: in the merged node it takes the parent's
         // separator for the right node.
         let parentKeySize = try F.keyPartSize(parent, at: rightSlot + TreeLayout.branchKeyOffset, ref: branch.ref)

@@ -32,6 +32,30 @@ protocol TreeFlavor {
     static func searchLeaf(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, found: Bool)
     /// Branch: the child to descend into and the key to search for in it.
     static func searchBranch(_ node: TreeNode, _ key: SearchKey) throws -> (index: Int, key: SearchKey)
+    /// The single edit of a packed leaf (KeyedTree only, PackedLeafEdit.swift).
+    static func packedLeafEdit(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: SearchKey,
+                               _ operation: TreeEditOperation, cell: UnsafeRawBufferPointer, rightmost: Bool,
+                               packing: Bool, _ pages: any PageWriting,
+                               _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult
+    /// A new packed leaf holding `cell` alone, for the append split of a slotted leaf in a tree
+    /// that packs; nil when the cell's value cannot be packed (KeyedTree only).
+    static func packedRightLeaf(cell: UnsafeRawBufferPointer, full: TreeNode, _ pages: any PageWriting) throws -> PageRef?
+    /// Merges two sibling leaves of which one or both are packed into the left one's writable
+    /// copy when their entries fit one page; its reference, or nil (nothing changed).
+    static func mergePackedLeaves(_ left: TreeNode, _ right: TreeNode, _ pages: any PageWriting) throws -> PageRef?
+}
+
+extension TreeFlavor {
+    static func packedLeafEdit(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: SearchKey,
+                               _ operation: TreeEditOperation, cell: UnsafeRawBufferPointer, rightmost: Bool,
+                               packing: Bool, _ pages: any PageWriting,
+                               _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
+        throw TreeError.corrupt(node.ref, "a packed leaf in a \(name) tree")
+    }
+    static func packedRightLeaf(cell: UnsafeRawBufferPointer, full: TreeNode, _ pages: any PageWriting) throws -> PageRef? { nil }
+    static func mergePackedLeaves(_ left: TreeNode, _ right: TreeNode, _ pages: any PageWriting) throws -> PageRef? {
+        throw TreeError.corrupt(left.ref, "a packed leaf in a \(name) tree")
+    }
 }
 
 // MARK: - KeyedTree: UInt64 keys
@@ -52,7 +76,27 @@ enum KeyedFlavor: TreeFlavor {
 
     @inline(__always)
     static func leafKey(_ node: TreeNode, _ i: Int) throws -> UInt64 {
-        node.base.treeU64(try node.cellOffset(i, need: 8))
+        if node.isPacked {
+            guard i >= 0 && i < node.count else { throw TreeError.corrupt(node.ref, "entry \(i) outside its packed leaf") }
+            return try node.packed.key(i)
+        }
+        return node.base.treeU64(try node.cellOffset(i, need: 8))
+    }
+
+    /// Calls `body` with key and value of leaf entry `i` (the value valid during the call):
+    /// the one read path for slotted and packed leaves.
+    @inline(__always)
+    static func withLeafEntry<R>(_ node: TreeNode, _ i: Int, _ pages: any PageReading,
+                                 _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        if node.isPacked {
+            let leaf = try node.packed
+            guard i >= 0 && i < leaf.count else { throw TreeError.corrupt(node.ref, "entry \(i) outside its packed leaf") }
+            let key = leaf.key(i)
+            return try leaf.withValue(i) { try body(key, $0) }
+        }
+        let cell = try node.leafCell(i, Self.self)
+        let key = node.base.treeU64(cell.offset)
+        return try cell.value.withBytes(pages) { try body(key, $0) }
     }
 
     @inline(__always)
@@ -134,6 +178,10 @@ enum KeyedFlavor: TreeFlavor {
             if index + 1 < node.count { upper = try branchKey(node, index + 1) }
             node = try TreeNode.read(try node.child(index), pages, Self.self)
         }
+        if node.isPacked {
+            let (index, found) = try node.packed.search(key)
+            return found ? (node, index) : nil
+        }
         let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false,
                                   lowerKey: lower, upperKey: upper)
         guard index < node.count, try leafKey(node, index) == key else { return nil }
@@ -142,6 +190,7 @@ enum KeyedFlavor: TreeFlavor {
 
     @inline(__always)
     static func searchLeaf(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, found: Bool) {
+        if node.isPacked { return try node.packed.search(key) }
         let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false)
         guard index < node.count else { return (index, false) }
         return (index, try leafKey(node, index) == key)

@@ -150,6 +150,11 @@ enum TreeReader<F: TreeFlavor> {
     static func destroy(_ ref: PageRef, depth: Int, _ pages: any PageWriting) throws {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree too deep") }
         let node = try TreeNode.read(ref, pages, F.self)
+        if node.isPacked {
+            // Packed values are inline: nothing but the page to free.
+            pages.freePage(ref)
+            return
+        }
         for i in 0..<node.count {
             if node.isLeaf {
                 try node.leafCell(i, F.self).value.free(pages)

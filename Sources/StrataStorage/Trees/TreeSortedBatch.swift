@@ -21,6 +21,35 @@ protocol SortedBatchFlavor: TreeFlavor {
     static func leafSearchKey(_ node: TreeNode, _ i: Int) throws -> SearchKey
     /// `a` and `b` are the same key.
     static func same(_ a: SearchKey, _ b: SearchKey) -> Bool
+    /// Packed leaves (KeyedTree only, PackedLeafEdit.swift): a fresh right leaf, the put and
+    /// the remove of a batch's entries in a packed leaf.
+    static func freshPackedLeaf(keys: UnsafeBufferPointer<SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                from start: Int, _ pages: any PageWriting) throws -> (ref: PageRef, count: Int)?
+    static func packedBatchPut(_ node: TreeNode, keys: UnsafeBufferPointer<SearchKey>,
+                               values: UnsafeBufferPointer<UnsafeRawBufferPointer>, position: inout Int,
+                               upper: SearchKey?, rightmost: Bool, packing: Bool,
+                               _ pages: any PageWriting) throws -> TreeEditResult
+    static func packedBatchRemove(_ node: TreeNode, keys: UnsafeBufferPointer<SearchKey>, position: inout Int,
+                                  upper: SearchKey?, stopAtAbsent: Bool, stopped: inout Bool,
+                                  shouldRemove: (Int, UnsafeRawBufferPointer) throws -> Bool,
+                                  _ pages: any PageWriting) throws -> (result: TreeEditResult, removed: Int)
+}
+
+extension SortedBatchFlavor {
+    static func freshPackedLeaf(keys: UnsafeBufferPointer<SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                from start: Int, _ pages: any PageWriting) throws -> (ref: PageRef, count: Int)? { nil }
+    static func packedBatchPut(_ node: TreeNode, keys: UnsafeBufferPointer<SearchKey>,
+                               values: UnsafeBufferPointer<UnsafeRawBufferPointer>, position: inout Int,
+                               upper: SearchKey?, rightmost: Bool, packing: Bool,
+                               _ pages: any PageWriting) throws -> TreeEditResult {
+        throw TreeError.corrupt(node.ref, "a packed leaf in a \(name) tree")
+    }
+    static func packedBatchRemove(_ node: TreeNode, keys: UnsafeBufferPointer<SearchKey>, position: inout Int,
+                                  upper: SearchKey?, stopAtAbsent: Bool, stopped: inout Bool,
+                                  shouldRemove: (Int, UnsafeRawBufferPointer) throws -> Bool,
+                                  _ pages: any PageWriting) throws -> (result: TreeEditResult, removed: Int) {
+        throw TreeError.corrupt(node.ref, "a packed leaf in a \(name) tree")
+    }
 }
 
 extension KeyedFlavor: SortedBatchFlavor {
@@ -69,11 +98,14 @@ extension SortedBatchFlavor {
 struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
     let keys: UnsafeBufferPointer<F.SearchKey>
     let values: UnsafeBufferPointer<UnsafeRawBufferPointer>
+    /// Whether appends past the tree's last key may be written as packed leaves.
+    let packing: Bool
     private(set) var position = 0
 
-    init(keys: UnsafeBufferPointer<F.SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>) {
+    init(keys: UnsafeBufferPointer<F.SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>, packing: Bool = false) {
         self.keys = keys
         self.values = values
+        self.packing = packing
     }
 
     var isDone: Bool { position >= keys.count }
@@ -84,6 +116,10 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
 
     mutating func edit(leaf node: TreeNode, key _: F.SearchKey, upper: F.SearchKey?, rightmost: Bool,
                        _ pages: any PageWriting) throws -> TreeEditResult {
+        if node.isPacked {
+            return try F.packedBatchPut(node, keys: keys, values: values, position: &position, upper: upper,
+                                        rightmost: rightmost, packing: packing, pages)
+        }
         let (ref, base) = try pages.writableNodePage(node.ref)
         let leaf = MutableTreeNode(ref: ref, base: base)
         var delta = 0
@@ -120,7 +156,13 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
             }
             if rightmost && index == leaf.count && leaf.count > 0 {
                 // Past the last key of the tree: this leaf stays full and the following keys
-                // fill fresh right leaves (one per descent).
+                // fill fresh right leaves (one per descent), packed when the batch allows it.
+                if packing, let packed = try F.freshPackedLeaf(keys: keys, values: values, from: position - 1, pages) {
+                    position += packed.count - 1
+                    delta += packed.count - 1
+                    split = TreeSplit(right: packed.ref, leftTotal: leaf.total, rightTotal: UInt64(packed.count))
+                    break
+                }
                 let right = try MutableTreeNode.allocateRightLeaf(kind: F.leafKind, pages)
                 try TreeCells.withLeafCell(F.keyPart(key), value, pages) { try right.insertCell($0, at: 0, isLeaf: true, F.self) }
                 while position < keys.count {
@@ -171,6 +213,13 @@ struct SortedRemoveBatch<F: SortedBatchFlavor>: TreeLeafBatch {
 
     mutating func edit(leaf node: TreeNode, key _: F.SearchKey, upper: F.SearchKey?, rightmost _: Bool,
                        _ pages: any PageWriting) throws -> TreeEditResult {
+        if node.isPacked {
+            let (result, removedHere) = try F.packedBatchRemove(node, keys: keys, position: &position, upper: upper,
+                                                                stopAtAbsent: stopAtAbsent, stopped: &stopped,
+                                                                shouldRemove: shouldRemove, pages)
+            removed += removedHere
+            return result
+        }
         var writable: MutableTreeNode?
         var view = node
         var removedHere = 0

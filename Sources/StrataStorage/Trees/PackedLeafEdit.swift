@@ -1,0 +1,610 @@
+// Edits of packed keyed leaves (PackedLeaf.swift), for single edits (TreeEditor) and sorted
+// batches (TreeSortedBatch).
+//
+// Most edits move bytes within the leaf's columns: a replacement that keeps the constant planes
+// is written over the old value, an insertion that keeps them (and fits the capacity and key
+// width) opens a slot, removals close theirs. Anything else rewrites the leaf: its entries are
+// decoded, the edit applied, and the result written back as one leaf or, when it no longer
+// fits, as two (a split, as for slotted leaves). Each rewritten part becomes packed or slotted
+// (`LeafForm`): slotted when it is short and fits (cheap to edit entry by entry), packed
+// otherwise, or packed first for the right edge of a tree that packs (where appends go).
+//
+// Invariants:
+// - Removals always fit the page (a subset of a packed leaf never encodes larger).
+// - An insertion or replacement whose entries fit no division into two pages (a value unlike its
+//   neighbours landing mid-leaf) first splits the leaf at the edit's index without applying it,
+//   with `TreeEditResult.retry` set: the caller applies the edit again, and it then lands at the
+//   edge of a part, where the new entry alone on one side and untouched entries on the other
+//   always fit. So an edit never needs more than one new page per descent.
+// - Packed parts are written only for inline values of the leaf's own value length; new packed
+//   leaves only for puts with `packing`.
+
+/// One entry of a leaf being rebuilt: its key and its value (inline bytes valid during the
+/// rebuild, or an overflow chain).
+struct LeafEntry {
+    var key: UInt64
+    var value: TreeStoredValue
+}
+
+/// How a run of entries is stored in one page.
+enum LeafForm {
+    case packed
+    case slotted
+}
+
+enum PackedLeafEdit {
+    /// Reported as the fill of a leaf that just split (the parent does not merge it then).
+    static let packedFill = TreeLayout.usableSize
+
+    /// The fill of the packed leaf just written at `base` (`PackedLeaf.filledBytes`).
+    static func fill(_ ref: PageRef, _ base: UnsafeMutableRawPointer) throws -> Int {
+        try PackedLeaf(ref: ref, base: UnsafeRawPointer(base)).filledBytes
+    }
+
+    /// The entries of `leaf` with their values copied into `storage` (count × valueLength bytes).
+    static func decode(_ leaf: PackedLeaf, into storage: UnsafeMutableRawPointer) -> [LeafEntry] {
+        var entries: [LeafEntry] = []
+        entries.reserveCapacity(leaf.count + 1)
+        for i in 0..<leaf.count {
+            let value = storage + i * leaf.valueLength
+            leaf.copyValue(i, to: value)
+            entries.append(LeafEntry(key: leaf.key(i),
+                                     value: TreeStoredValue(inline: UnsafeRawPointer(value), length: leaf.valueLength, firstOverflow: .null)))
+        }
+        return entries
+    }
+
+    /// Calls `body` with the decoded entries of `leaf` (storage valid during the call).
+    static func withEntries<R>(_ leaf: PackedLeaf, _ body: (inout [LeafEntry]) throws -> R) throws -> R {
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(leaf.count * leaf.valueLength, 1), alignment: 8)
+        defer { storage.deallocate() }
+        var entries = decode(leaf, into: storage)
+        return try body(&entries)
+    }
+
+    @inline(__always)
+    static func slottedSize(_ entry: LeafEntry) -> Int {
+        8 + (entry.value.inline != nil ? TreeLayout.valueHeaderSize + entry.value.length : TreeLayout.overflowValuePartSize)
+            + TreeLayout.slotSize
+    }
+
+    /// How `entries[range]` (non-empty) can be stored in one page, nil when it cannot: slotted
+    /// when fewer than `PackedLayout.minimumRun` entries fit slotted, else packed when all are
+    /// inline values of one length that fit packed, else slotted when they fit.
+    static func form(_ entries: [LeafEntry], _ range: Range<Int>, prefersPacked: Bool = false) -> LeafForm? {
+        var slotted = 0
+        for i in range { slotted += slottedSize(entries[i]) }
+        let fitsSlotted = slotted <= TreeLayout.usableSize
+        if fitsSlotted && range.count < PackedLayout.minimumRun && !prefersPacked { return .slotted }
+        let packedLength = entries[range.lowerBound].value.length
+        if packedLength <= PackedLayout.maxValueLength {
+            var sizer = PackedLeafSizer(valueLength: packedLength)
+            var packable = true
+            for i in range {
+                let value = entries[i].value
+                guard let inline = value.inline,
+                      sizer.add(key: entries[i].key, value: UnsafeRawBufferPointer(start: inline, count: value.length)) else {
+                    packable = false
+                    break
+                }
+            }
+            if packable { return .packed }
+        }
+        return fitsSlotted ? .slotted : nil
+    }
+
+    /// Writes `entries[range]` in `form` into the page payload at (`ref`, `base`).
+    static func write(_ entries: [LeafEntry], _ range: Range<Int>, as form: LeafForm,
+                      to ref: PageRef, _ base: UnsafeMutableRawPointer) throws -> (count: Int, filledBytes: Int) {
+        switch form {
+        case .packed:
+            let packedLength = entries[range.lowerBound].value.length
+            var keys: [UInt64] = []
+            var values: [UnsafeRawPointer] = []
+            keys.reserveCapacity(range.count)
+            values.reserveCapacity(range.count)
+            for i in range {
+                guard let inline = entries[i].value.inline else { throw TreeError.corrupt(ref, "an overflow value in a packed leaf") }
+                keys.append(entries[i].key)
+                values.append(inline)
+            }
+            keys.withUnsafeBufferPointer { k in
+                values.withUnsafeBufferPointer { v in
+                    _ = PackedLeafWriter.write(keys: k, values: v, valueLength: packedLength, to: base)
+                }
+            }
+            return (range.count, try fill(ref, base))
+        case .slotted:
+            let leaf = MutableTreeNode.initialize(ref, base, kind: TreePageKind.keyedLeaf)
+            try withUnsafeTemporaryAllocation(byteCount: TreeLayout.maxCellSize + 16, alignment: 8) { buffer in
+                guard let cell = buffer.baseAddress else { return }
+                for i in range {
+                    let entry = entries[i]
+                    cell.setTreeU64(0, entry.key)
+                    let size: Int
+                    if let inline = entry.value.inline {
+                        size = 8 + TreeLayout.valueHeaderSize + entry.value.length
+                        guard size <= TreeLayout.maxCellSize else { throw TreeError.corrupt(ref, "a leaf cell larger than a page allows") }
+                        cell.setTreeU32(8, UInt32(entry.value.length))
+                        (cell + 8 + TreeLayout.valueHeaderSize).copyMemory(from: inline, byteCount: entry.value.length)
+                    } else {
+                        size = 8 + TreeLayout.overflowValuePartSize
+                        cell.setTreeU32(8, UInt32(entry.value.length) | TreeLayout.overflowFlag)
+                        cell.setTreeU32(8 + TreeLayout.valueHeaderSize, entry.value.firstOverflow.raw)
+                    }
+                    leaf.appendCellContiguous(cell, size: size)
+                }
+            }
+            leaf.total = UInt64(leaf.count)
+            return (leaf.count, leaf.filledBytes)
+        }
+    }
+
+    /// Writes `entries` (ascending, non-empty) into the writable page (`ref`, `base`) and, if
+    /// needed, one new right page. `split`: the only division point to try (a split without
+    /// an edit); otherwise tried in turn: all in one page, the longest packed prefix, and either
+    /// side of the changed entry at `change`. Nil, with nothing written, when none fits.
+    static func place(_ entries: [LeafEntry], change: Int, split: Int? = nil,
+                      delta: Int, into ref: PageRef, _ base: UnsafeMutableRawPointer,
+                      _ pages: any PageWriting) throws -> TreeEditResult? {
+        let n = entries.count
+        if split == nil, let form = form(entries, 0..<n) {
+            let left = try write(entries, 0..<n, as: form, to: ref, base)
+            return TreeEditResult(ref: ref, delta: delta, changed: true, split: nil, cellCount: left.count, filledBytes: left.filledBytes)
+        }
+        var candidates: [Int] = []
+        if let split {
+            candidates = [split]
+        } else {
+            var sizer = PackedLeafSizer(valueLength: entries[0].value.length)
+            var prefix = 0
+            while prefix < n, let inline = entries[prefix].value.inline,
+                  sizer.add(key: entries[prefix].key, value: UnsafeRawBufferPointer(start: inline, count: entries[prefix].value.length)) {
+                prefix += 1
+            }
+            candidates = [prefix, change, change + 1]
+        }
+        for s in candidates where s > 0 && s < n {
+            guard let leftForm = form(entries, 0..<s), let rightForm = form(entries, s..<n) else { continue }
+            let (rightRef, rightBase) = try pages.allocatePage()
+            let right = try write(entries, s..<n, as: rightForm, to: rightRef, rightBase)
+            let left = try write(entries, 0..<s, as: leftForm, to: ref, base)
+            return TreeEditResult(ref: ref, delta: delta, changed: true,
+                                  split: TreeSplit(right: rightRef, leftTotal: UInt64(left.count), rightTotal: UInt64(right.count)),
+                                  cellCount: left.count, filledBytes: left.filledBytes)
+        }
+        return nil
+    }
+
+    /// A new leaf holding `cell` alone (packed with `packing` when its value can be, else
+    /// slotted) right of the full packed leaf at (`ref`, `base`), which stays as it is. On files
+    /// that place full nodes apart (NodeEdit.swift, `splitAppendApart`) the full leaf moves to a
+    /// detached page and the new leaf takes its page, at the right edge where appends go.
+    static func newRightLeaf(of ref: PageRef, _ base: UnsafeMutableRawPointer, leftCount: Int, cell: UnsafeRawBufferPointer,
+                             packing: Bool, _ pages: any PageWriting) throws -> TreeEditResult {
+        // Packed again only for a value of the full leaf's length: a stream of mixed lengths
+        // goes on in slotted leaves (one packed leaf per length change would be a page per row).
+        let length = try PackedLeaf(ref: ref, base: UnsafeRawPointer(base)).valueLength
+        let packing = try packing && cell.count >= 8 + TreeLayout.valueHeaderSize
+            && TreeStoredValue.parse(cell.baseAddress!, at: 8, ref: ref).value.length == length
+        var leftRef = ref
+        var rightRef: PageRef
+        var rightBase: UnsafeMutableRawPointer
+        if pages.placesFullNodesApart {
+            let (detached, detachedBase) = try pages.allocateDetachedPage()
+            detachedBase.copyMemory(from: base, byteCount: TreeLayout.payloadSize)
+            leftRef = detached
+            (rightRef, rightBase) = (ref, base)
+        } else {
+            (rightRef, rightBase) = try pages.allocatePage()
+        }
+        let packed = try packing && KeyedFlavor.writePackedLeaf(cell: cell, to: rightBase)
+        if !packed {
+            guard let bytes = cell.baseAddress else { throw StorageError(.invalidState, "insert without a cell") }
+            let right = MutableTreeNode.initialize(rightRef, rightBase, kind: TreePageKind.keyedLeaf)
+            right.appendCellContiguous(bytes, size: cell.count)
+            right.total = 1
+        }
+        return TreeEditResult(ref: leftRef, delta: 1, changed: true,
+                              split: TreeSplit(right: rightRef, leftTotal: UInt64(leftCount), rightTotal: 1,
+                                               movedLeft: leftRef == ref ? nil : leftRef),
+                              cellCount: leftCount, filledBytes: packedFill)
+    }
+
+    /// Replaces (`found`) or inserts `key` → `value` at `index` without a split: over the old
+    /// value or into a free slot when the constants and key width allow it, else with a new
+    /// layout of the leaf when the page holds one. False, nothing written, when neither fits.
+    @inline(__always)
+    static func applyInPlace(_ leaf: PackedLeaf, _ key: UInt64, _ value: UnsafeRawBufferPointer, at index: Int,
+                             found: Bool, _ writable: UnsafeMutableRawPointer) -> Bool {
+        if found {
+            if leaf.canOverwrite(with: value) {
+                leaf.overwrite(index, with: value, in: writable)
+                return true
+            }
+        } else if leaf.canInsert(key, value) {
+            leaf.insert(key, value, at: index, in: writable)
+            return true
+        }
+        return leaf.relaid(key, value, at: index, replacing: found, in: writable)
+    }
+
+    /// Inserts or replaces `key` with the leaf cell `cell` (key part + value part, as built by
+    /// `TreeCells.withLeafCell`) in the packed leaf `node`, already writable at `writable`.
+    static func upsert(_ node: TreeNode, _ leaf: PackedLeaf, writable: UnsafeMutableRawPointer, key: UInt64,
+                       cell: UnsafeRawBufferPointer, rightmost: Bool, packing: Bool,
+                       _ pages: any PageWriting) throws -> TreeEditResult {
+        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else {
+            throw StorageError(.invalidState, "insert without a cell")
+        }
+        let (value, _) = try TreeStoredValue.parse(cellBase, at: 8, ref: node.ref)
+        let (index, found) = leaf.search(key)
+        if let inline = value.inline,
+           applyInPlace(leaf, key, UnsafeRawBufferPointer(start: inline, count: value.length), at: index, found: found, writable) {
+            return TreeEditResult(ref: node.ref, delta: found ? 0 : 1, changed: true, split: nil,
+                                  cellCount: found ? leaf.count : leaf.count + 1, filledBytes: try fill(node.ref, writable))
+        }
+        if !found && index == leaf.count && rightmost {
+            return try newRightLeaf(of: node.ref, writable, leftCount: leaf.count, cell: cell, packing: packing, pages)
+        }
+        return try PackedLeafEdit.withEntries(leaf) { entries in
+            let entry = LeafEntry(key: key, value: value)
+            let original = entries
+            if found { entries[index] = entry } else { entries.insert(entry, at: index) }
+            if let result = try place(entries, change: index, delta: found ? 0 : 1, into: node.ref, writable, pages) {
+                return result
+            }
+            // No two pages hold the result: split the untouched entries at the edit, then retry.
+            guard index > 0 && index < original.count,
+                  var result = try place(original, change: index, split: index, delta: 0, into: node.ref, writable, pages) else {
+                throw TreeError.corrupt(node.ref, "a packed leaf edit that fits no split (entry \(index) of \(original.count), \(found ? "replacing" : "inserting") \(value.length) bytes into \(leaf.valueLength))")
+            }
+            result.retry = true
+            return result
+        }
+    }
+
+    /// Removes the entries at `indices` (ascending, non-empty) of the packed leaf `node`:
+    /// closed up in place at `writable`, or reported empty (the parent frees the page).
+    static func remove(_ node: TreeNode, indices: [Int], writable: () throws -> (PageRef, UnsafeMutableRawPointer),
+                       _ pages: any PageWriting) throws -> TreeEditResult {
+        let leaf = try node.packed
+        if indices.count == leaf.count {
+            return TreeEditResult(ref: node.ref, delta: -indices.count, changed: true, split: nil, cellCount: 0, filledBytes: 0)
+        }
+        let (ref, base) = try writable()
+        let view = try PackedLeaf(ref: ref, base: UnsafeRawPointer(base))
+        view.remove(indices, in: base)
+        return TreeEditResult(ref: ref, delta: -indices.count, changed: true, split: nil,
+                              cellCount: leaf.count - indices.count, filledBytes: try fill(ref, base))
+    }
+}
+
+// MARK: - Single edits
+
+extension KeyedFlavor {
+    static func packedLeafEdit(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: UInt64,
+                               _ operation: TreeEditOperation, cell: UnsafeRawBufferPointer, rightmost: Bool,
+                               packing: Bool, _ pages: any PageWriting,
+                               _ removeIf: (UnsafeRawBufferPointer) throws -> Bool) throws -> TreeEditResult {
+        let leaf = try node.packed
+        switch operation {
+        case .remove:
+            let (index, found) = leaf.search(key)
+            guard found else {
+                if writable != nil { throw TreeError.corrupt(node.ref, "key to remove not in its leaf") }
+                return .unchanged(node.ref)
+            }
+            guard try leaf.withValue(index, removeIf) else {
+                guard writable != nil else { return .unchanged(node.ref) }
+                return TreeEditResult(ref: node.ref, delta: 0, changed: true, split: nil,
+                                      cellCount: leaf.count, filledBytes: PackedLeafEdit.packedFill)
+            }
+            return try PackedLeafEdit.remove(node, indices: [index], writable: {
+                try writable.map { (node.ref, $0) } ?? pages.writableNodePage(node.ref)
+            }, pages)
+        case .upsert:
+            // Upserts make the path writable on the way down: `node` is the writable copy.
+            guard let writable else { throw StorageError(.invalidState, "a packed leaf upsert on a read-only path") }
+            return try PackedLeafEdit.upsert(node, leaf, writable: writable, key: key, cell: cell, rightmost: rightmost,
+                                             packing: packing, pages)
+        case .insert, .replace:
+            throw TreeError.corrupt(node.ref, "a positional edit reached a keyed leaf")
+        }
+    }
+}
+
+// MARK: - Sorted batches
+
+extension KeyedFlavor {
+    /// Writes the leaf cell `cell` alone as a packed leaf at `base`; false (nothing written)
+    /// when its value cannot be packed (an overflow value, or longer than packed values may be).
+    static func writePackedLeaf(cell: UnsafeRawBufferPointer, to base: UnsafeMutableRawPointer) throws -> Bool {
+        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else { return false }
+        let (value, _) = try TreeStoredValue.parse(cellBase, at: 8, ref: .null)
+        guard let inline = value.inline, value.length <= PackedLayout.maxValueLength else { return false }
+        let key = cellBase.treeU64(0)
+        withUnsafePointer(to: key) { k in
+            withUnsafePointer(to: inline) { v in
+                _ = PackedLeafWriter.write(keys: UnsafeBufferPointer(start: k, count: 1), values: UnsafeBufferPointer(start: v, count: 1),
+                                           valueLength: value.length, to: base)
+            }
+        }
+        return true
+    }
+
+    /// The packed right leaf of the append split of the full slotted leaf `full`
+    /// (`TreeFlavor.packedRightLeaf`): only when its last `minimumRun` values (or all) have the
+    /// new value's length, so that a stream of mixed lengths stays slotted.
+    static func packedRightLeaf(cell: UnsafeRawBufferPointer, full: TreeNode, _ pages: any PageWriting) throws -> PageRef? {
+        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else { return nil }
+        let value = try TreeStoredValue.parse(cellBase, at: 8, ref: full.ref).value
+        guard value.inline != nil, value.length <= PackedLayout.maxValueLength else { return nil }
+        for i in max(0, full.count - PackedLayout.minimumRun)..<full.count {
+            let stored = try full.leafCell(i, KeyedFlavor.self).value
+            guard stored.inline != nil, stored.length == value.length else { return nil }
+        }
+        let (ref, base) = try pages.allocatePage()
+        guard try writePackedLeaf(cell: cell, to: base) else {
+            pages.freePage(ref)
+            return nil
+        }
+        return ref
+    }
+
+    /// A fresh packed leaf right of the tree's last leaf, filled from `keys[from...]` as far as
+    /// it fits; nil when the first value cannot be packed (the caller fills a slotted leaf).
+    static func freshPackedLeaf(keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                from start: Int, _ pages: any PageWriting) throws -> (ref: PageRef, count: Int)? {
+        try freshPackedLeaf(keys: keys, values: values, from: start, continuing: nil, pages)
+    }
+
+    static func freshPackedLeaf(keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                from start: Int, continuing: Int?, _ pages: any PageWriting) throws -> (ref: PageRef, count: Int)? {
+        // Only for a run of `minimumRun` values of one length (or the rest of the batch when it
+        // is shorter but appends to a packed leaf of that length: `continuing`).
+        guard start < keys.count else { return nil }
+        let length = values[start].count
+        let run = min(PackedLayout.minimumRun, keys.count - start)
+        guard length <= PackedLayout.maxValueLength, run == PackedLayout.minimumRun || continuing == length,
+              (start..<start + run).allSatisfy({ values[$0].count == length }) else { return nil }
+        var sizer = PackedLeafSizer(valueLength: length)
+        var end = start
+        while end < keys.count && sizer.add(key: keys[end], value: values[end]) { end += 1 }
+        guard end > start else { return nil }
+        let (ref, base) = try pages.allocatePage()
+        try write(keys: keys, values: values, start..<end, length: length, to: base)
+        return (ref, end - start)
+    }
+
+    /// Writes `before` then `keys[range]` with `values[range]` (all `length` bytes) as a packed
+    /// leaf at `base`.
+    private static func write(keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                              _ range: Range<Int>, length: Int, to base: UnsafeMutableRawPointer,
+                              before: [LeafEntry] = []) throws {
+        var allKeys: [UInt64] = []
+        var pointers: [UnsafeRawPointer] = []
+        allKeys.reserveCapacity(before.count + range.count)
+        pointers.reserveCapacity(before.count + range.count)
+        // A zero-length value has no bytes to point at; any pointer serves (nothing is read).
+        let empty = UnsafeRawPointer(bitPattern: 8)!
+        for entry in before {
+            allKeys.append(entry.key)
+            pointers.append(entry.value.inline ?? empty)
+        }
+        for i in range {
+            allKeys.append(keys[i])
+            pointers.append(values[i].baseAddress ?? empty)
+        }
+        allKeys.withUnsafeBufferPointer { k in
+            pointers.withUnsafeBufferPointer { v in _ = PackedLeafWriter.write(keys: k, values: v, valueLength: length, to: base) }
+        }
+    }
+
+    /// Applies the batch's entries that belong to the packed leaf `node` (SortedPutBatch): as
+    /// many as fit in place (replacements, insertions, appends, with new layouts as needed);
+    /// appends past the tree's last key (with `packing`) that no longer fit go on into a fresh
+    /// right leaf. An entry that needs a split is applied alone as a single upsert, first in its
+    /// descent (a split without applying it leaves `position` unchanged).
+    static func packedBatchPut(_ node: TreeNode, keys: UnsafeBufferPointer<UInt64>,
+                               values: UnsafeBufferPointer<UnsafeRawBufferPointer>, position: inout Int,
+                               upper: UInt64?, rightmost: Bool, packing: Bool,
+                               _ pages: any PageWriting) throws -> TreeEditResult {
+        let (ref, base) = try pages.writableNodePage(node.ref)
+        var leaf = try PackedLeaf(ref: ref, base: UnsafeRawPointer(base))
+        var delta = 0
+        var applied = false
+        while position < keys.count {
+            let key = keys[position], value = values[position]
+            if let upper, key >= upper { break }
+            let (index, found) = leaf.search(key)
+            if PackedLeafEdit.applyInPlace(leaf, key, value, at: index, found: found, base) {
+                leaf = try PackedLeaf(ref: ref, base: UnsafeRawPointer(base))
+                position += 1
+                if !found { delta += 1 }
+                applied = true
+                continue
+            }
+            if packing && rightmost && !found && index == leaf.count {
+                // The leaf is full: the following appends fill a fresh right leaf.
+                let right = try freshRightLeaf(keys: keys, values: values, position: &position, continuing: leaf.valueLength, pages)
+                return TreeEditResult(ref: ref, delta: delta + right.count, changed: true,
+                                      split: TreeSplit(right: right.ref, leftTotal: UInt64(leaf.count), rightTotal: UInt64(right.count)),
+                                      cellCount: leaf.count, filledBytes: PackedLeafEdit.packedFill)
+            }
+            if applied { break }
+            if let result = try rewriteMerging(leaf, base, keys: keys, values: values, position: &position, upper: upper, pages) {
+                return result
+            }
+            let view = try TreeNode(ref: ref, base: UnsafeRawPointer(base), flavor: KeyedFlavor.self)
+            let result = try TreeCells.withLeafCell(.uint64(key), value, pages) { cell in
+                let result = try PackedLeafEdit.upsert(view, leaf, writable: base, key: key, cell: cell, rightmost: rightmost,
+                                                       packing: packing, pages)
+                if result.retry, let cellBase = cell.baseAddress {
+                    // Not applied: the value's overflow chain, if any, is written again next time.
+                    try TreeStoredValue.parse(cellBase, at: 8, ref: ref).value.free(pages)
+                }
+                return result
+            }
+            if !result.retry { position += 1 }
+            return result
+        }
+        return TreeEditResult(ref: ref, delta: delta, changed: true, split: nil, cellCount: leaf.count,
+                              filledBytes: leaf.filledBytes)
+    }
+
+    /// Merges the batch's entries from `position` that fall within the leaf's keys (below
+    /// `upper`, up to its last key, inline values) into its decoded entries and writes the
+    /// result back as one or two leaves: one rewrite for a run of changes the columns cannot
+    /// take in place (values of a new length, such as rows whose footer changed). Nil, nothing
+    /// written and `position` unchanged, when the result fits no two pages.
+    private static func rewriteMerging(_ leaf: PackedLeaf, _ base: UnsafeMutableRawPointer,
+                                       keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                       position: inout Int, upper: UInt64?, _ pages: any PageWriting) throws -> TreeEditResult? {
+        let last = leaf.key(leaf.count - 1)
+        let empty = UnsafeRawPointer(bitPattern: 8)!
+        return try PackedLeafEdit.withEntries(leaf) { entries in
+            var merged: [LeafEntry] = []
+            merged.reserveCapacity(entries.count + 16)
+            var next = position
+            var delta = 0
+            var firstChange: Int?
+            for entry in entries {
+                while next < keys.count, keys[next] <= entry.key, upper.map({ keys[next] < $0 }) ?? true,
+                      8 + TreeLayout.valueHeaderSize + values[next].count <= TreeLayout.maxCellSize {
+                    if firstChange == nil { firstChange = merged.count }
+                    let value = TreeStoredValue(inline: values[next].baseAddress ?? empty, length: values[next].count, firstOverflow: .null)
+                    if keys[next] < entry.key { delta += 1 }
+                    merged.append(LeafEntry(key: keys[next], value: value))
+                    next += 1
+                    if merged.last?.key == entry.key { break }
+                }
+                if merged.last?.key != entry.key { merged.append(entry) }
+            }
+            guard let firstChange, next > position, keys[next - 1] <= last else { return nil }
+            guard let result = try PackedLeafEdit.place(merged, change: firstChange, delta: delta, into: leaf.ref, base, pages) else {
+                return nil
+            }
+            position = next
+            return result
+        }
+    }
+
+    /// A fresh leaf right of the tree's last one, filled from `keys[position...]`: packed when
+    /// the first value can be, else slotted.
+    private static func freshRightLeaf(keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                       position: inout Int, continuing length: Int,
+                                       _ pages: any PageWriting) throws -> (ref: PageRef, count: Int) {
+        if let packed = try freshPackedLeaf(keys: keys, values: values, from: position, continuing: length, pages) {
+            position += packed.count
+            return packed
+        }
+        let slotted = try MutableTreeNode.allocateRightLeaf(kind: TreePageKind.keyedLeaf, pages)
+        while position < keys.count {
+            let size = TreeCells.leafCellSize(keySize: 8, valueCount: values[position].count)
+            guard slotted.count == 0 || slotted.fits(size) else { break }
+            try TreeCells.withLeafCell(.uint64(keys[position]), values[position], pages) {
+                try slotted.insertCell($0, at: slotted.count, isLeaf: true, KeyedFlavor.self)
+            }
+            position += 1
+        }
+        slotted.total = UInt64(slotted.count)
+        return (slotted.ref, slotted.count)
+    }
+
+    /// Removes the batch's keys that belong to the packed leaf `node` (SortedRemoveBatch);
+    /// returns the result and how many were removed.
+    static func packedBatchRemove(_ node: TreeNode, keys: UnsafeBufferPointer<UInt64>, position: inout Int,
+                                  upper: UInt64?, stopAtAbsent: Bool, stopped: inout Bool,
+                                  shouldRemove: (Int, UnsafeRawBufferPointer) throws -> Bool,
+                                  _ pages: any PageWriting) throws -> (result: TreeEditResult, removed: Int) {
+        let leaf = try node.packed
+        var indices: [Int] = []
+        while position < keys.count {
+            let key = keys[position]
+            if let upper, key >= upper { break }
+            let (index, found) = leaf.search(key)
+            guard found else {
+                if stopAtAbsent {
+                    stopped = true
+                    break
+                }
+                position += 1
+                continue
+            }
+            let remove = try leaf.withValue(index) { try shouldRemove(position, $0) }
+            position += 1
+            if remove { indices.append(index) }
+        }
+        guard !indices.isEmpty else { return (.unchanged(node.ref), 0) }
+        let result = try PackedLeafEdit.remove(node, indices: indices, writable: { try pages.writableNodePage(node.ref) }, pages)
+        return (result, indices.count)
+    }
+}
+
+// MARK: - Merges
+
+extension KeyedFlavor {
+    /// `TreeFlavor.mergePackedLeaves`: the entries of both leaves, values copied apart (the
+    /// left page may be rewritten in place), written into the left leaf's writable copy as one
+    /// leaf when they fit (`PackedLeafEdit.form`).
+    static func mergePackedLeaves(_ left: TreeNode, _ right: TreeNode, _ pages: any PageWriting) throws -> PageRef? {
+        guard left.isLeaf && right.isLeaf else { return nil }
+        // Without decoding: packed, the union takes at least the wider key offsets and the
+        // stored planes of either per entry; slotted, every cell. Most failed attempts (an
+        // underfull leaf next to a full one) end here.
+        var widest = 1, planes = 0, fixed = 0, slotted = 0
+        for node in [left, right] {
+            if node.isPacked {
+                let leaf = try node.packed
+                widest = max(widest, leaf.keyWidth)
+                planes = max(planes, leaf.storedPlanes)
+                fixed = PackedLayout.bitmapOffset + PackedLayout.bitmapSize(leaf.valueLength)
+                slotted += leaf.count * (8 + TreeLayout.valueHeaderSize + leaf.valueLength + TreeLayout.slotSize)
+            } else {
+                slotted += node.usedBytes + node.count * TreeLayout.slotSize
+            }
+        }
+        let total = left.count + right.count
+        guard fixed + total * (widest + planes) <= TreeLayout.payloadSize || slotted <= TreeLayout.usableSize else { return nil }
+        var bytes = 0
+        for node in [left, right] {
+            if node.isPacked {
+                let leaf = try node.packed
+                bytes += leaf.count * leaf.valueLength
+            } else {
+                for i in 0..<node.count {
+                    let value = try node.leafCell(i, KeyedFlavor.self).value
+                    if value.inline != nil { bytes += value.length }
+                }
+            }
+        }
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 1), alignment: 8)
+        defer { storage.deallocate() }
+        var entries: [LeafEntry] = []
+        entries.reserveCapacity(left.count + right.count)
+        var used = 0
+        for node in [left, right] {
+            if node.isPacked {
+                let leaf = try node.packed
+                let decoded = PackedLeafEdit.decode(leaf, into: storage + used)
+                used += leaf.count * leaf.valueLength
+                entries.append(contentsOf: decoded)
+            } else {
+                for i in 0..<node.count {
+                    var value = try node.leafCell(i, KeyedFlavor.self).value
+                    if let inline = value.inline {
+                        (storage + used).copyMemory(from: inline, byteCount: value.length)
+                        value = TreeStoredValue(inline: UnsafeRawPointer(storage + used), length: value.length, firstOverflow: .null)
+                        used += value.length
+                    }
+                    entries.append(LeafEntry(key: try leafKey(node, i), value: value))
+                }
+            }
+        }
+        guard !entries.isEmpty, let form = PackedLeafEdit.form(entries, 0..<entries.count) else { return nil }
+        let (ref, base) = try pages.writableNodePage(left.ref)
+        _ = try PackedLeafEdit.write(entries, 0..<entries.count, as: form, to: ref, base)
+        return ref
+    }
+}
