@@ -138,6 +138,18 @@ struct PackedLeaf {
         PackedLayout.size(count: count, valueLength: valueLength, storedPlanes: storedPlanes, keyWidth: keyWidth) - TreeLayout.headerSize
     }
 
+    /// Calls `body` with each stored plane, in order (set bits of the plane map, a byte at a time).
+    @inline(__always)
+    func forEachStoredPlane(_ body: (Int) -> Void) {
+        for b in 0..<PackedLayout.bitmapSize(valueLength) {
+            var bits = base.load(fromByteOffset: PackedLayout.bitmapOffset + b, as: UInt8.self)
+            while bits != 0 {
+                body(b << 3 + bits.trailingZeroBitCount)
+                bits &= bits &- 1
+            }
+        }
+    }
+
     @inline(__always) func isStored(plane j: Int) -> Bool {
         base.load(fromByteOffset: PackedLayout.bitmapOffset + j >> 3, as: UInt8.self) & (1 << UInt8(j & 7)) != 0
     }
@@ -208,11 +220,41 @@ struct PackedLeaf {
         guard value.count == valueLength else { return false }
         guard let source = value.baseAddress else { return valueLength == 0 }
         var constant = constantsOffset
-        for j in 0..<valueLength where !isStored(plane: j) {
-            if source.load(fromByteOffset: j, as: UInt8.self) != base.load(fromByteOffset: constant, as: UInt8.self) { return false }
-            constant += 1
+        var j = 0
+        while j < valueLength {
+            // Eight planes per map byte: eight constant ones compare as one word.
+            let bits = base.load(fromByteOffset: PackedLayout.bitmapOffset + j >> 3, as: UInt8.self)
+            if bits == 0 && j + 8 <= valueLength {
+                if source.loadUnaligned(fromByteOffset: j, as: UInt64.self) != base.loadUnaligned(fromByteOffset: constant, as: UInt64.self) {
+                    return false
+                }
+                constant += 8
+            } else if bits != 0xFF {
+                for k in 0..<min(8, valueLength - j) where bits & (1 << UInt8(k)) == 0 {
+                    if source.load(fromByteOffset: j + k, as: UInt8.self) != base.load(fromByteOffset: constant, as: UInt8.self) { return false }
+                    constant += 1
+                }
+            }
+            j += 8
         }
         return true
+    }
+
+    /// This view after `count` changed in place (an insertion or removal that kept the shape).
+    func with(count newCount: Int) -> PackedLeaf { PackedLeaf(self, count: newCount) }
+
+    private init(_ other: PackedLeaf, count: Int) {
+        ref = other.ref
+        base = other.base
+        self.count = count
+        capacity = other.capacity
+        valueLength = other.valueLength
+        keyWidth = other.keyWidth
+        keyBase = other.keyBase
+        constantsOffset = other.constantsOffset
+        offsetsOffset = other.offsetsOffset
+        planesOffset = other.planesOffset
+        storedPlanes = other.storedPlanes
     }
 
     /// Whether `value` can replace entry `i` in place.
@@ -223,7 +265,7 @@ struct PackedLeaf {
     func overwrite(_ i: Int, with value: UnsafeRawBufferPointer, in writable: UnsafeMutableRawPointer) {
         guard let source = value.baseAddress else { return }
         var stored = planesOffset + i
-        for j in 0..<valueLength where isStored(plane: j) {
+        forEachStoredPlane { j in
             writable.storeBytes(of: source.load(fromByteOffset: j, as: UInt8.self), toByteOffset: stored, as: UInt8.self)
             stored += capacity
         }
@@ -246,7 +288,7 @@ struct PackedLeaf {
         Self.store(key - keyBase, width: keyWidth, at: offsets + index * keyWidth)
         var plane = writable + planesOffset
         let source = value.baseAddress
-        for j in 0..<valueLength where isStored(plane: j) {
+        forEachStoredPlane { j in
             if tail > 0 { (plane + index + 1).copyMemory(from: plane + index, byteCount: tail) }
             plane.storeBytes(of: source?.load(fromByteOffset: j, as: UInt8.self) ?? 0, toByteOffset: index, as: UInt8.self)
             plane += capacity
