@@ -49,7 +49,17 @@ public struct KeyedTree: Hashable, Sendable {
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         guard let (leaf, index) = try KeyedFlavor.find(root, key, pages) else { return nil }
-        return try KeyedFlavor.withLeafEntry(leaf, index, pages) { _, value in try body(value) }
+        // The packed read out of line: inlined into this generic function (unspecialised where
+        // the object layer calls it), its temporary buffer made every call instantiate generic
+        // metadata, packed leaf or not (~1% of a one-reading transaction).
+        if leaf.isPacked { return try Self.withPackedValue(leaf, index, body) }
+        return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
+    }
+
+    @inline(never)
+    private static func withPackedValue<R>(_ leaf: TreeNode, _ index: Int,
+                                           _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        try leaf.packed.withValue(index, body)
     }
 
     /// Whether `key` is present. O(log n).

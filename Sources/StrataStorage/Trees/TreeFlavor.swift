@@ -83,17 +83,23 @@ enum KeyedFlavor: TreeFlavor {
         return node.base.treeU64(try node.cellOffset(i, need: 8))
     }
 
+    /// `withLeafEntry` for a packed leaf, out of line: inlined into a caller that is generic over
+    /// `R` and not specialised, its temporary buffer instantiates generic metadata on every call.
+    @inline(never)
+    static func withPackedEntry<R>(_ node: TreeNode, _ i: Int,
+                                   _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
+        let leaf = try node.packed
+        guard i >= 0 && i < leaf.count else { throw TreeError.corrupt(node.ref, "entry \(i) outside its packed leaf") }
+        let key = leaf.key(i)
+        return try leaf.withValue(i) { try body(key, $0) }
+    }
+
     /// Calls `body` with key and value of leaf entry `i` (the value valid during the call):
     /// the one read path for slotted and packed leaves.
     @inline(__always)
     static func withLeafEntry<R>(_ node: TreeNode, _ i: Int, _ pages: any PageReading,
                                  _ body: (UInt64, UnsafeRawBufferPointer) throws -> R) throws -> R {
-        if node.isPacked {
-            let leaf = try node.packed
-            guard i >= 0 && i < leaf.count else { throw TreeError.corrupt(node.ref, "entry \(i) outside its packed leaf") }
-            let key = leaf.key(i)
-            return try leaf.withValue(i) { try body(key, $0) }
-        }
+        if node.isPacked { return try withPackedEntry(node, i, body) }
         let cell = try node.leafCell(i, Self.self)
         let key = node.base.treeU64(cell.offset)
         return try cell.value.withBytes(pages) { try body(key, $0) }
