@@ -76,13 +76,13 @@ func closeFixture() {
 }
 
 /// One write transaction putting `count` 64-byte values under increasing keys.
-func putBatch(_ count: Int) throws {
+func putBatch(_ count: Int, packing: Bool = false) throws {
     guard let file = fixture.file else { return }
     let txn = try file.beginWrite()
     var tree = KeyedTree(root: PageRef(UInt32(truncatingIfNeeded: txn.roots[0])))
     try value64.withUnsafeBytes { raw in
         for _ in 0..<count {
-            try tree.put(fixture.nextKey, raw, in: txn)
+            try tree.put(fixture.nextKey, raw, packing: packing, in: txn)
             fixture.nextKey += 1
         }
     }
@@ -115,6 +115,13 @@ let benchmarks: @Sendable () -> Void = {
             for _ in benchmark.scaledIterations { try putBatch(1000) }
         } setup: { try openFixture("batch-\(name)", .unsafe, key: key) } teardown: { closeFixture() }
     }
+
+    // The same appends into packed leaves (PackedLeaf.swift): each put writes the value's
+    // stored planes into its leaf's columns instead of a cell.
+    Benchmark("Batch/1000 puts (unsafe, packed)",
+              configuration: configuration(maxDuration: .seconds(3), maxIterations: 2_000)) { benchmark in
+        for _ in benchmark.scaledIterations { try putBatch(1000, packing: true) }
+    } setup: { try openFixture("batch-packed", .unsafe) } teardown: { closeFixture() }
 
     Benchmark("Positional/append+removeFirst at 10k (memOnly)") { benchmark in
         guard let file = fixture.file else { return }
