@@ -61,6 +61,11 @@ enum PackedTestSupport {
             problems.append("\(leaf.ref): key slot \(i) of \(leaf.count)..<\(leaf.capacity) not zero")
             break
         }
+        for j in 0..<leaf.valueLength where leaf.isStored(plane: j)
+            && leaf.base.load(fromByteOffset: leaf.templateOffset + j, as: UInt8.self) != 0 {
+            problems.append("\(leaf.ref): template byte of stored plane \(j) not zero")
+            break
+        }
         var plane = leaf.planesOffset
         for j in 0..<leaf.valueLength where leaf.isStored(plane: j) {
             for i in leaf.count..<leaf.capacity where leaf.base.load(fromByteOffset: plane + i, as: UInt8.self) != 0 {

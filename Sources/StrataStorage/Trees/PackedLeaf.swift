@@ -17,7 +17,10 @@
 //   offset 8  UInt64  total = n (the same field as every tree node's)
 //   offset 16 UInt64  key base
 //   offset 24 ⌈L/8⌉ bytes: bit j (byte j/8, bit j%8) set = plane j stored per entry
-//             then one byte per constant plane, in plane order
+//             then the template row, L bytes: byte j is plane j's value when it is constant,
+//             0 when it is stored (a value is the template with its stored planes filled in,
+//             and matches the constants when it equals the template outside the stored planes:
+//             eight planes per word compare)
 //             then c key offsets of w bytes (key i = base + offset i, strictly ascending, i < n)
 //             then c bytes per stored plane, in plane order (plane j of entry i at i)
 //   Slots n..<c of every column are zero. The writer gives a leaf all the capacity the page
@@ -48,6 +51,15 @@ enum PackedLayout {
 
     @inline(__always) static func bitmapSize(_ valueLength: Int) -> Int { (valueLength + 7) / 8 }
 
+    /// 0xFF in byte k for each set bit k of `bits` (little-endian: byte k is plane 8n + k).
+    @inline(__always) static func byteMask(_ bits: UInt8) -> UInt64 {
+        var x = UInt64(bits)
+        x = (x | (x << 28)) & 0x0000_000F_0000_000F
+        x = (x | (x << 14)) & 0x0003_0003_0003_0003
+        x = (x | (x << 7)) & 0x0101_0101_0101_0101
+        return x &* 0xFF
+    }
+
     @inline(__always) static func keyWidth(span: UInt64) -> Int {
         span <= 0xFF ? 1 : span <= 0xFFFF ? 2 : span <= 0xFFFF_FFFF ? 4 : 8
     }
@@ -55,13 +67,13 @@ enum PackedLayout {
     /// The encoded size of a leaf with room for `count` entries.
     @inline(__always)
     static func size(count: Int, valueLength: Int, storedPlanes: Int, keyWidth: Int) -> Int {
-        bitmapOffset + bitmapSize(valueLength) + (valueLength - storedPlanes) + count * (keyWidth + storedPlanes)
+        bitmapOffset + bitmapSize(valueLength) + valueLength + count * (keyWidth + storedPlanes)
     }
 
     /// The most entries a page has room for with this shape.
     @inline(__always)
     static func capacity(valueLength: Int, storedPlanes: Int, keyWidth: Int) -> Int {
-        let fixed = bitmapOffset + bitmapSize(valueLength) + (valueLength - storedPlanes)
+        let fixed = bitmapOffset + bitmapSize(valueLength) + valueLength
         return min(Int(UInt16.max), max(0, TreeLayout.payloadSize - fixed) / (keyWidth + storedPlanes))
     }
 
@@ -90,7 +102,7 @@ struct PackedLeaf {
     let valueLength: Int
     let keyWidth: Int
     let keyBase: UInt64
-    let constantsOffset: Int
+    let templateOffset: Int
     let offsetsOffset: Int
     let planesOffset: Int
     let storedPlanes: Int
@@ -127,8 +139,8 @@ struct PackedLeaf {
         guard size <= TreeLayout.payloadSize else {
             throw TreeError.corrupt(ref, "packed leaf of \(size) bytes (capacity \(capacity)) exceeds its page")
         }
-        constantsOffset = PackedLayout.bitmapOffset + bitmapBytes
-        offsetsOffset = constantsOffset + valueLength - stored
+        templateOffset = PackedLayout.bitmapOffset + bitmapBytes
+        offsetsOffset = templateOffset + valueLength
         planesOffset = offsetsOffset + capacity * keyWidth
     }
 
@@ -173,6 +185,8 @@ struct PackedLeaf {
         guard key >= keyBase else { return (0, false) }
         let target = key - keyBase
         // Dense keys (objects added together) sit at their offset minus the first one's.
+        // Appends land past the last key: one comparison.
+        if target > keyOffset(count - 1) { return (count, false) }
         let first = keyOffset(0)
         if target >= first, target - first < UInt64(count) {
             let guess = Int(target - first)
@@ -186,21 +200,15 @@ struct PackedLeaf {
         return (low, low < count && keyOffset(low) == target)
     }
 
-    /// Copies value `i` (`valueLength` bytes) to `destination`.
+    /// Copies value `i` (`valueLength` bytes) to `destination`: the template row, then the
+    /// entry's byte of each stored plane.
     @inline(__always)
     func copyValue(_ i: Int, to destination: UnsafeMutableRawPointer) {
-        var constant = constantsOffset
+        destination.copyMemory(from: base + templateOffset, byteCount: valueLength)
         var stored = planesOffset + i
-        for j in 0..<valueLength {
-            let byte: UInt8
-            if isStored(plane: j) {
-                byte = base.load(fromByteOffset: stored, as: UInt8.self)
-                stored += capacity
-            } else {
-                byte = base.load(fromByteOffset: constant, as: UInt8.self)
-                constant += 1
-            }
-            destination.storeBytes(of: byte, toByteOffset: j, as: UInt8.self)
+        forEachStoredPlane { j in
+            destination.storeBytes(of: base.load(fromByteOffset: stored, as: UInt8.self), toByteOffset: j, as: UInt8.self)
+            stored += capacity
         }
     }
 
@@ -219,23 +227,24 @@ struct PackedLeaf {
     func matchesConstants(_ value: UnsafeRawBufferPointer) -> Bool {
         guard value.count == valueLength else { return false }
         guard let source = value.baseAddress else { return valueLength == 0 }
-        var constant = constantsOffset
         var j = 0
-        while j < valueLength {
-            // Eight planes per map byte: eight constant ones compare as one word.
+        while j + 8 <= valueLength {
+            // Eight planes per map byte: the value and the template must agree on the bytes of
+            // the constant ones.
             let bits = base.load(fromByteOffset: PackedLayout.bitmapOffset + j >> 3, as: UInt8.self)
-            if bits == 0 && j + 8 <= valueLength {
-                if source.loadUnaligned(fromByteOffset: j, as: UInt64.self) != base.loadUnaligned(fromByteOffset: constant, as: UInt64.self) {
-                    return false
-                }
-                constant += 8
-            } else if bits != 0xFF {
-                for k in 0..<min(8, valueLength - j) where bits & (1 << UInt8(k)) == 0 {
-                    if source.load(fromByteOffset: j + k, as: UInt8.self) != base.load(fromByteOffset: constant, as: UInt8.self) { return false }
-                    constant += 1
-                }
+            if bits != 0xFF {
+                let difference = source.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                    ^ base.loadUnaligned(fromByteOffset: templateOffset + j, as: UInt64.self)
+                if difference & PackedLayout.byteMask(~bits) != 0 { return false }
             }
             j += 8
+        }
+        while j < valueLength {
+            if !isStored(plane: j),
+               source.load(fromByteOffset: j, as: UInt8.self) != base.load(fromByteOffset: templateOffset + j, as: UInt8.self) {
+                return false
+            }
+            j += 1
         }
         return true
     }
@@ -251,7 +260,7 @@ struct PackedLeaf {
         valueLength = other.valueLength
         keyWidth = other.keyWidth
         keyBase = other.keyBase
-        constantsOffset = other.constantsOffset
+        templateOffset = other.templateOffset
         offsetsOffset = other.offsetsOffset
         planesOffset = other.planesOffset
         storedPlanes = other.storedPlanes
@@ -333,10 +342,8 @@ struct PackedLeaf {
         let source = value.baseAddress
         @inline(__always) func byte(_ j: Int) -> UInt8 { source?.load(fromByteOffset: j, as: UInt8.self) ?? 0 }
         var stored = storedPlanes
-        var constant = constantsOffset
-        for j in 0..<valueLength where !isStored(plane: j) {
-            if byte(j) != base.load(fromByteOffset: constant, as: UInt8.self) { stored += 1 }
-            constant += 1
+        for j in 0..<valueLength where !isStored(plane: j) && byte(j) != base.load(fromByteOffset: templateOffset + j, as: UInt8.self) {
+            stored += 1
         }
         let n = replacing ? count : count + 1
         let newBase = min(keyBase, key)
@@ -355,15 +362,13 @@ struct PackedLeaf {
             out.setTreeU16(PackedLayout.capacityOffset, capacity)
             out.setTreeU64(TreeLayout.totalOffset, UInt64(n))
             out.setTreeU64(PackedLayout.keyBaseOffset, newBase)
-            let constants = PackedLayout.bitmapOffset + PackedLayout.bitmapSize(valueLength)
-            let offsets = constants + valueLength - stored
-            var outConstant = constants
+            let template = PackedLayout.bitmapOffset + PackedLayout.bitmapSize(valueLength)
+            let offsets = template + valueLength
             var outPlane = offsets + capacity * width
-            var oldConstant = constantsOffset
             var oldPlane = planesOffset
             for j in 0..<valueLength {
                 let wasStored = isStored(plane: j)
-                let old = wasStored ? 0 : base.load(fromByteOffset: oldConstant, as: UInt8.self)
+                let old = base.load(fromByteOffset: templateOffset + j, as: UInt8.self)
                 if wasStored || byte(j) != old {
                     let at = PackedLayout.bitmapOffset + j >> 3
                     out.storeBytes(of: out.load(fromByteOffset: at, as: UInt8.self) | (1 << UInt8(j & 7)), toByteOffset: at, as: UInt8.self)
@@ -376,10 +381,9 @@ struct PackedLeaf {
                     out.storeBytes(of: byte(j), toByteOffset: outPlane + index, as: UInt8.self)
                     outPlane += capacity
                 } else {
-                    out.storeBytes(of: old, toByteOffset: outConstant, as: UInt8.self)
-                    outConstant += 1
+                    out.storeBytes(of: old, toByteOffset: template + j, as: UInt8.self)
                 }
-                if wasStored { oldPlane += self.capacity } else { oldConstant += 1 }
+                if wasStored { oldPlane += self.capacity }
             }
             if width == keyWidth && newBase == keyBase {
                 (out + offsets).copyMemory(from: base + offsetsOffset, byteCount: index * width)
@@ -499,12 +503,11 @@ enum PackedLeafWriter {
         base.setTreeU16(PackedLayout.capacityOffset, capacity)
         base.setTreeU64(TreeLayout.totalOffset, UInt64(n))
         base.setTreeU64(PackedLayout.keyBaseOffset, keyBase)
-        let constantsStart = PackedLayout.bitmapOffset + bitmapBytes
-        let offsets = constantsStart + (valueLength - storedPlanes)
-        // Everything after the constants is zero first: unused slots, and the rest of the page
-        // (nothing of a previous use of the buffer stays in it).
-        (base + offsets).initializeMemory(as: UInt8.self, repeating: 0, count: TreeLayout.payloadSize - offsets)
-        var constant = constantsStart
+        let template = PackedLayout.bitmapOffset + bitmapBytes
+        let offsets = template + valueLength
+        // Everything after the plane map is zero first: the template's stored planes, unused
+        // slots, and the rest of the page (nothing of a previous use of the buffer stays in it).
+        (base + template).initializeMemory(as: UInt8.self, repeating: 0, count: TreeLayout.payloadSize - template)
         var planes = offsets + capacity * width
         for j in 0..<valueLength {
             let isStored = base.load(fromByteOffset: PackedLayout.bitmapOffset + j >> 3, as: UInt8.self) & (1 << UInt8(j & 7)) != 0
@@ -512,8 +515,7 @@ enum PackedLeafWriter {
                 for i in 0..<n { base.storeBytes(of: values[i].load(fromByteOffset: j, as: UInt8.self), toByteOffset: planes + i, as: UInt8.self) }
                 planes += capacity
             } else {
-                base.storeBytes(of: first.load(fromByteOffset: j, as: UInt8.self), toByteOffset: constant, as: UInt8.self)
-                constant += 1
+                base.storeBytes(of: first.load(fromByteOffset: j, as: UInt8.self), toByteOffset: template + j, as: UInt8.self)
             }
         }
         for i in 0..<n { PackedLeaf.store(keys[i] &- keyBase, width: width, at: base + offsets + i * width) }
