@@ -149,24 +149,19 @@ struct PackedLeafFileTests {
 
         try Self.load(packedPath, key: key, packing: true, extents: extents)
         try Self.load(plainPath, key: key, packing: false, extents: extents)
-        var loadedPacked = 0, loadedPlain = 0
-
-        do {
-            let file = try Self.open(packedPath, key: key)
+        /// Reopens, checks, compacts and checks again; the used bytes before compaction.
+        func reopenAndCompact(_ path: String, packed: Bool) throws -> Int {
+            let name = packed ? "packed" : "slotted"
+            let file = try Self.open(path, key: key)
             defer { file.close() }
-            try Self.check(file, model, packed: true, "packed, reopened")
-            loadedPacked = try file.sizes().usedBytes
+            try Self.check(file, model, packed: packed, "\(name), reopened")
+            let used = try file.sizes().usedBytes
             try file.compact()
-            try Self.check(file, model, packed: true, "packed, compacted")
+            try Self.check(file, model, packed: packed, "\(name), compacted")
+            return used
         }
-        do {
-            let file = try Self.open(plainPath, key: key)
-            defer { file.close() }
-            try Self.check(file, model, packed: false, "slotted, reopened")
-            loadedPlain = try file.sizes().usedBytes
-            try file.compact()
-            try Self.check(file, model, packed: false, "slotted, compacted")
-        }
+        let loadedPacked = try reopenAndCompact(packedPath, packed: true)
+        let loadedPlain = try reopenAndCompact(plainPath, packed: false)
         let packedSize = fileSize(packedPath), plainSize = fileSize(plainPath)
         #expect(Double(packedSize) <= 0.6 * Double(plainSize),
                 "compacted files: packed \(packedSize) bytes, slotted \(plainSize)")

@@ -70,6 +70,19 @@ enum PackedLayout {
         bitmapOffset + bitmapSize(valueLength) + valueLength + count * (keyWidth + storedPlanes)
     }
 
+    /// Writes the 24-byte header (kind, key width, count, value length, capacity, total, key base).
+    @inline(__always)
+    static func writeHeader(_ base: UnsafeMutableRawPointer, keyWidth: Int, count: Int, valueLength: Int, capacity: Int,
+                            keyBase: UInt64) {
+        base.storeBytes(of: TreePageKind.keyedPackedLeaf, as: UInt8.self)
+        base.storeBytes(of: UInt8(keyWidth), toByteOffset: keyWidthOffset, as: UInt8.self)
+        base.setTreeU16(TreeLayout.countOffset, count)
+        base.setTreeU16(valueLengthOffset, valueLength)
+        base.setTreeU16(capacityOffset, capacity)
+        base.setTreeU64(TreeLayout.totalOffset, UInt64(count))
+        base.setTreeU64(keyBaseOffset, keyBase)
+    }
+
     /// The most entries a page has room for with this shape.
     @inline(__always)
     static func capacity(valueLength: Int, storedPlanes: Int, keyWidth: Int) -> Int {
@@ -355,13 +368,7 @@ struct PackedLeaf {
         return withUnsafeTemporaryAllocation(byteCount: TreeLayout.payloadSize, alignment: 8) { buffer -> Bool in
             guard let out = buffer.baseAddress else { return false }
             out.initializeMemory(as: UInt8.self, repeating: 0, count: TreeLayout.payloadSize)
-            out.storeBytes(of: TreePageKind.keyedPackedLeaf, as: UInt8.self)
-            out.storeBytes(of: UInt8(width), toByteOffset: PackedLayout.keyWidthOffset, as: UInt8.self)
-            out.setTreeU16(TreeLayout.countOffset, n)
-            out.setTreeU16(PackedLayout.valueLengthOffset, valueLength)
-            out.setTreeU16(PackedLayout.capacityOffset, capacity)
-            out.setTreeU64(TreeLayout.totalOffset, UInt64(n))
-            out.setTreeU64(PackedLayout.keyBaseOffset, newBase)
+            PackedLayout.writeHeader(out, keyWidth: width, count: n, valueLength: valueLength, capacity: capacity, keyBase: newBase)
             let template = PackedLayout.bitmapOffset + PackedLayout.bitmapSize(valueLength)
             let offsets = template + valueLength
             var outPlane = offsets + capacity * width
@@ -496,13 +503,7 @@ enum PackedLeafWriter {
                                                    storedPlanes: storedPlanes)
         precondition(capacity >= n, "packed entries that do not fit their page")
         let size = PackedLayout.size(count: capacity, valueLength: valueLength, storedPlanes: storedPlanes, keyWidth: width)
-        base.storeBytes(of: TreePageKind.keyedPackedLeaf, as: UInt8.self)
-        base.storeBytes(of: UInt8(width), toByteOffset: PackedLayout.keyWidthOffset, as: UInt8.self)
-        base.setTreeU16(TreeLayout.countOffset, n)
-        base.setTreeU16(PackedLayout.valueLengthOffset, valueLength)
-        base.setTreeU16(PackedLayout.capacityOffset, capacity)
-        base.setTreeU64(TreeLayout.totalOffset, UInt64(n))
-        base.setTreeU64(PackedLayout.keyBaseOffset, keyBase)
+        PackedLayout.writeHeader(base, keyWidth: width, count: n, valueLength: valueLength, capacity: capacity, keyBase: keyBase)
         let template = PackedLayout.bitmapOffset + bitmapBytes
         let offsets = template + valueLength
         // Everything after the plane map is zero first: the template's stored planes, unused

@@ -14,9 +14,8 @@ extension KeyedFlavor {
     /// Writes the leaf cell `cell` alone as a packed leaf at `base`; false (nothing written)
     /// when its value cannot be packed (an overflow value, or longer than packed values may be).
     static func writePackedLeaf(cell: UnsafeRawBufferPointer, to base: UnsafeMutableRawPointer) throws -> Bool {
-        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else { return false }
-        let (value, _) = try TreeStoredValue.parse(cellBase, at: 8, ref: .null)
-        guard let inline = value.inline, value.length <= PackedLayout.maxValueLength else { return false }
+        guard let cellBase = cell.baseAddress, let value = try TreeCells.keyedValue(ofCell: cell, ref: .null),
+              let inline = value.inline, value.length <= PackedLayout.maxValueLength else { return false }
         let key = cellBase.treeU64(0)
         withUnsafePointer(to: key) { k in
             withUnsafePointer(to: inline) { v in
@@ -31,9 +30,8 @@ extension KeyedFlavor {
     /// (`TreeFlavor.packedRightLeaf`): only when its last `minimumRun` values (or all) have the
     /// new value's length, so that a stream of mixed lengths stays slotted.
     static func packedRightLeaf(cell: UnsafeRawBufferPointer, full: TreeNode, _ pages: any PageWriting) throws -> PageRef? {
-        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else { return nil }
-        let value = try TreeStoredValue.parse(cellBase, at: 8, ref: full.ref).value
-        guard value.inline != nil, value.length <= PackedLayout.maxValueLength else { return nil }
+        guard let value = try TreeCells.keyedValue(ofCell: cell, ref: full.ref),
+              value.inline != nil, value.length <= PackedLayout.maxValueLength else { return nil }
         for i in max(0, full.count - PackedLayout.minimumRun)..<full.count {
             let stored = try full.leafCell(i, KeyedFlavor.self).value
             guard stored.inline != nil, stored.length == value.length else { return nil }
@@ -134,9 +132,9 @@ extension KeyedFlavor {
             let result = try TreeCells.withLeafCell(.uint64(key), value, pages) { cell in
                 let result = try PackedLeafEdit.upsert(view, leaf, writable: base, key: key, cell: cell, rightmost: rightmost,
                                                        packing: packing, pages)
-                if result.retry, let cellBase = cell.baseAddress {
+                if result.retry {
                     // Not applied: the value's overflow chain, if any, is written again next time.
-                    try TreeStoredValue.parse(cellBase, at: 8, ref: ref).value.free(pages)
+                    try TreeCells.keyedValue(ofCell: cell, ref: ref)?.free(pages)
                 }
                 return result
             }
@@ -155,7 +153,6 @@ extension KeyedFlavor {
     private static func rewriteMerging(_ leaf: PackedLeaf, _ base: UnsafeMutableRawPointer,
                                        keys: UnsafeBufferPointer<UInt64>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
                                        position: inout Int, upper: UInt64?, _ pages: any PageWriting) throws -> TreeEditResult? {
-        let last = leaf.key(leaf.count - 1)
         let empty = UnsafeRawPointer(bitPattern: 8)!
         return try PackedLeafEdit.withEntries(leaf) { entries in
             var merged: [LeafEntry] = []
@@ -175,7 +172,7 @@ extension KeyedFlavor {
                 }
                 if merged.last?.key != entry.key { merged.append(entry) }
             }
-            guard let firstChange, next > position, keys[next - 1] <= last else { return nil }
+            guard let firstChange, next > position else { return nil }
             guard let result = try PackedLeafEdit.place(merged, change: firstChange, delta: delta, into: leaf.ref, base, pages) else {
                 return nil
             }
@@ -193,16 +190,8 @@ extension KeyedFlavor {
             position += packed.count
             return packed
         }
-        let slotted = try MutableTreeNode.allocateRightLeaf(kind: TreePageKind.keyedLeaf, pages)
-        while position < keys.count {
-            let size = TreeCells.leafCellSize(keySize: 8, valueCount: values[position].count)
-            guard slotted.count == 0 || slotted.fits(size) else { break }
-            try TreeCells.withLeafCell(.uint64(keys[position]), values[position], pages) {
-                try slotted.insertCell($0, at: slotted.count, isLeaf: true, KeyedFlavor.self)
-            }
-            position += 1
-        }
-        slotted.total = UInt64(slotted.count)
+        let (slotted, end) = try SortedPutBatch<KeyedFlavor>.freshSlottedLeaf(keys: keys, values: values, from: position, pages)
+        position = end
         return (slotted.ref, slotted.count)
     }
 

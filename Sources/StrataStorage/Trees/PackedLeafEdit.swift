@@ -26,6 +26,15 @@ struct LeafEntry {
     var value: TreeStoredValue
 }
 
+extension TreeCells {
+    /// The value part of a keyed leaf cell as built by `withLeafCell` (8-byte key first); nil
+    /// for a buffer too short to hold one.
+    static func keyedValue(ofCell cell: UnsafeRawBufferPointer, ref: PageRef) throws -> TreeStoredValue? {
+        guard let base = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else { return nil }
+        return try TreeStoredValue.parse(base, at: 8, ref: ref).value
+    }
+}
+
 /// How a run of entries is stored in one page.
 enum LeafForm {
     case packed
@@ -185,8 +194,7 @@ enum PackedLeafEdit {
         // Packed again only for a value of the full leaf's length: a stream of mixed lengths
         // goes on in slotted leaves (one packed leaf per length change would be a page per row).
         let length = try PackedLeaf(ref: ref, base: UnsafeRawPointer(base)).valueLength
-        let packing = try packing && cell.count >= 8 + TreeLayout.valueHeaderSize
-            && TreeStoredValue.parse(cell.baseAddress!, at: 8, ref: ref).value.length == length
+        let packing = try packing && TreeCells.keyedValue(ofCell: cell, ref: ref)?.length == length
         var leftRef = ref
         var rightRef: PageRef
         var rightBase: UnsafeMutableRawPointer
@@ -236,10 +244,9 @@ enum PackedLeafEdit {
     static func upsert(_ node: TreeNode, _ leaf: PackedLeaf, writable: UnsafeMutableRawPointer, key: UInt64,
                        cell: UnsafeRawBufferPointer, rightmost: Bool, packing: Bool,
                        _ pages: any PageWriting) throws -> TreeEditResult {
-        guard let cellBase = cell.baseAddress, cell.count >= 8 + TreeLayout.valueHeaderSize else {
+        guard let value = try TreeCells.keyedValue(ofCell: cell, ref: node.ref) else {
             throw StorageError(.invalidState, "insert without a cell")
         }
-        let (value, _) = try TreeStoredValue.parse(cellBase, at: 8, ref: node.ref)
         let (index, found) = leaf.search(key)
         if let inline = value.inline,
            let edited = try applyInPlace(leaf, key, UnsafeRawBufferPointer(start: inline, count: value.length), at: index,

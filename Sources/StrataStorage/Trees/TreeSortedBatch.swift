@@ -163,18 +163,10 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
                     split = TreeSplit(right: packed.ref, leftTotal: leaf.total, rightTotal: UInt64(packed.count))
                     break
                 }
-                let right = try MutableTreeNode.allocateRightLeaf(kind: F.leafKind, pages)
-                try TreeCells.withLeafCell(F.keyPart(key), value, pages) { try right.insertCell($0, at: 0, isLeaf: true, F.self) }
-                while position < keys.count {
-                    let next = keys[position], nextValue = values[position]
-                    guard right.fits(TreeCells.leafCellSize(keySize: F.keyPartSize(of: next), valueCount: nextValue.count)) else { break }
-                    try TreeCells.withLeafCell(F.keyPart(next), nextValue, pages) {
-                        try right.insertCell($0, at: right.count, isLeaf: true, F.self)
-                    }
-                    position += 1
-                    delta += 1
-                }
-                right.total = UInt64(right.count)
+                // The current entry (already counted) is the new leaf's first.
+                let (right, end) = try Self.freshSlottedLeaf(keys: keys, values: values, from: position - 1, pages)
+                delta += end - position
+                position = end
                 split = TreeSplit(right: right.ref, leftTotal: leaf.total, rightTotal: right.total)
             } else {
                 split = try TreeCells.withLeafCell(F.keyPart(key), value, pages) {
@@ -185,6 +177,26 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
         }
         return TreeEditResult(ref: ref, delta: delta, changed: true, split: split,
                               cellCount: leaf.count, filledBytes: leaf.filledBytes)
+    }
+}
+
+extension SortedPutBatch {
+    /// A new slotted leaf right of the tree's last one, holding `keys[start...]` with their
+    /// values as far as they fit (at least the first); returns it and the index after its last.
+    static func freshSlottedLeaf(keys: UnsafeBufferPointer<F.SearchKey>, values: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+                                 from start: Int, _ pages: any PageWriting) throws -> (leaf: MutableTreeNode, end: Int) {
+        let leaf = try MutableTreeNode.allocateRightLeaf(kind: F.leafKind, pages)
+        var end = start
+        while end < keys.count {
+            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: keys[end]), valueCount: values[end].count)
+            guard leaf.count == 0 || leaf.fits(size) else { break }
+            try TreeCells.withLeafCell(F.keyPart(keys[end]), values[end], pages) {
+                try leaf.insertCell($0, at: leaf.count, isLeaf: true, F.self)
+            }
+            end += 1
+        }
+        leaf.total = UInt64(leaf.count)
+        return (leaf, end)
     }
 }
 
