@@ -26,6 +26,9 @@ let package = Package(
         // The stripe hash's accumulator loop on AVX2/AVX-512F, chosen at run time
         // (Sources/CStrataHash; StrataStorage's File/StripeHash.swift has the portable loop).
         .target(name: "CStrataHash"),
+        // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
+        // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).
+        .target(name: "CStrataThreadLocal"),
         .target(
             name: "StrataStorage",
             dependencies: [
@@ -36,7 +39,7 @@ let package = Package(
         ),
         .target(
             name: "Strata",
-            dependencies: ["StrataStorage"]
+            dependencies: ["StrataStorage", "CStrataThreadLocal"]
         ),
         .target(
             name: "StrataBench",

@@ -1,5 +1,6 @@
 // Unmanaged objects behave like plain objects; init(value:), value(forKey:), setValue(_:forKey:).
 import Foundation
+import Synchronization
 import Testing
 @testable import Strata
 
@@ -32,6 +33,38 @@ import Testing
         #expect(p.dogs[0].name == "Rex")
         #expect(p.dogs[0].age == 3)
         #expect(p.dogs[1].id == "2")
+    }
+
+    /// The `@Persisted` ordinal counter is per thread (a C thread-local word): objects created on
+    /// several threads at once still map every wrapper to its own column. A counter shared between
+    /// threads interleaves ordinals, and managed reads (which find the column by ordinal) return
+    /// another property's value or stop at a type check. Each thread writes and reads back its own
+    /// in-memory realm, so the only thing the threads share is the counter under test.
+    @Test func objectsCreatedOnManyThreadsAtOnceKeepTheirColumns() {
+        let mismatches = Mutex<Int>(0)
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            do {
+                let realm = try Realm(configuration: memoryConfig())
+                try realm.write {
+                    for i in 0..<3_000 {
+                        try realm.add(Dog(value: ["\(thread)-\(i)", "n\(i)", i]))
+                    }
+                }
+                var bad = 0
+                for _ in 0..<3 {
+                    for dog in realm.objects(Dog.self) {
+                        guard let i = Int(dog.id.split(separator: "-").last ?? "") else { bad += 1; continue }
+                        if dog.name != "n\(i)" || dog.age != i { bad += 1 }
+                    }
+                }
+                mismatches.withLock { $0 += bad }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(mismatches.withLock { $0 } == 0)
     }
 
     @Test func initFromArrayInDeclarationOrder() {

@@ -13,24 +13,18 @@
 //   object managed, its wrappers that can hold objects (links, collections of links) are reset
 //   to their defaults, so objects linked to each other while unmanaged form no retain cycle.
 import Foundation
+internal import CStrataThreadLocal
 
-/// Per-thread counter of wrapper initialisations (see the file's invariants).
+/// Per-thread counter of wrapper initialisations (see the file's invariants), in a C thread-local
+/// word (CStrataThreadLocal): one TLS access instead of pthread_getspecific + setspecific.
 @usableFromInline
 enum OrdinalCounter {
-    @usableFromInline static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
-
     @usableFromInline static func next() -> Int32 {
-        let v = Int(bitPattern: pthread_getspecific(key))
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: v + 1))
-        return Int32(truncatingIfNeeded: v)
+        Int32(truncatingIfNeeded: strata_tls_next_ordinal())
     }
 
     @inline(__always) static func reset() {
-        if pthread_getspecific(key) != nil { pthread_setspecific(key, nil) }
+        strata_tls_reset_ordinal()
     }
 }
 

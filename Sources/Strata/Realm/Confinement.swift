@@ -11,20 +11,18 @@
 import Dispatch
 import Foundation
 import Synchronization
+internal import CStrataThreadLocal
 
 enum ThreadIdentity {
-    private static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
     private static let counter = Atomic<Int>(0)
 
-    /// A number unique to the calling thread for the life of the process.
+    /// A number unique to the calling thread for the life of the process (kept in a C
+    /// thread-local word, CStrataThreadLocal).
     static var current: Int {
-        if let p = pthread_getspecific(key) { return Int(bitPattern: p) }
+        let known = strata_tls_get_thread_identity()
+        if known != 0 { return Int(known) }
         let id = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: id))
+        strata_tls_set_thread_identity(Int64(id))
         return id
     }
 }
@@ -32,15 +30,9 @@ enum ThreadIdentity {
 /// The queue (by its tag number) whose block the calling thread is known to be running, inside
 /// `Confinement.whileVerified`; 0 outside.
 enum VerifiedQueue {
-    private static let key: pthread_key_t = {
-        var k = pthread_key_t()
-        pthread_key_create(&k, nil)
-        return k
-    }()
-
     static var current: Int {
-        get { Int(bitPattern: pthread_getspecific(key)) }
-        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
+        get { Int(strata_tls_get_verified_queue()) }
+        set { strata_tls_set_verified_queue(Int64(newValue)) }
     }
 }
 
