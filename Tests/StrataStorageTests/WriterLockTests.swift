@@ -128,6 +128,49 @@ struct WriterLockTests {
         b.unlockWriter()
     }
 
+    /// Six threads of one core contend for the writer word with short transactions (handed over
+    /// while the waiters yield) and, every 50th, one held for 2 ms (longer than the yielding
+    /// phase: waiters then sleep on the futex). No two transactions ever overlap and every
+    /// increment is kept.
+    @Test func contendingThreadsNeverOverlapWhetherYieldingOrSleeping() throws {
+        let dir = TemporaryDirectory()
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        defer { file.close() }
+        #expect(!file.core.usesWriterGate)
+        #expect(LockFile.yieldsBeforeSleeping > 0)
+        let inside = Atomic<Int>(0)
+        let overlaps = Atomic<Int>(0)
+        let failures = Atomic<Int>(0)
+        let threads = 6, perThread = 150
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                for index in 0..<perThread {
+                    do {
+                        let txn = try file.beginWrite()
+                        if inside.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue != 1 {
+                            overlaps.wrappingAdd(1, ordering: .relaxed)
+                        }
+                        txn.roots[1] += 1
+                        if index % 50 == 0 { usleep(2_000) }
+                        inside.wrappingSubtract(1, ordering: .acquiringAndReleasing)
+                        try txn.commit()
+                    } catch {
+                        failures.wrappingAdd(1, ordering: .relaxed)
+                    }
+                }
+            }
+        }
+        #expect(group.wait(timeout: .now() + 60) == .success)
+        #expect(overlaps.load(ordering: .relaxed) == 0)
+        #expect(failures.load(ordering: .relaxed) == 0)
+        let reader = try file.beginRead()
+        defer { reader.end() }
+        #expect(reader.roots[1] == UInt64(threads * perThread))
+    }
+
     /// A second thread of the same core sleeps until the first ends its transaction (the gate is
     /// gone: the writer word alone must exclude it).
     @Test func anotherThreadOfTheCoreWaitsForTheWriter() throws {
