@@ -128,15 +128,17 @@ struct WriterLockTests {
         b.unlockWriter()
     }
 
-    /// Six threads of one core contend for the writer word with short transactions (handed over
+    /// Six threads of one core contend for the writer lock with short transactions (handed over
     /// while the waiters yield) and, every 50th, one held for 2 ms (longer than the yielding
-    /// phase: waiters then sleep on the futex). No two transactions ever overlap and every
-    /// increment is kept.
-    @Test func contendingThreadsNeverOverlapWhetherYieldingOrSleeping() throws {
+    /// phase: waiters then sleep on the futex or the gate's condition). No two transactions ever
+    /// overlap and every increment is kept. A file excludes threads with the lock file's writer
+    /// word; a memOnly file, which has no lock file, with the writer gate.
+    @Test(arguments: [Durability.unsafe, .memOnly])
+    func contendingThreadsNeverOverlapWhetherYieldingOrSleeping(durability: Durability) throws {
         let dir = TemporaryDirectory()
-        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
+        let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: durability))
         defer { file.close() }
-        #expect(!file.core.usesWriterGate)
+        #expect(file.core.usesWriterGate == (durability == .memOnly))
         #expect(LockFile.yieldsBeforeSleeping > 0)
         let inside = Atomic<Int>(0)
         let overlaps = Atomic<Int>(0)
