@@ -110,7 +110,7 @@ enum PackedLayout {
 struct PackedLeaf {
     let ref: PageRef
     let base: UnsafeRawPointer
-    let count: Int
+    private(set) var count: Int
     let capacity: Int
     let valueLength: Int
     let keyWidth: Int
@@ -263,20 +263,10 @@ struct PackedLeaf {
     }
 
     /// This view after `count` changed in place (an insertion or removal that kept the shape).
-    func with(count newCount: Int) -> PackedLeaf { PackedLeaf(self, count: newCount) }
-
-    private init(_ other: PackedLeaf, count: Int) {
-        ref = other.ref
-        base = other.base
-        self.count = count
-        capacity = other.capacity
-        valueLength = other.valueLength
-        keyWidth = other.keyWidth
-        keyBase = other.keyBase
-        templateOffset = other.templateOffset
-        offsetsOffset = other.offsetsOffset
-        planesOffset = other.planesOffset
-        storedPlanes = other.storedPlanes
+    func with(count newCount: Int) -> PackedLeaf {
+        var view = self
+        view.count = newCount
+        return view
     }
 
     /// Whether `value` can replace entry `i` in place.
@@ -334,7 +324,7 @@ struct PackedLeaf {
         }
         close(writable + offsetsOffset, width: keyWidth)
         var plane = writable + planesOffset
-        for j in 0..<valueLength where isStored(plane: j) {
+        forEachStoredPlane { _ in
             close(plane, width: 1)
             plane += capacity
         }
