@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata"]),
-        .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench"]),
+        .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GRDB
 @testable import StrataBench
 
 private func runOne(_ spec: CaseSpec) async throws -> CaseResult {
@@ -70,6 +71,43 @@ struct SQLiteEngineTests {
         #expect(try reader.readingCount(sensor: "none") == nil)
         let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
         #expect(unknown?.code == .engine)
+    }
+
+    /// Another connection (here a second handle; in a run, a WAL reader re-reading a changing
+    /// wal-index header) may hold SQLite's write lock for a moment. The engine's writer waits
+    /// for it instead of failing the transaction with SQLITE_BUSY and losing the reading.
+    @Test func aWriteWaitsForAWriteLockHeldBrieflyElsewhere() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let engine = try SQLiteEngine(EngineConfiguration(directory: dir, durability: .unsafe))
+        defer { try? engine.close() }
+        let writer = try engine.makeWriter(placement: .currentThread)
+        try writer.createSensors(["o3"])
+
+        let other = try DatabaseQueue(path: (dir as NSString).appendingPathComponent("bench.sqlite"))
+        defer { try? other.close() }
+        let holding = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        let holdMillis = 150
+        Thread {
+            try? other.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                holding.signal()
+                usleep(useconds_t(holdMillis * 1_000))
+                try db.execute(sql: "COMMIT")
+            }
+            released.signal()
+        }.start()
+        holding.wait()
+        let start = Date()
+        let deleted = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: 1, timestamp: 0)])
+        let waited = Date().timeIntervalSince(start)
+        released.wait()
+        #expect(deleted == 0)
+        // It returned only after the other handle let go, so it did wait rather than race.
+        #expect(waited >= Double(holdMillis) / 1_000 * 0.5)
+        let reader = try engine.makeReader(placement: .currentThread)
+        #expect(try reader.sequences(sensor: "o3") == [1])
     }
 
     @Test func aPinnedReaderGrowsTheWAL() throws {
