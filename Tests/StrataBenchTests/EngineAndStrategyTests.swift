@@ -22,6 +22,18 @@ private func temporaryDirectory() throws -> String {
 
 @Suite("SQLite engine")
 struct SQLiteEngineTests {
+    /// A fresh `.unsafe` store in a temporary directory with the sensor "o3", closed and removed
+    /// after `body`.
+    private func withUnsafeStore(_ body: (String, SQLiteEngine, any SensorWriter) throws -> Void) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let engine = try SQLiteEngine(EngineConfiguration(directory: dir, durability: .unsafe))
+        defer { try? engine.close() }
+        let writer = try engine.makeWriter(placement: .currentThread)
+        try writer.createSensors(["o3"])
+        try body(dir, engine, writer)
+    }
+
     @Test(arguments: [(Durability.full, "synchronous=FULL"), (.unsafe, "synchronous=OFF"), (.memory, "memory")])
     func durabilityIsSetOnTheWriterAndReadBack(durability: Durability, expected: String) throws {
         let dir = try temporaryDirectory()
@@ -48,91 +60,78 @@ struct SQLiteEngineTests {
     }
 
     @Test func addReadingsTrimsToTheNewestTenThousandAndReportsDeletions() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let engine = try SQLiteEngine(EngineConfiguration(directory: dir, durability: .unsafe))
-        defer { try? engine.close() }
-        let writer = try engine.makeWriter(placement: .currentThread)
-        try writer.createSensors(["o3"])
-        let readings = (1...10_050).map { SensorReading(value: Double($0), seq: Int64($0), timestamp: 0) }
-        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.prefix(10_000))) == 0)
-        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.suffix(50))) == 50)
-        let reader = try engine.makeReader(placement: .currentThread)
-        let sequences = try reader.sequences(sensor: "o3")
-        #expect(sequences.count == 10_000)
-        #expect(sequences.first == 51)
-        #expect(sequences.last == 10_050)
-        let stats = try reader.stats()
-        #expect(stats.readings == 10_000)
-        #expect(stats.sensors == 1)
-        let average = try #require(stats.averages["o3"] ?? nil)
-        #expect(abs(average - 5050.5) < 1e-9)
-        #expect(try reader.readingCount(sensor: "o3") == 10_000)
-        #expect(try reader.readingCount(sensor: "none") == nil)
-        let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
-        #expect(unknown?.code == .engine)
+        try withUnsafeStore { _, engine, writer in
+            let readings = (1...10_050).map { SensorReading(value: Double($0), seq: Int64($0), timestamp: 0) }
+            #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.prefix(10_000))) == 0)
+            #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.suffix(50))) == 50)
+            let reader = try engine.makeReader(placement: .currentThread)
+            let sequences = try reader.sequences(sensor: "o3")
+            #expect(sequences.count == 10_000)
+            #expect(sequences.first == 51)
+            #expect(sequences.last == 10_050)
+            let stats = try reader.stats()
+            #expect(stats.readings == 10_000)
+            #expect(stats.sensors == 1)
+            let average = try #require(stats.averages["o3"] ?? nil)
+            #expect(abs(average - 5050.5) < 1e-9)
+            #expect(try reader.readingCount(sensor: "o3") == 10_000)
+            #expect(try reader.readingCount(sensor: "none") == nil)
+            let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
+            #expect(unknown?.code == .engine)
+        }
     }
 
     /// Another connection (here a second handle; in a run, a WAL reader re-reading a changing
     /// wal-index header) may hold SQLite's write lock for a moment. The engine's writer waits
     /// for it instead of failing the transaction with SQLITE_BUSY and losing the reading.
     @Test func aWriteWaitsForAWriteLockHeldBrieflyElsewhere() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let engine = try SQLiteEngine(EngineConfiguration(directory: dir, durability: .unsafe))
-        defer { try? engine.close() }
-        let writer = try engine.makeWriter(placement: .currentThread)
-        try writer.createSensors(["o3"])
-
-        let other = try DatabaseQueue(path: (dir as NSString).appendingPathComponent("bench.sqlite"))
-        defer { try? other.close() }
-        let holding = DispatchSemaphore(value: 0)
-        let released = DispatchSemaphore(value: 0)
-        let holdMillis = 150
-        Thread {
-            try? other.inDatabase { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                holding.signal()
-                usleep(useconds_t(holdMillis * 1_000))
-                try db.execute(sql: "COMMIT")
-            }
-            released.signal()
-        }.start()
-        holding.wait()
-        let start = Date()
-        let deleted = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: 1, timestamp: 0)])
-        let waited = Date().timeIntervalSince(start)
-        released.wait()
-        #expect(deleted == 0)
-        // It returned only after the other handle let go, so it did wait rather than race.
-        #expect(waited >= Double(holdMillis) / 1_000 * 0.5)
-        let reader = try engine.makeReader(placement: .currentThread)
-        #expect(try reader.sequences(sensor: "o3") == [1])
+        try withUnsafeStore { dir, engine, writer in
+            let other = try DatabaseQueue(path: (dir as NSString).appendingPathComponent("bench.sqlite"))
+            defer { try? other.close() }
+            let holding = DispatchSemaphore(value: 0)
+            let released = DispatchSemaphore(value: 0)
+            let holdMillis = 150
+            Thread {
+                try? other.inDatabase { db in
+                    try db.execute(sql: "BEGIN IMMEDIATE")
+                    holding.signal()
+                    usleep(useconds_t(holdMillis * 1_000))
+                    try db.execute(sql: "COMMIT")
+                }
+                released.signal()
+            }.start()
+            holding.wait()
+            let start = Date()
+            let deleted = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: 1, timestamp: 0)])
+            let waited = Date().timeIntervalSince(start)
+            released.wait()
+            #expect(deleted == 0)
+            // It returned only after the other handle let go, so it did wait rather than race.
+            #expect(waited >= Double(holdMillis) / 1_000 * 0.5)
+            let reader = try engine.makeReader(placement: .currentThread)
+            #expect(try reader.sequences(sensor: "o3") == [1])
+        }
     }
 
     @Test func aPinnedReaderGrowsTheWAL() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let engine = try SQLiteEngine(EngineConfiguration(directory: dir, durability: .unsafe))
-        defer { try? engine.close() }
-        let writer = try engine.makeWriter(placement: .currentThread)
-        try writer.createSensors(["o3"])
-        func write(_ count: Int) throws {
-            for seq in 1...count {
-                _ = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: Int64(seq), timestamp: 0)])
+        try withUnsafeStore { _, engine, writer in
+            func write(_ count: Int) throws {
+                for seq in 1...count {
+                    _ = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: Int64(seq), timestamp: 0)])
+                }
             }
+            // Unpinned: the WAL wraps at the auto-checkpoint (1,000 pages) and stays near 4 MB.
+            try write(1_500)
+            let unpinned = try #require(engine.fileBytes())
+            let reader = try engine.makeReader(placement: .currentThread)
+            try reader.pin()
+            try write(1_500)
+            let pinned = try #require(engine.fileBytes())
+            reader.unpin()
+            #expect(pinned > unpinned + 4_000_000)
+            try engine.compact()
+            #expect(try #require(engine.fileBytes()) < 1_000_000)
         }
-        // Unpinned: the WAL wraps at the auto-checkpoint (1,000 pages) and stays near 4 MB.
-        try write(1_500)
-        let unpinned = try #require(engine.fileBytes())
-        let reader = try engine.makeReader(placement: .currentThread)
-        try reader.pin()
-        try write(1_500)
-        let pinned = try #require(engine.fileBytes())
-        reader.unpin()
-        #expect(pinned > unpinned + 4_000_000)
-        try engine.compact()
-        #expect(try #require(engine.fileBytes()) < 1_000_000)
     }
 }
 
