@@ -20,6 +20,19 @@ private func temporaryDirectory() throws -> String {
     return path
 }
 
+/// A moment on the monotonic clock, set on one thread and read on another.
+private final class MonotonicStamp: @unchecked Sendable {
+    // @unchecked: `stored` is only touched under `lock`.
+    private let lock = NSLock()
+    private var stored: UInt64?
+
+    func set() {
+        lock.withLock { stored = DispatchTime.now().uptimeNanoseconds }
+    }
+
+    var value: UInt64? { lock.withLock { stored } }
+}
+
 @Suite("SQLite engine")
 struct SQLiteEngineTests {
     /// A fresh `.unsafe` store in a temporary directory with the sensor "o3", closed and removed
@@ -90,24 +103,24 @@ struct SQLiteEngineTests {
             defer { try? other.close() }
             let holding = DispatchSemaphore(value: 0)
             let released = DispatchSemaphore(value: 0)
-            let holdMillis = 150
+            let commitStarted = MonotonicStamp()
             Thread {
                 try? other.inDatabase { db in
                     try db.execute(sql: "BEGIN IMMEDIATE")
                     holding.signal()
-                    usleep(useconds_t(holdMillis * 1_000))
+                    usleep(150_000)
+                    commitStarted.set()
                     try db.execute(sql: "COMMIT")
                 }
                 released.signal()
             }.start()
-            holding.wait()
-            let start = Date()
+            try #require(holding.wait(timeout: .now() + 10) == .success, "the other handle never took the write lock")
             let deleted = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 1, seq: 1, timestamp: 0)])
-            let waited = Date().timeIntervalSince(start)
+            let returned = DispatchTime.now().uptimeNanoseconds
             released.wait()
             #expect(deleted == 0)
-            // It returned only after the other handle let go, so it did wait rather than race.
-            #expect(waited >= Double(holdMillis) / 1_000 * 0.5)
+            // It returned only after the other handle began to let go: it waited, not raced.
+            #expect(returned > (commitStarted.value ?? .max))
             let reader = try engine.makeReader(placement: .currentThread)
             #expect(try reader.sequences(sensor: "o3") == [1])
         }
