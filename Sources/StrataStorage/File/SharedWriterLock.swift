@@ -142,11 +142,7 @@ extension LockFile {
     func lockWriterWordSlowly(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
         for _ in 0..<LockFile.yieldsBeforeSleeping {
             let current = word[0].load(ordering: .relaxed)
-            if current & LockFile.holderMask == 0,
-               word[0].compareExchange(expected: current, desired: token | (current & LockFile.waitersBit),
-                                       ordering: .acquiring).exchanged {
-                return
-            }
+            if current & LockFile.holderMask == 0, takeFreeWord(word, seen: current) { return }
             sched_yield()
         }
         while true {
@@ -189,11 +185,15 @@ extension LockFile {
     /// Takes the word only if it is free (or its holder is dead). Never sleeps.
     func tryLockWriterWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>) -> Bool {
         let current = word[0].load(ordering: .relaxed)
-        if current & LockFile.holderMask == 0 {
-            return word[0].compareExchange(expected: current, desired: token | (current & LockFile.waitersBit),
-                                           ordering: .acquiring).exchanged
-        }
+        if current & LockFile.holderMask == 0 { return takeFreeWord(word, seen: current) }
         return takeOverIfHolderDied(word, seen: current)
+    }
+
+    /// Takes the word, seen free as `seen`, keeping its sleepers bit (a release must still wake a
+    /// sleeper that marked it). Returns whether it did; false if the word changed meanwhile.
+    @inline(__always)
+    private func takeFreeWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>, seen: UInt32) -> Bool {
+        word[0].compareExchange(expected: seen, desired: token | (seen & LockFile.waitersBit), ordering: .acquiring).exchanged
     }
 
     /// Releases the word: one atomic exchange, plus a futex wake if someone may be sleeping.
