@@ -70,6 +70,8 @@ let package = Package(
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata"]),
+        // The public API as an app uses it: `import Strata`, never `@testable`.
+        .testTarget(name: "StrataAPITests", dependencies: ["Strata"]),
         .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench", .product(name: "GRDB", package: "GRDB.swift")]),
     ],
     swiftLanguageModes: [.v6]

@@ -225,7 +225,7 @@ extension TreeBenchmarks {
                         try list.removeFirst(excess, in: pages) { old.append($0.loadUnaligned(as: UInt64.self)) }
                         try rows.removeSorted(old, in: pages)
                         let flat = old.flatMap(backlinkKey)
-                        try flat.withUnsafeBytes { all in
+                        _ = try flat.withUnsafeBytes { all in
                             try links.removeSorted((0..<old.count).map { UnsafeRawBufferPointer(rebasing: all[$0 * 28..<$0 * 28 + 28]) }, in: pages)
                         }
                     } else {

@@ -14,8 +14,8 @@
 //   The throwing APIs (`Realm` methods, `setValue(_:forKey:)`, `Object.setValue`) report the
 //   same misuse as `Realm.Error` instead. Storage failures inside accessors never trap: reads
 //   return the property's default and the failure is rethrown by the next `commitWrite`/`write`.
-// - A property initial value must not create another `Object` (see Persisted.swift): links
-//   default to nil, collections to empty.
+// - A property's initial value may create other objects (`@Persisted var dog: Dog? = Dog()`):
+//   each object stamps its own wrappers' column indices in `init` (WrapperLayout.swift).
 @_spi(Reflection) import Swift
 import Foundation
 
@@ -48,7 +48,9 @@ open class Object: CustomStringConvertible {
     @exclusivity(unchecked) @usableFromInline final var _probeOrdinal: Int32 = -1
 
     public required init() {
-        OrdinalCounter.reset()
+        // Every stored property of the whole hierarchy is initialised by now (Swift's two-phase
+        // initialisation), nested objects created by initial values included.
+        WrapperLayout.stamp(self)
     }
 
     /// Creates an unmanaged object from a dictionary (`["name": "Rex", "age": 3]`), an array of
@@ -242,7 +244,6 @@ public func _strataPropertyName<T: Object>(for keyPath: PartialKeyPath<T>) -> St
     probe._isProbe = true
     _ = probe[keyPath: keyPath]
     let o = Int(probe._probeOrdinal)
-    guard o >= 0, o < info.ordinalToColumn.count else { return nil }
-    let c = info.ordinalToColumn[o]
-    return c >= 0 ? info.schema.properties[c].name : nil
+    guard o >= 0, o < info.schema.properties.count else { return nil }
+    return info.schema.properties[o].name
 }

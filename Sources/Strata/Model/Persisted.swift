@@ -1,32 +1,14 @@
 // `@Persisted`: the property wrapper that declares a stored property of an `Object` subclass.
 //
 // Invariants:
-// - Each wrapper records, when it is initialised, its ordinal: the number of `@Persisted`
-//   wrappers initialised before it on this thread since the last `Object.init` finished.
-//   Swift initialises a class's stored properties in declaration order before `super.init()`,
-//   and `Object.init` resets the counter, so the ordinal is the same for every instance of a class
-//   and maps to one column (`ClassInfo.column(forOrdinal:)`).
-//   Caveat (documented on `Object`): a property initial value that itself creates an Object
-//   would interleave ordinals; Strata's models never need that (links default to nil).
+// - Each wrapper carries its ordinal, the index of its column in its class, stamped by
+//   `Object.init` from the class's `WrapperLayout` (-1 until then). Any initial value is allowed,
+//   one that creates other objects included (see WrapperLayout.swift).
 // - An unmanaged object keeps its values in the wrappers; a managed object (`_binding != nil`)
 //   reads and writes through its realm, and the wrapper's value is ignored. Once `add` made an
 //   object managed, its wrappers that can hold objects (links, collections of links) are reset
 //   to their defaults, so objects linked to each other while unmanaged form no retain cycle.
 import Foundation
-internal import CStrataThreadLocal
-
-/// Per-thread counter of wrapper initialisations (see the file's invariants), in a C thread-local
-/// word (CStrataThreadLocal): one TLS access instead of pthread_getspecific + setspecific.
-@usableFromInline
-enum OrdinalCounter {
-    @usableFromInline static func next() -> Int32 {
-        Int32(truncatingIfNeeded: strata_tls_next_ordinal())
-    }
-
-    @inline(__always) static func reset() {
-        strata_tls_reset_ordinal()
-    }
-}
 
 /// Declares a persisted property of an `Object` subclass:
 ///
@@ -41,7 +23,8 @@ enum OrdinalCounter {
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
     @usableFromInline var value: Value
-    @usableFromInline let ordinal: Int32
+    /// The column index, written by `Object.init` (`WrapperLayout.stamp`).
+    @usableFromInline var ordinal: Int32
     @usableFromInline let isPrimaryKey: Bool
     @usableFromInline let isIndexed: Bool
     @usableFromInline let originProperty: String?
@@ -57,7 +40,7 @@ public struct Persisted<Value: _Persistable> {
     @inlinable
     init(value: Value, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
         self.value = value
-        self.ordinal = OrdinalCounter.next()
+        self.ordinal = -1
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
         self.originProperty = originProperty
@@ -186,6 +169,8 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// Where the ordinal word sits inside the wrapper.
+    var ordinalOffsetInWrapper: Int { 0 }
     /// The raw copy of this field for `add`, or kind `.none`.
     var rawStore: RawFieldStore { RawFieldStore(kind: .none, valueOffset: 0) }
     func ordinal(_ obj: Object) -> Int32 { 0 }
@@ -212,6 +197,11 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override var shape: _PropertyShape { Value._strataShape }
+
+    override var ordinalOffsetInWrapper: Int {
+        // A stored property of a struct always has an offset; 0 is unreachable.
+        MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.ordinal) ?? 0
+    }
 
     override var rawStore: RawFieldStore {
         let none = RawFieldStore(kind: .none, valueOffset: 0)

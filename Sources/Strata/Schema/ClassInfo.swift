@@ -7,8 +7,9 @@
 //   `object(ofType:forPrimaryKey:)`… with a class checks it against the file (and adds its table
 //   in the current write, or in a short write of its own, when the file lacks it). Classes
 //   already used in this process are checked at open.
-// Discovery itself: a probe instance is created and `_forEachField` (the stdlib's reflection
-// SPI, which also gives field offsets) lists the `@Persisted` wrappers in declaration order.
+// Discovery itself: `WrapperLayout` lists the `@Persisted` wrappers in declaration order
+// (`_forEachField`, the stdlib's reflection SPI, which also gives field offsets), and a probe
+// instance gives each wrapper's flags (primary key, indexed, origin property).
 //
 // Invariants:
 // - `ClassInfo` is immutable after creation and shared by every realm; the table number of a
@@ -24,8 +25,6 @@ final class ClassInfo: @unchecked Sendable {
     let schema: ObjectSchema
     let layout: RowLayout
     let fields: [AnyFieldIO]
-    /// ordinal → column index (-1: not a column of this class).
-    let ordinalToColumn: [Int]
     let primaryKeyColumn: Int?
     /// The linked class of each property (links, collections of links, LinkingObjects).
     let linkedTypes: [Object.Type?]
@@ -56,9 +55,9 @@ final class ClassInfo: @unchecked Sendable {
         }
     }
 
+    /// The column of the wrapper with `ordinal` (a wrapper's ordinal is its column index).
     @inline(__always) func column(forOrdinal ordinal: Int) -> _Column {
-        let c = ordinal < ordinalToColumn.count ? ordinalToColumn[ordinal] : -1
-        return layout.columns[c >= 0 ? c : 0]
+        layout.columns[ordinal]
     }
 
     func field(named name: String) -> AnyFieldIO? { fieldIndex[name].map { fields[$0] } }
@@ -66,15 +65,11 @@ final class ClassInfo: @unchecked Sendable {
 
     var isEmbedded: Bool { schema.isEmbedded }
 
-    private init(type: Object.Type, schema: ObjectSchema, fields: [AnyFieldIO], ordinals: [Int32], linked: [Object.Type?]) {
+    private init(type: Object.Type, schema: ObjectSchema, fields: [AnyFieldIO], linked: [Object.Type?]) {
         self.type = type
         self.schema = schema
         self.layout = RowLayout(properties: schema.properties)
         self.fields = fields
-        let maxOrdinal = Int(ordinals.max() ?? -1)
-        var map = [Int](repeating: -1, count: maxOrdinal + 1)
-        for (i, o) in ordinals.enumerated() where o >= 0 { map[Int(o)] = i }
-        ordinalToColumn = map
         primaryKeyColumn = schema.properties.firstIndex { $0.isPrimary }
         linkedTypes = linked
         var idx: [String: Int] = [:]
@@ -94,22 +89,18 @@ final class ClassInfo: @unchecked Sendable {
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         let className = type.className()
         let probe = type.init()
-        var fields: [AnyFieldIO] = []
-        // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
-        _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
-            guard let pf = fieldType as? any _PersistedField.Type else { return true }
-            var name = String(cString: namePtr)
-            if name.hasPrefix("_") { name.removeFirst() }
-            fields.append(pf.makeFieldIO(name: name, offset: offset))
-            return true
-        }
+        let fields = WrapperLayout.of(type).fields
         var properties: [Property] = []
-        var ordinals: [Int32] = []
         var linked: [Object.Type?] = []
-        for f in fields {
+        for (column, f) in fields.enumerated() {
+            // Every managed access trusts the stamped ordinal as the column: a model whose
+            // wrappers were not stamped so (an `init` that never reached `Object.init`) is
+            // refused here rather than read through the wrong columns.
+            guard f.ordinal(probe) == Int32(column) else {
+                throw Realm.Error(.invalidSchema, "property '\(className).\(f.name)' cannot be mapped to a column: its wrapper was not initialised through Object.init")
+            }
             let shape = f.shape
             let flags = f.flags(probe)
-            ordinals.append(f.ordinal(probe))
             linked.append(shape.objectType)
             properties.append(Property(
                 name: f.name, type: shape.type, isOptional: shape.isOptional, collection: shape.collection,
@@ -118,7 +109,7 @@ final class ClassInfo: @unchecked Sendable {
         }
         let schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         try validate(schema, linked: linked)
-        return ClassInfo(type: type, schema: schema, fields: fields, ordinals: ordinals, linked: linked)
+        return ClassInfo(type: type, schema: schema, fields: fields, linked: linked)
     }
 
     static func validate(_ s: ObjectSchema, linked: [Object.Type?]) throws(Realm.Error) {

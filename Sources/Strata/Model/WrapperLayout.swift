@@ -1,0 +1,74 @@
+// Which column each `@Persisted` wrapper of an object stands for.
+//
+// A wrapper keeps its column index (its ordinal) so that a managed access reaches its column with
+// one array index and no lookup. The ordinals are stamped by `Object.init`: Swift runs it only
+// once every stored property of the whole class hierarchy holds its initial value, so each object
+// stamps exactly its own wrappers. A property whose initial value creates another object
+// (`@Persisted var dog: Dog? = Dog()`, or a helper that builds several) finishes that object,
+// stamps included, before the outer object reaches `Object.init`; nothing is counted across
+// objects, so nothing can interleave.
+//
+// Invariants:
+// - A class's layout lists its `@Persisted` wrappers in declaration order, superclass first, as
+//   `_forEachField` reports them; `ClassInfo` takes its fields from the same layout, so the
+//   wrapper of `fields[i]` carries ordinal i, the index of its column.
+// - Layouts are immutable and live as long as the process (the thread-local fast path holds one
+//   without retaining it).
+@_spi(Reflection) import Swift
+import Synchronization
+internal import CStrataThreadLocal
+
+final class WrapperLayout: @unchecked Sendable {
+    // @unchecked: immutable after init; the field accessors are never mutated.
+    let fields: [AnyFieldIO]
+    /// Byte offset, inside an instance, of each wrapper's ordinal word (index = ordinal).
+    private let ordinalOffsets: [Int]
+
+    private static let cache = Mutex<[ObjectIdentifier: WrapperLayout]>([:])
+
+    private init(_ type: Object.Type) {
+        var fields: [AnyFieldIO] = []
+        // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
+        _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
+            guard let persisted = fieldType as? any _PersistedField.Type else { return true }
+            var name = String(cString: namePtr)
+            if name.hasPrefix("_") { name.removeFirst() }  // the wrapper's storage is `_name`
+            fields.append(persisted.makeFieldIO(name: name, offset: offset))
+            return true
+        }
+        self.fields = fields
+        ordinalOffsets = fields.map { $0.offset + $0.ordinalOffsetInWrapper }
+    }
+
+    /// The layout of `type`, built the first time it is asked for.
+    static func of(_ type: Object.Type) -> WrapperLayout {
+        let id = ObjectIdentifier(type)
+        if let hit = cache.withLock({ $0[id] }) { return hit }
+        let made = WrapperLayout(type)
+        return cache.withLock { layouts in
+            if let hit = layouts[id] { return hit }
+            layouts[id] = made
+            return made
+        }
+    }
+
+    /// Gives each wrapper of `object` its ordinal. Called by `Object.init` for every instance, so
+    /// the layout of the class made last on this thread is found without taking the cache's lock.
+    static func stamp(_ object: Object) {
+        let type = Swift.type(of: object)
+        let key = UInt(bitPattern: ObjectIdentifier(type))
+        let layout: WrapperLayout
+        if strata_tls_get_layout_type() == key, let cached = strata_tls_get_layout() {
+            layout = Unmanaged<WrapperLayout>.fromOpaque(cached).takeUnretainedValue()
+        } else {
+            layout = of(type)
+            strata_tls_set_layout(key, Unmanaged.passUnretained(layout).toOpaque())
+        }
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        layout.ordinalOffsets.withUnsafeBufferPointer { offsets in
+            for (ordinal, offset) in offsets.enumerated() {
+                (base + offset).storeBytes(of: Int32(truncatingIfNeeded: ordinal), as: Int32.self)
+            }
+        }
+    }
+}
