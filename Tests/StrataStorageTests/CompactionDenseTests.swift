@@ -187,7 +187,7 @@ struct CompactionDenseTests {
         try file.compact()
         let accounting = try file.verify()
         expectDense(accounting, livePages: live)
-        #expect(fileSize(path) == (MetaLayout.slotCount + live) * PageLayout.pageSize)
+        #expect(fileSize(path) == (MetaLayout.headerPages + live) * PageLayout.pageSize)
         #expect(fileSize(path) * 4 < sizeBefore)
         #expect(try Toy.dump(file) == before)
         #expect(access(path + ".compact", F_OK) != 0)
@@ -237,7 +237,7 @@ struct CompactionDenseTests {
             defer { copy.close() }
             #expect(try Toy.dump(copy) == content)
             expectDense(try copy.verify(), livePages: live)
-            #expect(fileSize(path) == (MetaLayout.slotCount + live) * PageLayout.pageSize)
+            #expect(fileSize(path) == (MetaLayout.headerPages + live) * PageLayout.pageSize)
         }
         // No plaintext of the toy data in the encrypted copies.
         let needle = Data(repeating: 0xEE, count: 64)
@@ -383,7 +383,7 @@ struct CompactionDenseTests {
         w.roots[5] = 7  // no tree of the plan
         try w.commit()
         try file.compact()
-        #expect(fileSize(path) == MetaLayout.slotCount * PageLayout.pageSize)
+        #expect(fileSize(path) == MetaLayout.headerBytes)
         expectDense(try file.verify(), livePages: 0)
     }
 }

@@ -84,7 +84,9 @@ struct EncryptionTests {
         try overwrite(path, at: at, with: [try readBytes(path, at: at, count: 1)[0] ^ 0x01])
         let tagAt = Int(refs[4].raw) * PageLayout.pageSize + 14
         try overwrite(path, at: tagAt, with: [try readBytes(path, at: tagAt, count: 1)[0] ^ 0x80])
-        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey))
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey)) } == .corruptPage)
+        // Verified page by page when open checks only the newest commits.
+        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey, openVerification: .newestCommitsOnly))
         defer { file.close() }
         let reader = try file.beginRead()
         #expect(try pageText(reader, refs[2], length: 4) == "Stra")
@@ -104,7 +106,8 @@ struct EncryptionTests {
         }
         let source = try readBytes(path, at: Int(refs[5].raw) * PageLayout.pageSize, count: PageLayout.pageSize)
         try overwrite(path, at: Int(refs[6].raw) * PageLayout.pageSize, with: source)
-        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey))
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey)) } == .corruptPage)
+        let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey, openVerification: .newestCommitsOnly))
         defer { file.close() }
         let reader = try file.beginRead()
         #expect(try pageText(reader, refs[5], length: 4) == "Stra")
@@ -133,7 +136,9 @@ struct EncryptionTests {
         #expect(try file.verify().balances)
     }
 
-    @Test func aDamagedEncryptedMetaFallsBackToTheOtherSlot() throws {
+    /// A damaged newest meta: reported when its version was recorded durable, a fallback to the
+    /// other slot when it was not (a torn commit).
+    @Test func aDamagedEncryptedMetaIsReportedOrFallsBackWhenTorn() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         do {
@@ -147,8 +152,10 @@ struct EncryptionTests {
         let newest = try FileCore.readNewestMeta(fd: fd, cipher: cipher, path: path)
         close(fd)
         #expect(newest.meta.version == 3)
-        // Change a user root in the newest meta: the HMAC no longer matches.
+        // Change a user root in the newest meta: its GMAC tag no longer matches.
         try overwrite(path, at: newest.slot * PageLayout.pageSize + 40, with: [0x99])
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey)) } == .corruptFile)
+        try setDurabilityRecord(path, version: 2)
         let file = try StorageFile.open(StorageOptions(path: path, encryptionKey: testKey))
         defer { file.close() }
         let reader = try file.beginRead()

@@ -14,6 +14,14 @@ func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {
     handle.write(Data(bytes))
 }
 
+/// Rewrites the durability record to name `version`: the state a process leaves when it dies
+/// before its newest commit was flushed and acknowledged (the record then names an older one).
+func setDurabilityRecord(_ path: String, version: UInt64) throws {
+    var bytes = [UInt8](repeating: 0, count: DurabilityRecord.size)
+    bytes.withUnsafeMutableBytes { DurabilityRecord.encode(version: version, into: $0.baseAddress!) }
+    try overwrite(path, at: DurabilityRecord.offset, with: bytes)
+}
+
 func readBytes(_ path: String, at offset: Int, count: Int) throws -> [UInt8] {
     let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
     defer { try? handle.close() }
@@ -85,7 +93,9 @@ struct FileBadInputTests {
         #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path)) } == .truncatedFile)
     }
 
-    @Test func aFlippedByteInTheNewestMetaFallsBackAndBothMetasFlippedIsCorrupt() throws {
+    /// Version 3 was flushed and recorded durable, then its meta was damaged: open reports it
+    /// instead of silently opening version 2; falling back is the caller's explicit choice.
+    @Test func aFlippedByteInADurableNewestMetaIsReportedAndRecoveryIsExplicit() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let (refs, _) = try makeTwoCommitFile(path)
@@ -94,26 +104,60 @@ struct FileBadInputTests {
         let original = try readBytes(path, at: offset, count: 1)
         try overwrite(path, at: offset, with: [original[0] ^ 0x10])
         do {
-            let file = try StorageFile.open(StorageOptions(path: path))
+            _ = try StorageFile.open(StorageOptions(path: path))
+            Issue.record("a damaged durable version must not open as the previous one")
+        } catch let error as StorageError {
+            #expect(error.code == .corruptFile)
+            #expect(error.message.contains("version 3 was made durable"))
+        }
+        #expect(try readBytes(path, at: offset, count: 1) == [original[0] ^ 0x10], "a failed open changes nothing")
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path, recoversToLastIntactVersion: true))
             defer { file.close() }
             let reader = try file.beginRead()
             #expect(reader.version == 2)
             #expect(reader.roots[0] == 50)
             #expect(readStamp(try reader.readPage(refs[7]))?.value == 7)
         }
+        // Recovery made version 2 what the file holds: it now opens without the option.
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path))
+            #expect(try file.latestVersion() == 2)
+            file.close()
+        }
         // Damage the other slot too: now neither verifies.
         let other = ((slot + MetaLayout.slotCount - 1) % MetaLayout.slotCount) * PageLayout.pageSize + 40
         let o = try readBytes(path, at: other, count: 1)
         try overwrite(path, at: other, with: [o[0] ^ 0x01])
         #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path)) } == .corruptFile)
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path, recoversToLastIntactVersion: true)) } == .corruptFile)
+    }
+
+    /// A flipped byte in the newest meta of a version nothing recorded durable (its writer died
+    /// before its flush returned) is a torn commit: open falls back to the previous version.
+    @Test func aFlippedByteInAnUnacknowledgedNewestMetaFallsBack() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let (refs, _) = try makeTwoCommitFile(path)
+        try setDurabilityRecord(path, version: 2)
+        let slot = try newestSlot(path).slot
+        let offset = slot * PageLayout.pageSize + 40
+        try overwrite(path, at: offset, with: [try readBytes(path, at: offset, count: 1)[0] ^ 0x10])
+        let file = try StorageFile.open(StorageOptions(path: path))
+        defer { file.close() }
+        let reader = try file.beginRead()
+        #expect(reader.version == 2)
+        #expect(readStamp(try reader.readPage(refs[7]))?.value == 7)
     }
 
     @Test func aTornNewestCommitFallsBackToThePreviousVersionIntact() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let (refs, last) = try makeTwoCommitFile(path)
-        // Simulate a crash that wrote version 3's meta but not its page: damage that page.
+        // Simulate a crash that wrote version 3's meta but not its page: damage that page. The
+        // writer died before its flush returned, so the durability record names version 2.
         try overwrite(path, at: Int(last.raw) * PageLayout.pageSize + 1000, with: [0xDE, 0xAD])
+        try setDurabilityRecord(path, version: 2)
         let file = try StorageFile.open(StorageOptions(path: path))
         defer { file.close() }
         let reader = try file.beginRead()
@@ -128,12 +172,23 @@ struct FileBadInputTests {
         #expect(try file.latestVersion() == 3)
     }
 
-    @Test func aFlippedByteInAnOlderPageFailsOnRead() throws {
+    /// Damage to a page the newest commits did not write: found at open (every stored page is
+    /// verified there), naming the page; with open verification limited to the newest commits,
+    /// found by the first read of that page instead, and never cached as verified.
+    @Test func aFlippedByteInAnOlderPageFailsAtOpenOrOnRead() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let (refs, _) = try makeTwoCommitFile(path)
         try overwrite(path, at: Int(refs[20].raw) * PageLayout.pageSize + 2000, with: [0x00, 0xFF])
-        let file = try StorageFile.open(StorageOptions(path: path))
+        do {
+            _ = try StorageFile.open(StorageOptions(path: path))
+            Issue.record("open must verify every stored page")
+        } catch let error as StorageError {
+            #expect(error.code == .corruptPage)
+            #expect(error.message.contains("page \(refs[20].raw)"))
+        }
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path, openVerification: .allPagesUpTo(bytes: 1 << 20))) } == .corruptPage)
+        let file = try StorageFile.open(StorageOptions(path: path, openVerification: .newestCommitsOnly))
         defer { file.close() }
         let reader = try file.beginRead()
         #expect(reader.version == 3)
@@ -144,6 +199,18 @@ struct FileBadInputTests {
         // A reference outside the version is a typed error, not a crash.
         #expect(storageErrorCode { _ = try reader.readPage(PageRef(1_000_000)) } == .corruptFile)
         #expect(storageErrorCode { _ = try reader.readPage(PageRef(1)) } == .corruptFile)
+    }
+
+    /// A file larger than the open-verification limit is verified as reads touch it.
+    @Test func theOpenVerificationLimitIsRespected() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let (refs, _) = try makeTwoCommitFile(path)
+        try overwrite(path, at: Int(refs[20].raw) * PageLayout.pageSize + 2000, with: [0x00, 0xFF])
+        let file = try StorageFile.open(StorageOptions(path: path, openVerification: .allPagesUpTo(bytes: 4 * PageLayout.pageSize)))
+        defer { file.close() }
+        let reader = try file.beginRead()
+        #expect(storageErrorCode { _ = try reader.readPage(refs[20]) } == .corruptPage)
     }
 
     @Test func badKeysAreTypedErrors() throws {

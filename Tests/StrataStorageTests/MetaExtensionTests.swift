@@ -1,6 +1,5 @@
 // The write-path speed changes of the pager: the dirty-page table, free space kept inline in the
-// meta (no free-list page for small commits), user root data in the meta, and reading format-1
-// meta slots (written before those two existed).
+// meta (no free-list page for small commits) and user root data in the meta.
 
 import Testing
 @testable import StrataStorage
@@ -173,44 +172,6 @@ import Glibc
         try commitCounter(file, value: 2)
     }
 
-    /// Files written before format 2 have zeros where the free-space count and data length now
-    /// live and format 1 in their header: they must open as before.
-    @Test func aFormatOneMetaStillOpens() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.file()
-        var meta: MetaState
-        do {
-            let file = try StorageFile.open(StorageOptions(path: path))
-            try commitCounter(file, value: 41)
-            meta = file.core.latestMeta
-            file.close()
-        }
-        // Rewrite the newest slot as format 1 would have: free list in pages (none here: the
-        // records move to free space that a reopen holds), no inline records, no data.
-        meta.inlineFree = []
-        meta.roots.data = []
-        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
-        defer { page.deallocate() }
-        meta.encode(into: page)
-        page.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 8, as: UInt32.self)
-        FileCore.sealMeta(page, cipher: nil)
-        let fd = open(path, O_RDWR)
-        #expect(fd >= 0)
-        let slot = Int(meta.version % UInt64(MetaLayout.slotCount))
-        #expect(pwrite(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
-        close(fd)
-
-        let file = try StorageFile.open(StorageOptions(path: path))
-        defer { file.close() }
-        #expect(file.core.latestMeta.version == meta.version)
-        let r = try file.beginRead()
-        #expect(try readCounter(r, roots: r.roots) == 41)
-        #expect(r.roots.data.isEmpty)
-        r.end()
-        try commitCounter(file, value: 42)
-        #expect(try file.beginRead().roots[1] == 42)
-    }
-
     /// Commits copy their pages into the writable shared mapping: what pread returns from the
     /// file (the page cache) must be the committed page, plain and encrypted.
     @Test func committedPagesReachTheFileThroughTheMapping() throws {
@@ -271,17 +232,6 @@ import Glibc
         let r = try file.beginRead()
         #expect(try readCounter(r, roots: r.roots) == 3)
         r.end()
-    }
-
-    /// The meta seal computed with BoringSSL's one-shot HMAC equals swift-crypto's HMAC<SHA256>
-    /// (what earlier builds wrote, so their encrypted files still open): the key check value is
-    /// swift-crypto's HMAC of "strata key check" with the same key.
-    @Test func metaSealMatchesSwiftCryptoHMAC() throws {
-        let cipher = try PageCipher(key: (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7) }, path: nil)
-        let text = Array("strata key check".utf8)
-        let sealed = text.withUnsafeBytes { cipher.seal(meta: $0.baseAddress!, count: $0.count) }
-        #expect(sealed == cipher.keyCheck)
-        #expect(sealed.count == 32)
     }
 
     @Test func aMetaClaimingTooMuchInlineSpaceIsNotSealed() {

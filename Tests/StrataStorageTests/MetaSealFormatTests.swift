@@ -1,6 +1,6 @@
-// The meta seal by format: encrypted slots of format 3 carry a GMAC tag under a fresh nonce,
-// encrypted slots of format 2 (older builds) an HMAC and still open; plain slots (format 3 too)
-// keep their XXH64 seal. Any change to sealed bytes, nonce or tag, or another key, fails the slot.
+// The meta seal and the one format: encrypted slots carry a GMAC tag under a fresh nonce, plain
+// slots an XXH64 seal. Any change to sealed bytes, nonce or tag, or another key, fails the slot;
+// a file whose slots have another format version is refused, naming the version.
 
 import Testing
 @testable import StrataStorage
@@ -56,14 +56,14 @@ import Glibc
         return try readCounter(txn, roots: txn.roots)
     }
 
-    @Test func newSlotsAreFormatThree() throws {
+    @Test func newSlotsHaveTheOneFormat() throws {
         let dir = TemporaryDirectory()
         _ = try makeFile(dir.file("e.strata"), key: testKey)
         _ = try makeFile(dir.file("p.strata"), key: nil)
         let encrypted = formats(try readRing(dir.file("e.strata")))
         let plain = formats(try readRing(dir.file("p.strata")))
-        #expect(encrypted.count >= 5 && encrypted.values.allSatisfy { $0 == 3 })
-        #expect(plain.count >= 5 && plain.values.allSatisfy { $0 == 3 })
+        #expect(encrypted.count >= 5 && encrypted.values.allSatisfy { $0 == MetaLayout.formatVersion })
+        #expect(plain.count >= 5 && plain.values.allSatisfy { $0 == MetaLayout.formatVersion })
     }
 
     @Test func aGMACSealFailsOnAnyChangedByteAndUnderAnotherKey() throws {
@@ -88,7 +88,7 @@ import Glibc
             #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: cipher) }, "flip at \(offset)")
             page[offset] ^= 0x01
         }
-        // Downgrading the format to 2 (HMAC) does not verify either: the format byte is sealed.
+        // Another format number does not verify either: the format byte is sealed.
         page[MetaLayout.formatOffset] = 2
         #expect(!page.withUnsafeBytes { FileCore.sealVerifies($0.baseAddress!, cipher: cipher) })
     }
@@ -105,8 +105,8 @@ import Glibc
         defer { a.deallocate(); b.deallocate() }
         meta.encode(into: a)
         meta.encode(into: b)
-        FileCore.sealMeta(a, cipher: cipher)
-        FileCore.sealMeta(b, cipher: cipher)
+        try FileCore.sealMeta(a, cipher: cipher, path: nil)
+        try FileCore.sealMeta(b, cipher: cipher, path: nil)
         let nonceA = Array(UnsafeRawBufferPointer(start: a + MetaLayout.sealOffset, count: 12))
         let nonceB = Array(UnsafeRawBufferPointer(start: b + MetaLayout.sealOffset, count: 12))
         #expect(nonceA != nonceB)
@@ -114,35 +114,31 @@ import Glibc
         #expect(FileCore.sealVerifies(UnsafeRawPointer(b), cipher: cipher))
     }
 
-    @Test func anEncryptedFileOfAnOlderBuildOpensAndMovesToFormatThree() throws {
+    /// Earlier builds of this project wrote formats 1–3: such files are refused with a typed
+    /// error that names the format, plain or encrypted, and the file is left as it was.
+    @Test(arguments: [false, true])
+    func aFileOfAnotherFormatIsRefusedNamingItsVersion(encrypted: Bool) throws {
         let dir = TemporaryDirectory()
-        let last = try makeFile(dir.file(), key: testKey)
-        // Rewrite every slot as an older build wrote it: format 2, HMAC-SHA-256 seal.
-        let cipher = try PageCipher(key: testKey, path: nil)
+        let key = encrypted ? testKey : nil
+        _ = try makeFile(dir.file(), key: key)
+        let cipher = try key.map { try PageCipher(key: $0, path: nil) }
         var ring = try readRing(dir.file())
-        ring.withUnsafeMutableBytes { raw in
+        try ring.withUnsafeMutableBytes { raw in
             for slot in 0..<MetaLayout.slotCount {
                 let page = raw.baseAddress! + slot * PageLayout.pageSize
-                guard page.loadUnaligned(as: UInt64.self) == MetaLayout.magic,
-                      let length = FileCore.sealedLength(UnsafeRawPointer(page)) else { continue }
-                page.storeBytes(of: UInt32(2).littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
-                let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
-                for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+                guard page.loadUnaligned(as: UInt64.self) == MetaLayout.magic else { continue }
+                page.storeBytes(of: UInt32(3).littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+                try FileCore.sealMeta(page, cipher: cipher, path: nil)
             }
         }
         try writeRing(dir.file(), ring)
-        #expect(formats(try readRing(dir.file())).values.allSatisfy { $0 == 2 })
-        #expect(try counter(dir.file(), key: testKey) == last)
-        // New commits write format 3 slots beside the old ones; both kinds verify on reopen.
         do {
-            let file = try StorageFile.open(StorageOptions(path: dir.file(), encryptionKey: testKey))
-            defer { file.close() }
-            for value in (last + 1)...(last + 3) { try commitCounter(file, value: value) }
+            _ = try counter(dir.file(), key: key)
+            Issue.record("a format 3 file must be refused")
+        } catch let error as StorageError {
+            #expect(error.code == .notAStrataFile)
+            #expect(error.message.contains("format version 3"))
         }
-        let mixed = formats(try readRing(dir.file()))
-        #expect(mixed.values.contains(2) && mixed.values.contains(3))
-        #expect(try counter(dir.file(), key: testKey) == last + 3)
-        // The wrong key is still a typed `.wrongKey` on a mixed ring.
-        #expect(storageErrorCode { _ = try counter(dir.file(), key: testKey.map { $0 ^ 1 }) } == .wrongKey)
+        #expect(try readRing(dir.file()) == ring)
     }
 }

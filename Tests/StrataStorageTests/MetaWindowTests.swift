@@ -37,6 +37,8 @@ struct MetaWindowTests {
         let path = dir.file()
         // 13 commits: version 14's slot (6) held version 6's meta, so the tear mixes two real metas.
         let (slot, before, after) = try makeFile(path, commits: 13, key: key)
+        // A process killed while copying its slot never flushed or recorded version 14.
+        try setDurabilityRecord(path, version: 13)
         let sealed = after.withUnsafeBytes { FileCore.sealedLength($0.baseAddress!) } ?? Self.slotBytes
         var lengths: Set<Int> = [1, 8, 12, 16, 40, 64, 100, sealed / 2, sealed - 1]
         lengths = lengths.filter { $0 > 0 && $0 < sealed }
@@ -71,6 +73,7 @@ struct MetaWindowTests {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let (slot, before, after) = try makeFile(path, commits: 13, key: nil)
+        try setDurabilityRecord(path, version: 13)
         let torn = Array(after[0..<64]) + Array(before[64...])
         try overwrite(path, at: slot * Self.slotBytes, with: torn)
         let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))

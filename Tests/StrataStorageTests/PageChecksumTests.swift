@@ -1,7 +1,7 @@
 // Page checksums by kind: the stripe hash (kind 1, every page written now) is pinned, sensitive to
-// every byte, bit, word order and the page number; pages of kind 0 (XXH64, older builds) still
+// every byte, bit, word order and the page number; pages of kind 0 (XXH64) still
 // verify, an unknown kind never does, and a plain file written entirely with kind 0 pages and
-// format 2 slots opens, reads, and takes new commits.
+// slots resealed opens, reads, and takes new commits.
 
 import Testing
 @testable import StrataStorage
@@ -121,7 +121,7 @@ import Glibc
     }
 
     /// Rewrites a plain file as an older build wrote it: every page checksum kind 0 (XXH64), the
-    /// commit entries updated, every slot format 2. Returns how many pages were converted.
+    /// commit entries updated, every slot resealed. Returns how many pages were converted.
     private func convertToOlderBuild(_ path: String) throws -> Int {
         let fd = open(path, O_RDWR)
         try #require(fd >= 0)
@@ -153,8 +153,7 @@ import Glibc
                 }
             }
             meta.encode(into: page)
-            page.storeBytes(of: UInt32(2).littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
-            FileCore.sealMeta(page, cipher: nil)
+            try FileCore.sealMeta(page, cipher: nil, path: nil)
         }
         try #require(pwrite(fd, file, size, 0) == size)
         return renamed.count

@@ -175,7 +175,7 @@ struct CompactionObjectTests {
         let sizes = try #require(asked.get())
         #expect(sizes.0 == sizeBefore && sizes.1 < sizes.0 / 2)
         let sizeAfter = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        #expect(sizeAfter == (MetaLayout.slotCount + live) * PageLayout.pageSize)
+        #expect(sizeAfter == (MetaLayout.headerPages + live) * PageLayout.pageSize)
         #expect(sizeAfter * 3 < sizeBefore)
         let after = try livePages(realm)
         #expect(after.live == live)
@@ -225,7 +225,7 @@ struct CompactionObjectTests {
             let accounting = try livePages(copy)
             #expect(accounting.live == live && accounting.accounting.freePages == 0 && accounting.accounting.balances)
             let size = try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
-            #expect(size == (MetaLayout.slotCount + live) * PageLayout.pageSize)
+            #expect(size == (MetaLayout.headerPages + live) * PageLayout.pageSize)
         }
         var wrong = config
         wrong.fileURL = rekeyed

@@ -11,6 +11,8 @@ import Synchronization
 
 /// How hard a commit tries to reach the disk (Strata's addition to Realm's configuration).
 public typealias Durability = StrataStorage.Durability
+/// Strata: how much of a file the first open in a process verifies (see `Realm.Configuration.openVerification`).
+public typealias OpenVerification = StrataStorage.OpenVerification
 
 /// A schema migration in progress: the block gets it with the old schema version when
 /// `schemaVersion` rises (API in Migration/MigrationAPI.swift).
@@ -74,6 +76,16 @@ extension Realm {
         public var maximumNumberOfActiveVersions: UInt?
         /// Strata: how commits reach the disk (`.full` by default; `.unsafe` skips the flush).
         public var durability: Durability
+        /// Strata: what the first open in a process verifies before the realm is used. By default
+        /// every stored page of files up to 1 GiB (checksums or AES-GCM tags), so that damage
+        /// already in the file fails `Realm(configuration:)` with `.corruptFile` instead of
+        /// meeting a read later. Pages open does not verify are verified when first read.
+        public var openVerification: OpenVerification = .default
+        /// Strata: when the newest version the file made durable no longer verifies (the file was
+        /// damaged after it was written), open the newest older version that does instead of
+        /// failing with `.corruptFile`. The newer versions are given up: a recovery to ask for
+        /// explicitly (e.g. after showing the error), never a default.
+        public var recoversToLastIntactVersion = false
         /// Not public: a new file is written in the first object format (no row footers, every
         /// backlink in the backlink tree; see InlineBacklinks.swift), so that tests can check
         /// that files of that format keep working. Existing files keep their format either way.
@@ -134,7 +146,9 @@ extension Realm {
                                   encryptionKey: encryptionKey.map { [UInt8]($0) },
                                   readOnly: readOnly,
                                   mustExist: readOnly,
-                                  maximumActiveVersions: maximumNumberOfActiveVersions.map { Int($0) })
+                                  maximumActiveVersions: maximumNumberOfActiveVersions.map { Int($0) },
+                                  openVerification: openVerification,
+                                  recoversToLastIntactVersion: recoversToLastIntactVersion)
         }
     }
 }

@@ -57,13 +57,13 @@ extension FileCore {
         let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var live = [Bool](repeating: true, count: pageCount)
-        for p in 0..<min(pageCount, MetaLayout.slotCount) { live[p] = false }
+        for p in 0..<min(pageCount, MetaLayout.headerPages) { live[p] = false }
         for run in freeSpace.reusable { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
         for run in freeSpace.held { for p in Int(run.start)..<Int(run.start + run.count) where p < pageCount { live[p] = false } }
         for p in freeListPages + overflowPages where Int(p) < pageCount { live[Int(p)] = false }
-        let highest = live.lastIndex(of: true) ?? (MetaLayout.slotCount - 1)
+        let highest = live.lastIndex(of: true) ?? (MetaLayout.headerPages - 1)
         var holes = FreeSpace()
-        for p in MetaLayout.slotCount..<(highest + 1) where !live[p] { holes.release(UInt32(p)) }
+        for p in MetaLayout.headerPages..<(highest + 1) where !live[p] { holes.release(UInt32(p)) }
         let freeListCount = FreeSpace.pagesNeeded(records: holes.recordCount)
         let newPageCount = highest + 1 + freeListCount
 
@@ -84,7 +84,7 @@ extension FileCore {
         let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { batch.deallocate(); image.deallocate() }
 
-        var page = MetaLayout.slotCount
+        var page = MetaLayout.headerPages
         while page <= highest {
             guard live[page] else { page += 1; continue }
             var end = page
@@ -148,13 +148,7 @@ extension FileCore {
         meta.durableBase = current.version
         meta.inlineEntries = Array(entries.prefix(MetaLayout.inlineCapacity(rootData: current.roots.data.count)))
         meta.totalEntries = UInt32(meta.inlineEntries.count)
-        let metaPages = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
-        defer { metaPages.deallocate() }
-        metaPages.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
-        let slot = metaPages + Int(current.version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
-        meta.encode(into: slot)
-        FileCore.sealMeta(slot, cipher: target)
-        try pwriteFully(out, UnsafeRawPointer(metaPages), MetaLayout.ringBytes, 0, path: destination)
+        try FileCore.writeHeader(of: meta, cipher: target, to: out, path: destination)
         guard fsync(out) == 0 else { throw ioError("fsync", errno, path: destination) }
         FileCore.syncDirectory(of: destination)
         succeeded = true

@@ -58,7 +58,7 @@ private struct DenseCopier {
         self.pageCount = pageCount
         self.path = path
         newNumber = [UInt32](repeating: DenseCopier.unassigned, count: Int(pageCount))
-        notLiveCount = min(Int(pageCount), MetaLayout.slotCount)
+        notLiveCount = min(Int(pageCount), MetaLayout.headerPages)
         for p in 0..<notLiveCount { newNumber[p] = DenseCopier.notLive }
     }
 
@@ -264,15 +264,10 @@ extension FileCore {
     /// SYNC_FILE_RANGE_WRITE: start writeback of dirty pages in the range, do not wait.
     private static let syncFileRangeWrite: UInt32 = 2
 
-    /// Writes the meta ring of a copy (only `meta.version`'s slot valid) and makes it durable.
+    /// Writes the header of a copy (only `meta.version`'s slot valid, the durability record naming
+    /// it) and makes the copy durable.
     func writeCopyMeta(_ out: Int32, _ meta: MetaState, cipher target: PageCipher?, path: String) throws(StorageError) {
-        let metaPages = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
-        defer { metaPages.deallocate() }
-        metaPages.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
-        let slot = metaPages + Int(meta.version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
-        meta.encode(into: slot)
-        FileCore.sealMeta(slot, cipher: target)
-        try pwriteFully(out, UnsafeRawPointer(metaPages), MetaLayout.ringBytes, 0, path: path)
+        try FileCore.writeHeader(of: meta, cipher: target, to: out, path: path)
         guard fsync(out) == 0 else { throw ioError("fsync", errno, path: path) }
     }
 

@@ -8,9 +8,9 @@
 //   node's unused gap), which copies it to a page owned by the current write transaction the
 //   first time (copy-on-write) and hands back the new reference.
 // - `PageRef.null` (page 0) is never a tree page: pages 0–7 hold the ring of eight meta slots
-//   (`MetaLayout.slotCount`; version v is committed into slot v % 8), so the first page a tree can
-//   get is page 8. A reference to a page below 8 read through `PageReading` is reported as
-//   `.corruptFile`.
+//   (`MetaLayout.slotCount`; version v is committed into slot v % 8) and page 8 the durability
+//   record, so the first page a tree can get is page 9. A reference to a page below 9 read
+//   through `PageReading` is reported as `.corruptFile`.
 
 /// The number of a page in the file. Page `n` starts at byte `n * PageLayout.pageSize`.
 public struct PageRef: Hashable, Comparable, Sendable, CustomStringConvertible {

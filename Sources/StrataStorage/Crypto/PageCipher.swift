@@ -40,9 +40,8 @@ import Foundation
 final class PageCipher: @unchecked Sendable {
     // @unchecked: the AEAD context is initialised once and then only used through BoringSSL's
     // const seal/open calls, which are safe to run concurrently; the keys are immutable.
+    /// Derives the key check value stored in the meta (HMAC-SHA-256 of a fixed text).
     private let metaKey: SymmetricKey
-    /// The meta key's bytes, for BoringSSL's one-shot HMAC (see `seal(meta:count:)`).
-    let metaKeyBytes: [UInt8]
     private let context: UnsafeMutablePointer<EVP_AEAD_CTX>
     /// AES-256-GCM under the meta-seal key, used only with empty plaintext (GMAC of the meta).
     private let metaContext: UnsafeMutablePointer<EVP_AEAD_CTX>
@@ -65,7 +64,6 @@ final class PageCipher: @unchecked Sendable {
         metaKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
                                          info: Array("meta-hmac-sha256".utf8), outputByteCount: 32)
         keyCheck = Array(HMAC<SHA256>.authenticationCode(for: Array("strata key check".utf8), using: metaKey))
-        metaKeyBytes = metaKey.withUnsafeBytes { Array($0) }
         let metaSealKey = HKDF<SHA256>.deriveKey(inputKeyMaterial: master, salt: salt,
                                                  info: Array("meta-aes-256-gmac".utf8), outputByteCount: 32)
         context = .allocate(capacity: 1)
@@ -136,26 +134,6 @@ final class PageCipher: @unchecked Sendable {
             metaContext, nil, input, 12, nil, 0, input + 12, 16,
             meta.assumingMemoryBound(to: UInt8.self), count)
         return ok == 1
-    }
-
-    /// HMAC-SHA256 of `count` bytes (the meta seal of format ≤ 2 slots).
-    /// The same bytes as swift-crypto's `HMAC<SHA256>` with the meta key, computed by BoringSSL's
-    /// one-shot HMAC: the generic swift-crypto call resolved generic metadata and allocated on
-    /// every commit (~3% of an encrypted small commit in profiles).
-    func seal(meta: UnsafeRawPointer, count: Int) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let done = metaKeyBytes.withUnsafeBytes { key in
-            out.withUnsafeMutableBufferPointer { o in
-                CCryptoBoringSSL_HMAC(CCryptoBoringSSL_EVP_sha256(), key.baseAddress, key.count,
-                                      meta.assumingMemoryBound(to: UInt8.self), count, o.baseAddress, &length)
-            }
-        }
-        if done == nil || length != 32 {
-            // Not expected (only allocation failure inside BoringSSL): fall back to swift-crypto.
-            return Array(HMAC<SHA256>.authenticationCode(for: UnsafeRawBufferPointer(start: meta, count: count), using: metaKey))
-        }
-        return out
     }
 
     /// Additional authenticated data: page number and version bits (8 bytes, little endian).

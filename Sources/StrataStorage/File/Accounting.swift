@@ -3,7 +3,7 @@
 // Invariants checked by `verify()`:
 // - every free or held run lies in [2, pageCount) and no page is listed twice;
 // - the pages of the free list and the commit record are neither free nor held;
-// - meta + reachable + held + free == total pages of the file, where pages past the high-water
+// - header (meta ring, durability record) + reachable + held + free == total pages of the file, where pages past the high-water
 //   mark (preallocated, never written) count as free.
 
 extension FileCore {
@@ -23,7 +23,7 @@ extension FileCore {
         let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var seen = [Bool](repeating: false, count: pageCount)
-        for p in 0..<min(pageCount, MetaLayout.slotCount) { seen[p] = true }
+        for p in 0..<min(pageCount, MetaLayout.headerPages) { seen[p] = true }
         func mark(_ start: UInt32, _ count: UInt32, _ what: String) throws(StorageError) {
             guard start >= MetaLayout.firstDataPage, Int(start) + Int(count) <= pageCount else {
                 throw StorageError(.corruptFile, "\(what) run \(start)+\(count) outside [\(MetaLayout.firstDataPage), \(pageCount))", path: path)
@@ -49,7 +49,7 @@ extension FileCore {
                                         reachablePages: reachable,
                                         heldForReaderPages: freeSpace.heldPageCount,
                                         freePages: free,
-                                        metaPages: MetaLayout.slotCount)
+                                        metaPages: MetaLayout.headerPages)
         guard accounting.balances else {
             let lost = seen.enumerated().filter { !$0.element }.prefix(8).map(\.offset)
             throw StorageError(.corruptFile,

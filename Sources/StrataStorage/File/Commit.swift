@@ -161,6 +161,9 @@ extension FileCore {
             flushLock.unlock()
             var failure: StorageError? = nil
             do throws(StorageError) { try flush() } catch { failure = error }
+            // Before any waiter learns its commit is durable: from here on open never falls back
+            // below `target` without saying so (DurabilityRecord.swift).
+            if failure == nil { recordDurable(target) }
             flushLock.lock()
             flushing = false
             flushCount += 1
@@ -450,7 +453,7 @@ extension FileCore {
         let page = takeBuffer()
         defer { returnBuffer(page) }
         meta.encode(into: page)
-        FileCore.sealMeta(page, cipher: cipher)
+        try FileCore.sealMeta(page, cipher: cipher, path: path)
         if metaGoesThroughWindow, let window = store.writeWindow,
            (slot + 1) * PageLayout.pageSize <= store.writeWindowBytes {
             // Files not flushed per commit copy the sealed slot into the mapping, like their

@@ -97,6 +97,13 @@ final class FileCore: @unchecked Sendable {
     /// Flushes made through this core (statistics; guarded by `flushLock`).
     var flushCount = 0
     var flushError: StorageError?
+    /// The newest version the durability record names (DurabilityRecord.swift); guarded by
+    /// `recordLock`, which also orders the record's writes.
+    var recordedDurableVersion: UInt64 = 0
+    let recordLock = PosixLock()
+    /// Whether `deinit` closes `fd`: false for a core given up during open, whose descriptor the
+    /// open that made it closes or hands to the next attempt.
+    var ownsDescriptor = true
     /// Test hook: when non-zero, the next commit's page write fails with this errno.
     var injectedWriteErrno: Int32 = 0
     /// Test hook: each flush sleeps this long first (to make group commit observable).
@@ -131,7 +138,7 @@ final class FileCore: @unchecked Sendable {
 
     deinit {
         for buffer in bufferPool { buffer.deallocate() }
-        if fd >= 0 { Glibc.close(fd) }
+        if fd >= 0 && ownsDescriptor { Glibc.close(fd) }
         _ = lockFile  // released (closing its descriptor drops every lock) after the data file
     }
 

@@ -1,15 +1,26 @@
-// Opening a page file: create it, or pick the newest meta slot whose commit fully verifies.
+// Opening a page file: create it, or pick the newest meta slot whose commit fully verifies, then
+// verify the pages it will read.
 //
 // Invariants:
-// - A new file is born with version 1 in slot 1 (empty roots, no free list), made durable with
-//   its directory entry before open returns.
+// - A new file is born with version 1 in slot 1 (empty roots, no free list) and a durability
+//   record naming version 1, made durable with its directory entry before open returns.
 // - A slot is a candidate only if its seal verifies and it sits in slot version % 8. The newest
 //   candidate v is chosen only if every version in (durableBase(v), v] is present and every page its
 //   commit record lists verifies (a torn commit or torn group otherwise falls back to an older
 //   candidate). No version older than the largest durable base any slot names is ever chosen.
-//   Slots newer than the chosen version are zeroed before the file is used.
+// - No version older than the one the durability record names is chosen either: that version was
+//   flushed before any committer was told so, so if it no longer verifies the file was damaged
+//   after the fact, and open fails with `.corruptFile` naming what failed. Falling back past it
+//   happens only when the options ask for it (`recoversToLastIntactVersion`).
+// - Before the file is used, every stored page of the chosen version (every page below its page
+//   count that the free space does not list) is verified — checksum and page number, or AES-GCM
+//   tag — as `StorageOptions.openVerification` allows, so damage anywhere in the newest version is
+//   an error at open, not a wrong answer later. Pages it does not cover are verified when first
+//   read, as always.
+//   Slots newer than the chosen version are zeroed only after all of this succeeded.
 //   A file shorter than the newest candidate's page count is `.truncatedFile` (no fallback: that
-//   is damage, not a torn commit). No candidate verifies: `.corruptFile`.
+//   is damage, not a torn commit). No candidate verifies: `.corruptFile`. A slot of another format
+//   version and none of ours: `.notAStrataFile` naming that version.
 // - Open never trusts disk content for memory safety: every offset is range-checked before use.
 
 #if canImport(Glibc)
@@ -30,7 +41,7 @@ extension FileCore {
             meta.version = 1
             meta.durableBase = 1
             return FileCore(options: options, registryKey: registryKey, fd: -1, store: store, cipher: nil,
-                            lockFile: nil, meta: meta, fileSizePages: MetaLayout.slotCount)
+                            lockFile: nil, meta: meta, fileSizePages: MetaLayout.headerPages)
         }
         let path = options.path
         if options.mustExist || options.readOnly {
@@ -66,24 +77,61 @@ extension FileCore {
                     throw StorageError(.notAStrataFile, "the file is empty", path: path)
                 }
                 try initialize(fd: fd, cipher: cipher, path: path)
-                size = MetaLayout.ringBytes
+                size = MetaLayout.headerBytes
             }
-            let store = try PageStore(fd: fd, path: path, cipher: cipher)
-            let chosen = try chooseSlot(fd: fd, size: size, cipher: cipher, path: path)
-            if !chosen.staleSlots.isEmpty && !options.readOnly {
-                // Slots of versions newer than the chosen one (a torn group of commits) must not
-                // survive: a later open could otherwise pair them with new versions.
-                try clearSlots(chosen.staleSlots, fd: fd, path: path)
+            let recorded = try readDurabilityRecord(fd: fd, path: path)
+            var below: UInt64? = nil
+            while true {
+                let chosen = try chooseSlot(fd: fd, size: size, cipher: cipher, path: path, below: below)
+                if let recorded, chosen.meta.version < recorded, !options.recoversToLastIntactVersion {
+                    let cause = chosen.newerFailure.map { ": \($0.message)" } ?? ""
+                    throw StorageError(.corruptFile, "version \(recorded) was made durable but no longer verifies\(cause); "
+                        + "the newest intact version is \(chosen.meta.version) (open with recoversToLastIntactVersion to use it)",
+                        path: path)
+                }
+                // A fresh store per attempt: a failed verification leaves pages marked verified.
+                let store = try PageStore(fd: fd, path: path, cipher: cipher)
+                let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
+                                    lockFile: lockFile, meta: chosen.meta, fileSizePages: size / PageLayout.pageSize)
+                core.recordedDurableVersion = recorded ?? 0
+                do throws(StorageError) {
+                    core.overflowPages = chosen.overflowPages
+                    try core.loadFreeList(chosen.meta)
+                    try core.verifyStoredPages(of: chosen.meta)
+                } catch {
+                    // The descriptor stays with this open: closed below, or used by the next attempt.
+                    core.releaseDescriptor()
+                    guard options.recoversToLastIntactVersion, error.code == .corruptPage || error.code == .corruptFile else {
+                        throw error
+                    }
+                    below = chosen.meta.version
+                    continue
+                }
+                do throws(StorageError) {
+                    if !options.readOnly {
+                        if !chosen.staleSlots.isEmpty {
+                            // Slots of versions newer than the chosen one (a torn group of commits,
+                            // or damaged versions given up by recovery) must not survive: a later
+                            // open could otherwise pair them with new versions.
+                            try clearSlots(chosen.staleSlots, fd: fd, path: path)
+                        }
+                        if let recorded, chosen.meta.version < recorded {
+                            // Recovery chose an older version: what the file holds from now on.
+                            try DurabilityRecord.write(version: chosen.meta.version, fd: fd, path: path)
+                            guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
+                            core.recordedDurableVersion = chosen.meta.version
+                        }
+                    }
+                } catch {
+                    core.releaseDescriptor()
+                    throw error
+                }
+                // Under the writer lock the chosen meta is the truth (it may be older than what the
+                // lock file says when a damaged or torn newest slot was skipped).
+                lockFile?.setLatestVersion(chosen.meta.version)
+                lockFile?.setDurableVersion(chosen.meta.version)
+                return core
             }
-            let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
-                                lockFile: lockFile, meta: chosen.meta, fileSizePages: size / PageLayout.pageSize)
-            core.overflowPages = chosen.overflowPages
-            try core.loadFreeList(chosen.meta)
-            // Under the writer lock the chosen meta is the truth (it may be older than what the
-            // lock file says when a damaged or torn newest slot was skipped).
-            lockFile?.setLatestVersion(chosen.meta.version)
-            lockFile?.setDurableVersion(chosen.meta.version)
-            return core
         } catch {
             Glibc.close(fd)
             throw error
@@ -120,23 +168,41 @@ extension FileCore {
         guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
     }
 
-    /// Writes version 1 into slot 1 (version v lives in slot v % 8) and empty slots around it,
-    /// then flushes file and directory.
+    /// Writes version 1 into slot 1 (version v lives in slot v % 8), empty slots around it and the
+    /// durability record, then flushes file and directory.
     private static func initialize(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) {
-        let ring = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
-        defer { ring.deallocate() }
-        ring.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.ringBytes)
         var meta = MetaState()
         meta.version = 1
         meta.durableBase = 1
         meta.encrypted = cipher != nil
         meta.keyCheck = cipher?.keyCheck ?? []
-        let slot = ring + PageLayout.pageSize
-        meta.encode(into: slot)
-        sealMeta(slot, cipher: cipher)
-        try pwriteFully(fd, ring, MetaLayout.ringBytes, 0, path: path)
+        try writeHeader(of: meta, cipher: cipher, to: fd, path: path)
         guard fsync(fd) == 0 else { throw ioError("fsync", errno, path: path) }
         syncDirectory(of: path)
+    }
+
+    /// Writes the first pages of a file that holds exactly one version, `meta` (a new file, a
+    /// copy, a compacted file): its slot, zeroed slots around it, and the durability record
+    /// naming it (the caller flushes before the file is used or renamed into place).
+    static func writeHeader(of meta: MetaState, cipher: PageCipher?, to fd: Int32, path: String) throws(StorageError) {
+        let header = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.headerBytes, alignment: PageLayout.pageSize)
+        defer { header.deallocate() }
+        header.initializeMemory(as: UInt8.self, repeating: 0, count: MetaLayout.headerBytes)
+        let slot = header + Int(meta.version % UInt64(MetaLayout.slotCount)) * PageLayout.pageSize
+        meta.encode(into: slot)
+        try sealMeta(slot, cipher: cipher, path: path)
+        DurabilityRecord.encode(version: meta.version, into: header + DurabilityRecord.offset)
+        try pwriteFully(fd, header, MetaLayout.headerBytes, 0, path: path)
+    }
+
+    /// The version the durability record names; nil when the record is not intact.
+    static func readDurabilityRecord(fd: Int32, path: String) throws(StorageError) -> UInt64? {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0))
+        return try withUnsafeMutableBytes(of: &bytes) { (buffer) throws(StorageError) -> UInt64? in
+            guard let base = buffer.baseAddress else { return nil }
+            let n = try preadFully(fd, base, DurabilityRecord.size, DurabilityRecord.offset, path: path)
+            return n == DurabilityRecord.size ? DurabilityRecord.decode(UnsafeRawPointer(base)) : nil
+        }
     }
 
     /// Bytes of a meta page covered by its seal: the fixed fields and the inline commit entries in
@@ -157,38 +223,26 @@ extension FileCore {
         UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self))
     }
 
-    /// Seals an encoded meta page. Encrypted pages of format 3 get a GMAC tag; if that fails (no
-    /// random bytes for its nonce, which BoringSSL does not expect), the slot is turned into a
-    /// format 2 slot sealed with HMAC, which needs no randomness and every build verifies.
-    static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?) {
+    /// Seals an encoded meta page: a GMAC tag under a fresh nonce for encrypted files (`.io` if
+    /// BoringSSL cannot draw the nonce's random bytes, which it does not expect), XXH64 for plain.
+    static func sealMeta(_ page: UnsafeMutableRawPointer, cipher: PageCipher?, path: String?) throws(StorageError) {
         let length = sealedLength(UnsafeRawPointer(page)) ?? MetaLayout.sealOffset
+        let seal = page + MetaLayout.sealOffset
+        seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
         if let cipher {
-            let seal = page + MetaLayout.sealOffset
-            seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
-            if format(ofMeta: UnsafeRawPointer(page)) >= MetaLayout.gmacSealFormat {
-                if cipher.sealTag(meta: UnsafeRawPointer(page), count: length, into: seal) { return }
-                seal.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize - MetaLayout.sealOffset)
-                page.storeBytes(of: MetaLayout.hmacSealFormat.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+            guard cipher.sealTag(meta: UnsafeRawPointer(page), count: length, into: seal) else {
+                throw StorageError(.io, "cannot seal the meta slot: no random bytes for its nonce", path: path)
             }
-            let mac = cipher.seal(meta: UnsafeRawPointer(page), count: length)
-            for (i, byte) in mac.enumerated() { page.storeBytes(of: byte, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
         } else {
             let sum = xxHash64(UnsafeRawPointer(page), count: length, seed: metaSeed)
-            page.storeBytes(of: sum.littleEndian, toByteOffset: MetaLayout.sealOffset, as: UInt64.self)
-            for i in 8..<32 { page.storeBytes(of: 0, toByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
+            seal.storeBytes(of: sum.littleEndian, as: UInt64.self)
         }
     }
 
     static func sealVerifies(_ page: UnsafeRawPointer, cipher: PageCipher?) -> Bool {
         guard let length = sealedLength(page) else { return false }
         if let cipher {
-            if format(ofMeta: page) >= MetaLayout.gmacSealFormat {
-                return cipher.tagVerifies(meta: page, count: length, seal: page + MetaLayout.sealOffset)
-            }
-            let mac = cipher.seal(meta: page, count: length)
-            var diff: UInt8 = 0
-            for (i, byte) in mac.enumerated() { diff |= byte ^ page.load(fromByteOffset: MetaLayout.sealOffset + i, as: UInt8.self) }
-            return diff == 0
+            return cipher.tagVerifies(meta: page, count: length, seal: page + MetaLayout.sealOffset)
         }
         let stored = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.sealOffset, as: UInt64.self))
         return stored == xxHash64(page, count: length, seed: metaSeed)
@@ -215,11 +269,14 @@ extension FileCore {
         var overflowPages: [UInt32]
         /// Slots holding versions newer than the chosen one.
         var staleSlots: [Int]
+        /// Why the newest newer candidate was not chosen (nil when the chosen one is the newest).
+        var newerFailure: StorageError?
     }
 
-    /// Reads the meta ring and returns the newest version whose commits since its durable base
-    /// all verify.
-    static func chooseSlot(fd: Int32, size: Int, cipher: PageCipher?, path: String) throws(StorageError) -> ChosenSlot {
+    /// Reads the meta ring and returns the newest version (below `below`, when given) whose commits
+    /// since its durable base all verify.
+    static func chooseSlot(fd: Int32, size: Int, cipher: PageCipher?, path: String,
+                           below: UInt64? = nil) throws(StorageError) -> ChosenSlot {
         let ringBytes = MetaLayout.ringBytes
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: ringBytes, alignment: PageLayout.pageSize)
         defer { buffer.deallocate() }
@@ -238,6 +295,8 @@ extension FileCore {
         }
         var decoded: [(slot: Int, meta: MetaState)] = []
         var sawWrongKey = false
+        var otherFormat: UInt32? = nil
+        var sawOurFormat = false
         // No version older than a durable base that any slot names may be chosen: pages of older
         // versions may have been reused since. Slots whose seal fails still count (a torn meta
         // names a base no newer than what was durable, so it never forbids a legitimate fallback;
@@ -247,9 +306,14 @@ extension FileCore {
             let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
             switch MetaState.decode(page) {
             case .failure(let failure):
-                if failure.kind == .damaged { sawMagic = true }
+                switch failure.kind {
+                case .damaged: sawMagic = true; sawOurFormat = true
+                case .otherFormat(let format): otherFormat = format
+                case .notOurs: break
+                }
             case .success(let meta):
                 sawMagic = true
+                sawOurFormat = true
                 if meta.durableBase <= meta.version, meta.version - meta.durableBase < UInt64(MetaLayout.slotCount) {
                     floor = max(floor, meta.durableBase)
                 }
@@ -261,6 +325,9 @@ extension FileCore {
                     decoded.append((slot, meta))
                 }
             }
+        }
+        if let otherFormat, !sawOurFormat {
+            throw StorageError(.notAStrataFile, "the file has format version \(otherFormat); this build reads only format \(MetaLayout.formatVersion)", path: path)
         }
         guard sawMagic else {
             throw StorageError(.notAStrataFile, "no meta slot carries the Strata magic", path: path)
@@ -274,8 +341,15 @@ extension FileCore {
         var byVersion: [UInt64: MetaState] = [:]
         for item in decoded { byVersion[item.meta.version] = item.meta }
         var lastError: StorageError? = nil
+        var newestFailure: StorageError? = nil
         for candidate in decoded {
             let meta = candidate.meta
+            if let below, meta.version >= below {
+                if newestFailure == nil {
+                    newestFailure = StorageError(.corruptFile, "version \(meta.version) does not verify", path: path)
+                }
+                continue
+            }
             if meta.version < floor {
                 let newer = lastError.map { "; newer versions failed: \($0.message)" } ?? ""
                 lastError = StorageError(.corruptFile, "version \(meta.version) is older than durable version \(floor)\(newer)", path: path)
@@ -307,9 +381,11 @@ extension FileCore {
                     version -= 1
                 }
                 let stale = decoded.filter { $0.meta.version > meta.version }.map(\.slot)
-                return ChosenSlot(slot: candidate.slot, meta: meta, overflowPages: overflow, staleSlots: stale)
+                return ChosenSlot(slot: candidate.slot, meta: meta, overflowPages: overflow, staleSlots: stale,
+                                  newerFailure: newestFailure)
             } catch {
                 lastError = error
+                if newestFailure == nil { newestFailure = error }
             }
         }
         if let lastError {

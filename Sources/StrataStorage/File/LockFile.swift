@@ -103,10 +103,14 @@ final class LockFile: @unchecked Sendable {
         if fstat(fd, &st) != 0 {
             let e = errno; Glibc.close(fd); throw ioError("fstat lock file", e, path: path)
         }
-        if Int(st.st_size) < LockFile.mappedSize {
-            if ftruncate(fd, off_t(LockFile.mappedSize)) != 0 {
-                let e = errno; Glibc.close(fd); throw ioError("ftruncate lock file", e, path: path)
-            }
+        // Disk space behind every byte before the file is mapped: a store into a mapped hole on
+        // a full file system is SIGBUS, not an error. posix_fallocate reports ENOSPC (`.diskFull`)
+        // and leaves ranges that are already allocated alone, so an existing file costs nothing.
+        let allocation = posix_fallocate(fd, 0, off_t(LockFile.mappedSize))
+        if allocation != 0 {
+            let fallback = allocation == EOPNOTSUPP || allocation == EINVAL
+                ? LockFile.writeZeros(fd, from: Int(st.st_size), to: LockFile.mappedSize) : allocation
+            if fallback != 0 { Glibc.close(fd); throw ioError("allocate lock file", fallback, path: path) }
         }
         let raw = mmap(nil, LockFile.mappedSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         guard let raw, raw != MAP_FAILED else {
@@ -184,6 +188,22 @@ final class LockFile: @unchecked Sendable {
         words[LockFile.occupancyWord + slot / 64].bitwiseAnd(~(1 << UInt64(slot % 64)), ordering: .releasing)
         munmap(UnsafeMutableRawPointer(words), LockFile.mappedSize)
         Glibc.close(fd)  // releases every OFD lock of this description
+    }
+
+    /// Allocates [from, to) by writing zeros (file systems without fallocate); 0 or an errno.
+    static func writeZeros(_ fd: Int32, from: Int, to: Int) -> Int32 {
+        guard from < to else { return 0 }
+        let zeros = [UInt8](repeating: 0, count: to - from)
+        var done = 0
+        while done < zeros.count {
+            let n = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, zeros.count - done, off_t(from + done)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            done += n
+        }
+        return 0
     }
 
     static func setLock(_ fd: Int32, type: Int32, byte: Int, wait: Bool) -> Bool {

@@ -1,5 +1,6 @@
 // The ring of eight meta slots (pages 0–7): what a committed version is, and the commit record
-// that lets one flush per commit be crash safe.
+// that lets one flush per commit be crash safe. Page 8 is the durability record
+// (DurabilityRecord.swift); data pages start at page 9.
 //
 // Layout of a meta page (little endian):
 //   0  magic "STRATAPF"           8  format version u32      12 page size u32
@@ -15,23 +16,13 @@
 //  192 inline commit entries, 12 bytes each (page u32, checksum u64); then F free-space records
 //      (24 bytes each, FreeSpace's record format); then D bytes of user root data
 // 4064 seal of [0, 192 + 12 × inline + 24 × F + D), 32 bytes: XXH64 (plain, 8 bytes then zeros);
-//      encrypted format 3: GMAC nonce 12 bytes + tag 16 bytes (PageCipher.sealTag), then zeros;
-//      encrypted formats 1–2: HMAC-SHA-256.
+//      encrypted: GMAC nonce 12 bytes + tag 16 bytes (PageCipher.sealTag), then zeros.
 //
-// Format 2 added F and D (format 1 wrote zeros there, so format 1 slots read unchanged). A commit
-// whose free-space records fit beside its commit record keeps them in the meta (F > 0, no
-// free-list page); otherwise they go to free-list pages (F = 0, the free-list head names them).
-// Slots are written as format 2 so that builds which know only format 1 refuse the file rather
-// than ignore the free space and root data it carries.
+// One format: a slot of any other format version (this project's earlier formats included) makes
+// open fail with `.notAStrataFile` naming the version; nothing is converted or guessed.
 //
-// Format 3 changes no field. It marks slots written by builds that (a) seal encrypted metas with
-// GMAC instead of HMAC-SHA-256 (~10% of an encrypted small commit's CPU went to the HMAC) and
-// (b) write plain pages with the stripe-hash checksum (kind byte in the page header, PageStore).
-// Each slot names its own format and each page its checksum kind, so files of older builds open
-// (HMAC slots and XXH64 pages still verify) and turn to format 3 as commits rewrite them. Builds
-// that know only format 2 skip format 3 slots; once the ring holds only format 3 slots they refuse
-// the file as not theirs (during the first seven commits after an upgrade such a build could fall
-// back to an older slot: moving a file back to an older build is not supported).
+// A commit whose free-space records fit beside its commit record keeps them in the meta (F > 0,
+// no free-list page); otherwise they go to free-list pages (F = 0, the free-list head names them).
 //
 // Invariants:
 // - A slot is valid only if magic, format, page size and seal verify.
@@ -42,6 +33,8 @@
 //   freed by a commit are reused only once that commit is durable AND the base meta records it
 //   durable: see FileCore.reuseHorizon — otherwise a commit killed between its page writes and its
 //   meta write could overwrite a page that the base version's own chain check still reads).
+//   Falling back is allowed only below a version the durability record names: that version was
+//   flushed, so its failing to verify is damage, reported, never skipped (FileOpen.swift).
 // - Version v is written to slot v % 8. A commit may be written only while v − durable < 8, so the
 //   slots of every version after the newest durable one are intact; open accepts version v only if
 //   every version in (max(durableBase, floor), v] is in its slot and its commit record verifies
@@ -56,19 +49,19 @@ enum MetaLayout {
     /// slot v % slotCount. Eight slots let up to seven commits wait for one shared flush (group
     /// commit) without overwriting the newest durable version's meta.
     static let slotCount = 8
-    /// The first page that can hold data (pages below are meta slots).
-    static let firstDataPage: UInt32 = 8
     static let ringBytes = slotCount * PageLayout.pageSize
+    /// The durability record (DurabilityRecord.swift), right after the ring.
+    static let durabilityRecordPage = slotCount
+    /// The first page that can hold data (pages below are the meta slots and the durability record).
+    static let firstDataPage: UInt32 = 9
+    /// Pages 0 ..< firstDataPage: what every file starts with.
+    static let headerPages = Int(firstDataPage)
+    static let headerBytes = headerPages * PageLayout.pageSize
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
-    static let formatVersion: UInt32 = 3
-    /// The format an encrypted slot falls back to when its GMAC nonce cannot be drawn (HMAC seal).
-    static let hmacSealFormat: UInt32 = 2
-    /// Encrypted slots of this format and later are sealed with GMAC, earlier ones with HMAC.
-    static let gmacSealFormat: UInt32 = 3
+    /// The only format this build reads or writes.
+    static let formatVersion: UInt32 = 4
     static let formatOffset = 8
-    /// Format 1 slots (no inline free space, no root data) are still read.
-    static let oldestReadableFormat: UInt32 = 1
     static let freeRecordCountOffset = 168
     static let rootDataLengthOffset = 172
     static let freeRecordSize = 24
@@ -160,7 +153,11 @@ struct MetaState: Equatable {
         }
     }
 
-    enum DecodeFailure { case notOurs, damaged }
+    enum DecodeFailure: Equatable {
+        case notOurs, damaged
+        /// The Strata magic with another format version (an earlier build's file).
+        case otherFormat(UInt32)
+    }
 
     /// Decodes a page whose seal the caller has already checked (or will check).
     static func decode(_ page: UnsafeRawPointer) -> Result<MetaState, DecodeFailure.Box> {
@@ -168,10 +165,8 @@ struct MetaState: Equatable {
         guard magic == MetaLayout.magic else { return .failure(.init(.notOurs)) }
         let format = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let pageSize = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard format >= MetaLayout.oldestReadableFormat, format <= MetaLayout.formatVersion,
-              pageSize == UInt32(PageLayout.pageSize) else {
-            return .failure(.init(.notOurs))
-        }
+        guard format == MetaLayout.formatVersion else { return .failure(.init(.otherFormat(format))) }
+        guard pageSize == UInt32(PageLayout.pageSize) else { return .failure(.init(.notOurs)) }
         var meta = MetaState()
         let flags = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
         meta.encrypted = flags & 1 != 0

@@ -72,15 +72,18 @@ final class CoreRegistry: @unchecked Sendable {
     }
 
     func release(_ core: FileCore) {
-        lock.withLock {
+        let closed = lock.withLock { () -> Bool in
             let remaining = core.lock.withLock { () -> Int in
                 core.handleCount -= 1
                 return core.handleCount
             }
             if remaining == 0, cores[core.registryKey] === core {
                 cores[core.registryKey] = nil
+                return true
             }
+            return false
         }
+        if closed { core.recordDurabilityAtClose() }
     }
 
     func withRegistryLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {

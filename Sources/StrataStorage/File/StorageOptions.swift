@@ -32,15 +32,48 @@ public struct StorageOptions: Sendable {
     /// Beyond this many live versions (pinned by readers), beginning a read throws
     /// `.tooManyActiveVersions`. nil: unlimited.
     public var maximumActiveVersions: Int?
+    /// How much of the file the first open in a process verifies before the file is used.
+    public var openVerification: OpenVerification
+    /// When the version the file recorded as durable no longer verifies (damage after the fact),
+    /// open the newest older version that does instead of failing with `.corruptFile`. What the
+    /// newer versions held is then given up: an explicit recovery, never a default.
+    public var recoversToLastIntactVersion: Bool
 
     public init(path: String, durability: Durability = .full, encryptionKey: [UInt8]? = nil,
-                readOnly: Bool = false, mustExist: Bool = false, maximumActiveVersions: Int? = nil) {
+                readOnly: Bool = false, mustExist: Bool = false, maximumActiveVersions: Int? = nil,
+                openVerification: OpenVerification = .default, recoversToLastIntactVersion: Bool = false) {
         self.path = path
         self.durability = durability
         self.encryptionKey = encryptionKey
         self.readOnly = readOnly
         self.mustExist = mustExist
         self.maximumActiveVersions = maximumActiveVersions
+        self.openVerification = openVerification
+        self.recoversToLastIntactVersion = recoversToLastIntactVersion
+    }
+}
+
+/// What `open` verifies before a file is used (FileOpen.swift). A page open does not verify is
+/// verified when a read first touches it; then damage surfaces at that read instead of at open.
+public enum OpenVerification: Sendable, Equatable {
+    /// Every stored page of the newest version: checksum and page number, or AES-GCM tag.
+    case allPages
+    /// Every stored page when the version's pages total at most `bytes`; beyond that only the
+    /// pages of the commits open already checks (the newest ones).
+    case allPagesUpTo(bytes: Int)
+    /// Only the pages the newest commits wrote (their commit records), as every open checks.
+    case newestCommitsOnly
+
+    /// Every stored page of files up to 1 GiB: verifying costs about a page-cache read of the file
+    /// (see the README's reliability figures), small beside what reading the data costs anyway.
+    public static let `default` = OpenVerification.allPagesUpTo(bytes: 1 << 30)
+
+    func coversAllPages(ofBytes bytes: Int) -> Bool {
+        switch self {
+        case .allPages: true
+        case .allPagesUpTo(let limit): bytes <= limit
+        case .newestCommitsOnly: false
+        }
     }
 }
 

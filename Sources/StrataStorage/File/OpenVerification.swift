@@ -1,0 +1,36 @@
+// Verification of a version's stored pages before the file is used (FileOpen.swift).
+//
+// Why at open: a read that meets a damaged page can only throw where its caller can; the object
+// layer's property getters and iterators cannot, and a damaged page must never read back as
+// fewer rows or default values. Verifying up front turns damage that is already in the file into
+// one typed error at `open`, the call every program handles.
+//
+// Invariants:
+// - Every page below the version's page count that its free space does not list (free or held
+//   for older readers) is verified through the page store, which also marks it verified, so the
+//   work is not repeated by the first reads.
+// - Pages listed as free or held are not read: their content belongs to no version open can reach.
+
+extension FileCore {
+    /// Verifies every stored page of `meta` when `options.openVerification` covers its size.
+    /// Throws the first failure (`.corruptPage` naming the page, `.corruptFile`, `.truncatedFile`).
+    func verifyStoredPages(of meta: MetaState) throws(StorageError) {
+        let pageCount = Int(meta.pageCount)
+        guard fd >= 0, options.openVerification.coversAllPages(ofBytes: pageCount * PageLayout.pageSize) else { return }
+        var unused = [Bool](repeating: false, count: pageCount)
+        func markUnused(_ start: UInt32, _ count: UInt32) {
+            let end = min(pageCount, Int(start) + Int(count))
+            if Int(start) < end { for p in Int(start)..<end { unused[p] = true } }
+        }
+        for run in freeSpace.reusable { markUnused(run.start, run.count) }
+        for run in freeSpace.held { markUnused(run.start, run.count) }
+        var page = Int(MetaLayout.firstDataPage)
+        while page < pageCount {
+            if !unused[page] { _ = try store.payload(PageRef(UInt32(page)), limit: meta.pageCount) }
+            page += 1
+        }
+    }
+
+    /// Gives up ownership of `fd` (a core discarded during open).
+    func releaseDescriptor() { ownsDescriptor = false }
+}
