@@ -11,6 +11,10 @@
 //   bench-copy <dir> <megabytes> <plain|encrypted>
 //       fills a file with `megabytes` of live pages under `.unsafe`, then times writeCopy (the
 //       compaction path: dense rewrite + one fsync) and prints MB/s of live data.
+//   bench-open <dir> <megabytes> <plain|encrypted> [rounds] [cold]
+//       fills a file like bench-copy, then opens it `rounds` times with open verification of
+//       every stored page and without it, interleaved (OpenBench.swift): the cost of verifying at
+//       open, in MB/s of file. `cold` drops the page cache before each open (needs root).
 //   bench-fsync <dir> <count> [spin] [pages=N] [scatter]
 //       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
 //   bench-aead <count>
@@ -94,6 +98,22 @@ func benchCommit(dir: String, threads: Int, perThread: Int, durability: Durabili
 func benchCopy(dir: String, megabytes: Int, encrypted: Bool) throws {
     let file = try benchFile(dir, "bench-copy.strata", durability: .unsafe, encrypted: encrypted)
     defer { file.close() }
+    try fillLivePages(file, megabytes: megabytes)
+    let copy = dir + "/bench-copy-out.strata"
+    unlink(copy)
+    let start = monotonicSeconds()
+    try file.writeCopy(toPath: copy, encryptionKey: encrypted ? benchKey : nil)
+    let elapsed = monotonicSeconds() - start
+    var info = stat()
+    stat(copy, &info)
+    unlink(copy)
+    say(String(format: "writeCopy %@ %d MiB live: %.1f ms = %.0f MB/s (copy %lld bytes)",
+               encrypted ? "encrypted" : "plain", megabytes, elapsed * 1e3,
+               Double(megabytes) * 1.048576 / elapsed, Int64(info.st_size)))
+}
+
+/// Commits `megabytes` of live pages (every generation kept live by chaining directory pages).
+func fillLivePages(_ file: StorageFile, megabytes: Int) throws {
     let pageCount = megabytes * 1024 * 1024 / PageLayout.pageSize
     var written = 0
     var directories: [UInt64] = []
@@ -113,17 +133,6 @@ func benchCopy(dir: String, megabytes: Int, encrypted: Bool) throws {
         try txn.commit()
         written += batch
     }
-    let copy = dir + "/bench-copy-out.strata"
-    unlink(copy)
-    let start = monotonicSeconds()
-    try file.writeCopy(toPath: copy, encryptionKey: encrypted ? benchKey : nil)
-    let elapsed = monotonicSeconds() - start
-    var info = stat()
-    stat(copy, &info)
-    unlink(copy)
-    say(String(format: "writeCopy %@ %d MiB live: %.1f ms = %.0f MB/s (copy %lld bytes)",
-               encrypted ? "encrypted" : "plain", megabytes, elapsed * 1e3,
-               Double(megabytes) * 1.048576 / elapsed, Int64(info.st_size)))
 }
 
 /// Returns nil when `command` is not a benchmark command.
@@ -155,6 +164,14 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
         let pages = options.compactMap { $0.hasPrefix("pages=") ? Int($0.dropFirst(6)) : nil }.last ?? 2
         try benchFsync(dir: args[2], count: count, spin: options.contains("spin"), pages: max(1, min(pages, 64)),
                        scatter: options.contains("scatter"))
+        return 0
+    case "bench-open":
+        guard args.count >= 5, let megabytes = Int(args[3]) else {
+            say("usage: bench-open <dir> <megabytes> <plain|encrypted> [rounds] [cold]")
+            return 64
+        }
+        try benchOpen(dir: args[2], megabytes: megabytes, encrypted: args[4] == "encrypted",
+                      rounds: args.count > 5 ? Int(args[5]) ?? 5 : 5, cold: args.contains("cold"))
         return 0
     case "bench-aead":
         try benchAEAD(count: Int(args[2]) ?? 20_000)

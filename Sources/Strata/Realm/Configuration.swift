@@ -77,7 +77,7 @@ extension Realm {
         /// Strata: how commits reach the disk (`.full` by default; `.unsafe` skips the flush).
         public var durability: Durability
         /// Strata: what the first open in a process verifies before the realm is used. By default
-        /// every stored page of files up to 1 GiB (checksums or AES-GCM tags), so that damage
+        /// every stored page of files up to 256 MiB (checksums or AES-GCM tags), so that damage
         /// already in the file fails `Realm(configuration:)` with `.corruptFile` instead of
         /// meeting a read later. Pages open does not verify are verified when first read.
         public var openVerification: OpenVerification = .default

@@ -194,6 +194,28 @@ final class PageStore: @unchecked Sendable {
         verified.insert(page)
     }
 
+    /// Verifies `page` without handing it out (open's verification, OpenVerification.swift): a
+    /// plain page is checked and marked verified; an encrypted page is authenticated by
+    /// decrypting it into `scratch` (a page-sized buffer), leaving the decrypted cache untouched.
+    func verify(_ page: Int, scratch: UnsafeMutableRawPointer) throws(StorageError) {
+        if verified.contains(page) { return }
+        guard let cipher else { return try load(page) }
+        guard page < reservedPages else {
+            throw StorageError(.tooLarge, "page \(page) beyond the reserved range", path: path)
+        }
+        if let sealedBase, (page + 1) * PageLayout.pageSize <= sealedBytes {
+            try cipher.decrypt(page: UInt32(page), from: sealedBase + page * PageLayout.pageSize, into: scratch, path: path)
+            return
+        }
+        let sealed = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
+        defer { sealed.deallocate() }
+        let n = try preadFully(fd, sealed, PageLayout.pageSize, page * PageLayout.pageSize, path: path)
+        guard n == PageLayout.pageSize else {
+            throw StorageError(.truncatedFile, "page \(page) lies beyond the end of the file", path: path)
+        }
+        try cipher.decrypt(page: UInt32(page), from: UnsafeRawPointer(sealed), into: scratch, path: path)
+    }
+
     /// Whether a plain page image verifies (own checksum and page number).
     static func checksumMatches(_ image: UnsafeRawPointer, page: Int) -> Bool {
         let stored = UInt64(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.checksumOffset, as: UInt64.self))
