@@ -84,7 +84,8 @@ struct CopyTemporary {
         Glibc.close(fd)
     }
 
-    /// Removes `path` if it is a temporary nobody holds. Returns whether it is gone.
+    /// Removes `path` if it is a temporary nobody holds, with the lock file a temporary opened as
+    /// a page file (`StorageFile.createAtomically`) has. Returns whether it is gone.
     @discardableResult
     static func removeStale(_ path: String) -> Bool {
         let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
@@ -93,7 +94,9 @@ struct CopyTemporary {
         guard CopyTemporary.tryLock(fd) else { return false }
         // Still the file we locked (not a fresh temporary created after our open).
         guard refersToSameFile(fd, path) else { return false }
-        return unlink(path) == 0 || errno == ENOENT
+        guard unlink(path) == 0 || errno == ENOENT else { return false }
+        unlink(path + ".lock")
+        return true
     }
 
     /// Takes the exclusive lock of a temporary without waiting.
@@ -125,7 +128,7 @@ extension StorageFile {
     public static func removeStaleCopies(besideFileAt path: String) {
         guard !isOpenAnywhere(path: path) else { return }
         for suffix in [CopyTemporary.compactionSuffix, CopyTemporary.copySuffix] {
-            if CopyTemporary.removeStale(path + suffix) { unlink(path + suffix + ".lock") }
+            CopyTemporary.removeStale(path + suffix)
         }
     }
 
