@@ -1,5 +1,5 @@
-// strata-probe: a child process that uses Strata (the object layer), for the cross-process
-// notification tests of StrataTests (NotificationCrossProcessTests.swift).
+// strata-probe: a child process that uses Strata (the object layer), for the tests of StrataTests
+// that need a second process: cross-process notifications, damaged files, killed copies.
 //
 // Commands (stdout lines are written one by one with write(2), so the parent sees each line as
 // soon as it is printed):
@@ -7,10 +7,30 @@
 //                                        1...count, one commit each, then sets `count = 42` and
 //                                        `name = "changed"` on the object with id 0 in one more
 //                                        commit; prints "done <version-count>".
-// Exit status 0 on success, 2 on an error (printed as "error <description>"), 64 on bad usage.
+//   build <path> <plain|encrypted>       writes the corpus file (CorpusModel.swift); prints
+//                                        "version <k> <digest>" after each of its commits.
+//   read <path> <plain|encrypted>        opens it and reads everything; prints "digest <hex>
+//                                        <items> <entries>", or "error <code> <message>" (exit 3)
+//                                        when a throwing call fails with a Realm.Error.
+//   touch <path> <plain|encrypted>       adds one CorpusMarker in one commit; prints "done".
+//   hold <path> <plain|encrypted> <what> opens and reads everything, prints "ready", waits for a
+//                                        line on stdin, refreshes, then reads <what> (items, count,
+//                                        list, lookup) and prints "read <hex>".
+//   copy-loop <path> <plain|encrypted> <destination-prefix>
+//                                        writes copies <prefix>0, <prefix>1, … until killed,
+//                                        printing "copied <i>" after each.
+//   compact-loop <path> <plain|encrypted> opens the realm with compaction on launch and closes it,
+//                                        until killed, printing "compacted <i>" after each.
+//   compact-limited <path> <plain|encrypted> <bytes>
+//                                        with files limited to <bytes> (RLIMIT_FSIZE: a full disk
+//                                        without mounting one), opens the realm with compaction on
+//                                        launch asked for and reads everything (as `read`).
+// Exit status 0 on success, 2 on an error (printed as "error <description>"), 3 on a Realm.Error
+// in `read`, 64 on bad usage. A read that meets damage stops the process (a signal) with a
+// "Strata:" message on stderr.
 //
-// The model below must stay identical to the one in NotificationCrossProcessTests.swift: the
-// schema is checked against the file at open.
+// The models must stay identical to the ones in the tests (NotificationCrossProcessTests.swift,
+// DamageTestSupport.swift): the schema is checked at open.
 import Foundation
 import Strata
 #if canImport(Glibc)
@@ -28,13 +48,13 @@ func say(_ line: String) {
     _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
-func run(_ args: [String]) throws -> Int32 {
-    guard args.count == 4, args[0] == "write", let count = Int(args[2]), count >= 0,
-          let durability = Durability(rawValue: args[3]) else {
-        say("usage: strata-probe write <path> <count> <full|unsafe>")
-        return 64
+func hex(_ v: UInt64) -> String { String(v, radix: 16) }
+
+func writeItems(_ args: [String]) throws -> Int32 {
+    guard args.count == 3, let count = Int(args[1]), count >= 0, let durability = Durability(rawValue: args[2]) else {
+        return usage()
     }
-    var config = Realm.Configuration(fileURL: URL(fileURLWithPath: args[1]))
+    var config = Realm.Configuration(fileURL: URL(fileURLWithPath: args[0]))
     config.durability = durability
     let realm = try Realm(configuration: config)
     for id in stride(from: 1, through: count, by: 1) {
@@ -53,6 +73,91 @@ func run(_ args: [String]) throws -> Int32 {
         first.name = "changed"
     }
     say("done \(count + 1)")
+    return 0
+}
+
+func usage() -> Int32 {
+    say("usage: strata-probe write|build|read|touch|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
+    return 64
+}
+
+func run(_ args: [String]) throws -> Int32 {
+    guard let command = args.first else { return usage() }
+    let rest = Array(args.dropFirst())
+    if command == "write" { return try writeItems(rest) }
+    guard rest.count >= 2, ["plain", "encrypted"].contains(rest[1]) else { return usage() }
+    let config = Corpus.configuration(path: rest[0], encrypted: rest[1] == "encrypted")
+    switch (command, rest.count) {
+    case ("build", 2):
+        let realm = try Realm(configuration: config)
+        for (k, d) in try Corpus.build(realm).enumerated() { say("version \(k + 1) \(hex(d))") }
+    case ("read", 2):
+        do {
+            let realm = try Realm(configuration: config)
+            let r = Corpus.readAll(realm)
+            say("digest \(hex(r.digest)) \(r.items) \(r.entries)")
+        } catch let e as Realm.Error {
+            say("error \(e.code.rawValue) \(e.message)")
+            return 3
+        }
+    case ("touch", 2):
+        let realm = try Realm(configuration: config)
+        try realm.write {
+            let m = CorpusMarker()
+            m.id = (realm.objects(CorpusMarker.self).max(ofProperty: "id") as Int? ?? 0) + 1
+            try realm.add(m)
+        }
+        say("done")
+    case ("hold", 3):
+        let realm = try Realm(configuration: config)
+        _ = Corpus.readAll(realm)
+        say("ready")
+        _ = readLine()
+        realm.refresh()
+        var d = Digest()
+        switch rest[2] {
+        case "items": for o in realm.objects(CorpusItem.self) { d.add(o.name) }
+        case "count": d.add(realm.objects(CorpusItem.self).count)
+        case "list": for o in realm.objects(CorpusOwner.self) { for e in o.entries { d.add(e.id) } }
+        case "lookup": for id in 0..<Corpus.itemCount { d.add(realm.object(ofType: CorpusItem.self, forPrimaryKey: id)?.id ?? -1) }
+        default: return usage()
+        }
+        say("read \(hex(d.value))")
+    case ("copy-loop", 3):
+        let realm = try Realm(configuration: config)
+        var i = 0
+        while true {
+            try realm.writeCopy(toFile: URL(fileURLWithPath: rest[2] + "\(i)"), encryptionKey: config.encryptionKey)
+            say("copied \(i)")
+            i += 1
+        }
+    case ("compact-loop", 2):
+        var c = config
+        c.shouldCompactOnLaunch = { _, _ in true }
+        var i = 0
+        while true {
+            do { _ = try Realm(configuration: c) }  // closed again at the end of the scope
+            say("compacted \(i)")
+            i += 1
+        }
+    case ("compact-limited", 3):
+        guard let limit = rlim_t(rest[2]) else { return usage() }
+        signal(SIGXFSZ, SIG_IGN)  // a write past the limit then fails with EFBIG instead of killing
+        var l = rlimit(rlim_cur: limit, rlim_max: limit)
+        guard setrlimit(Int32(RLIMIT_FSIZE.rawValue), &l) == 0 else { throw Realm.Error(.invalidState, "setrlimit failed") }
+        var c = config
+        c.shouldCompactOnLaunch = { _, _ in true }
+        do {
+            let realm = try Realm(configuration: c)
+            let r = Corpus.readAll(realm)
+            say("digest \(hex(r.digest)) \(r.items) \(r.entries)")
+        } catch let e as Realm.Error {
+            say("error \(e.code.rawValue) \(e.message)")
+            return 3
+        }
+    default:
+        return usage()
+    }
     return 0
 }
 

@@ -42,7 +42,7 @@ extension RealmCore {
                 }
             }
         } catch {
-            record(error)
+            readFailed(error)
         }
     }
 

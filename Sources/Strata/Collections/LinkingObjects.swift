@@ -25,9 +25,10 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     init(source: Source?) { self.source = source }
 
     private func origin() -> (table: Int, column: Int, info: ClassInfo)? {
-        guard let s = source, let info = try? ClassInfo.of(Element.self),
-              let t = try? s.core.tableIndex(for: info, create: false),
-              let c = info.columnIndex(named: s.originProperty) else { return nil }
+        guard let s = source, let info = try? ClassInfo.of(Element.self) else { return nil }
+        let table: Int?
+        do { table = try s.core.tableIndex(for: info, create: false) } catch { s.core.readFailed(error) }
+        guard let t = table, let c = info.columnIndex(named: s.originProperty) else { return nil }
         return (t, c, info)
     }
 
@@ -46,8 +47,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
             }
             return out
         } catch {
-            s.core.record(error)
-            return []
+            s.core.readFailed(error)
         }
     }
 
@@ -132,7 +132,9 @@ extension List where Element: Object {
     }
 
     private func linkedSource(_ r: CollectionRef, _ info: ClassInfo) -> RowSource? {
-        guard let t = try? r.core.tableIndex(for: info, create: false) else { return nil }
+        let table: Int?
+        do { table = try r.core.tableIndex(for: info, create: false) } catch { r.core.readFailed(error) }
+        guard let t = table else { return nil }
         var keys: [UInt64] = []
         r.core.listForEach(r) { _, b in
             if b.count >= 8 { keys.append(UInt64(littleEndian: b.loadUnaligned(as: UInt64.self))) }

@@ -129,8 +129,7 @@ extension RealmCore {
             let (_, t) = try mapTree(r)
             return t.isEmpty ? 0 : try t.count(in: try pages())
         } catch {
-            record(error)
-            return 0
+            readFailed(error)
         }
     }
 
@@ -148,8 +147,7 @@ extension RealmCore {
                 }
             }
         } catch {
-            record(error)
-            return nil
+            readFailed(error)
         }
     }
 
@@ -206,7 +204,7 @@ extension RealmCore {
                 return true
             }
         } catch {
-            record(error)
+            readFailed(error)
         }
         return out
     }

@@ -53,7 +53,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public var realm: Realm? { Realm(core: core) }
     public var isFrozen: Bool { core.isFrozen }
 
-    private var table: Int? { try? core.tableIndex(for: info, create: false) }
+    /// The table of the class (nil: no object of it was ever added). A failure to read the
+    /// catalog stops (RealmCore.readFailed) rather than reading as an empty class.
+    private var table: Int? {
+        do { return try core.tableIndex(for: info, create: false) } catch { core.readFailed(error) }
+    }
 
     /// What aggregates scan: the whole table, or the matching keys.
     private var rowSource: RowSource? {
@@ -67,8 +71,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         if !query.isEmpty { return keys.count }
         guard let t = table else { return 0 }
         do { return try core.snap.metas[t].objects.count(in: try core.pages()) } catch {
-            core.record(error)
-            return 0
+            core.readFailed(error)
         }
     }
 
@@ -125,8 +128,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             }
             if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }
         } catch {
-            core.record(error)
-            out = []
+            core.readFailed(error)
         }
         cache.keys = out
         cache.stamp = core.changeCounter
@@ -157,7 +159,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 key = k
                 return false
             }
-        } catch { core.record(error) }
+        } catch { core.readFailed(error) }
         return key.map { core.materialize(Element.self, info: info, table: t, key: $0) }
     }
 
@@ -169,8 +171,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
             let k = try core.snap.metas[t].objects.lastKey(in: try core.pages())
             return k.map { core.materialize(Element.self, info: info, table: t, key: $0) }
         } catch {
-            core.record(error)
-            return nil
+            core.readFailed(error)
         }
     }
 

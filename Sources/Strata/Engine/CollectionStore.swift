@@ -177,8 +177,7 @@ extension RealmCore {
             if s.root.isNull { return 0 }
             return try PositionalTree(root: s.root).count(in: try pages())
         } catch {
-            record(error)
-            return 0
+            readFailed(error)
         }
     }
 
@@ -207,8 +206,7 @@ extension RealmCore {
             let n = s.root.isNull ? 0 : try tree.count(in: p)
             misuse(.invalidArgument, "index \(index) is out of range 0..<\(n)")
         } catch {
-            record(error)
-            return E._strataDefault()
+            readFailed(error)
         }
     }
 
@@ -430,7 +428,7 @@ extension RealmCore {
             guard !s.root.isNull else { return }
             try PositionalTree(root: s.root).forEach(from: 0, in: try pages(), body)
         } catch {
-            record(error)
+            readFailed(error)
         }
     }
 
@@ -484,8 +482,7 @@ extension RealmCore {
             let (i, found) = try probe.withUnsafeBytes { try setSearch(tree, count: n, $0, in: p) }
             return found ? i : nil
         } catch {
-            record(error)
-            return nil
+            readFailed(error)
         }
     }
 

@@ -35,8 +35,7 @@ extension RealmCore {
             }
             return r ?? nil
         } catch {
-            record(error)
-            return nil
+            readFailed(error)
         }
     }
 
@@ -82,7 +81,7 @@ extension RealmCore {
             guard b.table < snap.metas.count else { return false }
             return try snap.metas[b.table].objects.contains(b.key, in: p)
         } catch {
-            return false
+            readFailed(error)
         }
     }
 
@@ -101,7 +100,15 @@ extension RealmCore {
         if !isFrozen, let last = lastLinkTarget, last.type == ObjectIdentifier(T.self), last.generation == generation {
             return materialize(T.self, info: last.info, table: last.table, key: key)
         }
-        guard let info = try? classInfo(T.self), let t = try? tableIndex(for: info, create: false) else { return nil }
+        let info: ClassInfo
+        let table: Int?
+        do {
+            info = try classInfo(T.self)
+            table = try tableIndex(for: info, create: false)
+        } catch {
+            readFailed(error)
+        }
+        guard let t = table else { return nil }
         if !isFrozen { lastLinkTarget = (ObjectIdentifier(T.self), info, t, generation) }
         return materialize(T.self, info: info, table: t, key: key)
     }

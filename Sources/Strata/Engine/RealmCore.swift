@@ -9,8 +9,20 @@
 //   memory (`snap`, `collections`); `commitWrite` writes them once: dirty collection roots into
 //   their rows, the table metas (and schema, when tables were added) into the catalog, and the
 //   catalog/backlink roots into the UserRoots. `cancelWrite` restores the copy taken at begin.
-// - A failure inside a property accessor (which cannot throw) is kept in `pendingError`; the
-//   next commit rolls back and throws it, so a half-applied change is never committed.
+// - A failure inside a mutating accessor (a setter, `list.append`: they cannot throw) is kept in
+//   `pendingError`; the next commit rolls back and throws it, so a half-applied change is never
+//   committed. An error recorded outside a write is thrown by the next `beginWrite`, never
+//   dropped.
+// - A failure met by a read that cannot throw (a property getter, `count`, iteration, a list or
+//   map element, `object(ofType:forPrimaryKey:)`) stops the process with a `Strata:` message
+//   naming the cause — for damage, the page and the file (`readFailed`), as Realm's exception
+//   does. The alternative, a default value or a shorter result, would read back different data
+//   without an error; the non-throwing signatures are RealmSwift's and stay. Throwing calls
+//   (`objectThrowing`, `write`, `refreshThrowing`, …) throw instead.
+// - Damage (a `.corruptFile` error: a page failing its checksum or tag, a structure that does not
+//   parse) met by any path is kept in `damage` and never cleared: the core refuses every later
+//   write and refresh with it (typed) until the realm is reopened, so nothing is written on top
+//   of a file known to be damaged.
 // - All members are confined to `confinement` (checked by the public entry points), except for
 //   frozen cores, whose snapshot never changes and which only read.
 import Foundation
@@ -102,6 +114,8 @@ final class RealmCore {
     /// are valid only within one generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
     @exclusivity(unchecked) var pendingError: Realm.Error?
+    /// The first damage this core met (see the file header); never cleared.
+    @exclusivity(unchecked) private(set) var damage: Realm.Error?
     var autorefresh = true
     @exclusivity(unchecked) var updatePolicy: Realm.UpdatePolicy = .error
     /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
@@ -137,6 +151,7 @@ final class RealmCore {
         if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {
             try Self.compactIfAsked(options: options, should)
         }
+        if !configuration.isInMemory { StorageFile.removeStaleCopies(besideFileAt: options.path) }
         self.handle = FileHandle(try Realm.Error.wrap { try StorageFile.open(options) })
         // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
         handle.file.setRelocator(ObjectRelocation())
@@ -164,6 +179,12 @@ final class RealmCore {
         readTxn?.end()
     }
 
+    /// Compaction on launch, when `should` asks for it. A compaction that cannot run — another
+    /// process has the file open, the disk cannot hold the copy, the copy fails to write — is
+    /// skipped and the realm opens uncompacted, as Realm does: compaction only saves space, and
+    /// a failed one leaves the file as it was (the copy is written beside it and renamed over it
+    /// only once complete). Damage found while copying is not skipped: the copy walks the newest
+    /// version's trees, and a tree that does not verify is the file's problem, not the copy's.
     private static func compactIfAsked(options: StorageOptions, _ should: @Sendable (Int, Int) -> Bool) throws {
         guard FileManager.default.fileExists(atPath: options.path),
               InstanceCache.shared.liveCores(identity: options.path).isEmpty,
@@ -173,9 +194,17 @@ final class RealmCore {
         let sizes = try Realm.Error.wrap { try f.sizes() }
         guard should(sizes.totalBytes, sizes.usedBytes) else { return }
         f.setRelocator(ObjectRelocation())  // dense: pages renumbered through the object layer's trees
-        do { try f.compact() } catch let e as StorageError where e.code == .fileInUse {
-            return  // Realm skips compaction while another process has the file open.
+        do { try f.compact() } catch let e as StorageError where Self.skipsCompaction(e) {
+            return
         } catch let e as StorageError { throw Realm.Error(e) }
+    }
+
+    /// The failures of a compaction on launch that leave the file intact and usable.
+    static func skipsCompaction(_ e: StorageError) -> Bool {
+        switch e.code {
+        case .fileInUse, .diskFull, .io: return true
+        default: return false
+        }
     }
 
     // MARK: - Snapshot
@@ -264,6 +293,7 @@ final class RealmCore {
     @discardableResult
     func refresh() throws(Realm.Error) -> Bool {
         guard writeTxn == nil, !isFrozen else { return false }
+        try refuseIfDamaged("refresh")
         let old = snap.version
         readTxn?.end()
         readTxn = nil
@@ -297,7 +327,45 @@ final class RealmCore {
 
     /// Misuse reported by an accessor that cannot throw (see Object.swift): stops with a message.
     func misuse(_ code: Realm.Error.Code, _ message: String) -> Never {
-        preconditionFailure("Strata: \(code.rawValue): \(message)")
+        Stop.now("Strata: \(code.rawValue): \(message)")
+    }
+
+    /// A failure met by a read that cannot throw: stops with the error's message (see the file
+    /// header for why a default value or a shorter result is never returned instead).
+    func readFailed(_ error: Swift.Error) -> Never {
+        let e = Realm.Error.surfacing(error)
+        if let e = e as? Realm.Error {
+            noteDamage(e)
+            misuse(e.code, e.message)
+        }
+        misuse(.invalidState, "\(e)")
+    }
+
+    /// Keeps the first damage met (see `damage`). Frozen cores, read from several threads, keep
+    /// nothing: their snapshot never changes and every read of the damaged page fails again.
+    func noteDamage(_ e: Realm.Error) {
+        if e.isDamage, damage == nil, !isFrozen { damage = e }
+    }
+
+    /// The error a public throwing entry point throws for `error` (see `Realm.Error.surfacing`),
+    /// noting damage on the way.
+    func surfacing(_ error: any Swift.Error) -> any Swift.Error {
+        let e = Realm.Error.surfacing(error)
+        if let r = e as? Realm.Error { noteDamage(r) }
+        return e
+    }
+
+    /// Runs a public throwing entry point's `body`, its failures surfaced (`surfacing(_:)`).
+    @inline(__always) @discardableResult
+    func surfacing<R>(_ body: () throws -> R) throws -> R {
+        do { return try body() } catch { throw surfacing(error) }
+    }
+
+    /// Throws the damage this core met, if any: writes and refreshes refuse to go on.
+    func refuseIfDamaged(_ what: String) throws(Realm.Error) {
+        if let d = damage {
+            throw Realm.Error(d.code, "cannot \(what): the realm met damage and must be reopened: \(d.message)", storageError: d.storageError)
+        }
     }
 
     /// For accessors: a write must be open on the calling thread.
@@ -324,11 +392,15 @@ final class RealmCore {
         _ = try requireWriteThrowing("set '\(name)'")
     }
 
+    /// A failure of a mutating accessor (or of a background step such as notification delivery):
+    /// kept for the next commit, or for the next `beginWrite` outside a write.
     func record(_ error: Swift.Error) {
-        if pendingError != nil { return }
-        if let e = error as? Realm.Error { pendingError = e } else if let e = error as? StorageError {
-            pendingError = Realm.Error(e)
-        } else { pendingError = Realm.Error(.invalidState, "\(error)") }
+        let e: Realm.Error
+        if let r = error as? Realm.Error { e = r } else if let s = error as? StorageError {
+            e = Realm.Error(s)
+        } else { e = Realm.Error(.invalidState, "\(error)") }
+        noteDamage(e)
+        if pendingError == nil { pendingError = e }
     }
 
     // MARK: - Write transactions
@@ -340,6 +412,12 @@ final class RealmCore {
         guard writeTxn == nil else {
             throw Realm.Error(.alreadyInWriteTransaction, "the realm '\(fileIdentity)' is already in a write transaction")
         }
+        try refuseIfDamaged("begin a write")
+        if let e = pendingError {
+            // Recorded outside a write (e.g. while delivering notifications): reported here once.
+            pendingError = nil
+            throw e
+        }
         readTxn?.end()
         readTxn = nil
         let w = try Realm.Error.wrap { try file.beginWrite() }
@@ -347,11 +425,11 @@ final class RealmCore {
             try load(roots: w.roots, version: w.baseVersion, pages: w)
         } catch {
             w.rollback()
+            noteDamage(error)
             throw error
         }
         writeTxn = w
         savedSnap = snap
-        pendingError = nil
         updatePolicy = .error
         generation &+= 1
         changeCounter &+= 1
@@ -368,6 +446,11 @@ final class RealmCore {
         if let e = pendingError {
             cancelWrite()
             throw e
+        }
+        if let d = damage {
+            // Met by a read inside this write: nothing of it may be committed.
+            cancelWrite()
+            throw d
         }
         do {
             try flushCollections(w)
@@ -422,9 +505,12 @@ final class RealmCore {
             return v
         } catch {
             cancelWrite()
-            if let e = error as? Realm.Error { throw e }
-            if let e = error as? StorageError { throw Realm.Error(e) }
-            throw Realm.Error(.invalidState, "\(error)")
+            let e: Realm.Error
+            if let r = error as? Realm.Error { e = r } else if let s = error as? StorageError {
+                e = Realm.Error(s)
+            } else { e = Realm.Error(.invalidState, "\(error)") }
+            noteDamage(e)
+            throw e
         }
     }
 

@@ -10,7 +10,8 @@
 //   their rows first (as commit would do), so a row always names its collection's current tree,
 //   and tables' index lists are reconciled with the schema (as the write's first mutation of the
 //   table would do), so the copy lists exactly the indexes its schema asks for.
-// - On any failure the half-written copy is rolled back and its files are removed.
+// - The copy is written under a temporary name and gets its own only when complete
+//   (`StorageFile.createAtomically`): on any failure, or a kill, no file of that name appears.
 import Foundation
 import StrataStorage
 
@@ -25,22 +26,20 @@ extension RealmCore {
         // Bring every table's index list in line with the schema first (what the write's first
         // mutation of the table would do anyway), so the copy's indexes are complete and listed.
         for t in 0..<snap.metas.count { _ = try maintainedIndexes(table: t, w) }
-        let dest = try Realm.Error.wrap { try StorageFile.open(StorageOptions(path: path, durability: .full, encryptionKey: encryptionKey)) }
+        // Written under a temporary name beside `path`, which appears only once complete.
         do {
-            let d = try dest.beginWrite()
-            do {
-                try copyTrees(from: w, to: d)
-                _ = try d.commit()
-            } catch {
-                d.rollback()
-                throw error
+            try StorageFile.createAtomically(StorageOptions(path: path, durability: .full, encryptionKey: encryptionKey)) { dest in
+                let d = try dest.beginWrite()
+                do {
+                    try copyTrees(from: w, to: d)
+                    _ = try d.commit()
+                } catch {
+                    d.rollback()
+                    throw error
+                }
             }
-            dest.close()
         } catch {
-            dest.close()
-            try? StorageFile.deleteFiles(path: path)
-            if let e = error as? StorageError { throw Realm.Error(e) }
-            throw error
+            throw Realm.Error.surfacing(error)
         }
     }
 

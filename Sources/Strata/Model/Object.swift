@@ -138,7 +138,7 @@ open class Object: CustomStringConvertible {
         if info.schema[key]?.isPrimary == true, _binding != nil {
             throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
         }
-        try f.setAny(self, value)
+        do { try f.setAny(self, value) } catch { throw Realm.Error.surfacing(error) }
     }
 
     /// Dictionary-style access to persisted properties (`dog["name"]`); setting ignores errors
@@ -169,7 +169,7 @@ open class Object: CustomStringConvertible {
         guard let b = _binding else { return self }
         guard b.core.isFrozen else { return self }
         let live = try Realm(configuration: b.core.configuration)
-        return try live.core.objectIfExists(Self.self, info: b.info, key: b.key)
+        return try live.core.surfacing { try live.core.objectIfExists(Self.self, info: b.info, key: b.key) }
     }
 
     open var description: String {

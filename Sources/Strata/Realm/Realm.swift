@@ -7,6 +7,10 @@
 // - A live realm is confined to the thread (or dispatch queue, with `init(configuration:queue:)`)
 //   that opened it; every method checks and throws `.wrongThread` (non-throwing accessors trap,
 //   see Object.swift). Frozen realms may be used anywhere and never change.
+// - Every method that throws throws a `Realm.Error` for every failure of Strata (storage failures
+//   included: `RealmCore.surfacing`); only the caller's own errors thrown through a block pass
+//   through as they are. Damage met by any call makes later writes and refreshes throw it
+//   (RealmCore.swift's header).
 import Dispatch
 import Foundation
 import StrataStorage
@@ -53,9 +57,11 @@ public struct Realm {
             core = try RealmCore(configuration: configuration, queue: queue)
         } catch let e as Realm.Error where e.code == .schemaMismatch && configuration.deleteRealmIfMigrationNeeded {
             _ = try Realm.deleteFiles(for: configuration)
-            core = try RealmCore(configuration: configuration, queue: queue)
-        } catch let e as StorageError {
-            throw Realm.Error(e)
+            do { core = try RealmCore(configuration: configuration, queue: queue) } catch {
+                throw Realm.Error.surfacing(error)
+            }
+        } catch {
+            throw Realm.Error.surfacing(error)
         }
         InstanceCache.shared.store(core, identity: identity, confinement: core.confinement)
         self.core = core
@@ -72,7 +78,7 @@ public struct Realm {
 
     /// The schema of the file (every class stored in it).
     public var schema: Schema {
-        _ = try? core.pages()
+        do { _ = try core.pages() } catch { core.readFailed(error) }
         return Schema(objectSchema: core.snap.schemas)
     }
 
@@ -84,8 +90,7 @@ public struct Realm {
             for m in core.snap.metas where try m.objects.count(in: p) > 0 { return false }
             return true
         } catch {
-            core.record(error)
-            return true
+            core.readFailed(error)
         }
     }
 
@@ -117,13 +122,13 @@ public struct Realm {
     /// Advances the realm to the newest version. Throws `.alreadyInWriteTransaction` when nested.
     public func beginWrite() throws {
         if core.notificationHub != nil && core.confinement.isCurrent { core.deliverBeforeWrite() }
-        try core.beginWrite()
+        try core.surfacing { try core.beginWrite() }
     }
 
     /// Commits the write transaction. On failure nothing of it is visible and the transaction
     /// is cancelled. Observers of `tokens` are not told about this commit.
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
-        try core.commitWrite()
+        try core.surfacing { try core.commitWrite() }
         core.notifyAfterCommit(skipping: tokens)
     }
 
@@ -138,10 +143,12 @@ public struct Realm {
     /// Adds an unmanaged object (and the unmanaged objects it links to). A managed object of
     /// this realm is left as is. `update` needs a primary key.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws {
-        if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
-            throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
+        try core.surfacing {
+            if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
+                throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
+            }
+            try core.addObject(object, update: update)
         }
-        try core.addObject(object, update: update)
     }
 
     /// Adds each object of `objects`.
@@ -154,6 +161,10 @@ public struct Realm {
     /// stored values unchanged and nil/NSNull clears optionals.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        try core.surfacing { try createObject(type, value: value, update: update) }
+    }
+
+    private func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
         let info = try ClassInfo.of(type)
         if update != .error, let pkc = info.primaryKeyColumn, let dict = value as? [String: Any] {
             let pkName = info.schema.properties[pkc].name
@@ -191,15 +202,15 @@ public struct Realm {
     }
 
     /// Deletes a managed object: links to it become nil, lists drop it, its embedded objects go too.
-    public func delete(_ object: Object) throws { try core.deleteObject(object) }
+    public func delete(_ object: Object) throws { try core.surfacing { try core.deleteObject(object) } }
 
     /// Deletes every object of `objects` (collected first, so a live collection may be passed).
     public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
-        try core.deleteObjects(objects.map { $0 as Object })
+        try core.surfacing { try core.deleteObjects(objects.map { $0 as Object }) }
     }
 
     /// Deletes every object in the realm (the file does not shrink).
-    public func deleteAll() throws { try core.deleteAll() }
+    public func deleteAll() throws { try core.surfacing { try core.deleteAll() } }
 
     // MARK: - Reading
 
@@ -227,7 +238,7 @@ public struct Realm {
 
     /// Like `object(ofType:forPrimaryKey:)`, reporting misuse and storage failures as `Realm.Error`.
     public func objectThrowing<Element: Object, KeyType: _PersistableElement>(ofType type: Element.Type, forPrimaryKey key: KeyType) throws -> Element? {
-        try core.objectForPrimaryKey(type, key)
+        try core.surfacing { try core.objectForPrimaryKey(type, key) }
     }
 
     // MARK: - Versions
@@ -239,17 +250,29 @@ public struct Realm {
         nonmutating set { core.autorefresh = newValue }
     }
 
-    /// Advances to the newest version. Returns whether anything changed.
+    /// Advances to the newest version. Returns whether anything changed. A failure (the newest
+    /// version is damaged, the realm met damage before, too many versions are pinned) stops with
+    /// a `Strata:` message, as a read that cannot throw does; `refreshThrowing()` throws instead.
     @discardableResult
     public func refresh() -> Bool {
         guard core.confinement.isCurrent else { return false }
         do {
+            return try refreshThrowing()
+        } catch {
+            core.readFailed(error)
+        }
+    }
+
+    /// Like `refresh()`, reporting failures as `Realm.Error`: `.corruptFile` when the newest
+    /// version is damaged or the realm met damage before (it then stays at its version; reopen
+    /// it once the file is repaired).
+    @discardableResult
+    public func refreshThrowing() throws -> Bool {
+        try core.surfacing {
+            try core.checkThreadThrowing()
             let moved = try core.refresh()
             core.deliverNotifications()
             return moved
-        } catch {
-            core.record(error)
-            return false
         }
     }
 
@@ -261,14 +284,14 @@ public struct Realm {
 
     /// The version this realm reads.
     public var version: UInt64 {
-        _ = try? core.pages()
+        do { _ = try core.pages() } catch { core.readFailed(error) }
         return core.snap.version
     }
 
     // MARK: - Frozen
 
     /// An immutable snapshot of this realm at its current version, usable from any thread.
-    public func freeze() throws -> Realm { Realm(core: try core.frozenCore()) }
+    public func freeze() throws -> Realm { Realm(core: try core.surfacing { try core.frozenCore() }) }
 
     /// A live realm of the same file on the calling thread.
     public func thaw() throws -> Realm { try Realm(configuration: configuration) }
@@ -283,6 +306,10 @@ public struct Realm {
     /// since its last refresh); inside a write, the state the write sees, uncommitted changes
     /// included (as Realm).
     public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        try core.surfacing { try writeCopyOfSnapshot(toFile: fileURL, encryptionKey: encryptionKey) }
+    }
+
+    private func writeCopyOfSnapshot(toFile fileURL: URL, encryptionKey: Data?) throws {
         try core.checkThreadThrowing()
         if let k = encryptionKey, k.count != 64 {
             throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(k.count) bytes; it must be 64")
@@ -311,6 +338,7 @@ public struct Realm {
         }
         let existed = FileManager.default.fileExists(atPath: path)
         try Realm.Error.wrap { try StorageFile.deleteFiles(path: path) }
+        StorageFile.removeStaleCopies(besideFileAt: path)
         return existed
     }
 }

@@ -5,7 +5,11 @@
 //   reported as a `Realm.Error` whose `code` tells programs what happened and whose `message`
 //   names the cause (the class, property, file or limit involved).
 // - `StorageError`s from StrataStorage are mapped one-to-one onto codes here (`init(_:)`), so
-//   callers never need to import StrataStorage to handle errors.
+//   callers never need to import StrataStorage to handle errors; the storage error itself stays
+//   reachable as `storageError` (its code and message, e.g. `corruptPage` and the page number).
+// - Every public throwing entry point of Strata passes what it throws through `surfacing(_:)`:
+//   one `catch let e as Realm.Error` handles every failure of the library. Errors thrown by the
+//   caller's own code (a `write` block, a migration block) pass through unchanged, as in Realm.
 import StrataStorage
 
 extension Realm {
@@ -75,11 +79,26 @@ extension Realm {
 
         public let code: Code
         public let message: String
+        /// The storage layer's report when the failure came from the file (full disk, a page
+        /// that fails its checksum, …): its code is finer than `code` (`corruptPage` vs
+        /// `corruptFile`, `truncatedFile`), its path names the file. Nil for object-layer errors.
+        public let storageError: StorageError?
 
         public init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message
+            self.storageError = nil
         }
+
+        init(_ code: Code, _ message: String, storageError: StorageError?) {
+            self.code = code
+            self.message = message
+            self.storageError = storageError
+        }
+
+        /// Whether the error reports damage to the file's contents (a page failing its checksum
+        /// or authentication tag, a truncated file, a structure that does not parse).
+        public var isDamage: Bool { code == .corruptFile }
 
         public var description: String { "Realm.Error.\(code.rawValue): \(message)" }
     }
@@ -108,7 +127,15 @@ extension Realm.Error {
         case .invalidState: code = .invalidState
         }
         let where_ = e.path.map { " (\($0))" } ?? ""
-        self.init(code, e.message + where_)
+        self.init(code, e.message + where_, storageError: e)
+    }
+
+    /// What a public entry point throws for `error`: a `Realm.Error` for every failure of the
+    /// library (storage errors mapped by `init(_:)`), anything else — the caller's own errors
+    /// thrown through a `write` or migration block, a `QueryError` — unchanged.
+    static func surfacing(_ error: any Swift.Error) -> any Swift.Error {
+        if let e = error as? StorageError { return Realm.Error(e) }
+        return error
     }
 
     /// Runs `body`, turning any `StorageError` into a `Realm.Error`.

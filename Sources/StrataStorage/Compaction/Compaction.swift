@@ -12,9 +12,12 @@
 // Invariants:
 // - Sparse: live pages of the newest version = [8, pageCount) minus free, held, free-list and
 //   commit-record pages (page accounting guarantees that is exactly the reachable set).
-// - The copy is written fully and flushed before its meta is written and fsynced; compaction then
-//   renames it over the original and fsyncs the directory, so a crash leaves either the old or the
-//   new file, never a mix; a failure before the rename removes the copy and leaves the original.
+// - Both write a temporary beside the destination (CopyTemporary.swift), never the destination's
+//   name: the copy is written fully and flushed before its meta is written and fsynced; then
+//   `writeCopy` links it to its destination (which must not exist) and compaction renames it over
+//   the original, and the directory is fsynced. A crash leaves either the old or the new file,
+//   never a mix, and never a partial or 0-byte destination; a failure before the rename removes
+//   the temporary and leaves the original; a killed copy's temporary is removed at the next open.
 // - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader or
 //   writer on this handle, and no other process (the lock file's open marker, taken exclusively).
 // - Compaction holds the handle registry's lock and therefore never waits: not for another
@@ -40,20 +43,29 @@ extension FileCore {
         if let encryptionKey { targetCipher = try PageCipher(key: encryptionKey, path: destination) } else { targetCipher = nil }
         _ = try acquireWriter()
         defer { releaseWriter() }
-        try copyNewestVersionDenselyIfPossible(to: destination, cipher: targetCipher)
+        let temporary = try CopyTemporary.create(for: destination, suffix: CopyTemporary.copySuffix)
+        do throws(StorageError) {
+            try copyNewestVersionDenselyIfPossible(into: temporary, cipher: targetCipher)
+        } catch {
+            temporary.discard()
+            throw error
+        }
+        try temporary.installAsNewFile(at: destination)
     }
 
-    /// The dense copy when a relocator is registered, else the sparse one; the caller holds the writer.
-    func copyNewestVersionDenselyIfPossible(to destination: String, cipher target: PageCipher?) throws(StorageError) {
+    /// The dense copy when a relocator is registered, else the sparse one, written into
+    /// `temporary` and fsynced; the caller holds the writer and installs or discards it.
+    func copyNewestVersionDenselyIfPossible(into temporary: CopyTemporary, cipher target: PageCipher?) throws(StorageError) {
         if let relocator = lock.withLock({ relocator }) {
-            try copyDensely(to: destination, cipher: target, relocator: relocator)
+            try copyDensely(into: temporary.fd, path: temporary.path, cipher: target, relocator: relocator)
         } else {
-            try copyNewestVersion(to: destination, cipher: target)
+            try copyNewestVersion(into: temporary.fd, path: temporary.path, cipher: target)
         }
     }
 
-    /// The copy itself; the caller holds the writer.
-    func copyNewestVersion(to destination: String, cipher target: PageCipher?) throws(StorageError) {
+    /// The copy itself, into the empty file `out` (named `destination`, for errors), fsynced;
+    /// the caller holds the writer.
+    func copyNewestVersion(into out: Int32, path destination: String, cipher target: PageCipher?) throws(StorageError) {
         let current = try currentVersion()
         let pageCount = Int(current.pageCount)
         var live = [Bool](repeating: true, count: pageCount)
@@ -67,12 +79,6 @@ extension FileCore {
         let freeListCount = FreeSpace.pagesNeeded(records: holes.recordCount)
         let newPageCount = highest + 1 + freeListCount
 
-        let out = try FileCore.createCopyDestination(destination)
-        var succeeded = false
-        defer {
-            Glibc.close(out)
-            if !succeeded { unlink(destination) }
-        }
         guard ftruncate(out, off_t(newPageCount * PageLayout.pageSize)) == 0 else {
             throw ioError("ftruncate", errno, path: destination)
         }
@@ -150,8 +156,6 @@ extension FileCore {
         meta.totalEntries = UInt32(meta.inlineEntries.count)
         try FileCore.writeHeader(of: meta, cipher: target, to: out, path: destination)
         guard fsync(out) == 0 else { throw ioError("fsync", errno, path: destination) }
-        FileCore.syncDirectory(of: destination)
-        succeeded = true
     }
 }
 
@@ -181,20 +185,19 @@ extension CoreRegistry {
             guard core.lock.withLock({ core.readers.isEmpty }) else {
                 throw StorageError(.fileInUse, "a read transaction of this handle is open", path: path)
             }
-            let temporary = path + ".compact"
-            unlink(temporary)
-            try core.copyNewestVersionDenselyIfPossible(to: temporary, cipher: core.cipher)
-            if core.injectedCompactionFailureBeforeRename {
-                core.injectedCompactionFailureBeforeRename = false
-                unlink(temporary)
-                throw StorageError(.io, "injected failure before the rename", path: path)
+            // Exclusive use: a `.compact` file left here is a killed compaction's (removed by create).
+            let temporary = try CopyTemporary.create(for: path, suffix: CopyTemporary.compactionSuffix)
+            do throws(StorageError) {
+                try core.copyNewestVersionDenselyIfPossible(into: temporary, cipher: core.cipher)
+                if core.injectedCompactionFailureBeforeRename {
+                    core.injectedCompactionFailureBeforeRename = false
+                    throw StorageError(.io, "injected failure before the rename", path: path)
+                }
+            } catch {
+                temporary.discard()
+                throw error
             }
-            guard rename(temporary, path) == 0 else {
-                let e = errno
-                unlink(temporary)
-                throw ioError("rename", e, path: path)
-            }
-            FileCore.syncDirectory(of: path)
+            try temporary.installReplacing(path)
             core.releaseWriter()
             writerHeld = false
             lockFile.endExclusive()
@@ -223,15 +226,3 @@ extension StorageFile {
     }
 }
 
-extension FileCore {
-    /// Creates the file a copy is written to: it must not exist (`.alreadyExists`). The caller
-    /// closes it and removes it unless the copy succeeded.
-    static func createCopyDestination(_ destination: String) throws(StorageError) -> Int32 {
-        let out = Glibc.open(destination, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard out >= 0 else {
-            if errno == EEXIST { throw StorageError(.alreadyExists, "the destination of the copy exists", path: destination) }
-            throw ioError("open", errno, path: destination)
-        }
-        return out
-    }
-}

@@ -110,11 +110,11 @@ private struct DenseCopier {
 }
 
 extension FileCore {
-    /// Writes the newest version densely to `destination` (created; must not exist) sealed with
-    /// `target`, walking the trees through `relocator`. The caller holds the writer.
-    /// On any error the destination is removed.
+    /// Writes the newest version densely into the empty file `out` (named `destination`, for
+    /// errors) sealed with `target`, walking the trees through `relocator`, and fsyncs it. The
+    /// caller holds the writer, and removes the file on error (CopyTemporary.swift).
     @discardableResult
-    func copyDensely(to destination: String, cipher target: PageCipher?,
+    func copyDensely(into out: Int32, path destination: String, cipher target: PageCipher?,
                      relocator: any PageRelocating) throws(StorageError) -> DenseCopyStatistics {
         let current = try currentVersion()
         let reader = ReadTransaction(core: self, snapshot: current, pinned: false)
@@ -141,13 +141,6 @@ extension FileCore {
             guard let root = roots.dataReference(at: entry.offset), !root.isNull else { continue }
             let index = try copier.index(of: entry.role, plan: plan)
             roots.setDataReference(try copier.reach(root, role: index), at: entry.offset)
-        }
-
-        let out = try FileCore.createCopyDestination(destination)
-        var succeeded = false
-        defer {
-            Glibc.close(out)
-            if !succeeded { unlink(destination) }
         }
 
         // 1 MiB per pwrite (measured for the sparse copy: larger batches were no faster).
@@ -238,8 +231,6 @@ extension FileCore {
         meta.inlineEntries = []
         meta.totalEntries = 0
         try writeCopyMeta(out, meta, cipher: target, path: destination)
-        FileCore.syncDirectory(of: destination)
-        succeeded = true
         return DenseCopyStatistics(livePages: copier.order.count, pageCount: newPageCount)
     }
 
