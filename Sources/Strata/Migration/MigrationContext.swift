@@ -91,8 +91,10 @@ final class MigrationContext {
 
     /// The new-side view of object `key` of class `className`, nil when it does not exist.
     func newView(className: String, key: UInt64) -> MigrationObject? {
-        guard let info = codeClasses[className], let t = core.snap.tableByName[className],
-              (try? core.snap.metas[t].objects.contains(key, in: core.pages())) == true else { return nil }
+        guard let info = codeClasses[className], let t = core.snap.tableByName[className] else { return nil }
+        let exists: Bool
+        do { exists = try core.snap.metas[t].objects.contains(key, in: core.pages()) } catch { core.readFailed(error) }
+        guard exists else { return nil }
         return MigrationObject(.new(object: core.materializeAny(info: info, table: t, key: key), info: info, table: t),
                                key: key, context: self)
     }

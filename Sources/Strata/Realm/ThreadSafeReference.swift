@@ -51,8 +51,14 @@ extension Realm {
     public func resolve<Confined: Object>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         // Check the thread first so a call from the wrong thread does not consume the reference.
         guard core.confinement.isCurrent, reference.identity == core.fileIdentity, reference.take() else { return nil }
-        if !core.isInWriteTransaction { _ = try? core.refresh() }
         guard let info = try? ClassInfo.of(Confined.self) else { return nil }
-        return try? core.objectIfExists(Confined.self, info: info, key: reference.key)
+        // A failure to move to the newest version or to read the object (damage, too many
+        // versions) stops, as any read that cannot throw does: nil would say "deleted".
+        do {
+            if !core.isInWriteTransaction { _ = try core.refresh() }
+            return try core.objectIfExists(Confined.self, info: info, key: reference.key)
+        } catch {
+            core.readFailed(error)
+        }
     }
 }
