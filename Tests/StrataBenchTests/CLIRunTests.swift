@@ -95,6 +95,30 @@ struct CLIRunTests {
         #expect(compared.stderr.contains("out/run.csv:2:"), "\(compared.stderr)")
     }
 
+    @Test func aSecondSignalStopsAtOnceAndStillKeepsWhatFinished() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stores = dir + "/stores"
+        try FileManager.default.createDirectory(atPath: stores, withIntermediateDirectories: true)
+        // One transaction of 2,000,000 readings: seconds without a point where the stop is seen.
+        let child = try RunningChild(["run", "--workload", "bulk-insert", "--engine", "sqlite", "--readings", "2000000",
+                                      "--batch-size", "2000000", "--durability", "unsafe", "--out", "out/run.csv",
+                                      "--dir", stores], in: dir)
+        #expect(child.waitFor("[1/1]"), "stderr: \(child.stderr)")
+        usleep(300_000)
+        kill(child.process.processIdentifier, SIGINT)
+        usleep(300_000)
+        kill(child.process.processIdentifier, SIGINT)
+        let exit = child.wait()
+        #expect(exit == 130, "stderr: \(child.stderr)")
+        let last = String(child.stderr.split(separator: "\n").last ?? "")
+        #expect(last.hasPrefix("interrupted by SIGINT: kept the 0 finished cases of 1 in out/run.csv"), "\(last)")
+        #expect(last.contains("stopped at once on a second signal"), "\(last)")
+        let table = try CSVReader.read(path: dir + "/out/run.csv")
+        #expect(table.header == SummaryColumns.all && table.rows.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: stores).isEmpty, "stores left behind")
+    }
+
     // MARK: Outputs
 
     @Test func outputTargetsThatAreNotRegularFilesAreRefusedBeforeTheFirstCase() throws {

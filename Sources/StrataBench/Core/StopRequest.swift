@@ -8,8 +8,10 @@
 
 import Synchronization
 
-/// Thread-safe, set once, read from every producer and writer thread.
+/// Thread-safe, set once, read from every producer and writer thread (once per reading: the
+/// flag is an atomic load, the reason behind a lock).
 public final class StopRequest: Sendable {
+    private let requested = Atomic<Bool>(false)
     private let state = Mutex<String?>(nil)
 
     public init() {}
@@ -19,9 +21,10 @@ public final class StopRequest: Sendable {
         state.withLock { current in
             if current == nil { current = reason }
         }
+        requested.store(true, ordering: .releasing)
     }
 
-    public var isRequested: Bool { state.withLock { $0 != nil } }
+    public var isRequested: Bool { requested.load(ordering: .acquiring) }
 
     /// Why the run was asked to stop, nil while it was not.
     public var reason: String? { state.withLock { $0 } }

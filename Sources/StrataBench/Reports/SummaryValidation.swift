@@ -85,7 +85,8 @@ public enum SummaryValidation {
     }
 
     static func alternatives(_ values: [String]) -> String {
-        guard values.count > 1 else { return values.first.map { "'\($0)'" } ?? "" }
-        return values.dropLast().map { "'\($0)'" }.joined(separator: ", ") + " or '\(values.last!)'"
+        let quoted = values.map { "'\($0)'" }
+        guard let last = quoted.last, quoted.count > 1 else { return quoted.first ?? "" }
+        return quoted.dropLast().joined(separator: ", ") + " or " + last
     }
 }
