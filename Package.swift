@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // The stripe hash's accumulator loop on AVX2/AVX-512F, chosen at run time
@@ -47,6 +49,7 @@ let package = Package(
                 "Strata",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(
@@ -72,7 +75,11 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
         .testTarget(name: "StrataAPITests", dependencies: ["Strata"]),
-        .testTarget(name: "StrataBenchTests", dependencies: ["StrataBench", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "StrataBenchTests", dependencies: [
+            "StrataBench",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,11 +4,14 @@ import Testing
 
 @Suite("run options and plans")
 struct RunPlanTests {
-    @Test func noOptionsRunsTheSensorsSuiteOnTheDefaultEngine() throws {
+    @Test func noOptionsRunsTheSensorsSuiteOnEveryEngine() throws {
         let cases = try RunPlan.make(RunOptions())
-        #expect(cases.count == StrategyKind.allCases.count)
+        let engines = EngineKind.allCases.filter { Engines.isAvailable($0) }
+        #expect(cases.count == StrategyKind.allCases.count * engines.count)
         #expect(Set(cases.map(\.strategy)) == Set(StrategyKind.allCases))
-        #expect(cases.allSatisfy { $0.workload == .sensors && $0.engine == Engines.defaultKind && $0.duration == 10 })
+        // The first question a user asks: Strata against SQLite, at the same durability.
+        #expect(Set(cases.map(\.engine)) == Set(engines))
+        #expect(cases.allSatisfy { $0.workload == .sensors && $0.duration == 10 })
         #expect(cases.allSatisfy { $0.durability == .full && $0.encryption == .off && $0.readings == nil })
         #expect(cases.first { $0.strategy == .gcd }?.writers == RunPlan.defaultGCDWriters)
         #expect(cases.first { $0.strategy == .threads }?.writers == RunPlan.defaultThreadWriters)

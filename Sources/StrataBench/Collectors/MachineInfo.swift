@@ -1,13 +1,23 @@
 // Machine metadata written into every CSV row, so that a row read alone says where it was made.
 //
-// Invariant: gathered once per process; never fails (unknown parts read "unknown").
+// Invariants: gathered once per process; never fails (unknown parts read "unknown"). `host` is
+// the host name plus a fingerprint of the hardware and kernel ("vm/3f9a0c21"): VMs of one image
+// share a host name ("vm" everywhere here), so the name alone would call two different machines
+// the same host and `compare`'s host warning would never fire. The fingerprint is a hash of CPU
+// model, cores, memory (whole GiB, so a few MiB of firmware reservation do not change it) and
+// kernel release; the parts themselves are columns too (cpu_model, cores, memory_bytes, kernel).
 
 import Foundation
 
 public struct MachineInfo: Sendable, Equatable {
+    /// Host name and hardware fingerprint, `name/xxxxxxxx`.
     public var host: String
     public var cpuModel: String
     public var cores: Int
+    /// Physical memory in bytes (0 when unknown).
+    public var memoryBytes: UInt64 = 0
+    /// Kernel release (`uname -r`).
+    public var kernel: String = "unknown"
     public var os: String
     public var swiftVersion: String
     /// "debug" or "release": how StrataBench itself was compiled.
@@ -26,13 +36,36 @@ public struct MachineInfo: Sendable, Equatable {
 
     /// Reads the current machine. `gitDirectory` is where `git rev-parse` runs (the checkout).
     public static func current(gitDirectory: String = FileManager.default.currentDirectoryPath) -> MachineInfo {
-        MachineInfo(host: ProcessInfo.processInfo.hostName,
-                    cpuModel: cpuModelName(),
-                    cores: ProcessInfo.processInfo.activeProcessorCount,
-                    os: osName(),
-                    swiftVersion: compilerVersion,
-                    build: buildConfiguration,
-                    gitRevision: gitRevision(in: gitDirectory))
+        let cpu = cpuModelName()
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let memory = ProcessInfo.processInfo.physicalMemory
+        let kernel = kernelRelease()
+        var info = MachineInfo(host: identity(hostName: ProcessInfo.processInfo.hostName, cpuModel: cpu, cores: cores,
+                                              memoryBytes: memory, kernel: kernel),
+                               cpuModel: cpu, cores: cores, os: osName(), swiftVersion: compilerVersion,
+                               build: buildConfiguration, gitRevision: gitRevision(in: gitDirectory))
+        info.memoryBytes = memory
+        info.kernel = kernel
+        return info
+    }
+
+    /// `name/xxxxxxxx`: the host name and 32 bits of an FNV-1a hash of the hardware and kernel.
+    public static func identity(hostName: String, cpuModel: String, cores: Int, memoryBytes: UInt64, kernel: String) -> String {
+        let gib = (memoryBytes + (1 << 29)) >> 30
+        let facts = "\(cpuModel)|\(cores)|\(gib)|\(kernel)"
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in facts.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let name = hostName.isEmpty ? "unknown" : hostName
+        return name + "/" + String(format: "%08x", UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))
+    }
+
+    /// What `strata-bench --version` prints: the build, the compiler and the checkout it runs in
+    /// (the revision every row of a run records as git_rev).
+    public static func versionLine(gitDirectory: String = FileManager.default.currentDirectoryPath) -> String {
+        "strata-bench: \(buildConfiguration) build, Swift \(compilerVersion), checkout \(gitRevision(in: gitDirectory))"
     }
 
     public static var buildConfiguration: String {
@@ -74,12 +107,15 @@ public struct MachineInfo: Sendable, Equatable {
                 name = String(line.dropFirst("PRETTY_NAME=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             }
         }
+        return "\(name) \(kernelRelease())"
+    }
+
+    static func kernelRelease() -> String {
         var system = utsname()
-        uname(&system)
-        let release = withUnsafeBytes(of: &system.release) { raw in
+        guard uname(&system) == 0 else { return "unknown" }
+        return withUnsafeBytes(of: &system.release) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return "\(name) \(release)"
     }
 
     /// `git describe --always --dirty --abbrev=12`, or `STRATA_GIT_REV`, or "unknown".

@@ -74,7 +74,7 @@ public enum Comparison {
         guard options.timingThreshold > 0 && options.timingThreshold < 100 else {
             throw BenchError(.invalidOption, "--threshold must be between 0 and 100 (percent), got \(CSVNumber.format(options.timingThreshold))")
         }
-        let baseline = try Side(table: CSVReader.read(path: baselinePath), path: baselinePath)
+        let baseline = try Side(table: CSVReader.read(path: baselinePath), path: baselinePath, role: .baseline)
         let current = try Side(table: CSVReader.read(path: currentPath), path: currentPath)
         return compare(baseline: baseline, current: current, options: options)
     }
@@ -82,7 +82,7 @@ public enum Comparison {
     /// Compares parsed tables (`path`s label errors).
     public static func compare(baseline: CSVTable, baselinePath: String, current: CSVTable, currentPath: String,
                                options: ComparisonOptions) throws -> ComparisonReport {
-        compare(baseline: try Side(table: baseline, path: baselinePath),
+        compare(baseline: try Side(table: baseline, path: baselinePath, role: .baseline),
                 current: try Side(table: current, path: currentPath), options: options)
     }
 
@@ -225,13 +225,14 @@ public enum Comparison {
         var groups: [String: [[String: String]]] = [:]
         var keys: [String] = []
 
-        init(table: CSVTable, path: String) throws {
+        init(table: CSVTable, path: String, role: SummaryValidation.Role = .current) throws {
             for column in Comparison.requiredColumns where table.column(column) == nil {
                 throw BenchError(.invalidCSV, "missing column '\(column)' (is this a strata-bench summary CSV?)", path: path, line: 1, column: 1)
             }
             if table.rows.isEmpty {
                 throw BenchError(.invalidCSV, "no data rows after the header", path: path, line: 2, column: 1)
             }
+            try SummaryValidation.validate(table, path: path, role: role)
             let numeric = Set(MetricPolicy.gated.map(\.column) + MetricPolicy.informational + ["lost", "repetition"])
             for (rowIndex, row) in table.rows.enumerated() {
                 for (columnIndex, name) in table.header.enumerated() where numeric.contains(name) {
@@ -273,7 +274,8 @@ public enum Comparison {
             return text
         case .markdown:
             var text = "### strata-bench comparison\n\n"
-            if !report.regressions.isEmpty {
+            // The brief table lists regressions already; the full one is long, so they go first too.
+            if verbose && !report.regressions.isEmpty {
                 text += "**Regressions:**\n\n" + TextTable.markdown(header: header, rows: report.regressions.map { line in
                     [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
                      line.ratio.map { CSVNumber.format($0, digits: 3) } ?? "", line.verdict.rawValue, line.rule]

@@ -19,6 +19,10 @@ public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
         case unsupported
         /// A workload's end-of-run check failed (readings lost, counts do not match).
         case verification
+        /// The run was asked to stop (`StopRequest`); the current case is abandoned.
+        case interrupted
+        /// Refused because it would replace something without being told to (`--force`).
+        case refused
     }
 
     public let code: Code

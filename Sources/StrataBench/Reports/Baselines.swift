@@ -1,7 +1,9 @@
 // Baselines: validated copies of run CSVs under results/baselines/NAME.csv.
 //
-// Invariant: a baseline is only written from a file `compare` can read (same validation), so a
-// committed baseline can never be the reason a CI gate fails with "invalid input".
+// Invariants: a baseline is only written from a file `compare` can read as a baseline (same
+// validation; an interrupted run is refused), so a committed baseline can never be the reason a
+// CI gate fails with "invalid input"; an existing baseline is replaced only when asked
+// (`force`), and the refusal says what the replacement would change.
 
 import Foundation
 
@@ -14,7 +16,20 @@ public enum Baselines {
     /// Validates each run and writes their rows, in order, to `directory/NAME.csv` (the header of
     /// the first; the others must have the same header). Several passes of a suite make steadier
     /// medians than one.
-    public static func save(runPaths: [String], name: String, directory: String = "results/baselines") throws -> String {
+    public static func save(runPaths: [String], name: String, directory: String = "results/baselines",
+                            force: Bool = false) throws -> String {
+        try write(runPaths: runPaths, name: name, directory: directory, force: force).path
+    }
+
+    /// A written baseline: its path, and what changed when it replaced one (nil when it was new).
+    public struct Written: Sendable {
+        public var path: String
+        public var replaced: String?
+    }
+
+    /// `save`, also saying what the new baseline changed in the one it replaced.
+    public static func write(runPaths: [String], name: String, directory: String = "results/baselines",
+                             force: Bool = false) throws -> Written {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ allowed.contains($0) }), !name.hasPrefix(".") else {
             throw BenchError(.invalidOption, "--name '\(name)': use letters, digits, '.', '_' or '-' (not starting with '.')")
@@ -26,7 +41,7 @@ public enum Baselines {
         var rows: [[String]] = []
         for path in runPaths {
             let table = try CSVReader.read(path: path)
-            _ = try Comparison.Side(table: table, path: path)
+            _ = try Comparison.Side(table: table, path: path, role: .baseline)
             if header.isEmpty {
                 header = table.header
             } else if table.header != header {
@@ -35,8 +50,54 @@ public enum Baselines {
             rows += table.rows
         }
         let target = (directory as NSString).appendingPathComponent(name + ".csv")
+        var replaced: String?
+        if FileManager.default.fileExists(atPath: target) {
+            let change: String
+            do {
+                change = changeSummary(from: try CSVReader.read(path: target), to: CSVTable(header: header, rows: rows))
+            } catch {
+                change = "the existing file cannot be read (\(error))"
+            }
+            guard force else {
+                throw BenchError(.refused, "\(target) exists and is not replaced without --force; the new one would change it: \(change)")
+            }
+            replaced = change
+        }
         try CSVWriter.write(CSVWriter.render(header: header, rows: rows), to: target)
-        return target
+        return Written(path: target, replaced: replaced)
+    }
+
+    /// What replacing `old` by `new` changes, in one line: rows, cases (dropped and new, a few
+    /// named), and the revisions, hosts and builds the rows came from.
+    public static func changeSummary(from old: CSVTable, to new: CSVTable) -> String {
+        func keys(_ table: CSVTable) -> [String] {
+            var seen = Set<String>(), ordered: [String] = []
+            for record in table.records where seen.insert(CaseKey.make(row: record)).inserted {
+                ordered.append(CaseKey.make(row: record))
+            }
+            return ordered
+        }
+        func values(_ table: CSVTable, _ column: String) -> String {
+            guard let index = table.column(column) else { return "-" }
+            let distinct = Set(table.rows.map { $0[index] }).sorted()
+            return distinct.count <= 3 ? distinct.joined(separator: "+") : "\(distinct.count) values"
+        }
+        func named(_ list: [String]) -> String {
+            let shown = list.prefix(2).joined(separator: ", ")
+            return list.count > 2 ? shown + " and \(list.count - 2) more" : shown
+        }
+        let before = keys(old), after = keys(new)
+        let dropped = before.filter { !Set(after).contains($0) }
+        let added = after.filter { !Set(before).contains($0) }
+        var parts = ["rows \(old.rows.count) -> \(new.rows.count)", "cases \(before.count) -> \(after.count)"]
+        if !dropped.isEmpty { parts.append("\(dropped.count) dropped (\(named(dropped)))") }
+        if !added.isEmpty { parts.append("\(added.count) new (\(named(added)))") }
+        for column in ["git_rev", "host", "build"] {
+            let was = values(old, column), now = values(new, column)
+            if was != now { parts.append("\(column) \(was) -> \(now)") }
+        }
+        if dropped.isEmpty && added.isEmpty && old == new { parts.append("identical content") }
+        return parts.joined(separator: "; ")
     }
 }
 

@@ -76,15 +76,10 @@ public enum CSVWriter {
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// Writes `text` to `path`, creating parent directories.
+    /// Writes `text` to `path`, creating parent directories; replaces only a regular file
+    /// (`OutputFiles.write`).
     public static func write(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url, options: .atomic)
-        } catch {
-            throw BenchError(.io, "cannot write: \(error.localizedDescription)", path: path)
-        }
+        try OutputFiles.write(text, to: path)
     }
 }
 

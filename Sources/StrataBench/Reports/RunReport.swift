@@ -23,8 +23,15 @@ public enum RunReport {
         timestamp(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
     }
 
-    public static func summaryCSV(_ results: [CaseResult], machine: MachineInfo, timestamp: String) -> String {
-        CSVWriter.render(columns: SummaryColumns.all, records: results.map { $0.row(machine: machine, timestamp: timestamp) })
+    /// `interrupted`: the run was stopped before its last case; every row says so (`interrupted`
+    /// = true), so that `baseline` and `compare` refuse the file as a baseline (cases are missing).
+    public static func summaryCSV(_ results: [CaseResult], machine: MachineInfo, timestamp: String,
+                                  interrupted: Bool = false) -> String {
+        CSVWriter.render(columns: SummaryColumns.all, records: results.map { result in
+            var row = result.row(machine: machine, timestamp: timestamp)
+            row["interrupted"] = interrupted ? "true" : "false"
+            return row
+        })
     }
 
     public static func timelineCSV(_ results: [CaseResult]) -> String {
@@ -57,6 +64,34 @@ public enum RunReport {
                     mb(result.fileBytesEnd), mb(result.fileBytesPeak), String(result.lost), result.verified ? "yes" : "NO"]
         }
         return TextTable.render(header: header, rows: rows, rightAligned: Set(6..<17))
+    }
+
+    /// The line printed under the table: what its numbers mean (durability, the peer engine,
+    /// closed-loop end-to-end latency), so that a first reader does not take a flush-bound
+    /// 250 readings/s or a 1 s end-to-end latency for a defect.
+    public static func footnote(_ results: [CaseResult]) -> String {
+        guard !results.isEmpty else { return "" }
+        var parts: [String] = []
+        let durabilities = Set(results.map(\.spec.durability))
+        for durability in Durability.allCases where durabilities.contains(durability) {
+            switch durability {
+            case .full: parts.append("dur full = every commit waits for its flush to disk, so one writer commits at the disk's flush rate")
+            case .unsafe: parts.append("dur unsafe = no flush per commit (the OS writes back later)")
+            case .memory: parts.append("dur memory = in-memory stores")
+            }
+        }
+        let engines = Set(results.map(\.spec.engine))
+        if engines.contains(.sqlite) && engines.contains(.strata) {
+            parts.append("sqlite = SQLite through GRDB (WAL) under the same durability promise")
+        } else if engines == [.strata] {
+            parts.append("no peer engine in this run (add --engine sqlite to compare with SQLite)")
+        } else if engines == [.sqlite] {
+            parts.append("SQLite alone (add --engine strata to compare)")
+        }
+        if results.contains(where: { $0.spec.rate == nil && ($0.spec.workload == .sensors || $0.spec.workload == .readWhileWrite) }) {
+            parts.append("closed loop: e2e p50 is readings in flight (up to \(SensorsWorkload.closedLoopWindow)) / throughput, not a wait of the writer")
+        }
+        return "note: " + parts.joined(separator: "; ") + ".\n"
     }
 }
 

@@ -23,6 +23,7 @@ public enum SummaryColumns {
         "file_bytes_start", "deleted", "verified", "writer_handles", "stats_passes", "reader_ops",
         "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
+        "memory_bytes", "kernel", "interrupted",
     ]
 
     public static let all = required + extras
@@ -137,6 +138,10 @@ public struct CaseResult: Sendable {
         row["os"] = machine.os
         row["swift_version"] = machine.swiftVersion
         row["note"] = note
+        row["memory_bytes"] = machine.memoryBytes > 0 ? String(machine.memoryBytes) : ""
+        row["kernel"] = machine.kernel
+        // Set for the whole file by `RunReport.summaryCSV`; a row alone is a finished case.
+        row["interrupted"] = "false"
         return row
     }
 }

@@ -1,8 +1,11 @@
 // Runs a plan: for each case a fresh store, the workload, the process-level collectors, a row.
 //
-// Invariants: each case gets its own empty directory (removed afterwards unless it failed to
-// open); a case the engine cannot honour (SQLite + encryption) is skipped with a `skipped` event,
-// never faked; CPU and peak RSS are measured around the case only.
+// Invariants: each case gets its own empty directory under `runDirectory`, removed after the case
+// (also when it fails or is interrupted), and `runDirectory` is removed when the run ends; a case
+// the engine cannot honour (SQLite + encryption) is skipped with a `skipped` event, never faked;
+// CPU and peak RSS are measured around the case only. Once `stop` is requested no case starts,
+// and the running one is abandoned (an `abandoned` event, no row): `run` returns the rows of the
+// cases that finished.
 
 import Foundation
 
@@ -11,18 +14,25 @@ public struct BenchRunner: Sendable {
     /// Parent directory of the per-case stores (`--dir`), nil = the system temporary directory.
     public let directory: String?
     public let progress: ProgressHandler?
+    /// Ends the run early when requested (the CLI's SIGINT/SIGTERM handler raises it).
+    public let stop: StopRequest
+    /// The directory holding every store of this run (under `directory`); removed when `run`
+    /// returns or throws. Public so that a process forced to exit can remove it itself.
+    public let runDirectory: String
 
-    public init(cases: [CaseSpec], directory: String? = nil, progress: ProgressHandler? = nil) {
+    public init(cases: [CaseSpec], directory: String? = nil, progress: ProgressHandler? = nil,
+                stop: StopRequest = StopRequest()) {
         self.cases = cases
         self.directory = directory
         self.progress = progress
+        self.stop = stop
+        let parent = directory ?? NSTemporaryDirectory()
+        runDirectory = (parent as NSString).appendingPathComponent("strata-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
     /// Runs every case in order. Throws only for failures that make the rest meaningless
     /// (e.g. the store directory cannot be created); a case whose writer fails still yields a row.
     public func run() async throws -> [CaseResult] {
-        let parent = directory ?? NSTemporaryDirectory()
-        let runDirectory = (parent as NSString).appendingPathComponent("strata-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
         do {
             try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
         } catch {
@@ -32,6 +42,7 @@ public struct BenchRunner: Sendable {
 
         var results: [CaseResult] = []
         for (offset, spec) in cases.enumerated() {
+            if stop.isRequested { break }
             let index = offset + 1
             if !Engines.supports(spec.engine, encryption: spec.encryption) {
                 progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (no encryption in this build); case skipped, not faked"))
@@ -39,7 +50,13 @@ public struct BenchRunner: Sendable {
             }
             progress?(.caseStarted(index: index, total: cases.count, label: spec.label))
             let caseDirectory = (runDirectory as NSString).appendingPathComponent("case-\(index)")
-            let result = try await runCase(spec, directory: caseDirectory)
+            let result: CaseResult
+            do {
+                result = try await runCase(spec, directory: caseDirectory)
+            } catch let error as BenchError where error.code == .interrupted {
+                progress?(.abandoned(index: index, total: cases.count, label: spec.label))
+                break
+            }
             progress?(.caseFinished(index: index, total: cases.count, label: spec.label, result: result))
             results.append(result)
         }
@@ -63,14 +80,16 @@ public struct BenchRunner: Sendable {
         do {
             switch spec.workload {
             case .sensors:
-                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: false, progress: progress)
+                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: false, progress: progress,
+                                                       stop: stop)
             case .readWhileWrite:
-                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: true, progress: progress)
+                result = try await SensorsWorkload.run(engine: engine, spec: spec, withQueryReader: true, progress: progress,
+                                                       stop: stop)
             case .bulkInsert, .encryption:
-                result = try await StoreWorkloads.bulkInsert(engine: engine, spec: spec)
+                result = try await StoreWorkloads.bulkInsert(engine: engine, spec: spec, stop: stop)
             case .pinnedGrowth:
                 let twinDirectory = (directory as NSString).appendingPathComponent("unpinned-twin")
-                result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec) {
+                result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec, stop: stop) {
                     do {
                         try FileManager.default.createDirectory(atPath: twinDirectory, withIntermediateDirectories: true)
                     } catch {
@@ -80,7 +99,7 @@ public struct BenchRunner: Sendable {
                                                                              encryptionKey: key))
                 }
             case .compaction:
-                result = try await StoreWorkloads.compaction(engine: engine, spec: spec)
+                result = try await StoreWorkloads.compaction(engine: engine, spec: spec, stop: stop)
             }
         } catch {
             try? engine.close()
@@ -97,7 +116,7 @@ public struct BenchRunner: Sendable {
 
     /// For each encrypted row with an unencrypted twin (same case, same repetition): the
     /// throughput ratio off/on (1.25 = each encrypted reading took 25% longer).
-    static func fillEncryptionOverhead(_ results: inout [CaseResult]) {
+    public static func fillEncryptionOverhead(_ results: inout [CaseResult]) {
         for index in results.indices where results[index].spec.encryption == .on {
             var plain = results[index].spec
             plain.encryption = .off

@@ -8,6 +8,9 @@ public enum ProgressEvent: Sendable {
     case tick(label: String, elapsed: Double, committed: Int, readingsPerSecond: Double)
     /// A case ended with this row.
     case caseFinished(index: Int, total: Int, label: String, result: CaseResult)
+    /// The run was asked to stop while case `index` ran: it was abandoned (no row) and its
+    /// store removed.
+    case abandoned(index: Int, total: Int, label: String)
     /// A case was not run, with the reason (e.g. SQLite has no encryption).
     case skipped(label: String, reason: String)
     /// Anything else the user should know.

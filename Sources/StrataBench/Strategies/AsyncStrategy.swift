@@ -67,10 +67,7 @@ enum AsyncStrategy {
                     await withTaskGroup(of: Void.self) { writes in
                         var index: Int64 = 0
                         while true {
-                            if let due = context.control.dueTime(index: index) {
-                                let now = monotonicNanos()
-                                if due > now { try? await Task.sleep(nanoseconds: due - now) }
-                            }
+                            await context.control.waitForTurnAsync(index: index)
                             guard let pending = context.control.next(sensor: sensor) else { break }
                             index += 1
                             if openLoop {

@@ -52,7 +52,8 @@ final class MainSyncDriver: Sendable {
         var producedAny = false
         for sensor in SensorModel.symbols.indices {
             let index = written.value?[sensor] ?? 0
-            if let due = context.control.dueTime(index: index), due > monotonicNanos() {
+            // Once production is over, `next` says so at once: no waiting for a due time.
+            if let due = context.control.dueTime(index: index), due > monotonicNanos(), !context.control.isOver {
                 nextDue = min(nextDue ?? due, due)
                 continue
             }
@@ -63,7 +64,8 @@ final class MainSyncDriver: Sendable {
         }
         if producedAny || nextDue != nil {
             if let nextDue, !producedAny {
-                let delay = Double(nextDue - min(nextDue, monotonicNanos())) / 1e9
+                // In slices, so a deadline or a stop request is noticed within one slice.
+                let delay = Double(min(nextDue - min(nextDue, monotonicNanos()), ProductionControl.waitSlice)) / 1e9
                 DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [self] in step() }
             } else {
                 DispatchQueue.main.async { [self] in step() }

@@ -9,6 +9,7 @@
 // - dedicated / batched: one handle, made and used only by the writer thread.
 // - threads: one handle per writer thread, made and used only by that thread.
 
+import DequeModule
 import Foundation
 
 /// Holds a non-Sendable handle for the one place allowed to use it.
@@ -165,7 +166,9 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
     private let window: DispatchSemaphore?
     /// Guards the mutable state below; writers wait on it for readings, `finish` for `done`.
     private let condition = NSCondition()
-    private var buffer: [PendingReading] = []
+    /// FIFO of handed-over readings. A deque: writers take from the front, and an array's
+    /// `removeFirst` moved the whole backlog each time (quadratic under an open-loop backlog).
+    private var buffer = Deque<PendingReading>()
     private var closed = false
     /// Writer threads that have not exited yet.
     private var running: Int
@@ -182,7 +185,8 @@ final class WriterThreadStrategy: ThreadFedStrategy, @unchecked Sendable {
         self.window = context.spec.rate == nil
             ? DispatchSemaphore(value: max(window, 2 * self.batchSize, 2 * threadCount)) : nil
         running = threadCount
-        buffer.reserveCapacity(self.batchSize)
+        // One batch up front, bounded: the batch size is a user's number.
+        buffer.reserveCapacity(min(self.batchSize, 65_536))
         for index in 0..<threadCount {
             let thread = Thread { [self] in runWriter() }
             thread.name = threadCount == 1 ? "strata-bench.writer" : "strata-bench.writer.\(index)"

@@ -1,4 +1,5 @@
-// What every writer strategy shares: the hand-over unit, the measuring write, the stop rule.
+// What every writer strategy shares: the hand-over unit and the measuring write (the stop rule
+// and the open-loop schedule are `ProductionControl`).
 //
 // Invariants:
 // - A reading is counted `produced` before it is handed over and `committed` only after the
@@ -7,7 +8,9 @@
 //   latency from production to commit (one sample per reading).
 // - Closed loop: `submit` blocks while the strategy's window of in-flight readings is full, so
 //   producers run as fast as the writer absorbs (the book's setting). Open loop (`--rate`):
-//   `submit` never blocks and the backlog grows if the writer cannot keep up.
+//   `submit` never blocks; producers wait before producing when the backlog holds about a
+//   second of the writer's throughput (`ProductionControl.waitForTurn`), so a rate the writer
+//   cannot keep up with neither exhausts memory nor leaves a drain of minutes after the deadline.
 
 import Foundation
 
@@ -29,10 +32,11 @@ public final class CaseContext: Sendable {
     public let endToEndLatency = LatencyRecorder()
     public let control: ProductionControl
 
-    public init(engine: any BenchEngine, spec: CaseSpec) {
+    /// `stop` ends production early (the run was interrupted).
+    public init(engine: any BenchEngine, spec: CaseSpec, stop: StopRequest = StopRequest()) {
         self.engine = engine
         self.spec = spec
-        self.control = ProductionControl(spec: spec, counters: counters)
+        self.control = ProductionControl(spec: spec, counters: counters, stop: stop)
     }
 
     /// A writer handle at `placement`, or nil after recording the failure and stopping production
@@ -96,85 +100,6 @@ public final class CaseContext: Sendable {
     }
 }
 
-/// Decides when producers stop and numbers their readings. Thread-safe.
-///
-/// `@unchecked Sendable`: the mutable state (`stopped`, `nextSeq`, `startNanos`) is guarded by `lock`.
-public final class ProductionControl: @unchecked Sendable {
-    private let lock = NSLock()
-    private let spec: CaseSpec
-    private let counters: RunCounters
-    private var stopped = false
-    private var startNanos: UInt64 = 0
-    /// Next sequence number per sensor (1-based).
-    private var nextSeq: [Int64]
-    /// Count-bound cases: readings each sensor must produce.
-    public let quota: [Int64]?
-
-    init(spec: CaseSpec, counters: RunCounters) {
-        self.spec = spec
-        self.counters = counters
-        nextSeq = Array(repeating: 1, count: SensorModel.symbols.count)
-        if let total = spec.readings {
-            let sensors = SensorModel.symbols.count
-            quota = (0..<sensors).map { Int64(total / sensors + ($0 < total % sensors ? 1 : 0)) }
-        } else {
-            quota = nil
-        }
-    }
-
-    /// Marks the production start (the throughput clock starts here).
-    public func begin() {
-        lock.lock()
-        startNanos = monotonicNanos()
-        lock.unlock()
-    }
-
-    public var start: UInt64 {
-        lock.lock()
-        defer { lock.unlock() }
-        return startNanos
-    }
-
-    /// Ends production early (a writer failed).
-    public func stop() {
-        lock.lock()
-        stopped = true
-        lock.unlock()
-    }
-
-    /// The next reading of `sensor`, or nil when production is over (quota met, time up, stopped).
-    /// Counts it as produced.
-    public func next(sensor: Int) -> PendingReading? {
-        let now = monotonicNanos()
-        lock.lock()
-        if let duration = spec.duration, Double(now - startNanos) / 1e9 >= duration { stopped = true }
-        if stopped { lock.unlock(); return nil }
-        let seq = nextSeq[sensor]
-        if let quota, seq > quota[sensor] { lock.unlock(); return nil }
-        nextSeq[sensor] = seq + 1
-        lock.unlock()
-        counters.produced()
-        // A deterministic value per (sensor, seq): a slow sine plus a little wobble.
-        let value = 50 + 40 * sin(Double(seq) / 500 + Double(sensor)) + Double((seq &* 7919) % 97) / 97
-        let reading = SensorReading(value: value, seq: seq, timestamp: Date().timeIntervalSince1970)
-        return PendingReading(sensor: sensor, reading: reading, producedAt: now)
-    }
-
-    /// Readings produced so far per sensor.
-    public var producedPerSensor: [Int64] {
-        lock.lock()
-        defer { lock.unlock() }
-        return nextSeq.map { $0 - 1 }
-    }
-
-    /// Open loop: when the `index`-th (0-based) reading of one sensor is due, in monotonic nanos.
-    public func dueTime(index: Int64) -> UInt64? {
-        guard let rate = spec.rate, rate > 0 else { return nil }
-        let perSensor = rate / Double(SensorModel.symbols.count)
-        return start + UInt64(Double(index) / perSensor * 1e9)
-    }
-}
-
 /// A strategy fed by producer threads.
 public protocol ThreadFedStrategy: AnyObject, Sendable {
     /// Hands a reading over. Closed loop: blocks while the window is full.
@@ -184,16 +109,6 @@ public protocol ThreadFedStrategy: AnyObject, Sendable {
     func finish()
     /// Handles (writer connections/realms) the strategy created.
     var handlesCreated: Int { get }
-}
-
-/// Sleeps the calling thread until `deadline` (monotonic nanos).
-func sleepUntil(_ deadline: UInt64) {
-    let now = monotonicNanos()
-    guard deadline > now else { return }
-    let delta = deadline - now
-    var request = timespec(tv_sec: Int(delta / 1_000_000_000), tv_nsec: Int(delta % 1_000_000_000))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
 }
 
 /// Runs `body` on a new thread and waits for it without blocking a Swift concurrency thread

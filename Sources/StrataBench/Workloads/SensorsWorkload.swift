@@ -14,7 +14,7 @@ import Foundation
 enum SensorsWorkload {
     /// Runs one case on an engine whose store is fresh. `withQueryReader` makes it read-while-write.
     static func run(engine: any BenchEngine, spec: CaseSpec, withQueryReader: Bool,
-                    progress: ProgressHandler?) async throws -> CaseResult {
+                    progress: ProgressHandler?, stop: StopRequest = StopRequest()) async throws -> CaseResult {
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         try await onNewThread(name: "strata-bench.setup") {
@@ -24,7 +24,7 @@ enum SensorsWorkload {
         }
         result.fileBytesStart = engine.fileBytes()
 
-        let context = CaseContext(engine: engine, spec: spec)
+        let context = CaseContext(engine: engine, spec: spec, stop: stop)
         let counters = context.counters
         let sampler = TimelineSampler {
             let snapshot = counters.snapshot()
@@ -64,6 +64,9 @@ enum SensorsWorkload {
         statsReader.stop()
         let query = queryReader?.stop()
         sampler.stop()
+        // Interrupted: production ended early and every handed-over reading was written; the
+        // case is abandoned (its figures would describe a shortened case), not verified.
+        try context.control.checkInterrupted()
 
         let snapshot = counters.snapshot()
         result.durationSeconds = Double(end - context.control.start) / 1e9
@@ -89,6 +92,14 @@ enum SensorsWorkload {
         result.verified = check.problems.isEmpty && snapshot.failure == nil
         var notes = check.problems
         if let failure = snapshot.failure { notes.insert("writer failed: \(failure.message)", at: 0) }
+        if snapshot.acknowledged == 0, let duration = spec.duration {
+            // A row of zeros marked ok would read as a measurement; it is none.
+            result.verified = false
+            notes.append("no reading was committed within \(CSVNumber.format(duration)) s: the case measured nothing")
+        }
+        if context.control.wasThrottled, let rate = spec.rate {
+            notes.append("open loop fell behind \(CSVNumber.format(rate)) readings/s: producers waited while about a second of the writer's throughput was queued")
+        }
         if let statsFailure = statsReader.failure { notes.append("stats reader failed: \(statsFailure)") }
         result.note = notes.joined(separator: "; ")
 
@@ -131,7 +142,7 @@ enum SensorsWorkload {
                 defer { group.leave() }
                 var index: Int64 = 0
                 while true {
-                    if let due = context.control.dueTime(index: index) { sleepUntil(due) }
+                    context.control.waitForTurn(index: index)
                     guard let pending = context.control.next(sensor: sensor) else { break }
                     index += 1
                     strategy.submit(pending)

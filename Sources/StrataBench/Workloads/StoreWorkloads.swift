@@ -10,23 +10,24 @@ import Foundation
 
 enum StoreWorkloads {
     /// bulk-insert / encryption: `readings` standalone readings in transactions of `batchSize`.
-    static func bulkInsert(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+    static func bulkInsert(engine: any BenchEngine, spec: CaseSpec, stop: StopRequest = StopRequest()) async throws -> CaseResult {
         let total = spec.readings ?? 100_000
         let batch = max(1, spec.batchSize)
-        let context = CaseContext(engine: engine, spec: spec)
+        let context = CaseContext(engine: engine, spec: spec, stop: stop)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         result.fileBytesStart = engine.fileBytes()
         let sampler = sampler(engine: engine, counters: context.counters)
         sampler.start(intervalMs: 100)
         let start = monotonicNanos()
-        try await onNewThread(name: "strata-bench.bulk") {
+        try await stoppingOnError(sampler) { try await onNewThread(name: "strata-bench.bulk") {
             let writer = try engine.makeWriter(placement: .currentThread)
             defer { writer.close() }
             var seq: Int64 = 1
             var readings: [SensorReading] = []
-            readings.reserveCapacity(batch)
+            readings.reserveCapacity(min(batch, total))
             while seq <= Int64(total) {
+                try stop.check()
                 readings.removeAll(keepingCapacity: true)
                 let now = Date().timeIntervalSince1970
                 while readings.count < batch && seq <= Int64(total) {
@@ -39,7 +40,7 @@ enum StoreWorkloads {
                 context.commitLatency.record(nanos: monotonicNanos() - began)
                 context.counters.committed(readings: readings.count, deleted: 0)
             }
-        }
+        } }
         let end = monotonicNanos()
         sampler.stop()
         fill(&result, context: context, start: start, end: end)
@@ -61,18 +62,18 @@ enum StoreWorkloads {
     /// the same commits (1.10 = the pin made each commit 10% slower). The writer alternates
     /// between the two stores in chunks of commits, so machine noise and drift (this machine is
     /// shared) fall on both alike.
-    static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec,
+    static func pinnedGrowth(engine: any BenchEngine, spec: CaseSpec, stop: StopRequest = StopRequest(),
                              openTwin: () throws -> any BenchEngine) async throws -> CaseResult {
         let pinnedWrites = spec.readings ?? 20_000
         let unpinnedWrites = max(100, pinnedWrites / 4)
         let releasedWrites = max(100, pinnedWrites / 10)
-        let context = CaseContext(engine: engine, spec: spec)
+        let context = CaseContext(engine: engine, spec: spec, stop: stop)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         let sampler = sampler(engine: engine, counters: context.counters)
         let pinner = PinnedReaderThread(engine: engine)
         let twin = try openTwin()
-        let twinContext = CaseContext(engine: twin, spec: spec)
+        let twinContext = CaseContext(engine: twin, spec: spec, stop: stop)
         let start: UInt64
         let phases: PinnedPhases
         do {
@@ -143,6 +144,7 @@ enum StoreWorkloads {
         func write(_ range: Range<Int>, _ writer: any SensorWriter, _ context: CaseContext) throws {
             let sensors = SensorModel.symbols.count
             for index in range {
+                try context.control.checkInterrupted()
                 let reading = SensorReading(value: Double(index % 100), seq: Int64(index / sensors + 1),
                                             timestamp: epoch + Double(index) * 1e-4)
                 context.counters.produced()
@@ -178,10 +180,10 @@ enum StoreWorkloads {
 
     /// compaction: insert `readings` standalone readings, delete the oldest 80% (garbage), compact.
     /// The timed compaction is the shared last step (`finish`); file_bytes_end is the size before it.
-    static func compaction(engine: any BenchEngine, spec: CaseSpec) async throws -> CaseResult {
+    static func compaction(engine: any BenchEngine, spec: CaseSpec, stop: StopRequest = StopRequest()) async throws -> CaseResult {
         let total = spec.readings ?? 100_000
         let batch = max(1, spec.batchSize)
-        let context = CaseContext(engine: engine, spec: spec)
+        let context = CaseContext(engine: engine, spec: spec, stop: stop)
         var result = CaseResult(spec: spec)
         result.engineSettings = engine.effectiveSettings
         result.fileBytesStart = engine.fileBytes()
@@ -189,11 +191,12 @@ enum StoreWorkloads {
         sampler.start(intervalMs: 100)
         let start = monotonicNanos()
         let garbageBound = Int64(total) * 8 / 10 + 1
-        let deleted: Int = try await onNewThread(name: "strata-bench.compaction") {
+        let deleted: Int = try await stoppingOnError(sampler) { try await onNewThread(name: "strata-bench.compaction") {
             let writer = try engine.makeWriter(placement: .currentThread)
             defer { writer.close() }
             var seq: Int64 = 1
             while seq <= Int64(total) {
+                try stop.check()
                 let count = min(batch, total - Int(seq) + 1)
                 let readings = (0..<count).map { offset in
                     SensorReading(value: Double(offset), seq: seq + Int64(offset), timestamp: 0)
@@ -206,7 +209,7 @@ enum StoreWorkloads {
                 seq += Int64(count)
             }
             return try writer.deleteStandalone(seqBelow: garbageBound)
-        }
+        } }
         let end = monotonicNanos()
         sampler.stop()
         // The delete was one transaction of its own, committing no new reading.
@@ -218,6 +221,17 @@ enum StoreWorkloads {
     }
 
     // MARK: - Shared steps
+
+    /// Runs `body`; if it throws (a failed writer, an interrupted run), stops `sampler` first so
+    /// its timer does not outlive the case.
+    static func stoppingOnError<T: Sendable>(_ sampler: TimelineSampler, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            sampler.stop()
+            throw error
+        }
+    }
 
     static func sampler(engine: any BenchEngine, counters: RunCounters) -> TimelineSampler {
         TimelineSampler {
