@@ -29,6 +29,9 @@ let package = Package(
         // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
         // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).
         .target(name: "CStrataThreadLocal"),
+        // strata-bench's hardware instruction counter (perf_event_open has no libc wrapper and
+        // syscall(2) is variadic, which Swift cannot call): Sources/CStrataBenchCounters.
+        .target(name: "CStrataBenchCounters"),
         .target(
             name: "StrataStorage",
             dependencies: [
@@ -45,6 +48,7 @@ let package = Package(
             name: "StrataBench",
             dependencies: [
                 "Strata",
+                "CStrataBenchCounters",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

@@ -26,6 +26,8 @@
 
 import Foundation
 import GRDB
+// SQLite's C API (sqlite3_db_status), through the system-library module GRDB links.
+import GRDBSQLite
 
 /// SQLite through GRDB. Thread-safe: GRDB serialises writes on its writer queue and gives each
 /// read its own connection and transaction.
@@ -105,6 +107,26 @@ public final class SQLiteEngine: BenchEngine {
             if stat(databasePath + suffix, &info) == 0 { total += Int64(info.st_size) }
         }
         return total
+    }
+
+    /// Pages from the writer connection's `SQLITE_DBSTATUS_CACHE_WRITE` (pages written into the
+    /// WAL; one connection writes, whatever the strategy); bytes and write calls from the
+    /// process's /proc/self/io (file stores only); flushes are not counted (no counting VFS).
+    public func work() -> EngineWork {
+        var work = EngineWork()
+        work.pagesWritten = try? writer.writeWithoutTransaction { db -> Int in
+            var current: Int32 = 0
+            var highWater: Int32 = 0
+            guard sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_WRITE, &current, &highWater, 0) == SQLITE_OK else {
+                throw BenchError(.engine, "sqlite3_db_status(CACHE_WRITE) failed")
+            }
+            return Int(current)
+        }
+        if databasePath != nil, let io = ProcessIO.current() {
+            work.bytesWritten = io.bytesWritten
+            work.writeCalls = io.writeCalls
+        }
+        return work
     }
 
     public func compact() throws {

@@ -23,7 +23,7 @@ public enum SummaryColumns {
         "file_bytes_start", "deleted", "verified", "writer_handles", "stats_passes", "reader_ops",
         "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
-    ]
+    ] + WorkFigures.columns
 
     public static let all = required + extras
 }
@@ -68,6 +68,8 @@ public struct CaseResult: Sendable {
     public var allocatorFigures: AllocatorStats.Figures?
     public var note: String
     public var timeline: [TimelinePoint]
+    /// The work counted over the writing phase (`WorkMeter`), nil when the workload did not meter.
+    public var work: WorkFigures?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -137,6 +139,7 @@ public struct CaseResult: Sendable {
         row["os"] = machine.os
         row["swift_version"] = machine.swiftVersion
         row["note"] = note
+        for column in WorkFigures.columns { row[column] = work?.cells[column] ?? "" }
         return row
     }
 }
