@@ -29,9 +29,11 @@ let package = Package(
         // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
         // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).
         .target(name: "CStrataThreadLocal"),
-        // strata-bench's hardware instruction counter (perf_event_open has no libc wrapper and
-        // syscall(2) is variadic, which Swift cannot call): Sources/CStrataBenchCounters.
-        .target(name: "CStrataBenchCounters"),
+        // strata-bench's counters that need C (Sources/CStrataBenchCounters): the hardware
+        // instruction counter (perf_event_open has no libc wrapper and syscall(2) is variadic,
+        // which Swift cannot call) and SQLite's flushes (a VFS counting xSync; sqlite3 is the
+        // library GRDB links).
+        .target(name: "CStrataBenchCounters", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "StrataStorage",
             dependencies: [

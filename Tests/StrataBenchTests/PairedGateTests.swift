@@ -170,6 +170,13 @@ struct CounterGateTests {
         #expect(lines["pages_written_per_txn"]?.verdict == .unchanged)
     }
 
+    @Test func durableCasesGateTheirFlushesButNotTheirHeap() {
+        let lines = judge(row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 30, "flushes_per_txn": 1]),
+                          row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 33, "flushes_per_txn": 2]))
+        #expect(lines["heap_allocs_per_txn"]?.verdict == .info)
+        #expect(lines["flushes_per_txn"]?.verdict == .regressed)
+    }
+
     @Test func emptyCellsAreNotJudgedAndOneSidedFiguresAreShown() {
         let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 20]),
                           row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 20]))

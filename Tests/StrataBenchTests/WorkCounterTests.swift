@@ -138,6 +138,17 @@ struct WorkCounterTests {
         #expect(try #require(after.writeCalls) > (before.writeCalls ?? 0))
     }
 
+    @Test(arguments: [("full", 1.0), ("unsafe", 0.0)])
+    func sqliteCountsOneFlushPerDurableCommitAndNoneUnsafe(durability: String, expected: Double) throws {
+        // In a process of its own: the counting VFS counts every SQLite file of the process, and
+        // other tests open SQLite files in parallel. WAL with synchronous=FULL syncs the WAL once
+        // per commit; 300 small commits never reach a checkpoint (1000 pages); OFF never syncs.
+        let row = try runHarness(["run", "--workload", "sensors", "--engine", "sqlite", "--strategy", "main-sync",
+                                  "--durability", durability, "--readings", "300"])
+        #expect(Double(row["flushes_per_txn"] ?? "") == expected)
+        #expect(Double(row["flushes_per_reading"] ?? "") == expected)
+    }
+
     @Test func figuresAreDividedPerTransactionAndPerReadingAndMissingOnesAreEmptyCells() {
         let figures = WorkFigures(totals: [("pages_written", 300), ("store_bytes", nil), ("flushes", 100), ("write_calls", 0),
                                            ("heap_allocs", nil), ("heap_bytes", nil), ("instructions", nil)],
@@ -178,6 +189,24 @@ struct WorkCounterTests {
         #expect(figures.total("store_bytes") == 0)
     }
 
+    /// Runs the built strata-bench with `arguments` (plus `--quiet --out`) and returns its first row.
+    private func runHarness(_ arguments: [String], environment: [String: String] = [:]) throws -> [String: String] {
+        let binary = try #require(CLI.executable, "strata-bench is not built beside the tests")
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let out = (directory as NSString).appendingPathComponent("run.csv")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments + ["--quiet", "--out", out]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return try #require(try CSVReader.read(path: out).records.first)
+    }
+
     @Test func heapFiguresNeedJemallocAndCountAllocations() throws {
         if AllocatorStats.allocatorName == "system" {
             #expect(AllocatorStats.requests() == nil)
@@ -186,25 +215,14 @@ struct WorkCounterTests {
         // and more readings per transaction allocate more per transaction.
         let preload = ["/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/lib/x86_64-linux-gnu/libjemalloc.so.2",
                        "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"].first { FileManager.default.fileExists(atPath: $0) }
-        guard let preload, let binary = CLI.executable else {
-            Issue.record("libjemalloc.so.2 or the strata-bench binary is missing: the allocation counters cannot be checked here")
+        guard let preload else {
+            Issue.record("libjemalloc.so.2 is missing: the allocation counters cannot be checked here")
             return
         }
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let out = (directory as NSString).appendingPathComponent("run.csv")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--workload", "bulk-insert", "--engine", "strata", "--readings", "2000", "--batch-size", "10",
-                             "--durability", "unsafe", "--quiet", "--out", out]
-        process.environment = ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": preload]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let row = try CSVReader.read(path: out).records[0]
-        #expect(row["allocator"] == "jemalloc")
+        let row = try runHarness(["run", "--workload", "bulk-insert", "--engine", "strata", "--readings", "2000",
+                                  "--batch-size", "10", "--durability", "unsafe"],
+                                 environment: ["LD_PRELOAD": preload, "MALLOC_CONF": "tcache:false"])
+        #expect(row["allocator"] == "jemalloc-no-tcache")
         let perTransaction = try #require(Double(row["heap_allocs_per_txn"] ?? ""))
         let perReading = try #require(Double(row["heap_allocs_per_reading"] ?? ""))
         // Each of the 10 readings of a transaction is at least one object allocation.

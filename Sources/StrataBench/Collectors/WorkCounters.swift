@@ -8,7 +8,7 @@
 //   (producers start → last commit returned), divided by the phase's transactions or readings.
 // - A figure the engine or the machine cannot give is nil (an empty CSV cell), never zero:
 //   instructions without a PMU (`perf_event_open` refused, as on most VMs), heap figures without
-//   jemalloc as the process's allocator, flushes of SQLite (no counting VFS in this build).
+//   jemalloc as the process's allocator, store bytes and calls of in-memory stores.
 // - What each figure means per engine is documented in the README's column table and on
 //   `EngineWork`.
 
@@ -21,7 +21,8 @@ import Foundation
 /// - SQLite: `pagesWritten` = pages the writer connection wrote (`SQLITE_DBSTATUS_CACHE_WRITE`:
 ///   pages into the WAL, checkpoints excluded); `bytesWritten` and `writeCalls` = the process's
 ///   write(2)-family bytes and calls from /proc/self/io (`wchar`, `syscw`: WAL, checkpoints into
-///   the database file, and the harness's few stderr lines); `flushes` nil.
+///   the database file, and the harness's few stderr lines); `flushes` = xSync calls through the
+///   counting VFS (CStrataBenchCounters: WAL and database fsyncs of every SQLite file).
 public struct EngineWork: Sendable, Equatable {
     public var pagesWritten: Int?
     public var bytesWritten: Int?

@@ -25,6 +25,7 @@
 // those cases with a note instead of faking them.
 
 import Foundation
+import CStrataBenchCounters
 import GRDB
 // SQLite's C API (sqlite3_db_status), through the system-library module GRDB links.
 import GRDBSQLite
@@ -55,6 +56,12 @@ public final class SQLiteEngine: BenchEngine {
                 databasePath = nil
                 effectiveSettings = "memory"
             case .full, .unsafe:
+                // Flushes are counted by a VFS wrapping the default one (CStrataBenchCounters),
+                // which must be the default before the pool opens its connections.
+                let vfs = strata_bench_sqlite_count_syncs()
+                if vfs != SQLITE_OK {
+                    throw BenchError(.engine, "cannot register the flush-counting SQLite VFS (code \(vfs))")
+                }
                 let path = (configuration.directory as NSString).appendingPathComponent("bench.sqlite")
                 var grdb = GRDB.Configuration()
                 grdb.busyMode = .timeout(Self.writerBusyTimeout)
@@ -111,7 +118,8 @@ public final class SQLiteEngine: BenchEngine {
 
     /// Pages from the writer connection's `SQLITE_DBSTATUS_CACHE_WRITE` (pages written into the
     /// WAL; one connection writes, whatever the strategy); bytes and write calls from the
-    /// process's /proc/self/io (file stores only); flushes are not counted (no counting VFS).
+    /// process's /proc/self/io; flushes = xSync calls through the counting VFS (every SQLite file
+    /// of the process: WAL and database, checkpoints included). File stores only.
     public func work() -> EngineWork {
         var work = EngineWork()
         work.pagesWritten = try? writer.writeWithoutTransaction { db -> Int in
@@ -126,6 +134,7 @@ public final class SQLiteEngine: BenchEngine {
             work.bytesWritten = io.bytesWritten
             work.writeCalls = io.writeCalls
         }
+        if databasePath != nil { work.flushes = Int(strata_bench_sqlite_syncs()) }
         return work
     }
 
