@@ -31,6 +31,11 @@ let package = Package(
         // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
         // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).
         .target(name: "CStrataThreadLocal"),
+        // strata-bench's counters that need C (Sources/CStrataBenchCounters): the hardware
+        // instruction counter (perf_event_open has no libc wrapper and syscall(2) is variadic,
+        // which Swift cannot call) and SQLite's flushes (a VFS counting xSync; sqlite3 is the
+        // library GRDB links).
+        .target(name: "CStrataBenchCounters", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "StrataStorage",
             dependencies: [
@@ -47,6 +52,7 @@ let package = Package(
             name: "StrataBench",
             dependencies: [
                 "Strata",
+                "CStrataBenchCounters",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),

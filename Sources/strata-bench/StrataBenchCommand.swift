@@ -16,7 +16,7 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, Baseline.self, List.self],
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
@@ -48,6 +48,12 @@ struct Compare: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A second pass of the same suite: a regression fails only if it shows in both passes (lost readings and failed checks fail at once).",
                                valueName: "retry.csv"))
     var confirm: String?
+    @Option(help: "Tolerances of the counted work (CSV: metric,tolerance_percent,floor,reason), e.g. results/baselines/counter-thresholds.csv. Without it counters are shown, not gated.")
+    var counterThresholds: String?
+    @Flag(help: "Accept baseline cases that the current run lacks (by default they fail the comparison with exit 1).")
+    var allowMissing = false
+    @Flag(help: "Judge only lost readings, end-of-run checks and the counted work (for a counted pass run with MALLOC_CONF=tcache:false).")
+    var countersOnly = false
 
     func thresholdPercent() throws -> Double {
         guard let threshold else { return Comparison.defaultThreshold }
@@ -70,7 +76,9 @@ struct Compare: AsyncParsableCommand {
     func run() async throws {
         let report: ComparisonReport
         do {
-            let options = ComparisonOptions(timingThreshold: try thresholdPercent(), gateDurableTimings: gateDurableTimings)
+            let thresholds = try counterThresholds.map { try CounterGate.thresholds(path: $0) }
+            let options = ComparisonOptions(timingThreshold: try thresholdPercent(), gateDurableTimings: gateDurableTimings,
+                                            counterThresholds: thresholds, allowMissing: allowMissing, countersOnly: countersOnly)
             if let confirm {
                 report = try Comparison.compare(baselinePath: baseline, currentPath: current, confirmingPath: confirm,
                                                 options: options)
@@ -83,8 +91,60 @@ struct Compare: AsyncParsableCommand {
         }
         print(Comparison.render(report, format: OutputFormat(rawValue: format) ?? .table, verbose: !brief), terminator: "")
         if report.exitCode != 0 {
-            note("regressions: \(report.regressions.count)")
+            note("regressions: \(report.regressions.count), missing cases: \(report.count(.missing))")
             throw ExitCode(report.exitCode)
+        }
+    }
+}
+
+struct ComparePaired: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare-paired",
+        abstract: "Judge paired rounds of a base and a current build (one summary CSV per round and side, run alternately on one machine). Exit 0: nothing regressed; 2: a regression; 1: nothing could be judged, a case is missing, or invalid input.")
+
+    @Option(name: .customLong("base"), help: "Summary CSV of one base round (repeat, in round order).")
+    var base: [String] = []
+    @Option(name: .customLong("current"), help: "Summary CSV of one current round (repeat, in round order; pairs with --base of the same position).")
+    var current: [String] = []
+    @Option(help: "Slowdown in percent the whole confidence interval must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultThreshold))).")
+    var threshold: Double = PairedComparison.defaultThreshold
+    @Option(help: "Two-sided confidence of the interval (default \(CSVNumber.format(PairedComparison.defaultConfidence))).")
+    var confidence: Double = PairedComparison.defaultConfidence
+    @Option(help: "Tolerances of the counted work (CSV: metric,tolerance_percent,floor,reason).")
+    var counterThresholds: String?
+    @Flag(help: "Accept base cases that the current rounds lack.")
+    var allowMissing = false
+    @Option(help: "table (default), markdown or csv.")
+    var format: String = "table"
+    @Flag(help: "Show only regressions, improvements, new and missing cases and cases without enough data.")
+    var brief = false
+
+    mutating func validate() throws {
+        guard !base.isEmpty, base.count == current.count else {
+            throw ValidationError("give as many --base rounds as --current rounds (got \(base.count) and \(current.count))")
+        }
+        guard threshold > 0 && threshold < 100 else { throw ValidationError("--threshold must be between 0 and 100 (percent)") }
+        guard confidence >= 0.5 && confidence < 1 else { throw ValidationError("--confidence must be at least 0.5 and below 1") }
+        guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be table, markdown or csv") }
+    }
+
+    func run() async throws {
+        let report: ComparisonReport
+        do {
+            let thresholds = try counterThresholds.map { try CounterGate.thresholds(path: $0) }
+            report = try PairedComparison.compare(basePaths: base, currentPaths: current,
+                                                  options: PairedOptions(thresholdPercent: threshold, confidence: confidence,
+                                                                         counterThresholds: thresholds, allowMissing: allowMissing))
+        } catch let error as BenchError {
+            note("error: \(error)")
+            throw ExitCode(1)
+        }
+        print(Comparison.render(report, format: OutputFormat(rawValue: format) ?? .table, verbose: !brief,
+                                title: "strata-bench paired comparison"), terminator: "")
+        let code = PairedComparison.exitCode(report)
+        if code != 0 {
+            note("regressions: \(report.regressions.count), cases without enough data: \(report.count(.insufficient)), missing: \(report.count(.missing))")
+            throw ExitCode(code)
         }
     }
 }

@@ -213,12 +213,37 @@ struct ComparisonTests {
         #expect(report.exitCode == 0)
     }
 
-    @Test func newAndMissingCasesAreReportedNotFailed() throws {
+    @Test func aMissingCaseFailsUnlessAllowedAndANewOneIsReported() throws {
         let report = try compare([Row(strategy: "dedicated")], [Row(strategy: "gcd")])
         #expect(report.lines.contains { $0.verdict == .new })
         #expect(report.lines.contains { $0.verdict == .missing })
-        #expect(!report.warnings.isEmpty)
-        #expect(report.exitCode == 0)
+        #expect(report.warnings.contains { $0.contains("--allow-missing") })
+        #expect(report.exitCode == 1)
+        let allowed = try Comparison.compare(baseline: table([Row(strategy: "dedicated")]), baselinePath: "base.csv",
+                                             current: table([Row(strategy: "gcd")]), currentPath: "cur.csv",
+                                             options: ComparisonOptions(allowMissing: true))
+        #expect(allowed.exitCode == 0)
+        // A new case alone never fails.
+        let onlyNew = try compare([Row(strategy: "dedicated")], [Row(strategy: "dedicated"), Row(strategy: "gcd")])
+        #expect(onlyNew.exitCode == 0)
+    }
+
+    @Test func rowsMatchOnTheFullCaseKeyBoundIncluded() throws {
+        // The same workload and strategy, once count-bound and once time-bound: two cases.
+        let report = try compare([Row(bound: "count")], [Row(bound: "time")])
+        #expect(report.count(.missing) == 1 && report.count(.new) == 1)
+    }
+
+    @Test func aDifferentCPUOrAllocatorIsWarnedAbout() throws {
+        var base = Row().record, current = Row().record
+        base["cpu_model"] = "Xeon A"; current["cpu_model"] = "EPYC B"
+        base["allocator"] = "jemalloc"; current["allocator"] = "system"
+        let report = try Comparison.compare(
+            baseline: CSVReader.parse(CSVWriter.render(columns: SummaryColumns.all, records: [base])), baselinePath: "b",
+            current: CSVReader.parse(CSVWriter.render(columns: SummaryColumns.all, records: [current])), currentPath: "c",
+            options: ComparisonOptions())
+        #expect(report.warnings.contains { $0.contains("cpu_model differs") })
+        #expect(report.warnings.contains { $0.contains("allocator differs") })
     }
 
     @Test func aDifferentBuildIsWarnedAbout() throws {

@@ -127,7 +127,14 @@ struct RunPlanTests {
         two.writers = 8
         #expect(one.key != two.key)
         let row = ["workload": "sensors", "engine": "sqlite", "strategy": "gcd", "writers": "64", "batch_size": "1",
-                   "encryption": "off", "durability": "full", "rate": "", "max_delay_ms": "100"]
+                   "encryption": "off", "durability": "full", "rate": "", "max_delay_ms": "100", "bound": "time",
+                   "target_readings": ""]
         #expect(CaseKey.make(row: row) == one.key)
+        // Count-bound cases of different sizes, and a time-bound one, are different cases.
+        var counted = one
+        counted.readings = 1_000
+        var more = counted
+        more.readings = 10_000
+        #expect(counted.key != one.key && counted.key != more.key)
     }
 }

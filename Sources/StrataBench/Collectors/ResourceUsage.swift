@@ -55,10 +55,18 @@ public enum AllocatorStats {
         public var residentBytes: Int64
     }
 
-    private typealias Mallctl = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?, UnsafeMutableRawPointer?, Int) -> Int32
+    typealias Mallctl = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?, UnsafeMutablePointer<Int>?, UnsafeMutableRawPointer?, Int) -> Int32
 
-    /// The active allocator's name for the CSV: "jemalloc" or "system".
-    public static var allocatorName: String { mallctl() == nil ? "system" : "jemalloc" }
+    /// The active allocator's name for the CSV: "jemalloc", "jemalloc-no-tcache" (thread caches
+    /// off, `MALLOC_CONF=tcache:false`: heap request counts are exact, timings are not comparable
+    /// with cached runs) or "system".
+    public static var allocatorName: String {
+        guard let mallctl = mallctl() else { return "system" }
+        var enabled = true
+        var size = MemoryLayout<Bool>.size
+        if mallctl("opt.tcache", &enabled, &size, nil, 0) == 0, !enabled { return "jemalloc-no-tcache" }
+        return "jemalloc"
+    }
 
     public static func current() -> Figures? {
         guard let mallctl = mallctl() else { return nil }
@@ -76,7 +84,7 @@ public enum AllocatorStats {
         return Figures(allocatedBytes: allocated, residentBytes: resident)
     }
 
-    private static func mallctl() -> Mallctl? {
+    static func mallctl() -> Mallctl? {
         for name in ["libjemalloc.so.2", "libjemalloc.so"] {
             if let handle = dlopen(name, RTLD_NOW | RTLD_NOLOAD), let symbol = dlsym(handle, "mallctl") {
                 return unsafeBitCast(symbol, to: Mallctl.self)

@@ -2,8 +2,11 @@
 // both sides, their ratio and a verdict; exit status 0 (nothing regressed) or 2 (something did).
 //
 // Invariants: input problems are `BenchError(.invalidCSV)` naming file, line and column (the
-// caller exits 1); verdicts follow `MetricPolicy`; `lost` > 0 or `verified` false in the current
-// run is a regression whatever the baseline says.
+// caller exits 1); verdicts follow `MetricPolicy` (timings, sizes, counts) and `CounterGate`
+// (counted work, with the thresholds file's tolerances); `lost` > 0 or `verified` false in the
+// current run is a regression whatever the baseline says. Rows are matched on the full case key
+// (`CaseKey`, bound and target included); a baseline case missing from the current run makes the
+// comparison fail (exit 1: it could not judge that case) unless missing cases are allowed.
 
 import Foundation
 
@@ -13,6 +16,8 @@ public enum Verdict: String, Sendable {
     case info
     /// The case is only in the current run / only in the baseline.
     case new, missing
+    /// Paired mode: too few rounds for a confidence interval; never a verdict either way.
+    case insufficient = "not enough data"
 }
 
 public struct ComparisonLine: Sendable, Equatable {
@@ -23,21 +28,46 @@ public struct ComparisonLine: Sendable, Equatable {
     public var verdict: Verdict
     /// The rule applied, e.g. "timing: -60%" (for the reader of the report).
     public var rule: String
+    /// Paired mode: the estimated ratio current / base and its confidence interval (the medians
+    /// in `baseline`/`current` are then for the reader only).
+    public var paired: PairedRatio? = nil
 
     public var ratio: Double? {
+        if let paired { return paired.estimate }
         guard let baseline, let current, baseline != 0 else { return nil }
         return current / baseline
     }
+}
+
+/// A ratio estimated from paired rounds, with its interval.
+public struct PairedRatio: Sendable, Equatable {
+    public var estimate: Double
+    public var lower: Double
+    public var upper: Double
+    public var rounds: Int
 }
 
 public struct ComparisonReport: Sendable {
     public var lines: [ComparisonLine]
     /// Things a reader must know (different build or host, missing cases).
     public var warnings: [String]
+    /// Whether baseline cases missing from the current run are accepted (`--allow-missing`).
+    public var allowsMissing = false
+
+    public init(lines: [ComparisonLine], warnings: [String], allowsMissing: Bool = false) {
+        self.lines = lines
+        self.warnings = warnings
+        self.allowsMissing = allowsMissing
+    }
 
     public var regressions: [ComparisonLine] { lines.filter { $0.verdict == .regressed } }
-    /// 0 when nothing regressed, 2 otherwise (1 is for invalid input, raised as an error).
-    public var exitCode: Int32 { regressions.isEmpty ? 0 : 2 }
+    /// 2 when something regressed; else 1 when a baseline case is missing (not allowed) — the
+    /// gate could not judge it; else 0. Invalid input is raised as an error (exit 1 too).
+    public var exitCode: Int32 {
+        if !regressions.isEmpty { return 2 }
+        if !allowsMissing && count(.missing) > 0 { return 1 }
+        return 0
+    }
 
     public func count(_ verdict: Verdict) -> Int { lines.filter { $0.verdict == verdict }.count }
 }
@@ -53,10 +83,21 @@ public struct ComparisonOptions: Sendable {
     /// the disk's flush, whose latency on this machine class is bimodal (~0.2 ms or ~4 ms per
     /// fsync, 20-30x apart between identical runs), so no threshold separates noise from change.
     public var gateDurableTimings: Bool = false
+    /// Tolerances of the counted work (`CounterGate`); nil: counters are shown, not gated.
+    public var counterThresholds: [CounterThreshold]?
+    /// Accept baseline cases that the current run lacks (otherwise the comparison exits 1).
+    public var allowMissing = false
+    /// Judge only integrity and the counted work (a counted pass, whose timings were taken
+    /// without allocator caches, must not be judged as timings).
+    public var countersOnly = false
 
-    public init(timingThreshold: Double = Comparison.defaultThreshold, gateDurableTimings: Bool = false) {
+    public init(timingThreshold: Double = Comparison.defaultThreshold, gateDurableTimings: Bool = false,
+                counterThresholds: [CounterThreshold]? = nil, allowMissing: Bool = false, countersOnly: Bool = false) {
         self.timingThreshold = timingThreshold
         self.gateDurableTimings = gateDurableTimings
+        self.counterThresholds = counterThresholds
+        self.allowMissing = allowMissing
+        self.countersOnly = countersOnly
     }
 }
 
@@ -67,7 +108,10 @@ public enum Comparison {
     public static let defaultThreshold = 60.0
 
     /// Columns a file must have to be compared.
-    public static let requiredColumns = CaseKey.columns.filter { $0 != "rate" && $0 != "max_delay_ms" } + ["repetition", "lost"]
+    public static let requiredColumns = CaseKey.columns.filter { !CaseKey.optionalColumns.contains($0) } + ["repetition", "lost"]
+
+    /// Columns whose differing values between the two sides make timings incomparable.
+    public static let provenanceColumns = ["build", "host", "cpu_model", "allocator"]
 
     /// Reads both files and compares them.
     public static func compare(baselinePath: String, currentPath: String, options: ComparisonOptions) throws -> ComparisonReport {
@@ -87,8 +131,8 @@ public enum Comparison {
     }
 
     static func compare(baseline: Side, current: Side, options: ComparisonOptions) -> ComparisonReport {
-        var report = ComparisonReport(lines: [], warnings: [])
-        for column in ["build", "host"] {
+        var report = ComparisonReport(lines: [], warnings: [], allowsMissing: options.allowMissing)
+        for column in provenanceColumns {
             let before = Set(baseline.records.compactMap { $0[column] }), after = Set(current.records.compactMap { $0[column] })
             if !before.isEmpty, !after.isEmpty, before != after {
                 report.warnings.append("\(column) differs: baseline \(before.sorted().joined(separator: "/")), current \(after.sorted().joined(separator: "/")) — timings may not compare")
@@ -114,7 +158,7 @@ public enum Comparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: "verified", baseline: nil, current: nil,
                                                    verdict: .regressed, rule: "end-of-run check failed in the current run"))
             }
-            for policy in MetricPolicy.gated {
+            for policy in MetricPolicy.gated where !options.countersOnly {
                 guard let base = median(before, policy.column), let value = median(now, policy.column) else { continue }
                 var (verdict, rule) = judge(policy.rule, baseline: base, current: value, factor: factor,
                                             threshold: options.timingThreshold, countBound: countBound, batched: batched,
@@ -148,15 +192,17 @@ public enum Comparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: policy.column, baseline: base, current: value,
                                                    verdict: verdict, rule: rule))
             }
-            for column in MetricPolicy.informational {
+            for column in MetricPolicy.informational where !options.countersOnly {
                 guard let base = median(before, column), let value = median(now, column) else { continue }
                 report.lines.append(ComparisonLine(caseKey: key, metric: column, baseline: base, current: value,
                                                    verdict: .info, rule: "not gated"))
             }
+            report.lines += CounterGate.judge(caseKey: key, baseline: before, current: now, thresholds: options.counterThresholds)
         }
         for key in baseline.keys where current.groups[key] == nil {
             report.lines.append(ComparisonLine(caseKey: key, metric: "-", baseline: nil, current: nil, verdict: .missing, rule: "not in current run"))
-            report.warnings.append("case \(key) is in the baseline but not in the current run")
+            report.warnings.append("case \(key) is in the baseline but not in the current run"
+                                   + (options.allowMissing ? " (allowed)" : ": the comparison fails (--allow-missing accepts it)"))
         }
         return report
     }
@@ -233,7 +279,8 @@ public enum Comparison {
                 throw BenchError(.invalidCSV, "no data rows after the header", path: path, line: 2, column: 1)
             }
             try SummaryValidation.validate(table, path: path, role: role)
-            let numeric = Set(MetricPolicy.gated.map(\.column) + MetricPolicy.informational + ["lost", "repetition"])
+            let numeric = Set(MetricPolicy.gated.map(\.column) + MetricPolicy.informational + WorkFigures.columns
+                              + ["lost", "repetition"])
             for (rowIndex, row) in table.rows.enumerated() {
                 for (columnIndex, name) in table.header.enumerated() where numeric.contains(name) {
                     let cell = row[columnIndex]
@@ -256,14 +303,24 @@ public enum Comparison {
 
     // MARK: - Rendering
 
-    public static func render(_ report: ComparisonReport, format: OutputFormat, verbose: Bool = true) -> String {
-        let header = ["case", "metric", "baseline", "current", "ratio", "verdict", "rule"]
+    public static func render(_ report: ComparisonReport, format: OutputFormat, verbose: Bool = true,
+                              title: String = "strata-bench comparison") -> String {
+        let withIntervals = report.lines.contains { $0.paired != nil }
+        let header = ["case", "metric", "baseline", "current", "ratio"] + (withIntervals ? ["interval", "rounds"] : [])
+            + ["verdict", "rule"]
         let shown = report.lines.filter { verbose || ($0.verdict != .unchanged && $0.verdict != .info) || format == .csv }
-        let rows = shown.map { line -> [String] in
-            [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
-             line.ratio.map { CSVNumber.format($0, digits: 3) } ?? "", line.verdict.rawValue, line.rule]
+        func cells(_ line: ComparisonLine) -> [String] {
+            var row = [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
+                       line.ratio.map { CSVNumber.format($0, digits: 3) } ?? ""]
+            if withIntervals {
+                row.append(line.paired.map { "[\(CSVNumber.format($0.lower, digits: 3)), \(CSVNumber.format($0.upper, digits: 3))]" } ?? "")
+                row.append(line.paired.map { String($0.rounds) } ?? "")
+            }
+            return row + [line.verdict.rawValue, line.rule]
         }
-        let summary = "\(report.count(.regressed)) regressed, \(report.count(.improved)) improved, \(report.count(.unchanged)) unchanged, \(report.count(.info)) informational, \(report.count(.new)) new, \(report.count(.missing)) missing"
+        let rows = shown.map(cells)
+        var summary = "\(report.count(.regressed)) regressed, \(report.count(.improved)) improved, \(report.count(.unchanged)) unchanged, \(report.count(.info)) informational, \(report.count(.new)) new, \(report.count(.missing)) missing"
+        if report.count(.insufficient) > 0 { summary += ", \(report.count(.insufficient)) not enough data" }
         switch format {
         case .csv:
             return CSVWriter.render(header: header, rows: rows)
@@ -273,13 +330,10 @@ public enum Comparison {
             text += summary + "\n"
             return text
         case .markdown:
-            var text = "### strata-bench comparison\n\n"
+            var text = "### \(title)\n\n"
             // The brief table lists regressions already; the full one is long, so they go first too.
             if verbose && !report.regressions.isEmpty {
-                text += "**Regressions:**\n\n" + TextTable.markdown(header: header, rows: report.regressions.map { line in
-                    [line.caseKey, line.metric, CSVNumber.format(line.baseline, digits: 1), CSVNumber.format(line.current, digits: 1),
-                     line.ratio.map { CSVNumber.format($0, digits: 3) } ?? "", line.verdict.rawValue, line.rule]
-                }) + "\n"
+                text += "**Regressions:**\n\n" + TextTable.markdown(header: header, rows: report.regressions.map(cells)) + "\n"
             }
             text += TextTable.markdown(header: header, rows: rows)
             for warning in report.warnings { text += "\n> warning: \(warning)\n" }

@@ -25,7 +25,7 @@ public extension Comparison {
         var retried: [String: ComparisonLine] = [:]
         func key(_ line: ComparisonLine) -> String { line.caseKey + "\u{1F}" + line.metric }
         for line in retry.lines { retried[key(line)] = line }
-        var confirmed = ComparisonReport(lines: [], warnings: first.warnings)
+        var confirmed = ComparisonReport(lines: [], warnings: first.warnings, allowsMissing: first.allowsMissing)
         for var line in first.lines {
             if line.verdict == .regressed && !integrityMetrics.contains(line.metric),
                let again = retried[key(line)], again.verdict != .regressed {

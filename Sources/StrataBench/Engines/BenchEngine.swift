@@ -96,6 +96,9 @@ public protocol BenchEngine: AnyObject, Sendable {
     func makeReader(placement: WriterPlacement) throws -> any SensorReader
     /// Bytes the store occupies on disk (all its files), nil for in-memory stores.
     func fileBytes() -> Int64?
+    /// The work the store did since it was opened, as far as the engine can count it
+    /// (`EngineWork` says what each figure means per engine). Call with no write in progress.
+    func work() -> EngineWork
     /// Rewrites the store densely (no writer or pinned reader may be active).
     func compact() throws
     /// Releases every resource; the engine is unusable afterwards.

@@ -25,7 +25,10 @@
 // those cases with a note instead of faking them.
 
 import Foundation
+import CStrataBenchCounters
 import GRDB
+// SQLite's C API (sqlite3_db_status), through the system-library module GRDB links.
+import GRDBSQLite
 
 /// SQLite through GRDB. Thread-safe: GRDB serialises writes on its writer queue and gives each
 /// read its own connection and transaction.
@@ -53,6 +56,12 @@ public final class SQLiteEngine: BenchEngine {
                 databasePath = nil
                 effectiveSettings = "memory"
             case .full, .unsafe:
+                // Flushes are counted by a VFS wrapping the default one (CStrataBenchCounters),
+                // which must be the default before the pool opens its connections.
+                let vfs = strata_bench_sqlite_count_syncs()
+                if vfs != SQLITE_OK {
+                    throw BenchError(.engine, "cannot register the flush-counting SQLite VFS (code \(vfs))")
+                }
                 let path = (configuration.directory as NSString).appendingPathComponent("bench.sqlite")
                 var grdb = GRDB.Configuration()
                 grdb.busyMode = .timeout(Self.writerBusyTimeout)
@@ -105,6 +114,28 @@ public final class SQLiteEngine: BenchEngine {
             if stat(databasePath + suffix, &info) == 0 { total += Int64(info.st_size) }
         }
         return total
+    }
+
+    /// Pages from the writer connection's `SQLITE_DBSTATUS_CACHE_WRITE` (pages written into the
+    /// WAL; one connection writes, whatever the strategy); bytes and write calls from the
+    /// process's /proc/self/io; flushes = xSync calls through the counting VFS (every SQLite file
+    /// of the process: WAL and database, checkpoints included). File stores only.
+    public func work() -> EngineWork {
+        var work = EngineWork()
+        work.pagesWritten = try? writer.writeWithoutTransaction { db -> Int in
+            var current: Int32 = 0
+            var highWater: Int32 = 0
+            guard sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_WRITE, &current, &highWater, 0) == SQLITE_OK else {
+                throw BenchError(.engine, "sqlite3_db_status(CACHE_WRITE) failed")
+            }
+            return Int(current)
+        }
+        if databasePath != nil, let io = ProcessIO.current() {
+            work.bytesWritten = io.bytesWritten
+            work.writeCalls = io.writeCalls
+        }
+        if databasePath != nil { work.flushes = Int(strata_bench_sqlite_syncs()) }
+        return work
     }
 
     public func compact() throws {

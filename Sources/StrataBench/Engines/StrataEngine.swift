@@ -31,8 +31,12 @@ final class Reading: Object {
 
 /// Strata (the embedded engine of this package). Thread-safe: it only holds the configuration;
 /// every realm lives in a handle at its placement.
-/// `@unchecked Sendable`: `anchor` (in-memory stores only) is set in `init` and released in
-/// `close()`, never used for reading or writing — it only keeps the in-memory data alive.
+/// `@unchecked Sendable`: `anchor` is set in `init` and released in `compact()`/`close()` under
+/// `lock`, never used for reading or writing objects: it keeps the in-memory data alive, and keeps
+/// a file store open for the whole case, so the file is not closed and reopened whenever the
+/// workload's handles come and go (each reopen would reset the storage counters and add the
+/// open's own work to the phase being measured). It holds no version (`invalidate()`), so it pins
+/// nothing; `work()` reads only its atomic storage counters, from any thread.
 public final class StrataEngine: BenchEngine, @unchecked Sendable {
     /// Whether the Strata object layer in this build can run the harness.
     public static let isAvailable = true
@@ -65,7 +69,8 @@ public final class StrataEngine: BenchEngine, @unchecked Sendable {
         do {
             // Opening once creates the file and stores the schema; in memory it keeps the data alive.
             let realm = try Realm(configuration: config)
-            if configuration.durability == .memory { anchor = realm }
+            realm.invalidate()
+            anchor = realm
         } catch {
             throw BenchError(.engine, "Strata open failed: \(error)", path: path)
         }
@@ -102,8 +107,22 @@ public final class StrataEngine: BenchEngine, @unchecked Sendable {
         return total
     }
 
+    /// `Realm.storageStatistics` of the store's file, through the anchor (no realm is opened).
+    public func work() -> EngineWork {
+        lock.lock()
+        let realm = anchor
+        lock.unlock()
+        guard let figures = realm?.storageStatistics else { return EngineWork() }
+        return EngineWork(pagesWritten: figures.pagesWritten, bytesWritten: figures.bytesWritten, flushes: figures.flushes,
+                          writeCalls: figures.writeCalls)
+    }
+
     public func compact() throws {
         guard let path else { return }
+        // The copy is renamed over the file: the anchor must not keep the replaced file open.
+        lock.lock()
+        anchor = nil
+        lock.unlock()
         let copy = path + ".compacting"
         do {
             try autoreleasingCopy(to: copy)

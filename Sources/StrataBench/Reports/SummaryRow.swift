@@ -24,7 +24,7 @@ public enum SummaryColumns {
         "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
         "memory_bytes", "kernel", "interrupted",
-    ]
+    ] + WorkFigures.columns
 
     public static let all = required + extras
 }
@@ -69,6 +69,8 @@ public struct CaseResult: Sendable {
     public var allocatorFigures: AllocatorStats.Figures?
     public var note: String
     public var timeline: [TimelinePoint]
+    /// The work counted over the writing phase (`WorkMeter`), nil when the workload did not meter.
+    public var work: WorkFigures?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -142,6 +144,7 @@ public struct CaseResult: Sendable {
         row["kernel"] = machine.kernel
         // Set for the whole file by `RunReport.summaryCSV`; a row alone is a finished case.
         row["interrupted"] = "false"
+        for column in WorkFigures.columns { row[column] = work?.cells[column] ?? "" }
         return row
     }
 }

@@ -55,7 +55,7 @@ public struct CaseSpec: Sendable, Equatable {
         CaseKey.make(workload: workload.rawValue, engine: engine.rawValue, strategy: strategy.rawValue,
                      writers: String(writers), batchSize: String(batchSize), encryption: encryption.rawValue,
                      durability: durability.rawValue, rate: rate.map { CSVNumber.format($0) } ?? "",
-                     maxDelayMs: String(maxDelayMs))
+                     maxDelayMs: String(maxDelayMs), bound: bound, target: CSVNumber.format(readings))
     }
 
     /// Short human label for progress lines and tables.
@@ -73,21 +73,29 @@ public struct CaseSpec: Sendable, Equatable {
 
 /// Builds the grouping key of a row; shared by runs (`CaseSpec.key`) and `compare` (CSV rows).
 public enum CaseKey {
-    /// Columns that identify a case (besides `repetition`), in key order.
+    /// Columns that identify a case (besides `repetition`), in key order. A count-bound case of
+    /// 10,000 readings and one of 1,000, or a time-bound one, are different cases.
     public static let columns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
-                                 "durability", "rate", "max_delay_ms"]
+                                 "durability", "rate", "max_delay_ms", "bound", "target_readings"]
+
+    /// Key columns a summary file may lack (files of older versions): they read as empty.
+    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings"]
 
     public static func make(workload: String, engine: String, strategy: String, writers: String, batchSize: String,
-                            encryption: String, durability: String, rate: String, maxDelayMs: String) -> String {
-        [workload, engine, strategy, "w" + writers, "b" + batchSize, "enc-" + encryption, durability,
-         rate.isEmpty ? "closed" : "rate" + rate, "d" + maxDelayMs].joined(separator: "/")
+                            encryption: String, durability: String, rate: String, maxDelayMs: String,
+                            bound: String = "", target: String = "") -> String {
+        var parts = [workload, engine, strategy, "w" + writers, "b" + batchSize, "enc-" + encryption, durability,
+                     rate.isEmpty ? "closed" : "rate" + rate, "d" + maxDelayMs]
+        if !bound.isEmpty { parts.append(bound == "count" && !target.isEmpty ? "count" + target : bound) }
+        return parts.joined(separator: "/")
     }
 
     /// The key of a CSV row (missing key columns read as empty).
     public static func make(row: [String: String]) -> String {
         make(workload: row["workload"] ?? "", engine: row["engine"] ?? "", strategy: row["strategy"] ?? "",
              writers: row["writers"] ?? "", batchSize: row["batch_size"] ?? "", encryption: row["encryption"] ?? "",
-             durability: row["durability"] ?? "", rate: row["rate"] ?? "", maxDelayMs: row["max_delay_ms"] ?? "")
+             durability: row["durability"] ?? "", rate: row["rate"] ?? "", maxDelayMs: row["max_delay_ms"] ?? "",
+             bound: row["bound"] ?? "", target: row["target_readings"] ?? "")
     }
 }
 

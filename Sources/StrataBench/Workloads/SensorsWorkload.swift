@@ -34,6 +34,7 @@ enum SensorsWorkload {
         let statsReader = StatsReader(engine: engine, context: context, label: spec.label, progress: progress)
         let queryReader = withQueryReader ? QueryReader(engine: engine, context: context) : nil
 
+        let meter = WorkMeter(engine: engine)
         context.control.begin()
         sampler.start(intervalMs: 100)
         statsReader.start()
@@ -60,6 +61,8 @@ enum SensorsWorkload {
         }
         let end = monotonicNanos()
         if result.writerHandles == nil { result.writerHandles = 1 }
+        let written = counters.snapshot()
+        result.work = meter.finish(transactions: written.transactions, readings: written.acknowledged)
 
         statsReader.stop()
         let query = queryReader?.stop()

@@ -19,6 +19,7 @@ enum StoreWorkloads {
         result.fileBytesStart = engine.fileBytes()
         let sampler = sampler(engine: engine, counters: context.counters)
         sampler.start(intervalMs: 100)
+        let meter = WorkMeter(engine: engine)
         let start = monotonicNanos()
         try await stoppingOnError(sampler) { try await onNewThread(name: "strata-bench.bulk") {
             let writer = try engine.makeWriter(placement: .currentThread)
@@ -44,6 +45,7 @@ enum StoreWorkloads {
         let end = monotonicNanos()
         sampler.stop()
         fill(&result, context: context, start: start, end: end)
+        result.work = meter.finish(transactions: result.transactions, readings: result.readings)
         try await finish(&result, engine: engine, sampler: sampler, expectedReadings: total)
         return result
     }
@@ -75,6 +77,7 @@ enum StoreWorkloads {
         let twin = try openTwin()
         let twinContext = CaseContext(engine: twin, spec: spec, stop: stop)
         let start: UInt64
+        let meter: WorkMeter
         let phases: PinnedPhases
         do {
             for store in [engine, twin] {
@@ -85,6 +88,7 @@ enum StoreWorkloads {
                 }
             }
             sampler.start(intervalMs: 50)
+            meter = WorkMeter(engine: engine)
             start = monotonicNanos()
             phases = try await onNewThread(name: "strata-bench.pinned-writer") {
                 try runPinnedPhases(pinned: (engine, context), twin: (twin, twinContext), pinner: pinner, sampler: sampler,
@@ -101,6 +105,7 @@ enum StoreWorkloads {
         pinner.stop()
         try twin.close()
         fill(&result, context: context, start: start, end: end)
+        result.work = meter.finish(transactions: result.transactions, readings: result.readings)
         result.fileBytesStart = phases.bytesBeforePin
         if let twinBytes = phases.twinBytesAfterPinnedPhase {
             result.unpinnedTwinBytes = twinBytes
@@ -189,6 +194,7 @@ enum StoreWorkloads {
         result.fileBytesStart = engine.fileBytes()
         let sampler = sampler(engine: engine, counters: context.counters)
         sampler.start(intervalMs: 100)
+        let meter = WorkMeter(engine: engine)
         let start = monotonicNanos()
         let garbageBound = Int64(total) * 8 / 10 + 1
         let deleted: Int = try await stoppingOnError(sampler) { try await onNewThread(name: "strata-bench.compaction") {
@@ -215,6 +221,7 @@ enum StoreWorkloads {
         // The delete was one transaction of its own, committing no new reading.
         context.counters.committed(readings: 0, deleted: deleted)
         fill(&result, context: context, start: start, end: end)
+        result.work = meter.finish(transactions: result.transactions, readings: result.readings)
         result.note = "deleted the oldest \(deleted) of \(total) readings before compacting"
         try await finish(&result, engine: engine, sampler: sampler, expectedReadings: total - deleted)
         return result

@@ -328,6 +328,7 @@ extension WriteTransaction {
             if previous.map({ $0 &+ 1 != item.page }) ?? true { runs += 1 }
             previous = item.page
         }
+        core.counters.committed(pages: images.count)
         return CommitStatistics(version: newVersion, pagesWritten: images.count, dataRuns: runs, flushes: flushes)
     }
 }
@@ -398,6 +399,7 @@ extension FileCore {
                     continue
                 }
                 let target = window + page * PageLayout.pageSize
+                counters.wrote(bytes: PageLayout.pageSize, calls: 0)
                 if target == item.sealed { continue }  // sealed in place (sealTarget)
                 target.copyMemory(from: UnsafeRawPointer(item.sealed), byteCount: PageLayout.pageSize)
             }
@@ -414,7 +416,7 @@ extension FileCore {
             }
             if runLength == 1 {
                 try pwriteFully(fd, images[index].sealed, PageLayout.pageSize,
-                                Int(images[index].page) * PageLayout.pageSize, path: path)
+                                Int(images[index].page) * PageLayout.pageSize, path: path, counting: counters)
             } else {
                 for k in 0..<runLength {
                     iov[k] = iovec(iov_base: images[index + k].sealed, iov_len: PageLayout.pageSize)
@@ -428,6 +430,7 @@ extension FileCore {
     private func writeVector(_ iov: inout [iovec], count: Int, offset: Int) throws(StorageError) {
         let total = count * PageLayout.pageSize
         let written = iov.withUnsafeBufferPointer { pwritev(fd, $0.baseAddress, Int32(count), off_t(offset)) }
+        counters.wrote(bytes: max(0, written), calls: 1)
         if written == total { return }
         if written < 0 && errno != EINTR { throw ioError("pwritev", errno, path: path) }
         // Short or interrupted vector write: finish page by page.
@@ -438,7 +441,8 @@ extension FileCore {
             if pageStart + PageLayout.pageSize <= done { position = pageStart + PageLayout.pageSize; continue }
             let skip = max(0, done - pageStart)
             guard let base = iov[k].iov_base else { continue }
-            try pwriteFully(fd, UnsafeRawPointer(base) + skip, PageLayout.pageSize - skip, offset + pageStart + skip, path: path)
+            try pwriteFully(fd, UnsafeRawPointer(base) + skip, PageLayout.pageSize - skip, offset + pageStart + skip, path: path,
+                            counting: counters)
             position = pageStart + PageLayout.pageSize
         }
         _ = position
@@ -467,9 +471,10 @@ extension FileCore {
             // already meet torn slots (a pwrite is not atomic against their reads) and retry on a
             // failed seal. Tests: MetaWindowTests (a slot torn at every length falls back).
             (window + slot * PageLayout.pageSize).copyMemory(from: UnsafeRawPointer(page), byteCount: PageLayout.pageSize)
+            counters.wrote(bytes: PageLayout.pageSize, calls: 0)
             return
         }
-        try pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path)
+        try pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path, counting: counters)
     }
 
     func flush() throws(StorageError) {
@@ -479,7 +484,9 @@ extension FileCore {
             injectedFlushErrno = 0
             throw ioError("fdatasync", code, path: path)
         }
-        while fdatasync(fd) != 0 {
+        while true {
+            counters.flushed()
+            if fdatasync(fd) == 0 { break }
             if errno == EINTR { continue }
             throw ioError("fdatasync", errno, path: path)
         }
@@ -490,7 +497,8 @@ extension FileCore {
         let page = takeBuffer()
         defer { returnBuffer(page) }
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        _ = try? pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path)
+        _ = try? pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path, counting: counters)
+        counters.flushed()
         _ = fdatasync(fd)
     }
 }

@@ -96,6 +96,8 @@ final class FileCore: @unchecked Sendable {
     var flushing = false
     /// Flushes made through this core (statistics; guarded by `flushLock`).
     var flushCount = 0
+    /// The work commits did on this file in this process (`StorageFile.statistics`).
+    let counters = StorageCounters()
     var flushError: StorageError?
     /// The newest version the durability record names (DurabilityRecord.swift); guarded by
     /// `recordLock`, which also orders the record's writes.
@@ -267,7 +269,8 @@ final class FileCore: @unchecked Sendable {
         while page < target {
             let count = min(chunkPages, target - page)
             do throws(StorageError) {
-                try pwriteFully(fd, zeros, count * PageLayout.pageSize, page * PageLayout.pageSize, path: path)
+                try pwriteFully(fd, zeros, count * PageLayout.pageSize, page * PageLayout.pageSize, path: path,
+                                counting: counters)
             } catch {
                 fileSizePages = max(fileSizePages, page)
                 throw error

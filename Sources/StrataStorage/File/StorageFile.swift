@@ -178,6 +178,10 @@ public final class StorageFile: @unchecked Sendable {
     /// Flushes (fdatasync) this process has made on this file since it was opened.
     public var flushCount: Int { core.flushLock.withLock { core.flushCount } }
 
+    /// The work this process's commits did on this file since it was opened (all handles).
+    /// A compaction replaces the file, and the counters start again from zero.
+    public var statistics: StorageStatistics { core.counters.snapshot() }
+
     public func sizes() throws -> FileSizes {
         try ensureOpen()
         return try core.sizes()

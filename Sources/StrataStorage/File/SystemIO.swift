@@ -45,12 +45,14 @@ func preadFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ 
     return done
 }
 
-/// pwrite of exactly `count` bytes.
+/// pwrite of exactly `count` bytes; each call and the bytes it wrote go to `counters` (the
+/// file's statistics) when given.
 func pwriteFully(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, _ offset: Int,
-                 path: String?) throws(StorageError) {
+                 path: String?, counting counters: StorageCounters? = nil) throws(StorageError) {
     var done = 0
     while done < count {
         let n = pwrite(fd, buffer + done, count - done, off_t(offset + done))
+        counters?.wrote(bytes: max(0, n), calls: 1)
         if n < 0 {
             if errno == EINTR { continue }
             throw ioError("pwrite", errno, path: path)

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+@testable import StrataBench
+
+/// One synthetic summary row of a sensors case.
+private func row(engine: String = "strata", strategy: String = "main-sync", durability: String = "unsafe",
+                 readingsPerSecond: Double, lost: Int = 0, counters: [String: Double] = [:],
+                 statsPasses: Int = 0) -> [String: String] {
+    var record: [String: String] = [
+        "workload": "sensors", "engine": engine, "strategy": strategy, "writers": "1", "batch_size": "1",
+        "encryption": "off", "durability": durability, "repetition": "1", "readings": "10000", "transactions": "10000",
+        "readings_per_s": CSVNumber.format(readingsPerSecond, digits: 1), "lost": String(lost), "verified": "true",
+        "bound": "count", "target_readings": "10000", "max_delay_ms": "100", "rate": "", "build": "release",
+        "stats_passes": String(statsPasses),
+    ]
+    for (column, value) in counters { record[column] = CSVNumber.format(value, digits: 3) }
+    return record
+}
+
+private func table(_ rows: [[String: String]]) throws -> CSVTable {
+    try CSVReader.parse(CSVWriter.render(columns: SummaryColumns.all, records: rows))
+}
+
+/// `rounds` paired rounds; the host's speed drifts ±30% between rounds (both sides alike) and
+/// each measurement has ±`noise` of its own.
+private func rounds(_ count: Int, currentFactor: Double, noise: Double = 0.02, seed: UInt64 = 7,
+                    extra: (Bool) -> [[String: String]] = { _ in [] }) throws -> (base: [CSVTable], current: [CSVTable]) {
+    var generator = SeededGenerator(state: seed)
+    var base: [CSVTable] = [], current: [CSVTable] = []
+    for _ in 0..<count {
+        let host = 100_000 * Double.random(in: 0.7...1.3, using: &generator)
+        let b = host * (1 + noise * Double.random(in: -1...1, using: &generator))
+        let c = host * currentFactor * (1 + noise * Double.random(in: -1...1, using: &generator))
+        base.append(try table([row(readingsPerSecond: b)] + extra(false)))
+        current.append(try table([row(readingsPerSecond: c)] + extra(true)))
+    }
+    return (base, current)
+}
+
+private func pairedLine(_ report: ComparisonReport) -> ComparisonLine? {
+    report.lines.first { $0.metric == PairedComparison.metric }
+}
+
+@Suite("paired gate")
+struct PairedGateTests {
+    @Test func aTenPercentSlowdownUnderDriftRegresses() throws {
+        let (base, current) = try rounds(10, currentFactor: 0.90)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let line = try #require(pairedLine(report))
+        #expect(line.verdict == .regressed)
+        let paired = try #require(line.paired)
+        #expect(paired.lower <= 0.90 && 0.90 <= paired.upper + 0.01)
+        #expect(PairedComparison.exitCode(report) == 2)
+    }
+
+    @Test func identicalBuildsUnderDriftPass() throws {
+        for seed: UInt64 in 1...20 {
+            let (base, current) = try rounds(10, currentFactor: 1.0, seed: seed)
+            let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+            #expect(pairedLine(report)?.verdict == .unchanged, "seed \(seed)")
+            #expect(PairedComparison.exitCode(report) == 0)
+        }
+    }
+
+    @Test func tooFewRoundsIsNotEnoughDataNeverAVerdict() throws {
+        let (base, current) = try rounds(4, currentFactor: 0.5)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let line = try #require(pairedLine(report))
+        #expect(line.verdict == .insufficient)
+        #expect(line.rule.contains("needs at least 6"))
+        #expect(PairedComparison.exitCode(report) == 1)
+    }
+
+    @Test func durableAndConcurrentCasesAreJudgedToo() throws {
+        let (base, current) = try rounds(8, currentFactor: 1.0) { isCurrent in
+            [row(strategy: "gcd", durability: "full", readingsPerSecond: isCurrent ? 500 : 700)]
+        }
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let durable = report.lines.first { $0.caseKey.contains("/gcd/") && $0.metric == PairedComparison.metric }
+        #expect(durable?.verdict == .regressed)
+    }
+
+    @Test func lostReadingsInAnyCurrentRoundFail() throws {
+        var (base, current) = try rounds(8, currentFactor: 1.0)
+        current[3] = try table([row(readingsPerSecond: 100_000, lost: 2)])
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        #expect(report.lines.contains { $0.metric == "lost" && $0.verdict == .regressed })
+    }
+
+    @Test func aCaseMissingFromTheCurrentRoundsFailsUnlessAllowed() throws {
+        let (base, current) = try rounds(8, currentFactor: 1.0)
+        let baseWithMore = try base.map { _ in
+            try table([row(readingsPerSecond: 100_000), row(engine: "sqlite", readingsPerSecond: 50_000)])
+        }
+        let report = try PairedComparison.compare(baseTables: baseWithMore, currentTables: current, options: PairedOptions())
+        #expect(report.count(.missing) == 1)
+        #expect(PairedComparison.exitCode(report) == 1)
+        let allowed = try PairedComparison.compare(baseTables: baseWithMore, currentTables: current,
+                                                   options: PairedOptions(allowMissing: true))
+        #expect(PairedComparison.exitCode(allowed) == 0)
+    }
+
+    @Test func unevenRoundsAndBadOptionsAreRefused() throws {
+        let (base, current) = try rounds(6, currentFactor: 1.0)
+        #expect(throws: BenchError.self) {
+            try PairedComparison.compare(baseTables: base, currentTables: Array(current.dropLast()), options: PairedOptions())
+        }
+        #expect(throws: BenchError.self) {
+            try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(confidence: 1))
+        }
+        #expect(throws: BenchError.self) {
+            try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(thresholdPercent: 0))
+        }
+    }
+
+    @Test func rendersIntervalAndRoundsInMarkdown() throws {
+        let (base, current) = try rounds(8, currentFactor: 0.8)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let text = Comparison.render(report, format: .markdown, title: "paired")
+        #expect(text.contains("| interval | rounds |"))
+        #expect(text.contains("**Regressions:**"))
+    }
+}
+
+@Suite("counter gate")
+struct CounterGateTests {
+    private let thresholds = [
+        CounterThreshold(metric: "pages_written_per_txn", tolerancePercent: 1, floor: 0.02, reason: "exact"),
+        CounterThreshold(metric: "heap_allocs_per_txn", tolerancePercent: 2, floor: 0.5, reason: "late tcache"),
+        CounterThreshold(metric: "flushes_per_txn", tolerancePercent: 1, floor: 0.01, reason: ""),
+    ]
+
+    private func judge(_ base: [String: String], _ current: [String: String]) -> [String: ComparisonLine] {
+        var lines: [String: ComparisonLine] = [:]
+        for line in CounterGate.judge(caseKey: "k", baseline: [base], current: [current], thresholds: thresholds) {
+            lines[line.metric] = line
+        }
+        return lines
+    }
+
+    @Test func oneMorePageOrFlushPerCommitRegresses() {
+        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "flushes_per_txn": 1]),
+                          row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 4, "flushes_per_txn": 2]))
+        #expect(lines["pages_written_per_txn"]?.verdict == .regressed)
+        #expect(lines["flushes_per_txn"]?.verdict == .regressed)
+    }
+
+    @Test func changesWithinToleranceOrFloorAreUnchanged() {
+        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 40]),
+                          row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3.01, "heap_allocs_per_txn": 40.4]))
+        #expect(lines["pages_written_per_txn"]?.verdict == .unchanged)
+        #expect(lines["heap_allocs_per_txn"]?.verdict == .unchanged)
+        let more = judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40]),
+                         row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 41]))
+        #expect(more["heap_allocs_per_txn"]?.verdict == .regressed)
+    }
+
+    @Test func timingDependentCasesAreShownNotGated() {
+        for strategy in ["batched", "gcd", "threads", "async"] {
+            let lines = judge(row(strategy: strategy, readingsPerSecond: 1, counters: ["pages_written_per_txn": 3]),
+                              row(strategy: strategy, readingsPerSecond: 1, counters: ["pages_written_per_txn": 9]))
+            #expect(lines["pages_written_per_txn"]?.verdict == .info, "\(strategy)")
+        }
+    }
+
+    @Test func processWideFiguresAreNotGatedWhenStatsPassesDiffer() {
+        let lines = judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40, "pages_written_per_txn": 3], statsPasses: 0),
+                          row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 80, "pages_written_per_txn": 3], statsPasses: 1))
+        #expect(lines["heap_allocs_per_txn"]?.verdict == .info)
+        #expect(lines["pages_written_per_txn"]?.verdict == .unchanged)
+    }
+
+    @Test func durableCasesGateTheirFlushesButNotTheirHeap() {
+        let lines = judge(row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 30, "flushes_per_txn": 1]),
+                          row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 33, "flushes_per_txn": 2]))
+        #expect(lines["heap_allocs_per_txn"]?.verdict == .info)
+        #expect(lines["flushes_per_txn"]?.verdict == .regressed)
+    }
+
+    @Test func emptyCellsAreNotJudgedAndOneSidedFiguresAreShown() {
+        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 20]),
+                          row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 20]))
+        #expect(lines["pages_written_per_txn"]?.verdict == .info)
+        #expect(lines["pages_written_per_txn"]?.rule == "counter measured on one side only")
+        #expect(lines["heap_allocs_per_txn"]?.verdict == .unchanged)
+        #expect(lines["instructions_per_txn"] == nil)
+    }
+
+    @Test func aBaseWithoutCountersGivesNoCounterLines() {
+        let lines = CounterGate.judge(caseKey: "k", baseline: [row(readingsPerSecond: 1)],
+                                      current: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9])], thresholds: thresholds)
+        #expect(lines.isEmpty)
+    }
+
+    @Test func aCountersOnlyComparisonJudgesCountersAndIntegrityNotTimings() throws {
+        let base = try table([row(readingsPerSecond: 100_000, counters: ["pages_written_per_txn": 3])])
+        let slowerButSameWork = try table([row(readingsPerSecond: 10_000, counters: ["pages_written_per_txn": 3])])
+        let same = try Comparison.compare(baseline: base, baselinePath: "b", current: slowerButSameWork, currentPath: "c",
+                                          options: ComparisonOptions(counterThresholds: thresholds, countersOnly: true))
+        #expect(same.exitCode == 0)
+        #expect(!same.lines.contains { $0.metric == "readings_per_s" })
+        let morePages = try table([row(readingsPerSecond: 100_000, counters: ["pages_written_per_txn": 4])])
+        let worse = try Comparison.compare(baseline: base, baselinePath: "b", current: morePages, currentPath: "c",
+                                           options: ComparisonOptions(counterThresholds: thresholds, countersOnly: true))
+        #expect(worse.exitCode == 2)
+        #expect(worse.regressions.map(\.metric) == ["pages_written_per_txn"])
+    }
+
+    @Test func withoutThresholdsCountersAreShown() {
+        let lines = CounterGate.judge(caseKey: "k", baseline: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3])],
+                                      current: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9])], thresholds: nil)
+        #expect(lines.first?.verdict == .info)
+        #expect(lines.first?.rule.contains("no thresholds file") == true)
+    }
+
+    @Test func theCommittedThresholdsFileParses() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let parsed = try CounterGate.thresholds(path: root.appendingPathComponent("results/baselines/counter-thresholds.csv").path)
+        #expect(Set(parsed.map(\.metric)) == Set(WorkFigures.stems.map { $0 + "_per_txn" }))
+    }
+
+    @Test(arguments: [
+        ("metric,tolerance_percent,floor,reason\nnope_per_txn,1,0,x\n", 2, 1, "unknown counter metric"),
+        ("metric,tolerance_percent,floor,reason\npages_written_per_txn,abc,0,x\n", 2, 23, "tolerance_percent"),
+        ("metric,tolerance_percent,floor,reason\npages_written_per_txn,1,-3,x\n", 2, 25, "floor"),
+        ("metric,tolerance_percent,floor,reason\npages_written_per_txn,1,0,x\npages_written_per_txn,2,0,y\n", 3, 1, "twice"),
+        ("metric,tolerance,floor,reason\npages_written_per_txn,1,0,x\n", 1, 1, "missing column"),
+    ])
+    func badThresholdFilesNameLineAndColumn(text: String, line: Int, column: Int, message: String) throws {
+        let error = #expect(throws: BenchError.self) {
+            try CounterGate.thresholds(table: CSVReader.parse(text, path: "t.csv"), path: "t.csv")
+        }
+        #expect(error?.code == .invalidCSV)
+        #expect(error?.line == line && error?.column == column, "\(String(describing: error))")
+        #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+    }
+}
