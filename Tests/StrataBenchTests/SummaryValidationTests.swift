@@ -90,7 +90,10 @@ struct SummaryValidationTests {
     }
 
     @Test func newColumnsComeLastAndOldFilesWithoutThemStillRead() throws {
-        #expect(Array(SummaryColumns.all.suffix(3)) == ["memory_bytes", "kernel", "interrupted"])
+        // After the machine columns and before the counted-work columns (added after them).
+        let note = try #require(SummaryColumns.all.firstIndex(of: "note"))
+        #expect(Array(SummaryColumns.all[(note + 1)...(note + 3)]) == ["memory_bytes", "kernel", "interrupted"])
+        #expect(Array(SummaryColumns.all.suffix(WorkFigures.columns.count)) == WorkFigures.columns)
         let old = try Self.run()
         let kept = old.header.filter { !["memory_bytes", "kernel", "interrupted"].contains($0) }
         let records = old.records.map { record in record.filter { kept.contains($0.key) } }

@@ -63,8 +63,9 @@ struct WorkCounterTests {
         let flushes = try #require(after.flushes) - (before.flushes ?? 0)
         // Every commit writes at least its leaf and the tree above it.
         #expect(pages >= commits)
-        // The pages plus one meta slot per commit are exactly what the kernel saw written.
-        #expect(bytes == (pages + commits) * 4096)
+        // The pages, one meta slot and one durability record (24 bytes, written after the flush)
+        // per commit are exactly what the kernel saw written.
+        #expect(bytes == (pages + commits) * 4096 + commits * 24)
         #expect(bytes == kernel.bytes)
         #expect(calls == kernel.calls)
         // `full`: one fdatasync per commit on a single writer.

@@ -50,12 +50,12 @@ enum DurabilityRecord {
     }
 
     /// Writes the record for `version` into the file (no flush: see the invariants).
-    static func write(version: UInt64, fd: Int32, path: String) throws(StorageError) {
+    static func write(version: UInt64, fd: Int32, path: String, counting counters: StorageCounters? = nil) throws(StorageError) {
         var bytes = (UInt64(0), UInt64(0), UInt64(0))
         try withUnsafeMutableBytes(of: &bytes) { (buffer) throws(StorageError) in
             guard let base = buffer.baseAddress else { return }
             encode(version: version, into: base)
-            try pwriteFully(fd, UnsafeRawPointer(base), size, offset, path: path)
+            try pwriteFully(fd, UnsafeRawPointer(base), size, offset, path: path, counting: counters)
         }
     }
 }
@@ -67,7 +67,7 @@ extension FileCore {
         guard fd >= 0, !options.readOnly else { return }
         recordLock.withLock {
             guard version > recordedDurableVersion else { return }
-            if (try? DurabilityRecord.write(version: version, fd: fd, path: path)) != nil {
+            if (try? DurabilityRecord.write(version: version, fd: fd, path: path, counting: counters)) != nil {
                 recordedDurableVersion = version
             }
         }
@@ -82,6 +82,7 @@ extension FileCore {
         guard fd >= 0, !options.readOnly, flushLock.withLock({ flushError == nil }) else { return }
         let newest = lock.withLock { latest.version }
         guard newest > recordLock.withLock({ recordedDurableVersion }) else { return }
+        counters.flushed()
         guard fdatasync(fd) == 0 else { return }
         recordDurable(newest)
     }

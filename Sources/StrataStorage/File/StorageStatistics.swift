@@ -7,11 +7,11 @@
 // - Counters only grow, from zero when the file is opened in this process; they count what this
 //   process did through every handle of the file (handles share one core), not other processes.
 // - `bytesWritten` counts every byte this process put into the file — commit pages, meta slots,
-//   the zeros of file growth — whether through a write system call or the writable mapping, so
+//   the durability record, the zeros of file growth — whether through a write system call or the writable mapping, so
 //   the figure does not depend on which path a durability level takes. `writeCalls` counts the
 //   system calls only (pwrite, pwritev), so the mapped path shows as fewer calls, not fewer bytes.
 // - `flushes` counts every fdatasync/fsync the core makes on the file (group-commit leaders,
-//   the ring's forced flush, a failed commit's slot invalidation).
+//   the ring's forced flush, a failed commit's slot invalidation, the last close's flush).
 // - Relaxed atomics: each counter is exact; a snapshot taken while commits run may mix
 //   counters of adjacent commits (benchmarks read it with no write in progress).
 
@@ -23,7 +23,8 @@ public struct StorageStatistics: Hashable, Sendable {
     public var commits: Int
     /// Pages written by commits (tree, free-list and commit-record pages; meta slots not counted).
     public var pagesWritten: Int
-    /// Bytes put into the file: commit pages, meta slots, growth zeros (write calls or mapping).
+    /// Bytes put into the file: commit pages, meta slots, the durability record, growth zeros
+    /// (write calls or mapping).
     public var bytesWritten: Int
     /// fdatasync/fsync calls on the file.
     public var flushes: Int
