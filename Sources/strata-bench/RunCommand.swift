@@ -136,18 +136,22 @@ struct Run: AsyncParsableCommand {
             note(files.interruptionLine(SignalStop.name(signal), results: results, saved: saved, forced: true))
             Foundation.exit(128 + signal)
         }
-        let results: [CaseResult]
+        let outcome: BenchRunner.Outcome
         do {
-            results = try await runner.run()
+            outcome = try await runner.execute()
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)
         }
-        if let signal = signals.received {
+        let results = outcome.results
+        if let signal = signals.received, outcome.cutShort {
             print(RunReport.table(results), terminator: "")
             let saved = files.save(results, interrupted: true)
             note(files.interruptionLine(SignalStop.name(signal), results: results, saved: saved, forced: false))
             throw ExitCode(128 + signal)
+        }
+        if let signal = signals.received {
+            note("\(SignalStop.name(signal)) arrived after the last case: the run is complete and saved as such")
         }
         print(RunReport.table(results), terminator: "")
         print(RunReport.footnote(results), terminator: "")

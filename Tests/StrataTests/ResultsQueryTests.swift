@@ -59,9 +59,9 @@ struct ResultsQueryTests {
     @Test func badQueriesAreTypedErrors() throws {
         let realm = try seeded()
         let dogs = realm.objects(Dog.self)
-        #expect(throws: QueryError.self) { _ = try dogs.filtering("age >", []) }
-        #expect(throws: QueryError.self) { _ = try dogs.filtering("nope == 1", []) }
-        #expect(throws: QueryError.self) { _ = try dogs.filtering("age == %@", []) }
+        #expect { _ = try dogs.filtering("age >", []) } throws: { ($0 as? Realm.Error)?.queryError?.kind == .syntax }
+        #expect { _ = try dogs.filtering("nope == 1", []) } throws: { ($0 as? Realm.Error)?.queryError?.kind == .unknownProperty }
+        #expect { _ = try dogs.filtering("age == %@", []) } throws: { ($0 as? Realm.Error)?.queryError?.kind == .argumentCount }
         #expect { _ = try dogs.filtering("age == %@", [NSObject()]) } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
     }
 }

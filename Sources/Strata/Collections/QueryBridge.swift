@@ -113,14 +113,35 @@ extension Results {
     /// Objects matching a Realm query (`"age > %@ AND name BEGINSWITH[c] %@"`). A malformed query
     /// stops with a "Strata:" message as Realm raises; `filtering(_:_:)` throws instead.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
-        do { return try filtering(predicateFormat, args) } catch {
+        do { return try filtering(predicateFormat, args) } catch let error as Realm.Error {
+            core.misuse(error.code, error.message)
+        } catch {
             core.misuse(.invalidArgument, "\(error)")
         }
     }
 
-    /// Like `filter(_:_:)`, throwing `QueryError` (syntax, unknown property, type mismatch,
-    /// argument count) or `Realm.Error`.
+    /// Objects matching a Realm query, like `filter(_:_:)`, reporting a rejected query as an
+    /// error instead of stopping.
+    ///
+    /// ```swift
+    /// do {
+    ///     let puppies = try dogs.filtering("age < %@ AND name BEGINSWITH[c] %@", [2, "r"])
+    /// } catch let error as Realm.Error where error.code == .invalidQuery {
+    ///     print(error.queryError?.offset ?? 0, error.message)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: the query text, with `%@` / `%K` placeholders for `args`.
+    ///   - args: the values (and key paths, for `%K`) the placeholders stand for.
+    /// - Throws: `Realm.Error` with code `.invalidQuery` for malformed text, an unknown property,
+    ///   a type mismatch or a missing argument (`queryError` gives the kind and the offset), and
+    ///   `.invalidArgument` for an argument of a type no query can use.
     public func filtering(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
+        try Realm.Error.wrap { try parsedFilter(predicateFormat, args) }
+    }
+
+    private func parsedFilter(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
         var values: [QueryValue] = []
         for (i, a) in args.enumerated() {
             if let o = a as? Object { values.append(.object(o.queryReference)); continue }

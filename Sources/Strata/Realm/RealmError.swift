@@ -75,6 +75,9 @@ extension Realm {
             case closed
             /// The operation is not possible in this state.
             case invalidState
+            /// A query's text, key path or arguments were rejected (malformed text, an unknown
+            /// property, a type mismatch, a missing argument); `queryError` says which and where.
+            case invalidQuery
         }
 
         public let code: Code
@@ -83,17 +86,31 @@ extension Realm {
         /// that fails its checksum, …): its code is finer than `code` (`corruptPage` vs
         /// `corruptFile`, `truncatedFile`), its path names the file. Nil for object-layer errors.
         public let storageError: StorageError?
+        /// The query engine's report when a query was rejected (`code == .invalidQuery`): its
+        /// kind (syntax, unknown property, type mismatch, argument count, unsupported) and the
+        /// offset of the offending token in the query text. Nil for every other error.
+        public let queryError: QueryError?
 
         public init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message
             self.storageError = nil
+            self.queryError = nil
         }
 
         init(_ code: Code, _ message: String, storageError: StorageError?) {
             self.code = code
             self.message = message
             self.storageError = storageError
+            self.queryError = nil
+        }
+
+        /// A rejected query, keeping the query engine's kind and offset.
+        init(_ queryError: QueryError) {
+            self.code = .invalidQuery
+            self.message = queryError.description
+            self.storageError = nil
+            self.queryError = queryError
         }
 
         /// Whether the error reports damage to the file's contents (a page failing its checksum
@@ -132,15 +149,18 @@ extension Realm.Error {
 
     /// What a public entry point throws for `error`: a `Realm.Error` for every failure of the
     /// library (storage errors mapped by `init(_:)`), anything else — the caller's own errors
-    /// thrown through a `write` or migration block, a `QueryError` — unchanged.
+    /// thrown through a `write` or migration block — unchanged.
     static func surfacing(_ error: any Swift.Error) -> any Swift.Error {
         if let e = error as? StorageError { return Realm.Error(e) }
+        if let e = error as? QueryError { return Realm.Error(e) }
         return error
     }
 
     /// Runs `body`, turning any `StorageError` into a `Realm.Error`.
     static func wrap<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
         do { return try body() } catch let e as Realm.Error { throw e } catch let e as StorageError {
+            throw Realm.Error(e)
+        } catch let e as QueryError {
             throw Realm.Error(e)
         } catch {
             throw Realm.Error(.invalidState, "unexpected error: \(error)")

@@ -5,7 +5,8 @@
 // the engine cannot honour (SQLite + encryption) is skipped with a `skipped` event, never faked;
 // CPU and peak RSS are measured around the case only. Once `stop` is requested no case starts,
 // and the running one is abandoned (an `abandoned` event, no row): `run` returns the rows of the
-// cases that finished.
+// cases that finished. A run is cut short only when a case was abandoned or never started: a stop
+// requested after the last case settled leaves a complete run.
 
 import Foundation
 
@@ -30,9 +31,23 @@ public struct BenchRunner: Sendable {
         runDirectory = (parent as NSString).appendingPathComponent("strata-bench-\(getpid())-\(UUID().uuidString.prefix(8))")
     }
 
+    /// What a run produced, and whether a stop cut it short.
+    public struct Outcome: Sendable {
+        /// The rows of the cases that finished, in plan order.
+        public var results: [CaseResult]
+        /// True when a stop request abandoned a case or kept one from starting; false when every
+        /// case finished or was skipped (even if a stop arrived after the last one).
+        public var cutShort: Bool
+    }
+
+    /// Runs every case in order, returning the finished rows. See `execute()`.
+    public func run() async throws -> [CaseResult] {
+        try await execute().results
+    }
+
     /// Runs every case in order. Throws only for failures that make the rest meaningless
     /// (e.g. the store directory cannot be created); a case whose writer fails still yields a row.
-    public func run() async throws -> [CaseResult] {
+    public func execute() async throws -> Outcome {
         do {
             try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
         } catch {
@@ -41,8 +56,9 @@ public struct BenchRunner: Sendable {
         defer { try? FileManager.default.removeItem(atPath: runDirectory) }
 
         var results: [CaseResult] = []
+        var cutShort = false
         for (offset, spec) in cases.enumerated() {
-            if stop.isRequested { break }
+            if stop.isRequested { cutShort = true; break }
             let index = offset + 1
             if !Engines.supports(spec.engine, encryption: spec.encryption) {
                 progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (no encryption in this build); case skipped, not faked"))
@@ -55,13 +71,14 @@ public struct BenchRunner: Sendable {
                 result = try await runCase(spec, directory: caseDirectory)
             } catch let error as BenchError where error.code == .interrupted {
                 progress?(.abandoned(index: index, total: cases.count, label: spec.label))
+                cutShort = true
                 break
             }
             progress?(.caseFinished(index: index, total: cases.count, label: spec.label, result: result))
             results.append(result)
         }
         Self.fillEncryptionOverhead(&results)
-        return results
+        return Outcome(results: results, cutShort: cutShort)
     }
 
     func runCase(_ spec: CaseSpec, directory: String) async throws -> CaseResult {
