@@ -3,8 +3,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct ListAPITests {
+@Suite struct ListAPITests {
     @Test func fullMutatingAPI() throws {
         let realm = try Realm(configuration: memoryConfig())
         let a = AllTypes()
@@ -54,8 +53,7 @@ struct ListAPITests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct ResultsTests {
+@Suite struct ResultsTests {
     @Test func countIterationSubscriptAndAggregates() throws {
         let realm = try Realm(configuration: memoryConfig())
         #expect(realm.isEmpty)
@@ -125,8 +123,7 @@ extension Results {
     func filterFirst(_ n: Int) -> [Element] { Array(prefix(n)) }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct SetAndMapTests {
+@Suite struct SetAndMapTests {
     @Test func mutableSetKeepsElementsUnique() throws {
         let realm = try Realm(configuration: memoryConfig())
         let p = Profile()

@@ -142,7 +142,7 @@ func livePages(_ realm: Realm) throws -> (live: Int, accounting: PageAccounting)
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"), .serialized)
+@Suite(.serialized)
 struct CompactionObjectTests {
     @Test(arguments: [false, true])
     func compactOnLaunchIsDenseAndKeepsEverything(encrypted: Bool) throws {

@@ -12,7 +12,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"), .serialized)
+@Suite(.serialized)
 struct CopyAtomicityTests {
     static let rounds = 6
 

@@ -5,8 +5,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct CopyIndexTests {
+@Suite struct CopyIndexTests {
     /// Committed dogs and people, then uncommitted inserts, updates of indexed values and
     /// deletes, so the copy's indexes must reflect the write's state, not the committed one.
     private func fillAndCopy(_ realm: Realm, to copyURL: URL) throws {

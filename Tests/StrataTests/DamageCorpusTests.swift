@@ -30,7 +30,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"), .serialized)
+@Suite(.serialized)
 struct DamageCorpusTests {
     enum Outcome: String, CaseIterable {
         case typedError = "typed error", identical, rolledBack = "rolled back", different

@@ -11,8 +11,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct ErrorSurfacingTests {
+@Suite struct ErrorSurfacingTests {
     func openWithItems(_ n: Int = 3) throws -> Realm {
         let realm = try Realm(configuration: tempConfig("surface", durability: .full))
         try realm.write {

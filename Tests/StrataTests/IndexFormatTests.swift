@@ -83,8 +83,7 @@ final class IxMigV3: Object {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct IndexFileFormatTests {
+@Suite struct IndexFileFormatTests {
     /// Rewrites the file's "tables" value in the encoding used before indexes existed (no
     /// trailer) and frees the index trees, as a file written by the previous code would be.
     static func stripIndexes(path: String) throws {

@@ -5,8 +5,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct IndexTests {
+@Suite struct IndexTests {
     /// Queries over IxItem run both ways after each round. `indexed`: the planner must use an index.
     static func itemQueries() -> [(query: String, args: [Any], indexed: Bool)] {
         var q: [(String, [Any], Bool)] = []

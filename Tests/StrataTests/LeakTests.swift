@@ -66,8 +66,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct LeakTests {
+@Suite struct LeakTests {
     /// The reported bug: a person and a dog linked both ways (list + to-one) before `add`.
     @Test func dogAndPersonLinkedBothWaysBeforeAdd() throws {
         let config = tempConfig()

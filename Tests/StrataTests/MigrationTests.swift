@@ -58,8 +58,7 @@ func config(_ base: Realm.Configuration, version: UInt64, types: [Object.Type],
     return c
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct MigrationTests {
+@Suite struct MigrationTests {
     @Test func v1ToV2RenamesAddsDefaultsAndTransforms() throws {
         let base = tempConfig()
         try examsV1(base)

@@ -32,8 +32,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct NotificationCollectionTests {
+@Suite struct NotificationCollectionTests {
     @Test func diffReportsDeletionsInsertionsModificationsAndMoves() {
         let a: [UInt8] = [1], b: [UInt8] = [2]
         // remove at 0, then modify what is now index 1 → deletion 0, modification 1

@@ -46,8 +46,7 @@ enum StrataProbe {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct NotificationCrossProcessTests {
+@Suite struct NotificationCrossProcessTests {
     @Test func anotherProcessesCommitsReachResultsAndObjectObservers() throws {
         let config = tempConfig("shared")
         let path = try #require(config.fileURL?.path)

@@ -17,8 +17,7 @@ import Testing
 // re-tags a queue from another thread while code on it reads the tag segfaults 2 runs in 3) is
 // now impossible (the tag is set once, Confinement.queueIdentity); the last test below stresses
 // observers registered on one queue from several threads.
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct NotificationObjectTests {
+@Suite struct NotificationObjectTests {
     @Test func objectObserverReportsChangedPropertiesWithOldAndNewValues() throws {
         let realm = try Realm(configuration: tempConfig())
         let dog = try addDogs(realm, ["rex"])[0]

@@ -23,8 +23,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct NotificationOwnedCollectionTests {
+@Suite struct NotificationOwnedCollectionTests {
     // MARK: - The sequence diff
 
     @Test func sequenceDiffHandlesDuplicatesAndIsMinimal() {

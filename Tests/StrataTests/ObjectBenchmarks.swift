@@ -32,7 +32,7 @@ private func txnCount(_ standard: Int) -> Int {
     ProcessInfo.processInfo.environment["STRATA_BENCH_TXNS"].flatMap(Int.init) ?? standard
 }
 
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal),
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1"),
        .serialized)
 struct ObjectBenchmarks {
     static func reading(_ i: Int) -> Reading {
@@ -297,7 +297,7 @@ struct ObjectBenchmarks {
     }
 }
 
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1" && StorageGate.isReal))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_OBJECT_BENCH"] == "1"))
 struct StorageBaselineBenchmarks {
     /// The storage's own cost of one keyed lookup, for comparison with a managed property read.
     @Test func rawKeyedLookup() throws {

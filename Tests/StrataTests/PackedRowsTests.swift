@@ -8,8 +8,7 @@ import Testing
 @testable import StrataStorage
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct PackedRowsTests {
+@Suite struct PackedRowsTests {
     static func reading(_ i: Int) -> Reading {
         let r = Reading()
         r.value = Double(i % 1000) / 10

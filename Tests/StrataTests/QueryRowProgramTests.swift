@@ -24,8 +24,7 @@ final class RowQueryItem: Object {
     @Persisted var tags: List<String>
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct QueryRowProgramTests {
+@Suite struct QueryRowProgramTests {
     static let names = ["Rex", "rover", "Fido", "Max", "Rambo", "R\u{00EB}x", "Re\u{0308}x", "\u{212A}ing", "King", "", "Bobby", "rex", "Max "]
 
     func seeded() throws -> Realm {

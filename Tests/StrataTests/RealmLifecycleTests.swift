@@ -12,8 +12,7 @@ final class DogV2: Object {
     @Persisted var weight: Double
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct RealmLifecycleTests {
+@Suite struct RealmLifecycleTests {
     @Test func instancesAreCachedPerThreadWithoutKeepingTheFileOpen() throws {
         let config = tempConfig()
         do {
@@ -115,7 +114,7 @@ struct RealmLifecycleTests {
         #expect { try realm.write { try realm.add(Reading()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
     }
 
-    @Test(.enabled(if: StorageGate.hasCompaction, "the storage's compaction milestone is not merged yet"))
+    @Test
     func writeCopyAndCompactOnLaunch() throws {
         let config = tempConfig()
         let copyURL = config.fileURL!.deletingLastPathComponent().appendingPathComponent("copy.realm")
@@ -162,8 +161,7 @@ final class LockedBox<T>: @unchecked Sendable {
     func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct BadFileTests {
+@Suite struct BadFileTests {
     @Test func aFileThatIsNotARealmIsATypedError() throws {
         let config = tempConfig()
         let url = try #require(config.fileURL)

@@ -3,8 +3,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct ResultsQueryTests {
+@Suite struct ResultsQueryTests {
     func seeded() throws -> Realm {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {

@@ -4,8 +4,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct SensorsSliceTests {
+@Suite struct SensorsSliceTests {
     @Test func sensorsPersistAcrossReopen() throws {
         let config = tempConfig()
         do {

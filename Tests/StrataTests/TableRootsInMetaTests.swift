@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 import StrataStorage
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"), .serialized)
+@Suite(.serialized)
 struct TableRootsInMetaTests {
     @Test func tableRootsLiveInTheMetaAndSurviveReopen() throws {
         let config = tempConfig("roots")

@@ -21,8 +21,7 @@ struct Unchecked<T>: @unchecked Sendable {
     let value: T
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct ThreadTests {
+@Suite struct ThreadTests {
     @Test func liveRealmsAreConfinedToTheirThread() throws {
         let realm = try Realm(configuration: tempConfig())
         let box = Unchecked(value: realm)
@@ -186,8 +185,7 @@ struct ThreadTests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct MainQueueTests {
+@Suite struct MainQueueTests {
     /// The harness's main-queue strategy: `Realm(configuration:queue: .main)` used in main-queue blocks.
     @Test func mainQueueConfinedRealm() async throws {
         let config = tempConfig()

@@ -3,8 +3,7 @@ import Foundation
 import Testing
 @testable import Strata
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct WriteTransactionTests {
+@Suite struct WriteTransactionTests {
     @Test func writeReturnsTheBlockValueAndCommits() throws {
         let realm = try Realm(configuration: memoryConfig())
         let n = try realm.write { () -> Int in
@@ -73,8 +72,7 @@ struct WriteTransactionTests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct PrimaryKeyTests {
+@Suite struct PrimaryKeyTests {
     @Test func duplicatesAreRejectedAndUpsertsUpdate() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Rex", "age": 1])) }
@@ -115,8 +113,7 @@ struct PrimaryKeyTests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct LinkTests {
+@Suite struct LinkTests {
     @Test func addingCascadesAndBacklinksAreLive() throws {
         let realm = try Realm(configuration: memoryConfig())
         let ann = Person(value: ["name": "Ann"])
@@ -203,8 +200,7 @@ struct LinkTests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct BacklinkCountTests {
+@Suite struct BacklinkCountTests {
     /// An upserted object that is already in the list keeps a correct backlink count.
     @Test func upsertIntoAListKeepsCounts() throws {
         let realm = try Realm(configuration: memoryConfig())
@@ -227,8 +223,7 @@ struct BacklinkCountTests {
     }
 }
 
-@Suite(.enabled(if: StorageGate.isReal, "needs the real StrataStorage"))
-struct NewspaperTests {
+@Suite struct NewspaperTests {
     @Test func articlesAndPeoplePersistMutateAndDelete() throws {
         let config = tempConfig()
         let authorKey: String

@@ -1,4 +1,0 @@
-import Testing
-@testable import StrataStorage
-
-@Test func moduleLoads() { #expect(Bool(true)) }
