@@ -14,10 +14,10 @@
 // String, indexed vs not; IN with 50,000 values on the unique column; 10,000 primary-key lookups
 // among 100,000 objects (object(ofType:forPrimaryKey:) and filter("id == %@")).
 // "before" lines: the unindexed cases again with predicates evaluated on materialised objects
-// (_QueryTuning.withObjectPath) and the filter lookups without the parse cache, in the same run.
+// (QueryTuning.withObjectPath) and the filter lookups without the parse cache, in the same run.
 import Foundation
 import GRDB
-import Strata
+@_spi(Benchmarks) import Strata
 import Testing
 
 final class QBItem: Object {
@@ -166,13 +166,13 @@ struct QueryVsSQLiteBenchmarks {
             let t = medianSeconds { matches = body() }
             before[name] = (t, matches)
         }
-        _QueryTuning.withObjectPath {
+        QueryTuning.withObjectPath {
             measureBefore("count Int ==, not indexed") { items.filter("plainInt == %@", 4_242).count }
             measureBefore("count String ==, not indexed") { items.filter("plainString == %@", "s4242").count }
             measureBefore("filter Int ==, not indexed") { let r = items.filter("plainInt == %@", 4_243); #expect(sumOf(r) == sums["int"]); return r.count }
             measureBefore("filter String ==, not indexed") { let r = items.filter("plainString == %@", "s4243"); #expect(sumOf(r) == sums["str"]); return r.count }
         }
-        _QueryTuning.withoutParseCache {
+        QueryTuning.withoutParseCache {
             measureBefore("10,000 pk lookups, filter(id == k)") {
                 var found = 0
                 let keyed = realm.objects(QBKeyed.self)

@@ -21,7 +21,7 @@ extension QueryPredicate {
     /// - Throws: the source's errors (e.g. an unknown property), or `QueryError` for a key path
     ///   that reads a property of a non-object value or a BETWEEN without two bounds.
     ///   For many objects, prepare a `QueryMatcher` once instead.
-    public func evaluate(on object: some QueryValueSource) throws -> Bool {
+    func evaluate(on object: some QueryValueSource) throws -> Bool {
         try QueryMatcher(self).matches(object)
     }
 }

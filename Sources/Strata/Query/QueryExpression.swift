@@ -12,25 +12,25 @@
 // - Not `Sendable`: constants may be object arguments carrying their (thread-confined) source.
 
 /// A path of property names from the queried object or from a SUBQUERY variable.
-public struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
+struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// `"$x"` when the path starts at a SUBQUERY variable, nil when it starts at the object.
-    public var variable: String?
+    var variable: String?
     /// Property names, in order. Empty only for a bare variable (`$x`).
-    public var components: [String]
+    var components: [String]
 
     /// A path of `components` from the object, or from `variable` (`"$x"`) inside a SUBQUERY.
-    public init(_ components: [String], variable: String? = nil) {
+    init(_ components: [String], variable: String? = nil) {
         self.components = components
         self.variable = variable
     }
 
     /// Parses `"owner.name"` into components (no validation).
-    public init(dotted: String) {
+    init(dotted: String) {
         self.init(dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// Renders the path in the query language (`owner.name`, `scores['math']`, `$x.age`).
-    public var description: String {
+    var description: String {
         var text = variable ?? ""
         for component in components {
             if case .key(let key)? = QueryKeyPath.mapComponent(component) {
@@ -44,11 +44,11 @@ public struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
 
     /// The component for `map['key']`. Property names are identifiers, so a component starting
     /// with `[` (like `@keys` and `@values`) can never clash with a property.
-    public static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
+    static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
     /// The component for `map.@keys`.
-    public static let keysComponent = "@keys"
+    static let keysComponent = "@keys"
     /// The component for `map.@values`.
-    public static let valuesComponent = "@values"
+    static let valuesComponent = "@values"
 
     /// What a map component selects, nil for a property name.
     static func mapComponent(_ component: String) -> QueryMapComponent? {
@@ -69,12 +69,12 @@ enum QueryMapComponent: Equatable {
 }
 
 /// `@count` (alias `@size`), `@min`, `@max`, `@sum`, `@avg`.
-public enum QueryAggregate: String, Hashable, Sendable {
+enum QueryAggregate: String, Hashable, Sendable {
     case count, min, max, sum, avg
 }
 
 /// A comparison operator.
-public enum QueryOperator: String, Hashable, Sendable {
+enum QueryOperator: String, Hashable, Sendable {
     case equal = "=="
     case notEqual = "!="
     case less = "<"
@@ -89,7 +89,7 @@ public enum QueryOperator: String, Hashable, Sendable {
     case between = "BETWEEN"
 
     /// Operators defined on strings and data only.
-    public var isStringOperator: Bool {
+    var isStringOperator: Bool {
         switch self {
         case .beginsWith, .contains, .endsWith, .like: return true
         default: return false
@@ -97,7 +97,7 @@ public enum QueryOperator: String, Hashable, Sendable {
     }
 
     /// Operators that need an order (`<` … `>=`, `BETWEEN`).
-    public var isOrdering: Bool {
+    var isOrdering: Bool {
         switch self {
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: return true
         default: return false
@@ -106,7 +106,7 @@ public enum QueryOperator: String, Hashable, Sendable {
 }
 
 /// How a comparison treats a to-many operand.
-public enum QueryQuantifier: String, Hashable, Sendable {
+enum QueryQuantifier: String, Hashable, Sendable {
     /// No keyword: a to-many operand matches if any element does (Realm's implicit ANY).
     case implicit = ""
     /// `ANY` / `SOME`.
@@ -118,7 +118,7 @@ public enum QueryQuantifier: String, Hashable, Sendable {
 }
 
 /// An operand of a comparison.
-public indirect enum QueryExpression: Hashable, CustomStringConvertible {
+indirect enum QueryExpression: Hashable, CustomStringConvertible {
     /// A literal or an argument.
     case constant(QueryValue)
     /// A property (possibly through links, possibly to-many).
@@ -130,23 +130,23 @@ public indirect enum QueryExpression: Hashable, CustomStringConvertible {
     /// A `{…}` literal that contains non-constant elements (all-constant ones fold into `.constant(.list)`).
     case list([QueryExpression])
 
-    public var description: String { QueryFormatter.expression(self) }
+    var description: String { QueryFormatter.expression(self) }
 }
 
 /// A comparison: `[quantifier] left op[options] right`.
-public struct QueryComparison: Hashable, CustomStringConvertible {
+struct QueryComparison: Hashable, CustomStringConvertible {
     /// The operand before the operator (the key path, usually).
-    public var left: QueryExpression
-    public var op: QueryOperator
+    var left: QueryExpression
+    var op: QueryOperator
     /// The operand after the operator (a constant, usually).
-    public var right: QueryExpression
+    var right: QueryExpression
     /// `[c]`, `[d]`: string folding for the comparison.
-    public var options: QueryStringOptions
+    var options: QueryStringOptions
     /// `ANY`/`ALL`/`NONE` before the left operand, or `.implicit`.
-    public var quantifier: QueryQuantifier
+    var quantifier: QueryQuantifier
 
     /// `[quantifier] left op[options] right`.
-    public init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
+    init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
                 options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
         self.left = left
         self.op = op
@@ -155,11 +155,11 @@ public struct QueryComparison: Hashable, CustomStringConvertible {
         self.quantifier = quantifier
     }
 
-    public var description: String { QueryFormatter.comparison(self) }
+    var description: String { QueryFormatter.comparison(self) }
 }
 
 /// A parsed query: the predicate a `filter` keeps objects by.
-public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
+indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     case truePredicate
     case falsePredicate
     case comparison(QueryComparison)
@@ -171,23 +171,23 @@ public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
 
     /// The predicate in Realm's query language; it parses back to an equal tree, except for
     /// values that have no literal form (objects, `Float`, non-finite numbers), shown as `%@(…)`.
-    public var description: String { QueryFormatter.predicate(self) }
+    var description: String { QueryFormatter.predicate(self) }
 
     /// Parses a query string. See `QueryParser`.
-    public init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
+    init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments.map(\.queryValue),
                                      schema: schema, typeName: typeName)
     }
 
     /// Parses a query string with its arguments already converted.
-    public init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
+    init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments, schema: schema, typeName: typeName)
     }
 
     /// `lhs AND rhs`, flattened.
-    public static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+    static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
         var operands: [QueryPredicate] = []
         for side in [lhs, rhs] {
             if case .and(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
@@ -196,7 +196,7 @@ public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     }
 
     /// `lhs OR rhs`, flattened.
-    public static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+    static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
         var operands: [QueryPredicate] = []
         for side in [lhs, rhs] {
             if case .or(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
@@ -205,9 +205,9 @@ public indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     }
 
     /// `lhs AND rhs`.
-    public static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
+    static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
     /// `lhs OR rhs`.
-    public static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
+    static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
     /// `NOT self`.
-    public static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
+    static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
 }

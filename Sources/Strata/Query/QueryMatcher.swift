@@ -18,19 +18,19 @@ import Foundation
 /// let matcher = try QueryMatcher(QueryParser.parse("age IN %@", arguments: [ids]))
 /// let hits = try objects.filter { try matcher.matches($0) }
 /// ```
-public final class QueryMatcher {
+final class QueryMatcher {
     /// The predicate this matcher evaluates.
-    public let predicate: QueryPredicate
+    let predicate: QueryPredicate
     let compiled: CompiledPredicate
 
     /// Prepares `predicate` (O(size of its constants); an `IN` list of n values is hashed once).
-    public init(_ predicate: QueryPredicate) {
+    init(_ predicate: QueryPredicate) {
         self.predicate = predicate
         self.compiled = CompiledPredicate(predicate)
     }
 
     /// Whether `object` matches. Throws as `QueryPredicate.evaluate(on:)`.
-    public func matches(_ object: some QueryValueSource) throws -> Bool {
+    func matches(_ object: some QueryValueSource) throws -> Bool {
         var evaluator = QueryEvaluator(root: object)
         return try evaluator.predicate(compiled)
     }

@@ -20,9 +20,9 @@
 //   parsed, so errors carry the offset of the offending token.
 
 /// Parses query strings into `QueryPredicate` trees.
-public enum QueryParser {
+enum QueryParser {
     /// Maximum nesting of parentheses, NOT, `{…}` and SUBQUERY.
-    public static let maximumNesting = 100
+    static let maximumNesting = 100
 
     /// Parses `query` with its arguments (`%@`, `%K`, `$0`…).
     ///
@@ -34,7 +34,7 @@ public enum QueryParser {
     ///     schema for objects of type `typeName`.
     /// - Throws: `QueryError` (`.syntax`, `.argumentCount`, `.unknownProperty`, `.typeMismatch`,
     ///   `.unsupported`) with the offset of the offending token.
-    public static func parse(_ query: String, arguments: [QueryValue] = [], schema: QuerySchema? = nil,
+    static func parse(_ query: String, arguments: [QueryValue] = [], schema: QuerySchema? = nil,
                              typeName: String? = nil) throws(QueryError) -> QueryPredicate {
         let tokens = try QueryTokenizer.tokenize(query)
         var parser = QueryParserState(tokens: tokens, arguments: arguments)
@@ -55,7 +55,7 @@ public enum QueryParser {
 extension QueryParser {
     /// Parses a key path alone (`owner.name`, `scores['math']`), as sort and distinct take them.
     /// - Throws: `QueryError(.syntax)` for anything but a plain key path (aggregates included).
-    public static func parseKeyPath(_ text: String) throws(QueryError) -> QueryKeyPath {
+    static func parseKeyPath(_ text: String) throws(QueryError) -> QueryKeyPath {
         var parser = QueryParserState(tokens: try QueryTokenizer.tokenize(text), arguments: [])
         let operand = try parser.parseKeyPath()
         guard case .keyPath(let path) = operand.expression, path.variable == nil else {

@@ -5,7 +5,7 @@
 // exactly (case-sensitive), as Realm does.
 
 /// The stored type of a property (of each element, for collections).
-public enum QueryPropertyType: String, Hashable, Sendable {
+enum QueryPropertyType: String, Hashable, Sendable {
     case bool, int, float, double, string, data, date, decimal, objectId, uuid
     /// A link; `QueryPropertySchema.linkTarget` names the target type.
     case object
@@ -21,27 +21,27 @@ public enum QueryPropertyType: String, Hashable, Sendable {
 }
 
 /// Whether a property holds one value or many.
-public enum QueryCollectionKind: String, Hashable, Sendable {
+enum QueryCollectionKind: String, Hashable, Sendable {
     case single, list, set, map
     /// Inverse links (`LinkingObjects`): to-many, computed.
     case linkingObjects
 }
 
 /// One property of an object type.
-public struct QueryPropertySchema: Hashable, Sendable {
+struct QueryPropertySchema: Hashable, Sendable {
     /// The persisted property name, as queries spell it.
-    public var name: String
+    var name: String
     /// The stored type (of each element, for a collection).
-    public var type: QueryPropertyType
+    var type: QueryPropertyType
     /// Whether the property (or each element) may be nil.
-    public var isOptional: Bool
+    var isOptional: Bool
     /// Single value, `List`, `MutableSet`, `Map` or inverse links.
-    public var collection: QueryCollectionKind
+    var collection: QueryCollectionKind
     /// The linked type's name when `type == .object`.
-    public var linkTarget: String?
+    var linkTarget: String?
 
     /// A property named `name` holding `type` values.
-    public init(_ name: String, _ type: QueryPropertyType, optional: Bool = false,
+    init(_ name: String, _ type: QueryPropertyType, optional: Bool = false,
                 collection: QueryCollectionKind = .single, linkTarget: String? = nil) {
         self.name = name
         self.type = type
@@ -51,47 +51,47 @@ public struct QueryPropertySchema: Hashable, Sendable {
     }
 
     /// A to-one link: always optional, as in Realm.
-    public static func link(_ name: String, to target: String) -> QueryPropertySchema {
+    static func link(_ name: String, to target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, optional: true, linkTarget: target)
     }
 
     /// A `List` of links.
-    public static func list(_ name: String, of target: String) -> QueryPropertySchema {
+    static func list(_ name: String, of target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, collection: .list, linkTarget: target)
     }
 }
 
 /// One object type: its name and properties.
-public struct QueryObjectSchema: Hashable, Sendable {
+struct QueryObjectSchema: Hashable, Sendable {
     /// The type name queries are checked for (`"Dog"`).
-    public var name: String
+    var name: String
     /// Its persisted properties (computed inverse links included).
-    public var properties: [QueryPropertySchema]
+    var properties: [QueryPropertySchema]
 
     /// A type named `name` with `properties`.
-    public init(_ name: String, _ properties: [QueryPropertySchema]) {
+    init(_ name: String, _ properties: [QueryPropertySchema]) {
         self.name = name
         self.properties = properties
     }
 
     /// The property called `name`, if any.
-    public func property(named name: String) -> QueryPropertySchema? {
+    func property(named name: String) -> QueryPropertySchema? {
         properties.first { $0.name == name }
     }
 }
 
 /// The object types a query can refer to.
-public struct QuerySchema: Hashable, Sendable {
+struct QuerySchema: Hashable, Sendable {
     /// The types by name.
-    public var types: [String: QueryObjectSchema]
+    var types: [String: QueryObjectSchema]
 
     /// A schema of `types` (a later type with the same name replaces an earlier one).
-    public init(_ types: [QueryObjectSchema]) {
+    init(_ types: [QueryObjectSchema]) {
         var byName: [String: QueryObjectSchema] = [:]
         for type in types { byName[type.name] = type }
         self.types = byName
     }
 
     /// The type called `typeName`, if any.
-    public subscript(typeName: String) -> QueryObjectSchema? { types[typeName] }
+    subscript(typeName: String) -> QueryObjectSchema? { types[typeName] }
 }

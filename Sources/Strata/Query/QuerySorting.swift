@@ -15,15 +15,15 @@
 /// Realm's `SortDescriptor(keyPath:ascending:)` is declared by the object layer (next to
 /// `Results`); it adopts this protocol with an empty extension, so sorting lives here without two
 /// declarations of `SortDescriptor` in the module.
-public protocol QuerySortKey {
+protocol QuerySortKey {
     var keyPath: String { get }
     var ascending: Bool { get }
 }
 
 /// Realm's ordering of values and the sort/distinct algorithms built on it.
-public enum QueryOrdering {
+enum QueryOrdering {
     /// Total order: negative when `a` sorts before `b`, zero when equal, positive after.
-    public static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
+    static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
         let (rankA, rankB) = (rank(a), rank(b))
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
         switch (a, b) {
@@ -77,7 +77,7 @@ public enum QueryOrdering {
     /// - Throws: `QueryError(.typeMismatch)` if the path goes through a to-many property, or the
     ///   source's own error for an unknown property.
     ///   A key path that does not parse is a `.syntax` QueryError.
-    public static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
+    static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
         try sortKey(QueryParser.parseKeyPath(keyPath), of: object)
     }
 
@@ -91,7 +91,7 @@ public enum QueryOrdering {
     }
 
     /// Compares two objects' key tuples (as returned by `sortKey`) under `descriptors`.
-    public static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
+    static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
         compare(keys: a, b, ascending: descriptors.map(\.ascending))
     }
 
@@ -110,7 +110,7 @@ public enum QueryOrdering {
 
     /// `objects` sorted by `descriptors` (stable).
     /// - Throws: as `sortKey`.
-    public static func sorted<S: QueryValueSource, K: QuerySortKey>(_ objects: [S], by descriptors: [K]) throws -> [S] {
+    static func sorted<S: QueryValueSource, K: QuerySortKey>(_ objects: [S], by descriptors: [K]) throws -> [S] {
         guard !descriptors.isEmpty else { return objects }
         var paths: [QueryKeyPath] = []
         for descriptor in descriptors { paths.append(try QueryParser.parseKeyPath(descriptor.keyPath)) }
@@ -136,7 +136,7 @@ public enum QueryOrdering {
 
     /// The first object for each distinct combination of values of `keyPaths`, in input order.
     /// - Throws: as `sortKey`.
-    public static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
+    static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
         guard !keyPaths.isEmpty else { return objects }
         var paths: [QueryKeyPath] = []
         for keyPath in keyPaths { paths.append(try QueryParser.parseKeyPath(keyPath)) }

@@ -2,9 +2,10 @@
 // run (tests use the task-locals directly). Scoped to the calling task: other tasks and threads
 // are unaffected.
 
-/// Not API: benchmark hooks. `withObjectPath` evaluates predicates on materialised objects
-/// instead of row bytes; `withoutParseCache` parses every `filter` string afresh.
-public enum _QueryTuning {
+/// Benchmark hooks, outside the API (`@_spi(Benchmarks) import Strata`): `withObjectPath`
+/// evaluates predicates on materialised objects instead of row bytes; `withoutParseCache` parses
+/// every `filter` string afresh.
+@_spi(Benchmarks) public enum QueryTuning {
     public static func withObjectPath<R>(_ body: () throws -> R) rethrows -> R {
         try QueryRowProgram.$objectPathOnly.withValue(true, operation: body)
     }

@@ -206,7 +206,7 @@ extension QueryPredicate {
     /// Checks the predicate against `schema` for objects of type `typeName` (for trees built by
     /// `Query<T>`; string queries are checked while parsing when given a schema).
     /// - Throws: `QueryError` of kind `.unknownProperty` or `.typeMismatch` naming the property.
-    public func validate(against schema: QuerySchema, type typeName: String) throws(QueryError) {
+    func validate(against schema: QuerySchema, type typeName: String) throws(QueryError) {
         let checker = QueryTypeChecker(schema: schema)
         try checker.check(self, root: checker.root(typeName), variables: [:])
     }

@@ -14,9 +14,9 @@ public struct QueryStringOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
-    /// `[c]`
+    /// Case-insensitive comparison, `[c]` in query text.
     public static let caseInsensitive = QueryStringOptions(rawValue: 1)
-    /// `[d]`
+    /// Diacritic-insensitive comparison, `[d]` in query text.
     public static let diacriticInsensitive = QueryStringOptions(rawValue: 2)
 }
 

@@ -388,7 +388,7 @@ extension Query where T == Bool {
 
     /// The expression tree. A bare Bool key path means `path == true`.
     /// - Throws: the first `QueryError` recorded while building (a key path that is not persisted, …).
-    public func predicate() throws(QueryError) -> QueryPredicate {
+    func predicate() throws(QueryError) -> QueryPredicate {
         switch node {
         case .predicate(let predicate): return predicate
         case .failure(let error): throw error
@@ -403,7 +403,7 @@ extension Query where T == Bool {
 
 extension QueryPredicate {
     /// Builds a predicate with the type-safe form: `try QueryPredicate(Dog.self) { $0.age > 2 }`.
-    public init<T>(_ type: T.Type, _ build: (Query<T>) -> Query<Bool>) throws(QueryError) {
+    init<T>(_ type: T.Type, _ build: (Query<T>) -> Query<Bool>) throws(QueryError) {
         self = try build(Query<T>()).predicate()
     }
 }
