@@ -355,28 +355,13 @@ extension FileCore {
     /// page_mkwrite); measured with `strata-storage-probe bench-commit <dir> 1 1500 full plain N`:
     /// 3 pages 149 vs 123–143 µs per commit, 20 pages 253–256 vs 179–191 µs (mapped vs pwrite).
     /// Without flushes the mapped copy is the cheaper path (no syscall per run of pages).
-    /// STRATA_WRITE_MAP=always|never overrides the choice (diagnostics, benchmarks).
     var usesWriteMap: Bool { FileCore.usesWriteMap(durability: options.durability) }
 
-    static func usesWriteMap(durability: Durability) -> Bool {
-        switch FileCore.writeMapOverride {
-        case "always": return true
-        case "never": return false
-        default: return durability != .full
-        }
-    }
-
-    /// STRATA_BUILD_IN_MAP=off keeps plain files' writer in pooled buffers even with the write
-    /// map (`buildsInPlace`): the previous behaviour, for comparisons.
-    static let plainPagesInMapSetting: Bool = getenv("STRATA_BUILD_IN_MAP").map { String(cString: $0) != "off" } ?? true
-
-    static let writeMapOverride: String? = getenv("STRATA_WRITE_MAP").map { String(cString: $0) }
+    static func usesWriteMap(durability: Durability) -> Bool { durability != .full }
 
     /// Whether `writeMeta` copies the sealed slot into the write window (files not flushed per
-    /// commit) instead of pwriting it. STRATA_META_WINDOW=off keeps the pwrite, for comparisons.
-    var metaGoesThroughWindow: Bool { usesWriteMap && FileCore.metaWindowSetting }
-
-    static let metaWindowSetting: Bool = getenv("STRATA_META_WINDOW").map { String(cString: $0) != "off" } ?? true
+    /// commit) instead of pwriting it: the same reasoning as the pages' write map.
+    var metaGoesThroughWindow: Bool { usesWriteMap }
 
     /// Writes sealed pages sorted by page number: copied into the writable file mapping when
     /// there is one and `usesWriteMap` (PageStore's write window), else pwrite with contiguous

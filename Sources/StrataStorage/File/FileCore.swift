@@ -80,13 +80,12 @@ final class FileCore: @unchecked Sendable {
     /// Whether write transactions allocate extents (WriteTransaction.allocateRaw): by default for
     /// files flushed per commit (`.full`), where one run of pages makes the flush cheaper; without
     /// a flush per commit page order buys nothing and the pages an extent policy leaves unused
-    /// would only grow the file. Tests set it; STRATA_EXTENTS=on|off overrides it.
+    /// would only grow the file. Tests set it to exercise both policies on one durability.
     var allocatesExtents: Bool {
         get { extentsSetting ?? (options.durability == .full) }
         set { extentsSetting = newValue }
     }
-    @exclusivity(unchecked) var extentsSetting: Bool? = FileCore.extentsOverride.map { $0 != "off" }
-    static let extentsOverride: String? = getenv("STRATA_EXTENTS").map { String(cString: $0) }
+    @exclusivity(unchecked) var extentsSetting: Bool?
     // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
     // running, and the error of a failed flush (after which commits are refused: what reached the
     // disk is unknown, as after any failed fsync).
@@ -129,7 +128,7 @@ final class FileCore: @unchecked Sendable {
         self.usesWriterGate = lockFile?.excludesThreads != true
         self.storeBuildsInPlace = store.buildsPagesInPlace
         self.buildsPlainPagesInMap = cipher == nil && fd >= 0 && store.writeWindow != nil
-            && FileCore.usesWriteMap(durability: options.durability) && FileCore.plainPagesInMapSetting
+            && FileCore.usesWriteMap(durability: options.durability)
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
         self.recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)

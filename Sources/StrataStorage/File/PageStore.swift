@@ -286,15 +286,13 @@ final class PageStore: @unchecked Sendable {
     /// page fault on first touch (trap, allocation, zeroing): in a bulk insert of 1,000,000
     /// encrypted objects the faults cost about twice the AES-GCM sealing. MADV_POPULATE_WRITE
     /// (Linux 5.14) does the same allocation without a trap per page; on older kernels it fails
-    /// with EINVAL and pages fault in on first touch as before. STRATA_PREFAULT=off skips it (for
-    /// comparisons).
+    /// with EINVAL and pages fault in on first touch.
     func prefault(pages range: Range<Int>) {
-        guard cipher != nil, PageStore.prefaultEnabled, !range.isEmpty, range.upperBound <= reservedPages else { return }
+        guard cipher != nil, !range.isEmpty, range.upperBound <= reservedPages else { return }
         _ = madvise(pageAddress(range.lowerBound), range.count * PageLayout.pageSize, PageStore.populateWrite)
     }
 
     private static let populateWrite: Int32 = 23   // MADV_POPULATE_WRITE
-    private static let prefaultEnabled = getenv("STRATA_PREFAULT").map { String(cString: $0) != "off" } ?? true
 
     /// Whether `pointer` lies in the range (a page slot, not a pooled buffer).
     func contains(_ pointer: UnsafeMutableRawPointer) -> Bool {

@@ -103,9 +103,8 @@ extension LockFile {
     /// The longest a waiter sleeps before checking whether the holder died.
     static let probeIntervalNanoseconds = 10_000_000
     /// How many times a contended waiter yields its CPU, re-checking the word after each, before
-    /// it sleeps on the futex (`lockWriterWordSlowly`). STRATA_WRITER_SPIN overrides it (0: sleep
-    /// at once, the previous behaviour; for comparisons).
-    static let yieldsBeforeSleeping: Int = getenv("STRATA_WRITER_SPIN").flatMap { Int(String(cString: $0)) } ?? 200
+    /// it sleeps on the futex (`lockWriterWordSlowly`).
+    static let yieldsBeforeSleeping = 200
 
     /// Makes this core's token for `slot` (called once the slot's ownership byte is held).
     static func newToken(slot: Int, previous: UInt32) -> UInt32 {
@@ -132,7 +131,7 @@ extension LockFile {
     /// way, and the group commit's flushes gathered fewer commits. A yielding waiter stays
     /// runnable: when the word frees it takes it on its next turn, and meanwhile the other
     /// threads (the holder among them) run. Measured (release, `strata-bench run --engine strata
-    /// --strategy threads --durability full --duration 3`, interleaved with STRATA_WRITER_SPIN=0):
+    /// --strategy threads --durability full --duration 3`, interleaved with a build that slept at once):
     /// 8 threads 10.2–13.4k txn/s without yielding, 12.1–14.3k with 200 yields; gcd (64 writers)
     /// 5.6–6.9k against 6.1–7.7k. Bounded: when nothing else is runnable 200 yields take ~100 µs
     /// (one system call each), after which a waiter sleeps as before, so a long transaction costs

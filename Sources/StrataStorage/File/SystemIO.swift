@@ -115,8 +115,8 @@ final class PosixCondition: @unchecked Sendable {
 /// A contended `acquire` yields its CPU up to `LockFile.yieldsBeforeSleeping` times, trying
 /// again after each, before it waits on the condition: the same reasoning as the lock file's
 /// writer word (SharedWriterLock.swift). Measured on memOnly files (release,
-/// `strata-storage-probe bench-commit DIR 8 20000 memOnly plain 2`, 3 interleaved pairs with
-/// STRATA_WRITER_SPIN=0): 204–275k → 287–415k txn/s.
+/// `strata-storage-probe bench-commit DIR 8 20000 memOnly plain 2`, 3 interleaved pairs against
+/// waiting at once): 204–275k → 287–415k txn/s.
 final class WriterGate: @unchecked Sendable {
     // @unchecked: `busy` is only read and written under `lock`.
     private let lock = PosixLock()
