@@ -44,31 +44,14 @@ extension FileCore {
     /// commits, promotes free pages no reader needs, and returns the version to build on.
     /// With `waiting: false` (compaction, which holds the handle registry's lock and so must never
     /// wait for a writer that may itself need the registry) a busy writer lock throws `.fileInUse`.
-    ///
-    /// The writer gate is taken only when the lock file's writer lock does not exclude this
-    /// core's other threads (`usesWriterGate`): with a "STRATAL3" lock file the shared writer word
-    /// belongs to the core, so it alone excludes threads and processes — one atomic instruction to
-    /// take, one to release, where the gate would add a mutex round trip on each side.
     func acquireWriter(waiting: Bool = true) throws(StorageError) -> CommittedVersion {
         guard !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
-        if usesWriterGate {
-            if waiting {
-                writerGate.acquire()
-            } else if !writerGate.tryAcquire() {
-                throw StorageError(.fileInUse, "a write transaction is open", path: path)
-            }
-        }
-        do throws(StorageError) {
-            if waiting {
-                try lockFile?.lockWriter()
-            } else if let lockFile, !lockFile.tryLockWriter() {
-                throw StorageError(.fileInUse, "a write transaction is open (in this or another process)", path: path)
-            }
-        } catch {
-            if usesWriterGate { writerGate.release() }
-            throw error
+        if waiting {
+            writerLock.lock()
+        } else if !writerLock.tryLock() {
+            throw StorageError(.fileInUse, "a write transaction is open (in this or another process)", path: path)
         }
         do throws(StorageError) {
             let base = try currentVersion()
@@ -120,8 +103,7 @@ extension FileCore {
     }
 
     func releaseWriter() {
-        lockFile?.unlockWriter()
-        if usesWriterGate { writerGate.release() }
+        writerLock.unlock()
     }
 
     /// The newest version known durable, in this process or another.
