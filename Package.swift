@@ -26,7 +26,7 @@ let package = Package(
     ],
     targets: [
         // The stripe hash's accumulator loop on AVX2/AVX-512F, chosen at run time
-        // (Sources/CStrataHash; StrataStorage's File/StripeHash.swift has the portable loop).
+        // (Sources/CStrataHash; StrataStorage's Pages/StripeHash.swift has the portable loop).
         .target(name: "CStrataHash"),
         // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
         // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).

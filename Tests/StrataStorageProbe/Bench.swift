@@ -9,8 +9,9 @@
 //       generation (a directory page + `pages` data pages, like one small tree put); prints txn/s,
 //       flushes and µs per commit. `pinned` keeps a read transaction open (the file then grows).
 //   bench-copy <dir> <megabytes> <plain|encrypted>
-//       fills a file with `megabytes` of live pages under `.unsafe`, then times writeCopy (the
-//       compaction path: dense rewrite + one fsync) and prints MB/s of live data.
+//       fills a file with `megabytes` of live values in one keyed tree (overflow chains) under
+//       `.unsafe`, then times writeCopy (the compaction path: dense rewrite + one fsync) and
+//       prints MB/s of live data.
 //   bench-open <dir> <megabytes> <plain|encrypted> [rounds] [cold]
 //       fills a file like bench-copy, then opens it `rounds` times with open verification of
 //       every stored page and without it, interleaved (OpenBench.swift): the cost of verifying at
@@ -98,7 +99,8 @@ func benchCommit(dir: String, threads: Int, perThread: Int, durability: Durabili
 func benchCopy(dir: String, megabytes: Int, encrypted: Bool) throws {
     let file = try benchFile(dir, "bench-copy.strata", durability: .unsafe, encrypted: encrypted)
     defer { file.close() }
-    try fillLivePages(file, megabytes: megabytes)
+    file.setRelocator(LiveTreeRelocator())
+    try fillLiveTree(file, megabytes: megabytes)
     let copy = dir + "/bench-copy-out.strata"
     unlink(copy)
     let start = monotonicSeconds()
@@ -110,6 +112,38 @@ func benchCopy(dir: String, megabytes: Int, encrypted: Bool) throws {
     say(String(format: "writeCopy %@ %d MiB live: %.1f ms = %.0f MB/s (copy %lld bytes)",
                encrypted ? "encrypted" : "plain", megabytes, elapsed * 1e3,
                Double(megabytes) * 1.048576 / elapsed, Int64(info.st_size)))
+}
+
+/// The one keyed tree `fillLiveTree` writes (root word 2), whose values hold no page references.
+struct LiveTreeRelocator: PageRelocating {
+    struct Plan: RelocationPlan {
+        var rootTrees: [(word: Int, role: TreeRole)] { [(2, TreeRole(kind: 1))] }
+        func valueReferences(for role: TreeRole) -> ValueReferences { .none }
+        func embeddedRoots(inValue value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+                           role: TreeRole) throws -> [EmbeddedRoot] { [] }
+    }
+    func plan(for roots: UserRoots, in pages: any PageReading) throws -> any RelocationPlan { Plan() }
+}
+
+/// Commits `megabytes` of live values, 64 KiB each (overflow chains), into one keyed tree at
+/// root word 2, 16 values per transaction.
+func fillLiveTree(_ file: StorageFile, megabytes: Int) throws {
+    let valueSize = 64 << 10
+    var value = [UInt8](repeating: 0, count: valueSize)
+    var key: UInt64 = 0
+    while key < UInt64(megabytes * 16) {
+        let txn = try file.beginWrite()
+        var tree = KeyedTree(root: PageRef(UInt32(truncatingIfNeeded: txn.roots[2])))
+        for _ in 0..<16 where key < UInt64(megabytes * 16) {
+            for i in stride(from: 0, to: valueSize, by: 8) {
+                value.withUnsafeMutableBytes { $0.storeBytes(of: key &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(i), toByteOffset: i, as: UInt64.self) }
+            }
+            _ = try value.withUnsafeBytes { try tree.put(key, $0, in: txn) }
+            key += 1
+        }
+        txn.roots[2] = UInt64(tree.root.raw)
+        try txn.commit()
+    }
 }
 
 /// Commits `megabytes` of live pages (every generation kept live by chaining directory pages).

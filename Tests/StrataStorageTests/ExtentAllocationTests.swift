@@ -157,8 +157,8 @@ import Testing
         defer { full.close() }
         let unsafe = try StorageFile.open(StorageOptions(path: dir.file("unsafe.strata"), durability: .unsafe))
         defer { unsafe.close() }
-        #expect(full.core.allocatesExtents == (FileCore.extentsOverride.map { $0 != "off" } ?? true))
-        #expect(unsafe.core.allocatesExtents == (FileCore.extentsOverride.map { $0 != "off" } ?? false))
+        #expect(full.core.allocatesExtents == true)
+        #expect(unsafe.core.allocatesExtents == false)
     }
 
     /// A transaction of more than 16 pages turns extents off for the next one; a small one turns

@@ -1,6 +1,6 @@
 // The lock file's occupancy bitmap: a writer reads only claimed reader slots, yet never misses a
-// live core's pins — across bitmap words, after closes, for dead owners, and for lock files of
-// the first layout (upgraded when nobody else has them open, scanned in full otherwise).
+// live core's pins — across bitmap words, after closes and for dead owners. A lock file of
+// another magic is refused.
 
 import Testing
 @testable import StrataStorage
@@ -30,25 +30,9 @@ import Glibc
         try #require(n == values.count * 8)
     }
 
-    /// A lock file of the first layout ("STRATALK", no bitmap) in which a pretend process owns
-    /// reader slot `slot` and pins `versions`. The returned descriptor holds that process's locks
-    /// (the shared open marker and the slot's ownership byte) until it is closed.
-    private func firstLayoutLockFile(_ path: String, slot: Int, versions: [UInt64]) throws -> Int32 {
-        let fd = open(path, O_RDWR | O_CREAT, 0o644)
-        try #require(fd >= 0)
-        try #require(ftruncate(fd, off_t(LockFile.mappedSize)) == 0)
-        try writeWords(fd, [LockFile.magicWithoutBitmap], at: 0)
-        let base = LockFile.slotsOffset + slot * LockFile.slotSize
-        try writeWords(fd, [2, UInt64(getpid()), UInt64(versions.count)] + versions, at: base)
-        try #require(LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: false))
-        try #require(LockFile.setLock(fd, type: F_WRLCK, byte: 1024 + slot, wait: false))
-        return fd
-    }
-
     @Test func aNewLockFileUsesTheBitmapAndMarksItsSlot() throws {
         let dir = TemporaryDirectory()
         let lock = try LockFile(dataPath: dir.file())
-        #expect(!lock.scansAllSlots)
         #expect(try readWord(lockPath(dir.file()), at: 0) == LockFile.magic)
         let bitmap = try readWord(lockPath(dir.file()), at: LockFile.occupancyWord * 8 + (lock.slot / 64) * 8)
         #expect(bitmap & (1 << UInt64(lock.slot % 64)) != 0)
@@ -104,31 +88,6 @@ import Glibc
         #expect(writer.foreignPins() == [42...42])
     }
 
-    @Test func aFirstLayoutLockFileNobodyHasOpenIsUpgraded() throws {
-        let dir = TemporaryDirectory()
-        let fd = try firstLayoutLockFile(lockPath(dir.file()), slot: 3, versions: [17])
-        close(fd)  // the pretend process is gone: its slot content is stale
-        let lock = try LockFile(dataPath: dir.file())
-        #expect(!lock.scansAllSlots)
-        #expect(try readWord(lockPath(dir.file()), at: 0) == LockFile.magic)
-        #expect(lock.foreignPins().isEmpty)
-        // A core opened after the upgrade is found through the bitmap.
-        let second = try LockFile(dataPath: dir.file())
-        second.publish(versions: [8])
-        #expect(lock.foreignPins() == [8...8])
-    }
-
-    @Test func aFirstLayoutLockFileInUseIsScannedInFull() throws {
-        let dir = TemporaryDirectory()
-        // An older build's process has the file open and pins version 17 in slot 9, with no bit.
-        let fd = try firstLayoutLockFile(lockPath(dir.file()), slot: 9, versions: [17])
-        defer { close(fd) }
-        let lock = try LockFile(dataPath: dir.file())
-        #expect(lock.scansAllSlots)
-        #expect(try readWord(lockPath(dir.file()), at: 0) == LockFile.magicWithoutBitmap, "not upgraded while in use")
-        #expect(lock.foreignPins() == [17...17])
-    }
-
     @Test func aForeignMagicIsRefusedWithATypedError() throws {
         let dir = TemporaryDirectory()
         let fd = open(lockPath(dir.file()), O_RDWR | O_CREAT, 0o644)
@@ -140,7 +99,7 @@ import Glibc
             _ = try LockFile(dataPath: dir.file())
         } throws: { error in
             (error as? StorageError)?.code == .lockFailed
-                && (error as? StorageError)?.message.contains("not a Strata lock file") == true
+                && (error as? StorageError)?.message.contains("unknown magic 0x123456789abcdef0") == true
         }
     }
 }

@@ -1,8 +1,9 @@
-// Page checksums by kind: the stripe hash (kind 1, every page written now) is pinned, sensitive to
-// every byte, bit, word order and the page number; pages of kind 0 (XXH64) still
-// verify, an unknown kind never does, and a plain file written entirely with kind 0 pages and
-// slots resealed opens, reads, and takes new commits.
+// The page checksum: the stripe hash (kind 1, the only kind) is pinned, sensitive to every byte,
+// bit, word order and the page number; a page of any other kind — kind 0 (XXH64) of an earlier
+// build included — never verifies, and a file holding such pages is refused with `.corruptPage`
+// naming the kind, and left unchanged.
 
+import Foundation
 import Testing
 @testable import StrataStorage
 #if canImport(Glibc)
@@ -104,25 +105,23 @@ import Glibc
         #expect(image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self) == PageHeader.kindStripe)
         #expect(PageStore.checksumMatches(UnsafeRawPointer(image), page: 12))
         #expect(!PageStore.checksumMatches(UnsafeRawPointer(image), page: 13))
-        // The same page as an older build wrote it: kind 0, XXH64.
-        image.storeBytes(of: PageHeader.kindXXH64, toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
-        #expect(!PageStore.checksumMatches(UnsafeRawPointer(image), page: 12), "kind changed, checksum not")
-        let old = xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: 12)
-        image.storeBytes(of: old.littleEndian, toByteOffset: 0, as: UInt64.self)
-        #expect(PageStore.checksumMatches(UnsafeRawPointer(image), page: 12))
-        // An unknown kind never verifies, whatever the checksum.
-        image.storeBytes(of: UInt8(2), toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
-        image.storeBytes(of: xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: 12).littleEndian,
-                         toByteOffset: 0, as: UInt64.self)
-        #expect(!PageStore.checksumMatches(UnsafeRawPointer(image), page: 12))
-        image.storeBytes(of: stripeHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: 12).littleEndian,
-                         toByteOffset: 0, as: UInt64.self)
-        #expect(!PageStore.checksumMatches(UnsafeRawPointer(image), page: 12))
+        #expect(PageStore.checksumFailure(UnsafeRawPointer(image), page: 13) == "page 13 fails its checksum")
+        // Any other kind never verifies, whatever the checksum — kind 0 (XXH64, an earlier
+        // build's) with its own checksum included — and the refusal names the kind.
+        for kind: UInt8 in [0, 2, 255] {
+            image.storeBytes(of: kind, toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
+            for sum in [xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: 12),
+                        stripeHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: 12)] {
+                image.storeBytes(of: sum.littleEndian, toByteOffset: 0, as: UInt64.self)
+                #expect(!PageStore.checksumMatches(UnsafeRawPointer(image), page: 12), "kind \(kind)")
+            }
+            #expect(PageStore.checksumFailure(UnsafeRawPointer(image), page: 12).contains("checksum kind \(kind)"))
+        }
     }
 
-    /// Rewrites a plain file as an older build wrote it: every page checksum kind 0 (XXH64), the
+    /// Rewrites a plain file as an earlier build wrote it: every page checksum kind 0 (XXH64), the
     /// commit entries updated, every slot resealed. Returns how many pages were converted.
-    private func convertToOlderBuild(_ path: String) throws -> Int {
+    private func convertToEarlierChecksumKind(_ path: String) throws -> Int {
         let fd = open(path, O_RDWR)
         try #require(fd >= 0)
         defer { close(fd) }
@@ -138,7 +137,7 @@ import Glibc
             guard image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self) == PageHeader.kindStripe,
                   PageStore.checksumMatches(UnsafeRawPointer(image), page: page) else { continue }
             let old = image.loadUnaligned(as: UInt64.self)
-            image.storeBytes(of: PageHeader.kindXXH64, toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
+            image.storeBytes(of: UInt8(0), toByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
             let new = xxHash64(UnsafeRawPointer(image) + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
             image.storeBytes(of: new.littleEndian, as: UInt64.self)
             renamed[UInt32(page)] = (UInt64(littleEndian: old), new)
@@ -159,49 +158,28 @@ import Glibc
         return renamed.count
     }
 
-    /// Counts the data pages of each checksum kind that verify.
-    private func kinds(_ path: String) throws -> [UInt8: Int] {
-        let fd = open(path, O_RDONLY)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var result: [UInt8: Int] = [:]
-        let image = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
-        defer { image.deallocate() }
-        var page = Int(MetaLayout.firstDataPage)
-        while pread(fd, image, PageLayout.pageSize, off_t(page * PageLayout.pageSize)) == PageLayout.pageSize {
-            if PageStore.checksumMatches(UnsafeRawPointer(image), page: page) {
-                result[image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self), default: 0] += 1
-            }
-            page += 1
-        }
-        return result
-    }
-
-    private func counter(_ path: String) throws -> UInt64? {
-        let file = try StorageFile.open(StorageOptions(path: path))
-        defer { file.close() }
-        let txn = try file.beginRead()
-        defer { txn.end() }
-        return try readCounter(txn, roots: txn.roots)
-    }
-
-    @Test func aPlainFileOfAnOlderBuildOpensAndTakesNewCommits() throws {
+    @Test func aFileWithPagesOfAnEarlierChecksumKindIsRefusedNamingIt() throws {
         let dir = TemporaryDirectory()
         do {
             let file = try StorageFile.open(StorageOptions(path: dir.file()))
             defer { file.close() }
             for value: UInt64 in 1...6 { try commitCounter(file, value: value) }
         }
-        #expect(try convertToOlderBuild(dir.file()) > 0)
-        #expect(try kinds(dir.file())[PageHeader.kindStripe] == nil)
-        #expect(try counter(dir.file()) == 6)
-        do {
-            let file = try StorageFile.open(StorageOptions(path: dir.file()))
-            defer { file.close() }
-            for value: UInt64 in 7...9 { try commitCounter(file, value: value) }
+        #expect(try convertToEarlierChecksumKind(dir.file()) > 0)
+        let before = try #require(FileManager.default.contents(atPath: dir.file()))
+        for verification in [OpenVerification.allPages, .newestCommitsOnly] {
+            #expect {
+                let file = try StorageFile.open(StorageOptions(path: dir.file(), openVerification: verification))
+                defer { file.close() }
+                let txn = try file.beginRead()
+                defer { txn.end() }
+                _ = try readCounter(txn, roots: txn.roots)
+            } throws: { error in
+                let error = error as? StorageError
+                return (error?.code == .corruptPage || error?.code == .corruptFile)
+                    && error?.message.contains("checksum kind 0 (XXH64") == true
+            }
         }
-        #expect(try counter(dir.file()) == 9)
-        let after = try kinds(dir.file())
-        #expect(after[PageHeader.kindStripe, default: 0] > 0)
+        #expect(FileManager.default.contents(atPath: dir.file()) == before, "the refused file was changed")
     }
 }

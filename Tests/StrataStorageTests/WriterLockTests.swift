@@ -1,7 +1,7 @@
-// The shared writer word of "STRATAL3" lock files (SharedWriterLock.swift): it excludes cores,
-// threads and processes; a holder killed with SIGKILL does not wedge the file; trylock is
-// `.fileInUse`; older layouts are upgraded only when nobody else has the file open, and keep the
-// fcntl writer lock otherwise.
+// The writer lock (WriterLock.swift): the lock file's writer word excludes cores, threads and
+// processes, an in-memory file's private word excludes threads; a holder killed with SIGKILL does
+// not wedge the file; trylock is `.fileInUse`; a lock file of an earlier layout is refused
+// with `.lockFailed` naming it, whether or not another process has it open, and left unchanged.
 
 import Foundation
 import Synchronization
@@ -31,16 +31,15 @@ private func writeLockWord(_ path: String, _ value: UInt64, at offset: Int, size
     try #require(pwrite(fd, &word, size, off_t(offset)) == size)
 }
 
-/// A lock file of the second layout ("STRATAL2": bitmap, fcntl writer lock), as a build before
-/// the writer word made it. With `holding`, the returned descriptor plays an older build's
-/// process that has the file open (shared open marker, reader slot 5); otherwise it is closed
-/// and -1 is returned.
-private func secondLayoutLockFile(_ dataPath: String, holding: Bool) throws -> Int32 {
+/// A lock file of an earlier layout (`magic`: "STRATALK" or "STRATAL2"), as such a build left it.
+/// With `holding`, the returned descriptor plays that build's process having the file open
+/// (shared open marker, reader slot 5); otherwise it is closed and -1 is returned.
+private func earlierLayoutLockFile(_ dataPath: String, magic: UInt64, holding: Bool) throws -> Int32 {
     let fd = open(dataPath + ".lock", O_RDWR | O_CREAT, 0o644)
     try #require(fd >= 0)
     try #require(ftruncate(fd, off_t(LockFile.mappedSize)) == 0)
-    var magic = LockFile.magicWithFcntlWriter.littleEndian
-    try #require(pwrite(fd, &magic, 8, 0) == 8)
+    var word = magic.littleEndian
+    try #require(pwrite(fd, &word, 8, 0) == 8)
     guard holding else {
         close(fd)
         return -1
@@ -98,15 +97,14 @@ private func finishes(within seconds: Double = 20, _ body: @escaping @Sendable (
 
 @Suite("Writer lock", .serialized)
 struct WriterLockTests {
-    @Test func aNewFileTakesTheWriterWordWithoutTheGate() throws {
+    @Test func aNewFileTakesTheLockFilesWriterWord() throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
         let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
         defer { file.close() }
         #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magic)
         let lockFile = try #require(file.core.lockFile)
-        #expect(lockFile.excludesThreads)
-        #expect(!file.core.usesWriterGate)
+        #expect(file.core.writerLock === lockFile.writerLock)
         #expect(lockFile.token & 0xFF == UInt32(lockFile.slot))
         let txn = try file.beginWrite()
         #expect(try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4) == UInt64(lockFile.token))
@@ -118,28 +116,27 @@ struct WriterLockTests {
         let dir = TemporaryDirectory()
         let a = try LockFile(dataPath: dir.file())
         let b = try LockFile(dataPath: dir.file())
-        #expect(a.excludesThreads && b.excludesThreads)
         #expect(a.token != b.token)
-        try a.lockWriter()
-        #expect(!b.tryLockWriter())
-        #expect(!a.tryLockWriter(), "another thread of the holding core is refused too")
-        a.unlockWriter()
-        #expect(b.tryLockWriter())
-        b.unlockWriter()
+        a.writerLock.lock()
+        #expect(!b.writerLock.tryLock())
+        #expect(!a.writerLock.tryLock(), "another thread of the holding core is refused too")
+        a.writerLock.unlock()
+        #expect(b.writerLock.tryLock())
+        b.writerLock.unlock()
     }
 
     /// Six threads of one core contend for the writer lock with short transactions (handed over
     /// while the waiters yield) and, every 50th, one held for 2 ms (longer than the yielding
     /// phase: waiters then sleep on the futex or the gate's condition). No two transactions ever
     /// overlap and every increment is kept. A file excludes threads with the lock file's writer
-    /// word; a memOnly file, which has no lock file, with the writer gate.
+    /// word; a memOnly file, which has no lock file, with a private word.
     @Test(arguments: [Durability.unsafe, .memOnly])
     func contendingThreadsNeverOverlapWhetherYieldingOrSleeping(durability: Durability) throws {
         let dir = TemporaryDirectory()
         let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: durability))
         defer { file.close() }
-        #expect(file.core.usesWriterGate == (durability == .memOnly))
-        #expect(LockFile.yieldsBeforeSleeping > 0)
+        #expect((file.core.lockFile == nil) == (durability == .memOnly))
+        #expect(WriterLock.yieldsBeforeSleeping > 0)
         let inside = Atomic<Int>(0)
         let overlaps = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
@@ -173,13 +170,12 @@ struct WriterLockTests {
         #expect(reader.roots[1] == UInt64(threads * perThread))
     }
 
-    /// A second thread of the same core sleeps until the first ends its transaction (the gate is
-    /// gone: the writer word alone must exclude it).
+    /// A second thread of the same core sleeps until the first ends its transaction (the writer
+    /// word, which belongs to the core, excludes it).
     @Test func anotherThreadOfTheCoreWaitsForTheWriter() throws {
         let dir = TemporaryDirectory()
         let file = try StorageFile.open(StorageOptions(path: dir.file(), durability: .unsafe))
         defer { file.close() }
-        #expect(!file.core.usesWriterGate)
         try expectSecondThreadWaits(file)
     }
 
@@ -254,7 +250,7 @@ struct WriterLockTests {
         let holder = try Probe(["holdwriter", path])
         #expect(holder.waitForLine { $0 == "writing" } == "writing")
         let word = try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4)
-        #expect(word != 0 && UInt32(word) & LockFile.holderMask != file.core.lockFile?.token)
+        #expect(word != 0 && UInt32(word) & WriterLock.holderMask != file.core.lockFile?.token)
         holder.kill()
         _ = holder.waitForExit()
         try #require(finishes { try increment(file) }, "the dead holder's word was not taken over")
@@ -317,86 +313,70 @@ struct WriterLockTests {
         let b = try LockFile(dataPath: dir.file())
         // A token of slot 200 whose cell holds another generation (the slot was claimed again),
         // one whose cell matches but whose slot byte nobody holds (the process died), and garbage.
-        try writeLockWord(lockPath, UInt64(LockFile.newToken(slot: 200, previous: 0)), at: LockFile.slotTokensOffset + 4 * 200, size: 4)
-        let dead = [LockFile.newToken(slot: 200, previous: 7 << 8) | LockFile.waitersBit,
-                    LockFile.newToken(slot: 200, previous: 0), 0xFFFF_FFFF]
+        try writeLockWord(lockPath, UInt64(WriterLock.newToken(slot: 200, previous: 0)), at: LockFile.slotTokensOffset + 4 * 200, size: 4)
+        let dead = [WriterLock.newToken(slot: 200, previous: 7 << 8) | WriterLock.waitersBit,
+                    WriterLock.newToken(slot: 200, previous: 0), 0xFFFF_FFFF]
         for word in dead {
             try writeLockWord(lockPath, UInt64(word), at: LockFile.writerWordOffset, size: 4)
-            try #require(a.tryLockWriter(), "trylock did not take over \(word)")
-            #expect(!b.tryLockWriter())
-            a.unlockWriter()
+            try #require(a.writerLock.tryLock(), "trylock did not take over \(word)")
+            #expect(!b.writerLock.tryLock())
+            a.writerLock.unlock()
             try writeLockWord(lockPath, UInt64(word), at: LockFile.writerWordOffset, size: 4)
             // (On failure the waiting thread stays blocked: stop before anything else waits.)
-            try #require(finishes { try b.lockWriter() }, "a waiter did not take over \(word)")
-            #expect(!a.tryLockWriter())
-            b.unlockWriter()
+            try #require(finishes { b.writerLock.lock() }, "a waiter did not take over \(word)")
+            #expect(!a.writerLock.tryLock())
+            b.writerLock.unlock()
         }
         // A live holder (slot byte held, cell matching) is not taken over.
-        try #require(a.tryLockWriter())
-        #expect(!b.isCoreAlive(token: LockFile.newToken(slot: 200, previous: 0)))
-        #expect(b.isCoreAlive(token: a.token))
-        #expect(!b.tryLockWriter())
-        a.unlockWriter()
+        try #require(a.writerLock.tryLock())
+        #expect(!b.writerLock.isHolderAlive(token: WriterLock.newToken(slot: 200, previous: 0)))
+        #expect(b.writerLock.isHolderAlive(token: a.token))
+        #expect(!b.writerLock.tryLock())
+        a.writerLock.unlock()
     }
 
     @Test func aLoneOpenerClearsAWordLeftByADeadProcess() throws {
         let dir = TemporaryDirectory()
         let lockPath = dir.file() + ".lock"
         do { _ = try LockFile(dataPath: dir.file()) }
-        try writeLockWord(lockPath, UInt64(LockFile.newToken(slot: 3, previous: 0) | LockFile.waitersBit),
+        try writeLockWord(lockPath, UInt64(WriterLock.newToken(slot: 3, previous: 0) | WriterLock.waitersBit),
                           at: LockFile.writerWordOffset, size: 4)
         let lock = try LockFile(dataPath: dir.file())
         #expect(try readLockWord(lockPath, at: LockFile.writerWordOffset, size: 4) == 0)
-        #expect(lock.tryLockWriter())
-        lock.unlockWriter()
+        #expect(lock.writerLock.tryLock())
+        lock.writerLock.unlock()
     }
 
-    /// An older build's process has the lock file (second layout) open: no upgrade, and the fcntl
-    /// writer lock — which that build takes — keeps excluding both.
-    @Test func anOlderLayoutInUseKeepsTheFcntlWriterLock() throws {
+    /// A lock file of an earlier layout is refused with `.lockFailed` naming the layout, whether
+    /// a process of that build has it open or nobody does, and is left unchanged; so is a read-only
+    /// open. Once it is removed, the file opens.
+    @Test(arguments: [(0x4B43_4F4C_4154_5253 as UInt64, "STRATALK"), (0x324C_4154_4152_5453, "STRATAL2")])
+    func aLockFileOfAnEarlierLayoutIsRefusedNamingIt(magic: UInt64, name: String) throws {
         let dir = TemporaryDirectory()
         let path = dir.file()
-        let old = try secondLayoutLockFile(path, holding: true)
-        defer { close(old) }
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+            try increment(file)
+            file.close()
+        }
+        for holding in [true, false] {
+            let old = try earlierLayoutLockFile(path, magic: magic, holding: holding)
+            defer { if old >= 0 { close(old) } }
+            for readOnly in [false, true] {
+                #expect {
+                    _ = try StorageFile.open(StorageOptions(path: path, readOnly: readOnly))
+                } throws: { error in
+                    let error = error as? StorageError
+                    return error?.code == .lockFailed && error?.message.contains(name) == true
+                        && error?.path == path + ".lock"
+                }
+            }
+            #expect(try readLockWord(path + ".lock", at: 0) == magic, "the refused lock file was changed")
+        }
+        #expect(unlink(path + ".lock") == 0)
         let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
         defer { file.close() }
-        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magicWithFcntlWriter, "upgraded while in use")
-        #expect(file.core.lockFile?.excludesThreads == false)
-        #expect(file.core.usesWriterGate)
-        // The older build writes: this core's writer is refused (trylock) / must wait.
-        try #require(LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
-        #expect(storageErrorCode { _ = try file.core.acquireWriter(waiting: false) } == .fileInUse)
-        #expect(LockFile.setLock(old, type: F_UNLCK, byte: 0, wait: false))
-        // This core writes: the older build is refused.
-        let txn = try file.beginWrite()
-        #expect(!LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
-        txn.rollback()
-        #expect(LockFile.setLock(old, type: F_WRLCK, byte: 0, wait: false))
-        #expect(LockFile.setLock(old, type: F_UNLCK, byte: 0, wait: false))
-        try increment(file)
         #expect(try committedValue(file) == 1)
-        // Another thread of this core still waits (the writer gate, with the fcntl lock).
-        try expectSecondThreadWaits(file)
-    }
-
-    @Test func anOlderLayoutNobodyHasOpenIsUpgraded() throws {
-        let dir = TemporaryDirectory()
-        let path = dir.file()
-        _ = try secondLayoutLockFile(path, holding: false)
-        let file = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
-        defer { file.close() }
-        #expect(try readLockWord(path + ".lock", at: 0) == LockFile.magic)
-        #expect(file.core.lockFile?.excludesThreads == true)
-        try increment(file)
-        // A process opening it now uses the word too, and both exclude each other.
-        let child = try Probe(["increment", path, "20", "unsafe"])
-        for _ in 0..<20 { try increment(file) }
-        #expect(child.waitForExit() == 0)
-        #expect(try committedValue(file) == 41)
-        #expect(try file.verify().balances)
-        // What an older ("STRATAL2") build checks at open: it knows only these two magics.
-        let magic = try readLockWord(path + ".lock", at: 0)
-        #expect(magic != LockFile.magicWithFcntlWriter && magic != LockFile.magicWithoutBitmap)
     }
 
     /// Writers killed at random moments (mid-commit included) while this process keeps the file
@@ -422,7 +402,7 @@ struct WriterLockTests {
             }
             if let last = acked.last { lastAcked = last }
             let word = try readLockWord(path + ".lock", at: LockFile.writerWordOffset, size: 4)
-            if UInt32(word) & LockFile.holderMask != 0 { diedHolding += 1 }
+            if UInt32(word) & WriterLock.holderMask != 0 { diedHolding += 1 }
             try #require(finishes { try increment(file) }, "the dead child's word was not taken over")
             let value = try committedValue(file)
             // Every acknowledged commit, at most one committed but unacknowledged, and ours.

@@ -1,4 +1,4 @@
-// The accumulator loop of StrataStorage's stripe hash (File/StripeHash.swift) on wider vector
+// The accumulator loop of StrataStorage's stripe hash (Pages/StripeHash.swift) on wider vector
 // units than Swift's portable SIMD2 code reaches (SSE2, two lanes per instruction): AVX2 (four)
 // and AVX-512F (eight), chosen at run time from what the CPU supports. The arithmetic is the
 // same wrapping integer arithmetic lane by lane, so every variant gives the same accumulators:

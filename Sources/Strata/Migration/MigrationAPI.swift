@@ -118,6 +118,7 @@ extension Migration {
             }
             for e in ctx.pendingBacklinks[t]?[oc] ?? [] { try core.putBacklink(e, column: nc, w: w) }
             ctx.pendingBacklinks[t]?[oc] = nil
+            ctx.droppedCollections[t]?.remove(oc)
             core.snap.metasDirty = true
             core.changeCounter &+= 1
             if nc == info.primaryKeyColumn { ctx.pkDirty.insert(t) }

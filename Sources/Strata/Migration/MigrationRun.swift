@@ -14,9 +14,13 @@
 //    `.duplicatePrimaryKey`. Rebuild every secondary index (maintenance is suspended while
 //    steps 2–4 rewrite rows; added and removed `indexed:` take effect here). Commit.
 //
+// Collection trees of removed collection properties (or of ones whose type changed) are freed
+// after the block, unless the block renamed the property (the trees then belong to the new one);
+// left allocated, no version would reach their pages and `verify()`, compaction and `writeCopy`
+// would fail on them.
+//
 // Known limits: classes not in `objectTypes` are not converted (they are bound on first use and a
-// changed one is `.schemaMismatch`); collection trees of removed properties are not freed (their
-// pages stay allocated in the file); tables of classes removed from the code are kept (use
+// changed one is `.schemaMismatch`); tables of classes removed from the code are kept (use
 // `deleteData(forType:)` to empty them).
 import StrataStorage
 
@@ -59,6 +63,7 @@ extension RealmCore {
                 migration.context = nil
             }
             if let e = ctx.error ?? pendingError { throw e }
+            try freeDroppedCollections(ctx, w: w)
             for t in ctx.pkDirty.sorted() { try rebuildPrimaryKeys(table: t, w: w) }
             try rebuildAllIndexes(w)
             try commitWrite()
@@ -100,6 +105,8 @@ extension RealmCore {
         if info.primaryKeyColumn != nil { ctx.pkDirty.insert(t) }
         var oldToNew: [Int: Int] = [:]
         for (c, oc) in from.enumerated() { if let oc { oldToNew[oc] = c } }
+        let dropped = oldLayout.columns.filter { $0.collection != .none && oldToNew[$0.index] == nil }.map(\.index)
+        if !dropped.isEmpty { ctx.droppedCollections[t] = Set(dropped) }
         try remapBacklinks(source: t, oldToNew: oldToNew, ctx: ctx, w: w)
         snap.schemas[t] = info.schema
         snap.infos[t] = info
@@ -107,6 +114,30 @@ extension RealmCore {
         snap.schemaDirty = true
         snap.metasDirty = true
         changeCounter &+= 1
+    }
+
+    /// Frees the trees of every old row's dropped collection columns (`ctx.droppedCollections`).
+    /// Their backlink entries are already out of the backlink tree (`remapBacklinks`).
+    private func freeDroppedCollections(_ ctx: MigrationContext, w: WriteTransaction) throws {
+        for (t, columns) in ctx.droppedCollections where !columns.isEmpty {
+            guard let old = try ctx.old(table: t) else { continue }
+            let layout = RowLayout(properties: old.schema.properties)
+            for oc in columns.sorted() {
+                let column = layout.columns[oc]
+                for (_, oldRow) in old.rows {
+                    let root = oldRow.withUnsafeBytes { PageRef(_RowView(bytes: $0, core: self).load(column, as: UInt32.self)) }
+                    if root.isNull { continue }
+                    if column.collection == .map {
+                        var tree = BytesTree(root: root)
+                        try tree.destroy(in: w)
+                    } else {
+                        var tree = PositionalTree(root: root)
+                        try tree.destroy(in: w)
+                    }
+                }
+            }
+        }
+        ctx.droppedCollections = [:]
     }
 
     /// Copies one column of an old row into a new row. False when the old value is nil and the

@@ -143,7 +143,7 @@ extension FileCore {
             roots.setDataReference(try copier.reach(root, role: index), at: entry.offset)
         }
 
-        // 1 MiB per pwrite (measured for the sparse copy: larger batches were no faster).
+        // 1 MiB per pwrite (larger batches were measured no faster).
         let batchPages = 256
         let batch = UnsafeMutableRawPointer.allocate(byteCount: batchPages * PageLayout.pageSize, alignment: PageLayout.pageSize)
         let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)

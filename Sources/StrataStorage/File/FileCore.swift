@@ -1,13 +1,13 @@
 // The shared state of one open page file in this process. Every `StorageFile` handle to the same
-// path shares one core: one writer gate, one reader registry, one page store (and so one mapping
+// path shares one core: one writer lock, one reader registry, one page store (and so one mapping
 // and one page cache).
 //
 // Invariants:
 // - `latest`, `readers`, `handleCount` are read and written only under `lock`.
 // - `freeSpace`, `freeListPages`, `overflowPages`, `fileSizePages`, the buffer pool
 //   and the fault-injection hooks belong to the writer: touched only while holding the writer
-//   lock (`acquireWriter`: the lock file's writer word, or `writerGate` + the fcntl lock when
-//   `usesWriterGate`), or during open, before the core is shared.
+//   lock (`acquireWriter`: `writerLock`, the lock file's writer word or, for in-memory files, a
+//   private one), or during open, before the core is shared.
 // - `latest.pageCount` pages exist in the file (fileSizePages ≥ latest.pageCount).
 // - Another process's commit is noticed through the lock file's latest version: `latest` is then
 //   re-read from the meta slots (under `lock`), the verified-page map is cleared, and the writer
@@ -53,17 +53,15 @@ final class FileCore: @unchecked Sendable {
     let lockFile: LockFile?
 
     // Owned by the writer.
-    /// Excludes this core's threads from each other when the lock file's writer lock does not
-    /// (fcntl lock of older lock-file layouts, or no lock file: in-memory files).
-    let writerGate = WriterGate()
-    /// Whether `acquireWriter` takes `writerGate` (see there). Fixed at open.
-    let usesWriterGate: Bool
+    /// Excludes writers of every thread and process using the file: the lock file's writer word,
+    /// or a private word when there is no lock file (WriterLock.swift).
+    let writerLock: WriterLock
     /// `store.buildsPagesInPlace`, and whether a plain file's writer builds pages in the writable
     /// mapping (`buildsInPlace`). Fixed at open.
     let storeBuildsInPlace: Bool
     let buildsPlainPagesInMap: Bool
     // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
-    // touched only by the writer-gate holder, so accesses can never overlap.
+    // touched only by the writer-lock holder, so accesses can never overlap.
     @exclusivity(unchecked) var freeSpace = FreeSpace()
     var freeListPages: [UInt32] = []
     var overflowPages: [UInt32] = []
@@ -80,13 +78,12 @@ final class FileCore: @unchecked Sendable {
     /// Whether write transactions allocate extents (WriteTransaction.allocateRaw): by default for
     /// files flushed per commit (`.full`), where one run of pages makes the flush cheaper; without
     /// a flush per commit page order buys nothing and the pages an extent policy leaves unused
-    /// would only grow the file. Tests set it; STRATA_EXTENTS=on|off overrides it.
+    /// would only grow the file. Tests set it to exercise both policies on one durability.
     var allocatesExtents: Bool {
         get { extentsSetting ?? (options.durability == .full) }
         set { extentsSetting = newValue }
     }
-    @exclusivity(unchecked) var extentsSetting: Bool? = FileCore.extentsOverride.map { $0 != "off" }
-    static let extentsOverride: String? = getenv("STRATA_EXTENTS").map { String(cString: $0) }
+    @exclusivity(unchecked) var extentsSetting: Bool?
     // Group commit (guarded by `flushLock`): the newest version known durable, whether a flush is
     // running, and the error of a failed flush (after which commits are refused: what reached the
     // disk is unknown, as after any failed fsync).
@@ -126,10 +123,10 @@ final class FileCore: @unchecked Sendable {
         self.store = store
         self.cipher = cipher
         self.lockFile = lockFile
-        self.usesWriterGate = lockFile?.excludesThreads != true
+        self.writerLock = lockFile?.writerLock ?? WriterLock()
         self.storeBuildsInPlace = store.buildsPagesInPlace
         self.buildsPlainPagesInMap = cipher == nil && fd >= 0 && store.writeWindow != nil
-            && FileCore.usesWriteMap(durability: options.durability) && FileCore.plainPagesInMapSetting
+            && FileCore.usesWriteMap(durability: options.durability)
         self.latest = CommittedVersion(version: meta.version, roots: meta.roots, pageCount: meta.pageCount)
         self.latestMeta = meta
         self.recentDurableBases[Int(meta.version % UInt64(MetaLayout.slotCount))] = (meta.version, meta.durableBase)

@@ -52,13 +52,15 @@ extension FileCore {
         // The lock file first: creating and initialising the data file happens under the writer
         // lock so that two processes creating it at once cannot both initialise it.
         var lockFile: LockFile? = nil
-        do {
+        do throws(StorageError) {
             lockFile = try LockFile(dataPath: path)
         } catch {
-            if !options.readOnly { throw error }
+            // A read-only open goes on without a lock file only when it cannot have one (a
+            // read-only directory or medium); a lock file it could open but refuses stays refused.
+            if !options.readOnly || error.code == .lockFailed { throw error }
         }
-        try lockFile?.lockWriter()
-        defer { lockFile?.unlockWriter() }
+        lockFile?.writerLock.lock()
+        defer { lockFile?.writerLock.unlock() }
         var flags = O_CLOEXEC
         flags |= options.readOnly ? O_RDONLY : O_RDWR
         if !options.readOnly && !options.mustExist { flags |= O_CREAT }
@@ -415,8 +417,10 @@ extension FileCore {
                 }
                 try cipher.decrypt(page: ref, from: UnsafeRawPointer(page), into: plain, path: path)
             } else {
-                guard PageStore.checksumMatches(UnsafeRawPointer(page), page: Int(ref)),
-                      UInt64(littleEndian: page.loadUnaligned(as: UInt64.self)) == expected else {
+                guard PageStore.checksumMatches(UnsafeRawPointer(page), page: Int(ref)) else {
+                    throw StorageError(.corruptPage, PageStore.checksumFailure(UnsafeRawPointer(page), page: Int(ref)), path: path)
+                }
+                guard UInt64(littleEndian: page.loadUnaligned(as: UInt64.self)) == expected else {
                     throw StorageError(.corruptPage, "page \(ref) is not the one its commit wrote", path: path)
                 }
                 plain.copyMemory(from: UnsafeRawPointer(page), byteCount: PageLayout.pageSize)

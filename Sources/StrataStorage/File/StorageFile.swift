@@ -194,7 +194,8 @@ public final class StorageFile: @unchecked Sendable {
     }
 
     /// Rewrites the newest version densely and atomically replaces the file.
-    /// Throws `.fileInUse` when another handle or process has the file open.
+    /// Throws `.fileInUse` when another handle or process has the file open, `.invalidState`
+    /// when no relocator is registered (`setRelocator`).
     public func compact() throws {
         try ensureOpen()
         try coreLock.withLock { () throws(StorageError) in
@@ -203,7 +204,8 @@ public final class StorageFile: @unchecked Sendable {
     }
 
     /// Writes the newest committed version densely to `path` (must not exist), encrypted with
-    /// `encryptionKey` (nil: plain).
+    /// `encryptionKey` (nil: plain). Throws `.invalidState` when no relocator is registered
+    /// (`setRelocator`).
     public func writeCopy(toPath path: String, encryptionKey: [UInt8]?) throws {
         try ensureOpen()
         try core.writeCopy(toPath: path, encryptionKey: encryptionKey)

@@ -27,11 +27,25 @@
 //   has room for, so that appends, inserts and removals that keep the planes' constants and
 //   the key width move bytes within the columns (O(n) moves, no re-encoding).
 //
+// Which leaves are packed — the one rule (every other file refers here):
+//   A KeyedTree leaf is packed when, and only when, it is created by a put or sorted batch that
+//   asks for `packing: true`, at the right edge of the tree (an append past the last key), for
+//   values of one length of at most `PackedLayout.maxValueLength` bytes held inline: the leaf that
+//   takes the append once the rightmost slotted leaf is full, if that leaf's last
+//   `PackedLayout.minimumRun` values (or all of them) have the new value's length
+//   (`packedRightLeaf`); after a full packed leaf, the next one if the value has the full leaf's
+//   length (PackedLeafEdit `newRightLeaf`); in a sorted batch, a fresh leaf for a run of at least
+//   `PackedLayout.minimumRun` such entries (PackedLeafBatch). Everything else is slotted.
+//   The caller asks for packing only for trees whose values hold no page references: in the
+//   object layer, the rows tree of a class with no collection columns, for rows without an
+//   inline backlink footer (Strata's ObjectStore add path and BatchLinks `putPlainRows`); a
+//   schema change rebuilds the rows tree unpacked.
+//
 // Invariants:
 // - Packed leaves exist only in KeyedTrees, hold only inline values, and never in trees whose
 //   values hold page references (`ValueReferences.none`): relocation could not rewrite a
-//   reference spread over planes. Only puts with `packing: true` create them; other edits
-//   extend, shrink or rewrite existing ones (PackedLeafEdit.swift).
+//   reference spread over planes. Only puts with `packing: true` create them (the rule above);
+//   other edits extend, shrink or rewrite existing ones (PackedLeafEdit.swift).
 // - A subset of a packed leaf's entries always fits one page packed: fewer entries, key
 //   offsets no wider, no constant plane becomes stored. Removals therefore fit in place.
 // - Reading validates the header (kind, width, count, length, capacity, size) and throws

@@ -75,15 +75,12 @@ func stripeHash64(_ data: UnsafeRawPointer, count: Int, seed: UInt64) -> UInt64 
     return stripeHash64Portable(data, count: count, seed: seed)
 }
 
-/// The vector variant `stripeHash64` runs: CStrataHash's level (2 AVX-512F, 1 AVX2, 0 none),
-/// capped by `STRATA_STRIPE_VECTOR` (0, 1 or 2; for comparisons and tests) when it is set.
-let stripeVectorLevel: Int32 = {
-    let available = stripeVectorLevelAvailable
-    guard let raw = getenv("STRATA_STRIPE_VECTOR"), let cap = Int32(String(cString: raw)) else { return available }
-    return max(0, min(available, cap))
-}()
+/// The vector variant `stripeHash64` runs: the widest CStrataHash supports on this CPU (2
+/// AVX-512F, 1 AVX2, 0 none). Tests and comparisons pick a level explicitly through
+/// `stripeHash64(_:count:seed:vectorLevel:)`.
+let stripeVectorLevel: Int32 = stripeVectorLevelAvailable
 
-/// What the CPU supports (2 AVX-512F, 1 AVX2, 0 neither), whatever `STRATA_STRIPE_VECTOR` says.
+/// What the CPU supports (2 AVX-512F, 1 AVX2, 0 neither).
 var stripeVectorLevelAvailable: Int32 { strata_stripe_vector_level() }
 
 /// `stripeHash64` through CStrataHash's loop at `vectorLevel` (falls back to the portable

@@ -32,7 +32,8 @@
 // - Pages are written only by the writer and only when no reader can see them.
 // - The write window is written only below the file's size (the writer grows the file first):
 //   a store past the end of a shared mapping would raise SIGBUS. The file grows by written zeros
-//   (FileCore.ensureCapacity), never by ftruncate, and the holes a copy or compaction leaves are
+//   (FileCore.ensureCapacity), never by ftruncate, and the holes a file may have been given
+//   outside Strata (a sparse copy by another tool, an extending truncate) are
 //   allocated when the store opens (`hasNoHoles`, else no window), so the window never covers a
 //   hole: a full disk is reported by the growth's pwrite (a typed error), not by SIGBUS.
 // - After another process commits, the verified map is cleared; an encrypted page still in use by
@@ -49,8 +50,9 @@ enum PageHeader {
     static let versionOffset = 8
     static let pageNumberOffset = 16
     static let checksumKindOffset = 20
-    /// Checksum kinds of plain pages.
-    static let kindXXH64: UInt8 = 0
+    /// The checksum kind of plain pages: the stripe hash (StripeHash.swift), the only kind this
+    /// build writes or reads. Kind 0 (XXH64) was an earlier build's; any other kind fails to
+    /// verify, with a message naming it (`PageStore.checksumFailure`).
     static let kindStripe: UInt8 = 1
 }
 
@@ -120,8 +122,8 @@ final class PageStore: @unchecked Sendable {
 
     /// Makes sure every byte of the file has disk space behind it, so that a store through the
     /// write window can never need an allocation (which, on a full disk, is SIGBUS rather than an
-    /// error). Files grow by written zeros, but copies and compacted files leave their free pages
-    /// as holes. posix_fallocate allocates only the holes (allocated ranges are left alone). On
+    /// error). Files grow by written zeros and copies have no free pages, but a file may have been
+    /// made sparse outside Strata (another tool's sparse copy). posix_fallocate allocates only the holes (allocated ranges are left alone). On
     /// failure the caller keeps pwrite, which reports a full disk as a typed error.
     private static func hasNoHoles(_ fd: Int32) -> Bool {
         var info = stat()
@@ -168,28 +170,14 @@ final class PageStore: @unchecked Sendable {
             let lock = loadLocks[page & 63]
             try lock.withLock { () throws(StorageError) in
                 if verified.contains(page) { return }
-                // The page lies below the version's page count, which never exceeds the file size,
-                // so reading it through the mapping cannot fault.
-                if let sealedBase, (page + 1) * PageLayout.pageSize <= sealedBytes {
-                    try cipher.decrypt(page: UInt32(page), from: sealedBase + page * PageLayout.pageSize,
-                                       into: pageAddress(page), path: path)
-                    verified.insert(page)
-                    return
-                }
-                let scratch = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
-                defer { scratch.deallocate() }
-                let n = try preadFully(fd, scratch, PageLayout.pageSize, page * PageLayout.pageSize, path: path)
-                guard n == PageLayout.pageSize else {
-                    throw StorageError(.truncatedFile, "page \(page) lies beyond the end of the file", path: path)
-                }
-                try cipher.decrypt(page: UInt32(page), from: UnsafeRawPointer(scratch), into: pageAddress(page), path: path)
+                try decryptStoredPage(page, cipher: cipher, into: pageAddress(page))
                 verified.insert(page)
             }
             return
         }
         let address = UnsafeRawPointer(pageAddress(page))
         guard PageStore.checksumMatches(address, page: page) else {
-            throw StorageError(.corruptPage, "page \(page) fails its checksum", path: path)
+            throw StorageError(.corruptPage, PageStore.checksumFailure(address, page: page), path: path)
         }
         verified.insert(page)
     }
@@ -203,8 +191,17 @@ final class PageStore: @unchecked Sendable {
         guard page < reservedPages else {
             throw StorageError(.tooLarge, "page \(page) beyond the reserved range", path: path)
         }
+        try decryptStoredPage(page, cipher: cipher, into: scratch)
+    }
+
+    /// Authenticates and decrypts stored page `page` into `destination` (page-sized): straight
+    /// from the read-only mapping of the file when it covers the page, else through a pread.
+    /// Callers pass pages below the version's page count, which never exceeds the file size, so
+    /// reading through the mapping cannot fault.
+    private func decryptStoredPage(_ page: Int, cipher: PageCipher,
+                                   into destination: UnsafeMutableRawPointer) throws(StorageError) {
         if let sealedBase, (page + 1) * PageLayout.pageSize <= sealedBytes {
-            try cipher.decrypt(page: UInt32(page), from: sealedBase + page * PageLayout.pageSize, into: scratch, path: path)
+            try cipher.decrypt(page: UInt32(page), from: sealedBase + page * PageLayout.pageSize, into: destination, path: path)
             return
         }
         let sealed = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 16)
@@ -213,22 +210,29 @@ final class PageStore: @unchecked Sendable {
         guard n == PageLayout.pageSize else {
             throw StorageError(.truncatedFile, "page \(page) lies beyond the end of the file", path: path)
         }
-        try cipher.decrypt(page: UInt32(page), from: UnsafeRawPointer(sealed), into: scratch, path: path)
+        try cipher.decrypt(page: UInt32(page), from: UnsafeRawPointer(sealed), into: destination, path: path)
     }
 
-    /// Whether a plain page image verifies (own checksum and page number).
+    /// Whether a plain page image verifies: checksum kind, page number and stripe-hash checksum.
     static func checksumMatches(_ image: UnsafeRawPointer, page: Int) -> Bool {
         let stored = UInt64(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.checksumOffset, as: UInt64.self))
         let number = UInt32(littleEndian: image.loadUnaligned(fromByteOffset: PageHeader.pageNumberOffset, as: UInt32.self))
-        guard number == UInt32(truncatingIfNeeded: page) else { return false }
-        switch image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self) {
-        case PageHeader.kindStripe:
-            return stored == stripeHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
-        case PageHeader.kindXXH64:
-            return stored == xxHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
-        default:
+        guard number == UInt32(truncatingIfNeeded: page),
+              image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self) == PageHeader.kindStripe else {
             return false
         }
+        return stored == stripeHash64(image + 8, count: PageLayout.pageSize - 8, seed: UInt64(page))
+    }
+
+    /// Why a plain page image that does not verify was refused, naming a checksum kind this build
+    /// does not read (a page of an earlier build, or a damaged header).
+    static func checksumFailure(_ image: UnsafeRawPointer, page: Int) -> String {
+        let kind = image.load(fromByteOffset: PageHeader.checksumKindOffset, as: UInt8.self)
+        guard kind == PageHeader.kindStripe else {
+            let earlier = kind == 0 ? " (XXH64, an earlier build's)" : ""
+            return "page \(page) has checksum kind \(kind)\(earlier); this build reads only kind \(PageHeader.kindStripe), the stripe hash"
+        }
+        return "page \(page) fails its checksum"
     }
 
     /// The version that wrote a committed page (0 if its header cannot be trusted).
@@ -286,15 +290,13 @@ final class PageStore: @unchecked Sendable {
     /// page fault on first touch (trap, allocation, zeroing): in a bulk insert of 1,000,000
     /// encrypted objects the faults cost about twice the AES-GCM sealing. MADV_POPULATE_WRITE
     /// (Linux 5.14) does the same allocation without a trap per page; on older kernels it fails
-    /// with EINVAL and pages fault in on first touch as before. STRATA_PREFAULT=off skips it (for
-    /// comparisons).
+    /// with EINVAL and pages fault in on first touch.
     func prefault(pages range: Range<Int>) {
-        guard cipher != nil, PageStore.prefaultEnabled, !range.isEmpty, range.upperBound <= reservedPages else { return }
+        guard cipher != nil, !range.isEmpty, range.upperBound <= reservedPages else { return }
         _ = madvise(pageAddress(range.lowerBound), range.count * PageLayout.pageSize, PageStore.populateWrite)
     }
 
     private static let populateWrite: Int32 = 23   // MADV_POPULATE_WRITE
-    private static let prefaultEnabled = getenv("STRATA_PREFAULT").map { String(cString: $0) != "off" } ?? true
 
     /// Whether `pointer` lies in the range (a page slot, not a pooled buffer).
     func contains(_ pointer: UnsafeMutableRawPointer) -> Bool {

@@ -234,10 +234,9 @@ public final class WriteTransaction: PageWriting {
     }
 
     /// Files that write each commit as one extent place full nodes apart (NodeEdit.swift,
-    /// `splitInsert`); `STRATA_DETACH=off` keeps them in the extent, for comparisons.
-    public var placesFullNodesApart: Bool { core.allocatesExtents && WriteTransaction.detachEnabled }
-
-    private static let detachEnabled = getenv("STRATA_DETACH").map { String(cString: $0) != "off" } ?? true
+    /// `splitInsert`): a full node will not change again, so it need not sit in the extent the
+    /// next commits rewrite.
+    public var placesFullNodesApart: Bool { core.allocatesExtents }
 
     /// The lowest free page, outside the current extent (the extent stays one run); from the
     /// extent or the file's end as usual when no page is free. Not counted in `allocations`:

@@ -1,24 +1,23 @@
-// The cross-process writer lock of "STRATAL3" lock files: one 32-bit word in the lock file's
-// shared mapping, taken and released with one atomic instruction each when nobody waits (no
-// system call); when contended, a waiter yields its CPU a bounded number of times, then sleeps on
-// the word with a futex.
+// The writer lock: one 32-bit word, taken and released with one atomic instruction each when
+// nobody waits (no system call); when contended, a waiter yields its CPU a bounded number of
+// times, then sleeps on the word with a futex. It is the only writer exclusion of the storage:
+// for a file the word lies in the lock file's shared mapping (LockFile.swift) and excludes every
+// thread and process using the file; an in-memory file, which has no lock file, keeps the same
+// word in private memory, where its holder can never die behind its back.
 //
 // Word (LockFile.writerWordOffset): 0 = free; otherwise the holder's token in bits 0–30 and, in
 // bit 31, "someone may be sleeping on the word" (the releaser then wakes one sleeper).
 // Token (LockFile.slotTokensOffset + 4·slot): (generation << 8) | slot, generation 1...2^23−1.
 // Each core makes a new token when it claims a reader slot (generation + 1 of the slot's last
-// token) and stores it in the slot's token cell; the token names the *core*, not a thread.
-//
-// Cost (release, `strata-storage-probe bench-commit <dir> 1 100000 unsafe plain 0`, medians of 3
-// interleaved runs): task-clock 291 → 218 ms; with 2 pages per commit 402 → 309 ms. strace -f -c
-// of 1,050 transactions: 2,105 → 5 fcntl (those of open). Contended by 4 threads, 510 → 225 ms.
+// token) and stores it in the slot's token cell; the token names the *core*, not a thread. A
+// private word is always taken with token 1.
 //
 // Why not a PTHREAD_PROCESS_SHARED + PTHREAD_MUTEX_ROBUST mutex: a robust mutex belongs to the
 // thread that locked it (unlocking from another thread is EPERM, and the kernel's robust list
 // is per thread). A write transaction may end on another thread than the one that began it —
 // a realm confined to a dispatch queue can run beginWrite and commitWrite in two blocks, which
 // GCD runs on different threads; a transaction's deinit runs wherever its last reference dies.
-// The writer lock therefore belongs to the core, as the OFD fcntl lock it replaces did.
+// The writer lock therefore belongs to the core, not to a thread.
 //
 // Robustness (what PTHREAD_MUTEX_ROBUST gives, by other means): a holder's core is alive while
 // its slot's ownership byte (1024 + slot, an OFD lock that dies with its process) is locked and
@@ -27,11 +26,10 @@
 // takes the word over with a compare-exchange from the exact word it judged dead (so two waiters
 // cannot both take it). A live holder is never judged dead: while its core is open it holds its slot byte and
 // nobody else writes its token cell. (A dead holder may look alive for a while — a forked child
-// that has not exec'd yet keeps its descriptors — exactly as the OFD writer lock it replaces
-// would have stayed locked then.)
+// that has not exec'd yet keeps its descriptors — as any OFD lock would stay locked then.)
 //
-// Taking over from a dead writer leaves the file exactly as the OFD writer lock this replaces did
-// when the kernel released it at its holder's death, which the commit protocol already handles
+// Taking over from a dead writer leaves the file as a lock the kernel released at its holder's
+// death would, which the commit protocol handles
 // (MetaSlot.swift; the crash tests kill writers at random moments): a commit writes only pages
 // free in its base version, and its meta after its pages. A writer killed before writing its meta
 // left pages no version reaches. One killed after its meta but before publishing it (raising the
@@ -97,28 +95,67 @@ enum Futex {
     }
 }
 
-extension LockFile {
+/// The writer lock of one core (see the file header). Shared by every thread of the core.
+final class WriterLock: @unchecked Sendable {
+    // @unchecked: the word is accessed through Atomic operations only; everything else is
+    // immutable.
     static let waitersBit: UInt32 = 0x8000_0000
     static let holderMask: UInt32 = 0x7FFF_FFFF
     /// The longest a waiter sleeps before checking whether the holder died.
     static let probeIntervalNanoseconds = 10_000_000
     /// How many times a contended waiter yields its CPU, re-checking the word after each, before
-    /// it sleeps on the futex (`lockWriterWordSlowly`). STRATA_WRITER_SPIN overrides it (0: sleep
-    /// at once, the previous behaviour; for comparisons).
-    static let yieldsBeforeSleeping: Int = getenv("STRATA_WRITER_SPIN").flatMap { Int(String(cString: $0)) } ?? 200
+    /// it sleeps on the futex (`lockSlowly`).
+    static let yieldsBeforeSleeping = 200
 
-    /// Makes this core's token for `slot` (called once the slot's ownership byte is held).
+    private let word: UnsafeMutablePointer<Atomic<UInt32>>
+    /// The token this core takes the word with.
+    let token: UInt32
+    /// The lock file's token cells and descriptor, to tell whether another core holding the word
+    /// is still alive; nil for a private word, which only this core ever holds.
+    private let slotTokens: UnsafeMutablePointer<Atomic<UInt32>>?
+    private let lockFileDescriptor: Int32
+    private let ownsWord: Bool
+
+    /// The word in a lock file's shared mapping (which must outlive this lock), held as `token`.
+    init(sharedWord: UnsafeMutablePointer<Atomic<UInt32>>, token: UInt32,
+         slotTokens: UnsafeMutablePointer<Atomic<UInt32>>, lockFileDescriptor: Int32) {
+        self.word = sharedWord
+        self.token = token
+        self.slotTokens = slotTokens
+        self.lockFileDescriptor = lockFileDescriptor
+        self.ownsWord = false
+    }
+
+    /// A word in private memory (in-memory files: no lock file, one process).
+    init() {
+        word = UnsafeMutablePointer<Atomic<UInt32>>.allocate(capacity: 1)
+        word.initialize(to: Atomic<UInt32>(0))
+        token = 1
+        slotTokens = nil
+        lockFileDescriptor = -1
+        ownsWord = true
+    }
+
+    deinit {
+        if ownsWord {
+            word.deinitialize(count: 1)
+            word.deallocate()
+        }
+    }
+
+    /// Makes a core's token for `slot` (called once the slot's ownership byte is held): the
+    /// token names the core, so a later core of the same slot has another one.
     static func newToken(slot: Int, previous: UInt32) -> UInt32 {
         var generation = (previous & holderMask) >> 8 &+ 1
         if generation > holderMask >> 8 { generation = 1 }
         return generation << 8 | UInt32(slot)
     }
 
-    /// Takes the shared writer word: one compare-exchange when it is free.
+    /// Takes the word: one compare-exchange when it is free.
     @inline(__always)
-    func lockWriterWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+    func lock() {
         if word[0].compareExchange(expected: 0, desired: token, ordering: .acquiring).exchanged { return }
-        lockWriterWordSlowly(word)
+        lockSlowly()
     }
 
     /// Contended: first yield the CPU a bounded number of times, taking the word as soon as it is
@@ -131,75 +168,77 @@ extension LockFile {
     /// of every hand-over. With 8 writer threads under `.full` each commit was handed over that
     /// way, and the group commit's flushes gathered fewer commits. A yielding waiter stays
     /// runnable: when the word frees it takes it on its next turn, and meanwhile the other
-    /// threads (the holder among them) run. Measured (release, `strata-bench run --engine strata
-    /// --strategy threads --durability full --duration 3`, interleaved with STRATA_WRITER_SPIN=0):
-    /// 8 threads 10.2–13.4k txn/s without yielding, 12.1–14.3k with 200 yields; gcd (64 writers)
-    /// 5.6–6.9k against 6.1–7.7k. Bounded: when nothing else is runnable 200 yields take ~100 µs
-    /// (one system call each), after which a waiter sleeps as before, so a long transaction costs
-    /// each waiter no more CPU than that. The word was never FIFO and is not now: a yielding
-    /// waiter may take it ahead of a sleeper (the release still wakes one sleeper, which sleeps
-    /// again if it lost). With 8 threads the commit p99 stayed 1.10–1.48 ms (1.14–1.33 before).
-    func lockWriterWordSlowly(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
-        for _ in 0..<LockFile.yieldsBeforeSleeping {
+    /// threads (the holder among them) run. Bounded: when nothing else is runnable 200 yields
+    /// take ~100 µs (one system call each), after which a waiter sleeps, so a long transaction
+    /// costs each waiter no more CPU than that. The word is not FIFO: a yielding waiter may take
+    /// it ahead of a sleeper (the release still wakes one sleeper, which sleeps again if it lost).
+    func lockSlowly() {
+        for _ in 0..<WriterLock.yieldsBeforeSleeping {
             let current = word[0].load(ordering: .relaxed)
-            if current & LockFile.holderMask == 0, takeFreeWord(word, seen: current) { return }
+            if current & WriterLock.holderMask == 0, takeFreeWord(seen: current) { return }
             sched_yield()
         }
         while true {
             var current = word[0].load(ordering: .relaxed)
-            if current & LockFile.holderMask == 0 {
+            if current & WriterLock.holderMask == 0 {
                 // Free. Take it with the sleepers bit set: others may still sleep on it, and the
                 // bit makes our release wake one of them.
-                if word[0].compareExchange(expected: current, desired: token | LockFile.waitersBit,
+                if word[0].compareExchange(expected: current, desired: token | WriterLock.waitersBit,
                                            ordering: .acquiring).exchanged { return }
                 continue
             }
-            if current & LockFile.waitersBit == 0 {
-                let marked = current | LockFile.waitersBit
+            if current & WriterLock.waitersBit == 0 {
+                let marked = current | WriterLock.waitersBit
                 guard word[0].compareExchange(expected: current, desired: marked, ordering: .relaxed).exchanged else { continue }
                 current = marked
             }
             let woken = Futex.wait(UnsafeMutableRawPointer(word), expected: current,
-                                   nanoseconds: LockFile.probeIntervalNanoseconds)
-            if !woken, takeOverIfHolderDied(word, seen: current) { return }
+                                   nanoseconds: WriterLock.probeIntervalNanoseconds)
+            if !woken, takeOverIfHolderDied(seen: current) { return }
         }
     }
 
     /// Takes the word if it still holds `seen` and `seen`'s holder is dead. Returns whether it did.
-    func takeOverIfHolderDied(_ word: UnsafeMutablePointer<Atomic<UInt32>>, seen: UInt32) -> Bool {
-        let holder = seen & LockFile.holderMask
-        guard holder != 0, word[0].load(ordering: .relaxed) == seen, !isCoreAlive(token: holder) else { return false }
-        return word[0].compareExchange(expected: seen, desired: token | LockFile.waitersBit, ordering: .acquiring).exchanged
+    private func takeOverIfHolderDied(seen: UInt32) -> Bool {
+        let holder = seen & WriterLock.holderMask
+        guard holder != 0, word[0].load(ordering: .relaxed) == seen, !isHolderAlive(token: holder) else { return false }
+        return word[0].compareExchange(expected: seen, desired: token | WriterLock.waitersBit, ordering: .acquiring).exchanged
     }
 
-    /// Whether the core that made `token` is still open (see the file header: never false for a
-    /// live core). Another thread of this core counts as alive.
-    func isCoreAlive(token holder: UInt32) -> Bool {
+    /// Whether the core that made `holder` is still open (see the file header: never false for a
+    /// live core). Another thread of this core counts as alive, and so does every holder of a
+    /// private word.
+    func isHolderAlive(token holder: UInt32) -> Bool {
         if holder == token { return true }
         guard let slotTokens else { return true }
         let slot = Int(holder & 0xFF)
         if slotTokens[slot].load(ordering: .acquiring) != holder { return false }
-        return LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + slot)
+        return LockFile.isLocked(lockFileDescriptor, type: F_WRLCK, byte: 1024 + slot)
     }
 
     /// Takes the word only if it is free (or its holder is dead). Never sleeps.
-    func tryLockWriterWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>) -> Bool {
+    func tryLock() -> Bool {
         let current = word[0].load(ordering: .relaxed)
-        if current & LockFile.holderMask == 0 { return takeFreeWord(word, seen: current) }
-        return takeOverIfHolderDied(word, seen: current)
+        if current & WriterLock.holderMask == 0 { return takeFreeWord(seen: current) }
+        return takeOverIfHolderDied(seen: current)
     }
 
     /// Takes the word, seen free as `seen`, keeping its sleepers bit (a release must still wake a
     /// sleeper that marked it). Returns whether it did; false if the word changed meanwhile.
     @inline(__always)
-    private func takeFreeWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>, seen: UInt32) -> Bool {
-        word[0].compareExchange(expected: seen, desired: token | (seen & LockFile.waitersBit), ordering: .acquiring).exchanged
+    private func takeFreeWord(seen: UInt32) -> Bool {
+        word[0].compareExchange(expected: seen, desired: token | (seen & WriterLock.waitersBit), ordering: .acquiring).exchanged
     }
 
     /// Releases the word: one atomic exchange, plus a futex wake if someone may be sleeping.
     @inline(__always)
-    func unlockWriterWord(_ word: UnsafeMutablePointer<Atomic<UInt32>>) {
+    func unlock() {
         let previous = word[0].exchange(0, ordering: .releasing)
-        if previous & LockFile.waitersBit != 0 { Futex.wake(UnsafeMutableRawPointer(word), count: 1) }
+        if previous & WriterLock.waitersBit != 0 { Futex.wake(UnsafeMutableRawPointer(word), count: 1) }
+    }
+
+    /// Releases the word if this core holds it (a core closing).
+    func unlockIfHeld() {
+        if word[0].load(ordering: .relaxed) & WriterLock.holderMask == token { unlock() }
     }
 }

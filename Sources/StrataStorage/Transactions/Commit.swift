@@ -44,31 +44,14 @@ extension FileCore {
     /// commits, promotes free pages no reader needs, and returns the version to build on.
     /// With `waiting: false` (compaction, which holds the handle registry's lock and so must never
     /// wait for a writer that may itself need the registry) a busy writer lock throws `.fileInUse`.
-    ///
-    /// The writer gate is taken only when the lock file's writer lock does not exclude this
-    /// core's other threads (`usesWriterGate`): with a "STRATAL3" lock file the shared writer word
-    /// belongs to the core, so it alone excludes threads and processes — one atomic instruction to
-    /// take, one to release, where the gate would add a mutex round trip on each side.
     func acquireWriter(waiting: Bool = true) throws(StorageError) -> CommittedVersion {
         guard !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
-        if usesWriterGate {
-            if waiting {
-                writerGate.acquire()
-            } else if !writerGate.tryAcquire() {
-                throw StorageError(.fileInUse, "a write transaction is open", path: path)
-            }
-        }
-        do throws(StorageError) {
-            if waiting {
-                try lockFile?.lockWriter()
-            } else if let lockFile, !lockFile.tryLockWriter() {
-                throw StorageError(.fileInUse, "a write transaction is open (in this or another process)", path: path)
-            }
-        } catch {
-            if usesWriterGate { writerGate.release() }
-            throw error
+        if waiting {
+            writerLock.lock()
+        } else if !writerLock.tryLock() {
+            throw StorageError(.fileInUse, "a write transaction is open (in this or another process)", path: path)
         }
         do throws(StorageError) {
             let base = try currentVersion()
@@ -120,8 +103,7 @@ extension FileCore {
     }
 
     func releaseWriter() {
-        lockFile?.unlockWriter()
-        if usesWriterGate { writerGate.release() }
+        writerLock.unlock()
     }
 
     /// The newest version known durable, in this process or another.
@@ -355,28 +337,13 @@ extension FileCore {
     /// page_mkwrite); measured with `strata-storage-probe bench-commit <dir> 1 1500 full plain N`:
     /// 3 pages 149 vs 123–143 µs per commit, 20 pages 253–256 vs 179–191 µs (mapped vs pwrite).
     /// Without flushes the mapped copy is the cheaper path (no syscall per run of pages).
-    /// STRATA_WRITE_MAP=always|never overrides the choice (diagnostics, benchmarks).
     var usesWriteMap: Bool { FileCore.usesWriteMap(durability: options.durability) }
 
-    static func usesWriteMap(durability: Durability) -> Bool {
-        switch FileCore.writeMapOverride {
-        case "always": return true
-        case "never": return false
-        default: return durability != .full
-        }
-    }
-
-    /// STRATA_BUILD_IN_MAP=off keeps plain files' writer in pooled buffers even with the write
-    /// map (`buildsInPlace`): the previous behaviour, for comparisons.
-    static let plainPagesInMapSetting: Bool = getenv("STRATA_BUILD_IN_MAP").map { String(cString: $0) != "off" } ?? true
-
-    static let writeMapOverride: String? = getenv("STRATA_WRITE_MAP").map { String(cString: $0) }
+    static func usesWriteMap(durability: Durability) -> Bool { durability != .full }
 
     /// Whether `writeMeta` copies the sealed slot into the write window (files not flushed per
-    /// commit) instead of pwriting it. STRATA_META_WINDOW=off keeps the pwrite, for comparisons.
-    var metaGoesThroughWindow: Bool { usesWriteMap && FileCore.metaWindowSetting }
-
-    static let metaWindowSetting: Bool = getenv("STRATA_META_WINDOW").map { String(cString: $0) != "off" } ?? true
+    /// commit) instead of pwriting it: the same reasoning as the pages' write map.
+    var metaGoesThroughWindow: Bool { usesWriteMap }
 
     /// Writes sealed pages sorted by page number: copied into the writable file mapping when
     /// there is one and `usesWriteMap` (PageStore's write window), else pwrite with contiguous

@@ -1,48 +1,46 @@
 // The companion lock file `<path>.lock`: the cross-process writer lock, the "open" marker, the
 // newest committed version, and the reader registry, all shared by every process using the file.
 //
-// Layout (mapped shared, 4096 + 256 × 64 bytes):
+// Layout (mapped shared, 4096 + 256 × 64 bytes; magic "STRATAL3", the only layout this build
+// reads):
 //   0 magic u64   8 latest committed version u64   16 durable version u64   24 reserved
 //   64 occupancy bitmap, 4 × u64 (bit i set: reader slot i has been claimed by a core that may
-//      still be open; "STRATAL2" and "STRATAL3" lock files)
-//   128 writer word u32 ("STRATAL3" only; alone on its cache line: SharedWriterLock.swift)
-//   1024 + 4·i: token of the core owning reader slot i, u32 ("STRATAL3" only)
+//      still be open)
+//   128 writer word u32 (alone on its cache line: WriterLock.swift)
+//   1024 + 4·i: token of the core owning reader slot i, u32
 //   4096 + 64·i: reader slot i: seq u64 (odd while being rewritten — a seqlock), pid u64,
 //                count u64 (number of exact versions, or `rangeMarker`), versions 5 × u64
 //                (with `rangeMarker`: versions[0]...versions[1] is a conservative closed range).
 //
 // Locks (open file description locks, F_OFD_*: per open file, so two cores in one process or two
 // processes exclude each other, unlike classic fcntl locks which belong to the process):
-//   byte 0        writer lock of the "STRATALK"/"STRATAL2" layouts, exclusive, held for a write
-//                 transaction (and while creating the file). "STRATAL3" uses the writer word
-//                 instead: no system call per transaction when uncontended (~2 fcntl before);
 //   byte 1        open marker, shared by every open core; exclusive only for compaction/deletion
 //                 and while a core that found itself alone (re)initialises the header;
 //   byte 1024 + i ownership of reader slot i, exclusive while the owning core is open. A slot whose
 //                 byte is not locked belongs to a dead process (OFD locks die with their process).
+// The writer lock is the writer word, not an OFD lock: no system call per transaction when it is
+// free (WriterLock.swift).
 //
 // Invariants:
 // - A reader publishes its version in its slot before trusting it, then re-reads the latest
 //   version; a writer promotes freed pages only after reading every live slot.
 // - Only the owner writes a slot; others read it through the seqlock.
-// - Occupancy (magic "STRATAL2"): a core sets its slot's bit (a full-fence RMW) when it claims the
-//   slot, before it ever publishes a version there, and clears it on close after emptying the slot.
-//   So a writer that scans only the set bits sees every slot whose versions it could need, and a
-//   transaction costs a read of 4 words instead of 256 slot headers (~10% of a small commit's CPU
-//   in profiles). Nobody clears another core's bit: a dead process's bit stays set (its slot then
-//   costs one lock probe per scan, as before) until the slot is claimed again.
-// - Layout changes happen only when no other core has the file open: a core that can turn its
-//   shared open marker exclusive is alone, and nobody can open the file until it is shared again.
-//   Alone, a core (re)writes the header: empty bitmap, free writer word, magic "STRATAL3". So a
-//   new lock file, or one of the older layouts ("STRATALK": no bitmap; "STRATAL2": fcntl writer
-//   lock) nobody else has open, becomes "STRATAL3"; and a writer word left by a process that died
-//   holding it is cleared by the next lone opener. Not alone, a core keeps the layout it finds:
-//   with "STRATALK" it scans every slot (`scansAllSlots`), with "STRATALK"/"STRATAL2" it takes the
-//   fcntl writer lock — so a process of an older build is never overlooked and never writes at
-//   the same time as this one. Older builds refuse a newer magic ("not a Strata lock file":
-//   "STRATAL2" builds accept only "STRATAL2" and "STRATALK") rather than ignore what it adds.
-// - A new lock file found by two openers at once (magic 0, neither alone) becomes "STRATAL2", as
-//   an older build would make it; the first later lone opener upgrades it.
+// - Occupancy: a core sets its slot's bit (a full-fence RMW) when it claims the slot, before it
+//   ever publishes a version there, and clears it on close after emptying the slot. So a writer
+//   that scans only the set bits sees every slot whose versions it could need, and a transaction
+//   costs a read of 4 words instead of 256 slot headers. Nobody clears another core's bit: a dead
+//   process's bit stays set (its slot then costs one lock probe per scan) until the slot is
+//   claimed again.
+// - The header is (re)written only when no other core has the file open: a core that can turn
+//   its shared open marker exclusive is alone, and nobody can open the file until it is shared
+//   again. Alone, a core writes an empty bitmap, a free writer word and the magic; so a writer
+//   word left by a process that died holding it is cleared by the next lone opener. A new lock
+//   file found by two openers at once (magic 0, neither alone) is all zeros, which is already an
+//   empty header: the first of them to compare-exchange the magic in makes it valid.
+// - A lock file with any other magic — the earlier layouts "STRATALK" (no bitmap) and "STRATAL2"
+//   (fcntl writer lock), or anything else — is refused with `.lockFailed` naming what was found,
+//   and left untouched: a process of an earlier build may be using it with rules this build does
+//   not follow.
 
 import Synchronization
 #if canImport(Glibc)
@@ -56,14 +54,9 @@ let ofdSetLockWait: Int32 = 38
 
 final class LockFile: @unchecked Sendable {
     // @unchecked: the mapped words are accessed through Atomic operations only; `fd` and the
-    // pointers are immutable; fcntl lock/unlock calls are serialised by the core (writer gate,
-    // core lock); the writer word is itself the lock (SharedWriterLock.swift).
-    /// The current layout: bitmap and the shared writer word (SharedWriterLock.swift).
+    // pointers are immutable; fcntl lock/unlock calls are serialised by the core lock; the writer
+    // word is itself the lock (WriterLock.swift).
     static let magic: UInt64 = 0x334C_4154_4152_5453  // "STRATAL3"
-    /// The second layout (bitmap, fcntl writer lock); upgraded when nobody else has the file open.
-    static let magicWithFcntlWriter: UInt64 = 0x324C_4154_4152_5453  // "STRATAL2"
-    /// The first layout (no occupancy bitmap); upgraded when nobody else has the file open.
-    static let magicWithoutBitmap: UInt64 = 0x4B43_4F4C_4154_5253  // "STRATALK"
     static let occupancyWord = 8
     static let occupancyWords = slotCount / 64
     static let slotCount = 256
@@ -79,21 +72,10 @@ final class LockFile: @unchecked Sendable {
     let path: String
     private let words: UnsafeMutablePointer<Atomic<UInt64>>
     let slot: Int
-    /// True when the lock file could not be upgraded to the bitmap layout (another core had it
-    /// open): `foreignPins` then reads every slot, as the first layout requires.
-    let scansAllSlots: Bool
-    /// The shared writer word ("STRATAL3"); nil when the fcntl writer lock is used (older layouts
-    /// that another core had open).
-    let writerWord: UnsafeMutablePointer<Atomic<UInt32>>?
-    /// The token cells of the reader slots ("STRATAL3").
-    let slotTokens: UnsafeMutablePointer<Atomic<UInt32>>?
-    /// This core's token in the writer word (0 without a writer word).
-    let token: UInt32
-
-    /// Whether the writer lock excludes every other core *and every other thread*: the writer
-    /// word belongs to this core, so another thread of it waits like another process does. The
-    /// fcntl lock belongs to the open file description, which all threads of the core share.
-    var excludesThreads: Bool { writerWord != nil }
+    /// The writer lock shared by every core and process using the file, held in this core's name.
+    let writerLock: WriterLock
+    /// This core's token in the writer word.
+    var token: UInt32 { writerLock.token }
 
     init(dataPath: String) throws(StorageError) {
         path = dataPath + ".lock"
@@ -133,44 +115,35 @@ final class LockFile: @unchecked Sendable {
         }
         slot = claimed
         var magicWord = words[0].load(ordering: .acquiring)
-        let known = [0, LockFile.magicWithoutBitmap, LockFile.magicWithFcntlWriter, LockFile.magic]
-        // Alone (open marker exclusive): rewrite the header as "STRATAL3". For an older layout,
-        // retried briefly like `tryExclusive` (a spawning child's inherited descriptors); for
-        // "STRATAL3" one try (it only clears a dead holder's word early), so that opening a file
-        // others have open costs no wait.
-        if known.contains(magicWord),
-           LockFile.becomeAlone(fd, attempts: magicWord == LockFile.magic ? 1 : 6) {
+        // Alone (open marker exclusive): rewrite the header, which also clears a writer word left
+        // by a process that died holding it. One try, so that opening a file others have open
+        // costs no wait.
+        if magicWord == 0 || magicWord == LockFile.magic, LockFile.becomeAlone(fd, attempts: 1) {
             for i in 0..<LockFile.occupancyWords { words[LockFile.occupancyWord + i].store(0, ordering: .relaxed) }
             LockFile.wordPointer(raw, LockFile.writerWordOffset).pointee.store(0, ordering: .relaxed)
             words[0].store(LockFile.magic, ordering: .releasing)
             magicWord = LockFile.magic
             _ = LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true)
         } else if magicWord == 0 {
-            // Another core is opening a new lock file at the same moment: make it what an older
-            // build would (fcntl writer lock), unless that core already did something else.
-            magicWord = words[0].compareExchange(expected: 0, desired: LockFile.magicWithFcntlWriter,
+            // Another core is opening a new (all-zero) lock file at the same moment.
+            magicWord = words[0].compareExchange(expected: 0, desired: LockFile.magic,
                                                  ordering: .acquiringAndReleasing).original
-            if magicWord == 0 { magicWord = LockFile.magicWithFcntlWriter }
+            if magicWord == 0 { magicWord = LockFile.magic }
         }
-        guard magicWord != 0, known.contains(magicWord) else {
+        guard magicWord == LockFile.magic else {
             munmap(raw, LockFile.mappedSize); Glibc.close(fd)
-            throw StorageError(.lockFailed, "the lock file is not a Strata lock file", path: path)
+            throw StorageError(.lockFailed, "the lock file has \(LockFile.describe(magic: magicWord)); this build uses only "
+                               + "layout \"STRATAL3\". Remove the lock file once no process has the data file open",
+                               path: path)
         }
-        scansAllSlots = magicWord == LockFile.magicWithoutBitmap
-        if magicWord == LockFile.magic {
-            let tokens = LockFile.wordPointer(raw, LockFile.slotTokensOffset, count: LockFile.slotCount)
-            // Only the owner of slot `claimed` (us, holding its byte) writes its token cell.
-            token = LockFile.newToken(slot: claimed, previous: tokens[claimed].load(ordering: .relaxed))
-            tokens[claimed].store(token, ordering: .releasing)
-            slotTokens = tokens
-            writerWord = LockFile.wordPointer(raw, LockFile.writerWordOffset)
-        } else {
-            token = 0
-            slotTokens = nil
-            writerWord = nil
-        }
+        let tokens = LockFile.wordPointer(raw, LockFile.slotTokensOffset, count: LockFile.slotCount)
+        // Only the owner of slot `claimed` (us, holding its byte) writes its token cell.
+        let token = WriterLock.newToken(slot: claimed, previous: tokens[claimed].load(ordering: .relaxed))
+        tokens[claimed].store(token, ordering: .releasing)
+        writerLock = WriterLock(sharedWord: LockFile.wordPointer(raw, LockFile.writerWordOffset), token: token,
+                                slotTokens: tokens, lockFileDescriptor: fd)
         // Claimed before the first publish (a full fence), so a writer that could need this slot's
-        // versions finds its bit. Set in the first layout too: harmless, and exact if it is upgraded later.
+        // versions finds its bit.
         words[LockFile.occupancyWord + claimed / 64].bitwiseOr(1 << UInt64(claimed % 64), ordering: .sequentiallyConsistent)
         publish(versions: [])
         words[slotBase(slot) + 1].store(UInt64(getpid()), ordering: .releasing)
@@ -179,9 +152,7 @@ final class LockFile: @unchecked Sendable {
     deinit {
         // A core is closed only once its writer is released; a holder's word is freed anyway, so
         // waiters need not find out that this core is gone.
-        if let writerWord, writerWord[0].load(ordering: .relaxed) & LockFile.holderMask == token {
-            unlockWriterWord(writerWord)
-        }
+        writerLock.unlockIfHeld()
         publish(versions: [])
         // A zero sequence tells writers the slot is unused, sparing them a liveness check.
         words[slotBase(slot)].store(0, ordering: .releasing)
@@ -248,35 +219,18 @@ final class LockFile: @unchecked Sendable {
         return lock.l_type != Int16(F_UNLCK)
     }
 
-    // MARK: - Writer lock
-
-    /// Waits for the writer lock: the shared writer word ("STRATAL3", no system call when free),
-    /// else the fcntl lock on byte 0.
-    @inline(__always)
-    func lockWriter() throws(StorageError) {
-        if let writerWord {
-            lockWriterWord(writerWord)
-            return
+    /// What a lock-file magic other than "STRATAL3" is, for the refusal's message.
+    static func describe(magic: UInt64) -> String {
+        switch magic {
+        case 0x4B43_4F4C_4154_5253: return "layout \"STRATALK\" (an earlier build's, without occupancy bitmap)"
+        case 0x324C_4154_4152_5453: return "layout \"STRATAL2\" (an earlier build's, with an fcntl writer lock)"
+        default:
+            let bytes = withUnsafeBytes(of: magic.littleEndian) { Array($0) }
+            if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+                return "the unknown magic \"\(String(decoding: bytes, as: UTF8.self))\""
+            }
+            return "the unknown magic 0x\(String(magic, radix: 16))"
         }
-        guard LockFile.setLock(fd, type: F_WRLCK, byte: 0, wait: true) else {
-            throw StorageError(.lockFailed, "cannot take the writer lock: \(errnoText(errno))", path: path)
-        }
-    }
-
-    /// Takes the writer lock only if no other core holds it (and, with the writer word, no other
-    /// thread of this core). Never waits.
-    func tryLockWriter() -> Bool {
-        if let writerWord { return tryLockWriterWord(writerWord) }
-        return LockFile.setLock(fd, type: F_WRLCK, byte: 0, wait: false)
-    }
-
-    @inline(__always)
-    func unlockWriter() {
-        if let writerWord {
-            unlockWriterWord(writerWord)
-            return
-        }
-        _ = LockFile.setLock(fd, type: F_UNLCK, byte: 0, wait: false)
     }
 
     // MARK: - Exclusive use
@@ -345,11 +299,12 @@ final class LockFile: @unchecked Sendable {
         words[base].store((seq | 1) &+ 1, ordering: .releasing)
     }
 
-    /// Version ranges pinned by live cores other than this one. Reads only the slots whose occupancy bit is set (every slot in `scansAllSlots` mode).
+    /// Version ranges pinned by live cores other than this one. Reads only the slots whose
+    /// occupancy bit is set.
     func foreignPins() -> [ClosedRange<UInt64>] {
         var result: [ClosedRange<UInt64>] = []
         for w in 0..<LockFile.occupancyWords {
-            var bits = scansAllSlots ? UInt64.max : words[LockFile.occupancyWord + w].load(ordering: .acquiring)
+            var bits = words[LockFile.occupancyWord + w].load(ordering: .acquiring)
             while bits != 0 {
                 let i = w * 64 + bits.trailingZeroBitCount
                 bits &= bits &- 1

@@ -1,6 +1,6 @@
 // XXH64 (Yann Collet's xxHash, 64-bit variant) over raw memory: the meta-slot checksum of plain
-// files, and the page checksum of pages of checksum kind 0 (written by older builds; new pages use
-// the stripe hash, StripeHash.swift).
+// files, and the stripe hash's tail below one stripe (StripeHash.swift). Page checksums are the
+// stripe hash.
 //
 // Why XXH64: ~1 cycle/byte in portable code, 64 bits make a random flip go undetected with
 // probability 2^-64, and it needs no tables. The seed carries the page number so that a valid
