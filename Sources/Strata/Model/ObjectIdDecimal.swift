@@ -18,7 +18,7 @@ import Synchronization
 /// process and a counter, so ids made in one process never repeat and sort roughly by time.
 ///
 /// ```swift
-/// final class Task: Object {
+/// final class Item: Object {
 ///     @Persisted(primaryKey: true) var id = ObjectId.generate()
 ///     @Persisted var title = ""
 /// }
