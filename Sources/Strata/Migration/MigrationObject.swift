@@ -12,6 +12,14 @@
 // block returns: the block itself cannot throw).
 import Foundation
 
+/// One object inside a migration block, read and written by property name.
+///
+/// ``Migration/enumerateObjects(ofType:_:)`` hands the block two views of each object: the *old*
+/// one decodes the row with the schema stored in the file and is read-only; the *new* one is the
+/// object of the code's class in the migration's write, so a value set there is stored (a
+/// migration may even change a primary key, checked for duplicates before the commit). An unknown
+/// property name reads as `nil`; setting it, or setting anything on the old view, makes the
+/// migration fail with `Realm.Error` code `.invalidArgument` when the block returns.
 public final class MigrationObject: CustomStringConvertible {
     enum Backing {
         case old(schema: ObjectSchema, layout: RowLayout, row: [UInt8])
