@@ -16,8 +16,6 @@ import Synchronization
 /// Keep the token (in a property, for example) for as long as the handler should run.
 /// ``invalidate()`` may be called from any thread; once it returns on the observer's own thread or
 /// queue, the handler does not run again.
-/// Returned by every `observe`; delivery stops on `invalidate()` or when the token is released.
-/// Thread safety: `invalidate()` may be called from any thread (it only sets an atomic flag).
 public final class NotificationToken: Sendable {
     let cancelled: ObserverFlag
     private let onInvalidate: Mutex<[@Sendable () -> Void]>

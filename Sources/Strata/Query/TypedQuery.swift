@@ -77,7 +77,6 @@ extension Optional: QueryStringValue where Wrapped: QueryStringValue {}
 /// people.where { $0.dogs.count == 0 || !$0.name.contains("x") }
 /// people.where { $0.scores.max > 100 }                      // an aggregate of a List<Int>
 /// ```
-/// A typed query expression over values of type `T`; `Query<Bool>` is a predicate.
 @dynamicMemberLookup
 public struct Query<T> {
     enum Node {
