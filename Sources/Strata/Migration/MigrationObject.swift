@@ -49,8 +49,14 @@ public final class MigrationObject: CustomStringConvertible {
         return "\(objectSchema.className) { \(values.joined(separator: "; ")) }"
     }
 
-    /// The value of property `name` (nil for nil values, unknown names and, on old objects,
-    /// collections; old links read as the new view of the linked object).
+    /// The value of a property, read or written by name.
+    ///
+    /// Reading gives `nil` for a `nil` value and for an unknown name; on the old view, collection
+    /// properties read as `nil` and a link reads as the new view of the linked object. Writing is
+    /// allowed on the new view only; on the old view, or for an unknown name, it makes the migration
+    /// fail with `Realm.Error` code `.invalidArgument` once the block returns.
+    ///
+    /// - Parameter name: the property's name in this view's schema.
     public subscript(name: String) -> Any? {
         get {
             switch backing {
