@@ -37,7 +37,7 @@ public struct SortDescriptor: Sendable, Hashable {
 /// Results are *live* and *lazy*: nothing is read until you ask, and each access reads the realm's
 /// current snapshot, including the uncommitted changes of the current write. ``count`` of an
 /// unfiltered class loads no object. Results are confined to their realm's thread; use
-/// ``freeze()`` or a ``ThreadSafeReference`` to hand them to another one. Each refinement
+/// ``freeze()`` to hand a snapshot of them to another one. Each refinement
 /// (``filter(_:_:)``, ``where(_:)``, ``sorted(byKeyPath:ascending:)``, ``distinct(by:)``) returns
 /// new results and leaves the receiver as it was.
 ///
