@@ -123,7 +123,8 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         r.core.listInsert(r, element, at: index)
     }
 
-    /// Removes the element at a position. Removing an object from a list does not delete the object.
+    /// Removes the element at a position. A removed object stays in the realm, unless its class is
+    /// embedded: an ``EmbeddedObject`` removed from its list is deleted.
     ///
     /// - Parameter index: a position in `0..<count`; any other stops the program.
     public func remove(at index: Int) {
@@ -151,7 +152,8 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         for _ in 0..<n { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
     }
 
-    /// Removes every element. The objects a list links to stay in the realm.
+    /// Removes every element. The objects a list links to stay in the realm, except embedded ones,
+    /// which are deleted.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)

@@ -75,12 +75,13 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         }
     }
 
-    /// Removes the entry for a key, if any; a linked object is not deleted.
+    /// Removes the entry for a key, if any. A linked object stays in the realm unless its class is
+    /// embedded.
     ///
     /// - Parameter key: the entry's key.
     public func removeObject(for key: Key) { self[key] = nil }
 
-    /// Removes every entry. The objects a map links to stay in the realm.
+    /// Removes every entry. The objects a map links to stay in the realm, except embedded ones.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)

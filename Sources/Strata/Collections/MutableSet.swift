@@ -88,7 +88,8 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         for e in elements { insert(e) }
     }
 
-    /// Removes an element if the set holds it; removing an object from a set does not delete it.
+    /// Removes an element if the set holds it. A removed object stays in the realm unless its class
+    /// is embedded.
     ///
     /// - Parameter element: the value or object to remove.
     public func remove(_ element: Element) {
@@ -96,7 +97,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         if let i = r.core.setIndex(r, element) { r.core.listRemove(r, at: i) }
     }
 
-    /// Removes every element. The objects a set links to stay in the realm.
+    /// Removes every element. The objects a set links to stay in the realm, except embedded ones.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)
