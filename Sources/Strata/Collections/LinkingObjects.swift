@@ -11,8 +11,8 @@ import Foundation
 /// Marks `LinkingObjects` for `@Persisted(originProperty:)`.
 public protocol _LinkingObjectsMarker {}
 
-/// The objects that link to an object through one property: the inverse of a to-one link or a
-/// `List`/`MutableSet` of links, computed from the realm's backlinks and never stored.
+/// The objects that link to an object through one property: the inverse of a link property
+/// (to-one, or a collection of links), computed from the realm's backlinks and never stored.
 ///
 /// Declare it with the name of the origin class's link property. An object appears once per link,
 /// so an owner whose list holds this object twice appears twice. An unmanaged object's linking

@@ -15,7 +15,8 @@ import Synchronization
 /// A 12-byte unique identifier, as in Realm and MongoDB, often used as a primary key.
 ///
 /// An id made by ``generate()`` holds its creation second, five random bytes chosen once per
-/// process and a counter, so ids made in one process never repeat and sort roughly by time.
+/// process and a 24-bit counter, so ids made in one process do not repeat (unless more than 16
+/// million are made within one second) and sort roughly by creation time.
 ///
 /// ```swift
 /// final class Item: Object {
@@ -33,7 +34,7 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
     private static let processRandom: [UInt8] = (0..<5).map { _ in UInt8.random(in: 0...255) }
     private static let counter = Atomic<UInt32>(UInt32.random(in: 0..<0xFF_FFFF))
 
-    /// Returns a new id, different from every other id generated in this process.
+    /// Returns a new id, different from the other ids this process generates.
     public static func generate() -> ObjectId {
         let seconds = UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970))
         let c = counter.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF_FFFF
