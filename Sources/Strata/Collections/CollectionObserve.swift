@@ -7,16 +7,21 @@
 // values, or an unknown key path deliver `.error` once and nothing else.
 import Dispatch
 
-/// What a `Map` observer receives: changed KEYS, as in Realm (`RealmMapChange`). Deletions are
-/// keys that were removed, insertions keys that were added, modifications keys whose value
-/// changed (for maps of objects: also a watched property of the object the key points to).
+/// What a ``Map`` observer receives: the keys that changed, as in Realm.
+///
+/// Deletions are keys that were removed, insertions keys that were added, and modifications keys
+/// whose value changed (for a map of objects, also a watched property of the object a key links to).
 public enum RealmMapChange<Collection: RealmKeyedCollection> {
+    /// The first delivery: the map as it is when observation starts.
     case initial(Collection)
+    /// A later delivery after commits that changed the map; several commits may come as one update.
     case update(Collection, deletions: [Collection.Key], insertions: [Collection.Key], modifications: [Collection.Key])
+    /// Observation could not start (an unmanaged or frozen map, or an unknown key path); nothing
+    /// follows it.
     case error(Swift.Error)
 }
 
-/// A keyed collection (Realm's protocol of the same name): `Map`.
+/// A collection with keys and values, such as ``Map``; ``RealmMapChange`` is generic over it.
 public protocol RealmKeyedCollection {
     associatedtype Key
     associatedtype Value
@@ -25,14 +30,35 @@ public protocol RealmKeyedCollection {
 extension Map: RealmKeyedCollection {}
 
 extension List {
-    /// Observes this managed list: `.initial(list)`, then `.update(list, deletions:insertions:
-    /// modifications:)` after commits that changed it (several commits may coalesce). Indices
-    /// follow `RealmCollectionChange`: deletions in the old list, insertions and modifications
-    /// in the new one; a moved element is a deletion plus an insertion. For lists of objects,
-    /// `keyPaths` (properties of the element class: "name", "owner.name") limit which changes of
-    /// the elements count as modifications; nil watches all their properties. With `queue`, the
-    /// block runs there with a list confined to that queue. When the owning object is deleted,
-    /// one last update reports every element deleted.
+    /// Observes this managed list: the handler receives `.initial(list)`, then
+    /// `.update(list, deletions:insertions:modifications:)` after commits that changed it.
+    ///
+    /// Several commits may come as one update. Deletions are indices in the old list, insertions and
+    /// modifications indices in the new one; a moved element is a deletion plus an insertion. When the
+    /// owning object is deleted, one last update reports every element deleted. An unmanaged or frozen
+    /// list, or an unknown key path, delivers `.error` once and nothing else.
+    ///
+    /// ```swift
+    /// let token = person.dogs.observe { change in
+    ///     switch change {
+    ///     case .initial(let dogs): print("\(dogs.count) dogs")
+    ///     case .update(_, let deletions, let insertions, let modifications):
+    ///         print(deletions, insertions, modifications)
+    ///     case .error(let error): print(error)
+    ///     }
+    /// }
+    /// // keep `token` for as long as notifications are wanted; `token.invalidate()` stops them
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a list of objects, the element properties (`"name"`, `"owner.name"`) whose
+    ///     changes count as modifications; `nil` watches all of them.
+    ///   - queue: the dispatch queue the handler runs on, with a list confined to that queue.
+    ///     With `nil` it runs where the realm lives: on a thread-confined realm synchronously at
+    ///     the end of a write, in `refresh()` and when a write begins (there is no run loop); on
+    ///     a queue-confined realm asynchronously on its queue.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         OwnedCollectionObservation.observe(ref: ref, noun: "list", keyPaths: keyPaths, queue: queue) { event, ref in
@@ -49,9 +75,17 @@ extension List {
 }
 
 extension MutableSet {
-    /// Observes this managed set, like `List.observe`: indices are positions in the set's
-    /// iteration order (Strata keeps sets ordered by element encoding, so an insertion's index
-    /// is where the new element sorts).
+    /// Observes this managed set, like ``List/observe(keyPaths:on:_:)``.
+    ///
+    /// Indices are positions in the set's iteration order (by element encoding), so an insertion's
+    /// index is where the new element sorts.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a set of objects, the element properties whose changes count as
+    ///     modifications; `nil` watches all of them.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives, as for a list.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
         OwnedCollectionObservation.observe(ref: ref, noun: "set", keyPaths: keyPaths, queue: queue) { event, ref in
@@ -68,10 +102,23 @@ extension MutableSet {
 }
 
 extension Map {
-    /// Observes this managed map: `.initial(map)`, then `.update(map, deletions:insertions:
-    /// modifications:)` with the keys removed, added and changed (`RealmMapChange`, as in Realm).
-    /// `keyPaths` and `queue` as for `List.observe`. When the owning object is deleted, one
-    /// last update reports every key deleted.
+    /// Observes this managed map: the handler receives `.initial(map)`, then
+    /// `.update(map, deletions:insertions:modifications:)` with the keys removed, added and changed.
+    ///
+    /// When the owning object is deleted, one last update reports every key deleted.
+    ///
+    /// ```swift
+    /// let token = player.scores.observe { change in
+    ///     if case .update(_, _, let added, let changed) = change { print(added, changed) }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a map of objects, the properties whose changes count as modifications;
+    ///     `nil` watches all of them.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives, as for a list.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         OwnedCollectionObservation.observe(ref: ref, noun: "map", keyPaths: keyPaths, queue: queue) { event, ref in

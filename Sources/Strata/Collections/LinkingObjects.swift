@@ -11,6 +11,26 @@ import Foundation
 /// Marks `LinkingObjects` for `@Persisted(originProperty:)`.
 public protocol _LinkingObjectsMarker {}
 
+/// The objects that link to an object through one property: the inverse of a link property
+/// (to-one, or a collection of links), computed from the realm's backlinks and never stored.
+///
+/// Declare it with the name of the origin class's link property. An object appears once per link,
+/// so an owner whose list holds this object twice appears twice. An unmanaged object's linking
+/// objects are always empty.
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted var name = ""
+///     @Persisted var owner: Person?
+/// }
+/// final class Person: Object {
+///     @Persisted var name = ""
+///     @Persisted(originProperty: "owner") var dogs: LinkingObjects<Dog>
+/// }
+///
+/// let count = person.dogs.count            // dogs whose `owner` is `person`
+/// let total: Int = person.dogs.sum(ofProperty: "age")
+/// ```
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible, _LinkingObjectsMarker {
     struct Source {
         let core: RealmCore
@@ -20,7 +40,11 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     }
     let source: Source?
 
-    /// Unmanaged (always empty).
+    /// An unmanaged value, always empty; `@Persisted(originProperty:)` declares the property.
+    ///
+    /// - Parameters:
+    ///   - fromType: the class whose property links here.
+    ///   - property: the name of that link property.
     public init(fromType: Element.Type, property: String) { source = nil }
     init(source: Source?) { self.source = source }
 
@@ -51,7 +75,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         }
     }
 
+    /// The number of links to the object (an object linking twice counts twice).
     public var count: Int { keys.count }
+    /// Whether no object links here.
     public var isEmpty: Bool { keys.isEmpty }
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
@@ -66,7 +92,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         return s.core.materialize(Element.self, info: o.info, table: o.table, key: k[position])
     }
 
+    /// The first linking object in backlink order, or `nil` when none links here.
     public var first: Element? { isEmpty ? nil : self[0] }
+    /// The last linking object in backlink order, or `nil` when none links here.
     public var last: Element? { isEmpty ? nil : self[count - 1] }
 
     public func makeIterator() -> IndexingIterator<[Element]> {
@@ -76,6 +104,12 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
 
     public var description: String { "LinkingObjects<\(Element.className())>(\(count) objects)" }
 
+    /// The sum of a property over the linking objects; zero when none links here.
+    ///
+    /// Null values are skipped. The type must be the property's stored type: an unknown property or
+    /// another type stops the program with a `Strata:` message.
+    ///
+    /// - Parameter property: the name of a numeric persisted property of the linking class.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         guard let s = source, let o = origin() else { return .zero }
         var total = T.zero
@@ -83,6 +117,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         return total
     }
 
+    /// The mean of a numeric property over the linking objects, or `nil` when none has a value.
+    ///
+    /// - Parameter property: the name of a numeric persisted property of the linking class.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         guard let s = source, let o = origin() else { return nil }
         var total = 0.0, n = 0
@@ -106,21 +143,37 @@ extension LinkingObjects: _Persistable {
 }
 
 extension List where Element: Object {
+    /// The smallest value of a property over the linked objects, or `nil` when none has a value.
+    ///
+    /// Reads the stored rows of a managed list without materialising its objects; null values are
+    /// skipped. The type must be the property's stored type: an unknown property or another type
+    /// stops the program with a `Strata:` message.
+    ///
+    /// - Parameter property: the name of a scalar persisted property of the element class.
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
         forEachLinkedValue(T.self, property) { v in if let b = best, b <= v {} else { best = v } }
         return best
     }
+    /// The largest value of a property over the linked objects, or `nil` when none has a value.
+    ///
+    /// - Parameter property: the name of a scalar persisted property of the element class.
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
         forEachLinkedValue(T.self, property) { v in if let b = best, b >= v {} else { best = v } }
         return best
     }
+    /// The sum of a property over the linked objects; zero for an empty list.
+    ///
+    /// - Parameter property: the name of a numeric persisted property of the element class.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         var total = T.zero
         forEachLinkedValue(T.self, property) { total += $0 }
         return total
     }
+    /// The mean of a numeric property over the linked objects, or `nil` when none has a value.
+    ///
+    /// - Parameter property: the name of a numeric persisted property of the element class.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         guard let r = ref, let info = try? ClassInfo.of(Element.self) else {
             let vals = storage.compactMap { ($0.value(forKey: property) as? Double) ?? ($0.value(forKey: property) as? Int).map(Double.init) }
@@ -153,18 +206,23 @@ extension List where Element: Object {
 }
 
 extension List where Element: Comparable {
+    /// The smallest element, or `nil` for an empty list.
     public func min() -> Element? { elements.min() }
+    /// The largest element, or `nil` for an empty list.
     public func max() -> Element? { elements.max() }
 }
 
 extension List where Element: AdditiveArithmetic {
+    /// The sum of the elements; zero for an empty list.
     public func sum() -> Element { elements.reduce(.zero, +) }
 }
 
 extension List where Element: BinaryFloatingPoint {
+    /// The mean of the elements, or `nil` for an empty list.
     public func average() -> Element? { isEmpty ? nil : elements.reduce(.zero, +) / Element(count) }
 }
 
 extension List where Element: BinaryInteger {
+    /// The mean of the integer elements as a `Double`, or `nil` for an empty list.
     public func average() -> Double? { isEmpty ? nil : Double(elements.reduce(.zero, +)) / Double(count) }
 }

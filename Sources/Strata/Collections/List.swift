@@ -9,6 +9,26 @@
 //   (see Object.swift for why accessors cannot throw).
 import Foundation
 
+/// An ordered, indexable to-many property of an ``Object``: object links or plain values.
+///
+/// A list created with `List()` is *unmanaged* and keeps its elements in memory; once its owner
+/// is added to a realm, the property reads and writes the realm directly, so changes are visible
+/// to every reader of a later snapshot. A managed list is confined to its realm's thread, and it
+/// can be changed only inside a write transaction: a change outside one, or an index out of range,
+/// stops the program with a `Strata:` message, as `Array` does for a bad index.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted var name = ""
+///     @Persisted var dogs: List<Dog>
+/// }
+///
+/// try realm.write {
+///     person.dogs.append(rex)
+///     person.dogs.move(from: 0, to: person.dogs.count - 1)
+/// }
+/// let young = person.dogs.where { $0.age < 2 }
+/// ```
 public final class List<Element: _PersistableElement>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
     var storage: [Element] = []
     let ref: CollectionRef?
@@ -20,20 +40,27 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     /// The realm of a managed list.
     public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    /// Whether the list can no longer be read: its owner was deleted or its realm invalidated.
+    ///
+    /// Always `false` for an unmanaged list.
     public var isInvalidated: Bool {
         guard let r = ref else { return false }
         return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
     }
+    /// Whether this is a frozen list (from ``freeze()``), which never changes and is readable on
+    /// any thread.
     public var isFrozen: Bool { ref?.core.isFrozen ?? false }
 
     // MARK: Collection
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// The number of elements.
     public var count: Int {
         guard let r = ref else { return storage.count }
         return r.core.listCount(r)
     }
+    /// Whether the list has no element.
     public var isEmpty: Bool { count == 0 }
 
     public subscript(position: Int) -> Element {
@@ -47,7 +74,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         }
     }
 
+    /// The first element, or `nil` when the list is empty.
     public var first: Element? { isEmpty ? nil : self[0] }
+    /// The last element, or `nil` when the list is empty.
     public var last: Element? {
         let n = count
         return n == 0 ? nil : self[n - 1]
@@ -58,31 +87,54 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     // MARK: Mutation
 
+    /// Adds an element at the end of the list.
+    ///
+    /// For a managed list of objects, an unmanaged object is added to the realm with it.
+    /// Outside a write transaction the program stops.
+    ///
+    /// - Parameter element: the value or object to append.
     public func append(_ element: Element) {
         guard let r = ref else { storage.append(element); return }
         r.core.listInsert(r, element, at: nil)
     }
 
+    /// Adds the elements of a sequence at the end of the list, in their order.
+    ///
+    /// - Parameter elements: the values or objects to append.
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         guard let r = ref else { storage.append(contentsOf: elements); return }
         r.core.listAppend(r, contentsOf: elements)
     }
 
+    /// Adds the elements of a sequence at the end of the list; the same as ``append(objectsIn:)``.
+    ///
+    /// - Parameter elements: the values or objects to append.
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         append(objectsIn: elements)
     }
 
+    /// Inserts an element at a position, moving the following elements up by one.
+    ///
+    /// - Parameters:
+    ///   - element: the value or object to insert.
+    ///   - index: a position from `0` through ``count``; any other stops the program.
     public func insert(_ element: Element, at index: Int) {
         guard let r = ref else { storage.insert(element, at: index); return }
         r.core.listInsert(r, element, at: index)
     }
 
+    /// Removes the element at a position. A removed object stays in the realm, unless its class is
+    /// embedded: an ``EmbeddedObject`` removed from its list is deleted.
+    ///
+    /// - Parameter index: a position in `0..<count`; any other stops the program.
     public func remove(at index: Int) {
         guard let r = ref else { storage.remove(at: index); return }
         r.core.listRemove(r, at: index)
     }
 
-    /// Removes the first element (or the first `n`). Traps when there are fewer.
+    /// Removes the first element, or the first `n` elements.
+    ///
+    /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeFirst(_ n: Int = 1) {
         guard let r = ref else { storage.removeFirst(n); return }
         if n == 1 {
@@ -92,17 +144,26 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         }
     }
 
-    /// Removes the last element (or the last `n`). Traps when there are fewer.
+    /// Removes the last element, or the last `n` elements.
+    ///
+    /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeLast(_ n: Int = 1) {
         guard let r = ref else { storage.removeLast(n); return }
         for _ in 0..<n { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
     }
 
+    /// Removes every element. The objects a list links to stay in the realm, except embedded ones,
+    /// which are deleted.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)
     }
 
+    /// Moves the element at one position to another, shifting the elements in between.
+    ///
+    /// - Parameters:
+    ///   - from: the current position of the element.
+    ///   - to: its position after the move.
     public func move(from: Int, to: Int) {
         guard let r = ref else {
             let e = storage.remove(at: from)
@@ -112,17 +173,32 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         r.core.listMove(r, from: from, to: to)
     }
 
+    /// Exchanges the elements at two positions.
+    ///
+    /// - Parameters:
+    ///   - i: the position of the first element.
+    ///   - j: the position of the second element.
     public func swapAt(_ i: Int, _ j: Int) {
         guard let r = ref else { storage.swapAt(i, j); return }
         r.core.listSwap(r, i, j)
     }
 
-    /// Replaces the element at `index`.
+    /// Replaces the element at a position, as assigning through the subscript does.
+    ///
+    /// - Parameters:
+    ///   - index: a position in `0..<count`.
+    ///   - object: the new element.
     public func replace(index: Int, object: Element) { self[index] = object }
 
     // MARK: Frozen
 
-    /// A frozen copy of a managed list; unmanaged lists are returned as is.
+    /// Returns a frozen snapshot of a managed list: it reads the realm's current version, never
+    /// changes and can be passed to any thread. An unmanaged list is returned as is.
+    ///
+    /// ```swift
+    /// let snapshot = person.dogs.freeze()
+    /// Task.detached { print(snapshot.count) }
+    /// ```
     public func freeze() throws -> List<Element> {
         guard let r = ref else { return self }
         let f = try r.core.frozenCore()
@@ -144,12 +220,23 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 }
 
 extension List where Element: Equatable {
+    /// The position of the first element equal to `element`, or `nil` when there is none.
+    ///
+    /// - Parameter element: the value to look for.
     public func index(of element: Element) -> Int? { elements.firstIndex(of: element) }
+    /// Whether the list holds an element equal to `element`.
+    ///
+    /// - Parameter element: the value to look for.
     public func contains(_ element: Element) -> Bool { index(of: element) != nil }
 }
 
 extension List where Element: Object {
-    /// The index of a managed object in the list (matched by identity in the realm).
+    /// The position of the first link to `object`, or `nil` when the list does not link to it.
+    ///
+    /// A managed list compares the object's identity in the realm, so two accessors of one stored
+    /// object match; an unmanaged list compares Swift identity.
+    ///
+    /// - Parameter object: the object to look for.
     public func index(of object: Element) -> Int? {
         guard let ref, let b = object._binding else { return storage.firstIndex { $0 === object } }
         var found: Int?

@@ -19,23 +19,51 @@ extension String: _MapKey {
     public init(_strataKeyString: String) { self = _strataKeyString }
 }
 
+/// A dictionary property with `String` keys: plain values or object links.
+///
+/// A map created with `Map()` is *unmanaged* and keeps its entries in memory; once its owner is
+/// added to a realm, the property reads and writes the realm. A managed map iterates its entries in
+/// key order (by the keys' UTF-8 bytes); an unmanaged one in no particular order. Assigning `nil`
+/// to a key removes the entry. A managed map is confined to its realm's thread, and a change
+/// outside a write transaction stops the program with a `Strata:` message.
+///
+/// ```swift
+/// final class Player: Object {
+///     @Persisted var name = ""
+///     @Persisted var scores: Map<String, Int>
+/// }
+///
+/// try realm.write {
+///     player.scores["level1"] = 120
+///     player.scores["level2"] = nil   // removes the key
+/// }
+/// for (level, score) in player.scores { print(level, score) }
+/// ```
 public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, CustomStringConvertible {
     var storage: [Key: Value] = [:]
     let ref: CollectionRef?
 
+    /// An empty unmanaged map.
     public init() { ref = nil }
     init(ref: CollectionRef) { self.ref = ref }
 
+    /// The realm of a managed map; `nil` for an unmanaged one.
     public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    /// Whether this is a frozen map (from ``freeze()``), which never changes and is readable on any
+    /// thread.
     public var isFrozen: Bool { ref?.core.isFrozen ?? false }
 
+    /// The number of entries.
     public var count: Int {
         guard let r = ref else { return storage.count }
         return r.core.mapCount(r)
     }
+    /// Whether the map has no entry.
     public var isEmpty: Bool { count == 0 }
 
-    /// The value for `key`; setting nil removes the key.
+    /// The value stored for a key, or `nil` when there is none; assigning `nil` removes the key.
+    ///
+    /// - Parameter key: the entry's key.
     public subscript(key: Key) -> Value? {
         get {
             guard let r = ref else { return storage[key] }
@@ -47,23 +75,32 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         }
     }
 
+    /// Removes the entry for a key, if any. A linked object stays in the realm unless its class is
+    /// embedded.
+    ///
+    /// - Parameter key: the entry's key.
     public func removeObject(for key: Key) { self[key] = nil }
 
+    /// Removes every entry. The objects a map links to stay in the realm, except embedded ones.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)
     }
 
-    /// The entries in key order (managed) or unspecified order (unmanaged).
+    /// The entries as an array, in key order for a managed map (one read of the realm).
     public var entries: [(key: Key, value: Value)] {
         guard let r = ref else { return storage.map { ($0.key, $0.value) } }
         return r.core.mapEntries(r, as: Value.self).map { (Key(_strataKeyString: $0.0), $0.1) }
     }
+    /// The keys, in the order of ``entries``.
     public var keys: [Key] { entries.map(\.key) }
+    /// The values, in the order of ``entries``.
     public var values: [Value] { entries.map(\.value) }
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
+    /// Returns a frozen snapshot of a managed map, which never changes and can be passed to any thread;
+    /// an unmanaged map is returned as is.
     public func freeze() throws -> Map<Key, Value> {
         guard let r = ref else { return self }
         return Map(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))

@@ -9,14 +9,39 @@
 // - Managed sets are confined like their object; mutations outside a write trap ("Strata:").
 import Foundation
 
+/// An unordered to-many property without duplicates: object links or plain values.
+///
+/// A set created with `MutableSet()` is *unmanaged* and keeps its elements in memory; once its
+/// owner is added to a realm, the property reads and writes the realm. Elements are equal when
+/// their stored encodings are equal (so `0.0` and `-0.0` are two elements and every NaN is one),
+/// and iteration follows that encoding order, not insertion order. A managed set is confined to
+/// its realm's thread, and a change outside a write transaction stops the program with a `Strata:`
+/// message.
+///
+/// ```swift
+/// final class Article: Object {
+///     @Persisted var title = ""
+///     @Persisted var tags: MutableSet<String>
+/// }
+///
+/// try realm.write {
+///     article.tags.insert("swift")
+///     article.tags.formUnion(["database", "linux"])
+/// }
+/// let tagged = article.tags.contains("swift")
+/// ```
 public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence, CustomStringConvertible {
     var storage: [Element] = []
     let ref: CollectionRef?
 
+    /// An empty unmanaged set.
     public init() { ref = nil }
     init(ref: CollectionRef) { self.ref = ref }
 
+    /// The realm of a managed set; `nil` for an unmanaged one.
     public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    /// Whether this is a frozen set (from ``freeze()``), which never changes and is readable on any
+    /// thread.
     public var isFrozen: Bool { ref?.core.isFrozen ?? false }
 
     var elements: [Element] {
@@ -29,17 +54,25 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         return out
     }
 
+    /// The number of elements.
     public var count: Int {
         guard let r = ref else { return storage.count }
         return r.core.listCount(r)
     }
+    /// Whether the set has no element.
     public var isEmpty: Bool { count == 0 }
 
+    /// Whether the set holds `element`; a managed set finds it by binary search.
+    ///
+    /// - Parameter element: the value or object to look for.
     public func contains(_ element: Element) -> Bool {
         guard let r = ref else { return storage.contains(element) }
         return r.core.setIndex(r, element) != nil
     }
 
+    /// Adds an element unless the set already holds it.
+    ///
+    /// - Parameter element: the value or object to add; an unmanaged object is added to the realm.
     public func insert(_ element: Element) {
         guard let r = ref else {
             if !storage.contains(element) { storage.append(element) }
@@ -48,42 +81,67 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         r.core.setInsert(r, element)
     }
 
+    /// Adds each element of a sequence that the set does not hold yet.
+    ///
+    /// - Parameter elements: the values or objects to add.
     public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         for e in elements { insert(e) }
     }
 
+    /// Removes an element if the set holds it. A removed object stays in the realm unless its class
+    /// is embedded.
+    ///
+    /// - Parameter element: the value or object to remove.
     public func remove(_ element: Element) {
         guard let r = ref else { storage.removeAll { $0 == element }; return }
         if let i = r.core.setIndex(r, element) { r.core.listRemove(r, at: i) }
     }
 
+    /// Removes every element. The objects a set links to stay in the realm, except embedded ones.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
         r.core.listRemoveAll(r)
     }
 
+    /// Adds the elements of `other` that the set does not hold yet.
+    ///
+    /// - Parameter other: the elements to add.
     public func formUnion<S: Sequence>(_ other: S) where S.Element == Element { insert(objectsIn: other) }
 
+    /// Removes the elements that `other` contains.
+    ///
+    /// - Parameter other: the elements to remove.
     public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
         for e in other { remove(e) }
     }
 
+    /// Keeps only the elements that `other` also contains.
+    ///
+    /// - Parameter other: the elements to keep.
     public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
         let keep = Set(other)
         for e in elements where !keep.contains(e) { remove(e) }
     }
 
+    /// Whether the set and `other` have at least one element in common.
+    ///
+    /// - Parameter other: the elements to compare with.
     public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
         let mine = Set(elements)
         return other.contains { mine.contains($0) }
     }
 
+    /// Whether every element of the set is in `other`.
+    ///
+    /// - Parameter other: the elements to compare with.
     public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
         Set(elements).isSubset(of: Set(other))
     }
 
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 
+    /// Returns a frozen snapshot of a managed set, which never changes and can be passed to any
+    /// thread; an unmanaged set is returned as is.
     public func freeze() throws -> MutableSet<Element> {
         guard let r = ref else { return self }
         return MutableSet(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))

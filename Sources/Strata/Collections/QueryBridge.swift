@@ -43,6 +43,11 @@ extension Object: QueryValueSource {
 }
 
 extension Object: QueryKeyPathNaming {
+    /// The persisted property name a key path of this class stands for, or `nil` when the key path
+    /// is not one of the class's own `@Persisted` properties; the typed query builder uses it to
+    /// name properties.
+    ///
+    /// - Parameter keyPath: a key path rooted at this class.
     public class func queryPropertyName(for keyPath: AnyKeyPath) -> String? {
         guard let typed = keyPath as? PartialKeyPath<Self> else { return nil }
         return _strataPropertyName(for: typed)
@@ -110,8 +115,21 @@ extension Schema {
 }
 
 extension Results {
-    /// Objects matching a Realm query (`"age > %@ AND name BEGINSWITH[c] %@"`). A malformed query
-    /// stops with a "Strata:" message as Realm raises; `filtering(_:_:)` throws instead.
+    /// Returns the objects that also match a query written in Realm's query language.
+    ///
+    /// Placeholders `%@` stand for values and `%K` for property names, taken from `args` in order.
+    /// A query that does not parse or type-check stops the program with a `Strata:` message, as
+    /// Realm raises; use ``filtering(_:_:)`` to receive that as an error instead.
+    ///
+    /// ```swift
+    /// let rexes = dogs.filter("name == %@ AND age >= %@", "Rex", 2)
+    /// let owned = dogs.filter("owner.name BEGINSWITH[c] 'a'")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicateFormat: the query text.
+    ///   - args: the values (and property names, for `%K`) the placeholders stand for.
+    /// - Returns: new live results; the receiver is unchanged.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         do { return try filtering(predicateFormat, args) } catch let error as Realm.Error {
             core.misuse(error.code, error.message)
@@ -162,7 +180,19 @@ extension Results {
         return adding(predicate)
     }
 
-    /// Objects matching a typed query: `dogs.where { $0.age > 2 && $0.name.starts(with: "R") }`.
+    /// Returns the objects that also match a typed query built from key paths.
+    ///
+    /// The closure receives a ``Query`` of the element type; its operators build a predicate that is
+    /// checked by the compiler, and evaluated like a text query. A condition the query engine
+    /// rejects when it is assembled stops the program with a `Strata:` message.
+    ///
+    /// ```swift
+    /// let puppies = dogs.where { $0.age < 2 && $0.name.starts(with: "R") }
+    /// let inTown = people.where { $0.address.city == "Oslo" }
+    /// ```
+    ///
+    /// - Parameter query: builds the condition from a ``Query`` of the element type.
+    /// - Returns: new live results; the receiver is unchanged.
     public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         do { return adding(try query(Query<Element>()).predicate()) } catch {
             core.misuse(.invalidArgument, "\(error)")
@@ -180,11 +210,27 @@ extension Results {
         return r
     }
 
-    /// Sorted by a property (through to-one links allowed).
+    /// Returns the results sorted by one property.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property to sort by; a path through to-one links such as `"owner.name"` is
+    ///     allowed.
+    ///   - ascending: whether smaller values come first (the default).
+    /// - Returns: new live results; a previous sort is replaced.
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
+    /// Returns the results sorted by several keys: by the first, then by the second among equal
+    /// values of the first, and so on.
+    ///
+    /// ```swift
+    /// let ordered = people.sorted(by: [SortDescriptor(keyPath: "lastName"),
+    ///                                  SortDescriptor(keyPath: "age", ascending: false)])
+    /// ```
+    ///
+    /// - Parameter descriptors: the sort keys, most significant first.
+    /// - Returns: new live results; a previous sort is replaced.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         var r = Results(core: core, info: info)
         r.query = query
@@ -192,7 +238,11 @@ extension Results {
         return r
     }
 
-    /// The first object of each distinct combination of the values at `keyPaths`.
+    /// Returns the first object of each distinct combination of the values at `keyPaths`, in the
+    /// results' order.
+    ///
+    /// - Parameter keyPaths: the property names whose values together must differ.
+    /// - Returns: new live results.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         var r = Results(core: core, info: info)
         r.query = query

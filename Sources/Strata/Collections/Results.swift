@@ -14,17 +14,40 @@
 //   (plain scalar properties only), on materialised objects otherwise; both give the same keys.
 import Foundation
 
-/// Realm's sort descriptor (the query issue will honour it).
+/// A sort key for ``Results/sorted(by:)``: a property name (or a path through to-one links) and a
+/// direction.
 public struct SortDescriptor: Sendable, Hashable {
+    /// The property to sort by, such as `"age"` or `"owner.name"`.
     public var keyPath: String
+    /// Whether smaller values come first.
     public var ascending: Bool
+    /// Creates a sort key.
+    ///
+    /// - Parameters:
+    ///   - keyPath: the property to sort by, such as `"age"` or `"owner.name"`.
+    ///   - ascending: whether smaller values come first (the default).
     public init(keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
     }
 }
 
-/// Live, lazy objects of one class.
+/// The objects of one class in a realm, optionally filtered, sorted and made distinct.
+///
+/// Results are *live* and *lazy*: nothing is read until you ask, and each access reads the realm's
+/// current snapshot, including the uncommitted changes of the current write. ``count`` of an
+/// unfiltered class loads no object. Results are confined to their realm's thread; use
+/// ``freeze()`` to hand a snapshot of them to another one. Each refinement
+/// (``filter(_:_:)``, ``where(_:)``, ``sorted(byKeyPath:ascending:)``, ``distinct(by:)``) returns
+/// new results and leaves the receiver as it was.
+///
+/// ```swift
+/// let dogs = realm.objects(Dog.self)
+/// let puppies = dogs.filter("age < %@", 2).sorted(byKeyPath: "name")
+/// let rexes = dogs.where { $0.name == "Rex" && $0.age > 1 }
+/// for dog in puppies { print(dog.name) }
+/// let meanAge: Double? = dogs.average(ofProperty: "age")
+/// ```
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
     let info: ClassInfo
@@ -50,7 +73,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         self.info = info
     }
 
+    /// The realm the results read.
     public var realm: Realm? { Realm(core: core) }
+    /// Whether these results come from a frozen realm, so they never change and can be read on any
+    /// thread.
     public var isFrozen: Bool { core.isFrozen }
 
     /// The table of the class (nil: no object of it was ever added). A failure to read the
@@ -65,7 +91,10 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return query.isEmpty ? .table(t) : .keys(t, keys)
     }
 
-    /// The number of objects; without a query it reads no object.
+    /// The number of matching objects.
+    ///
+    /// Without a filter the class's object count is read directly; with one, the query is evaluated
+    /// (and its keys cached until the realm changes).
     public var count: Int {
         core.checkThread()
         if !query.isEmpty { return keys.count }
@@ -75,6 +104,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
+    /// Whether no object matches.
     public var isEmpty: Bool { count == 0 }
 
     /// The object keys of the current snapshot, in key order.
@@ -149,6 +179,9 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return core.materialize(Element.self, info: info, table: t, key: k[position])
     }
 
+    /// The first object in the results' order, or `nil` when none matches.
+    ///
+    /// Without a query this is the object with the smallest key, found without building the key list.
     public var first: Element? {
         core.checkThread()
         guard let t = table else { return nil }
@@ -163,6 +196,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return key.map { core.materialize(Element.self, info: info, table: t, key: $0) }
     }
 
+    /// The last object in the results' order, or `nil` when none matches.
     public var last: Element? {
         core.checkThread()
         guard let t = table else { return nil }
@@ -175,11 +209,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
-    /// Iterates the objects present when iteration starts.
+    /// Iterates the objects that match when iteration starts; objects added later during the loop are
+    /// not visited.
     public func makeIterator() -> Iterator {
         Iterator(results: self, keys: keys, table: table ?? 0)
     }
 
+    /// Iterates the objects of ``Results`` that matched when the iterator was made.
     public struct Iterator: IteratorProtocol {
         let results: Results<Element>
         let keys: [UInt64]
@@ -192,13 +228,21 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         }
     }
 
-    /// The position of `object` in these results.
+    /// The position of `object` in these results, or `nil` when it is unmanaged or does not match.
+    ///
+    /// - Parameter object: a managed object of the results' class.
     public func index(of object: Element) -> Int? {
         guard let b = object._binding else { return nil }
         return keys.firstIndex(of: b.key)
     }
 
-    /// A frozen copy (immutable, usable anywhere).
+    /// Returns a frozen snapshot of the results: they keep the realm's current version, never change,
+    /// and can be read on any thread.
+    ///
+    /// ```swift
+    /// let frozen = realm.objects(Dog.self).freeze()
+    /// Task.detached { print(frozen.count) }
+    /// ```
     public func freeze() throws -> Results<Element> {
         var r = Results(core: try core.frozenCore(), info: info)
         r.query = query
@@ -209,6 +253,14 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     // MARK: Aggregates
 
+    /// The smallest value of a property over the matching objects, or `nil` when none has a value.
+    ///
+    /// Reads the property straight from the stored rows; null values are skipped. The requested type
+    /// must be the property's stored type (any integer type for an integer property): an unknown
+    /// property, a link or collection property, or another type stops the program with a `Strata:`
+    /// message.
+    ///
+    /// - Parameter property: the name of a scalar persisted property.
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
         core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
@@ -217,6 +269,11 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return best
     }
 
+    /// The largest value of a property over the matching objects, or `nil` when none has a value.
+    ///
+    /// Null values are skipped; the property rules are those of ``min(ofProperty:)``.
+    ///
+    /// - Parameter property: the name of a scalar persisted property.
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         var best: T?
         core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
@@ -225,13 +282,23 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return best
     }
 
+    /// The sum of a property over the matching objects; zero when none matches.
+    ///
+    /// Null values are skipped; the property rules are those of ``min(ofProperty:)``.
+    ///
+    /// - Parameter property: the name of a numeric persisted property.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         var total = T.zero
         core.forEachValue(T.self, info: info, property: property, source: rowSource) { total += $0 }
         return total
     }
 
-    /// The mean of a numeric property, nil when there are no objects.
+    /// The mean of a numeric property over the matching objects, or `nil` when none has a value.
+    ///
+    /// Integer, `Float` and `Double` properties are averaged as `Double`; null values are skipped. Any
+    /// other property stops the program with a `Strata:` message.
+    ///
+    /// - Parameter property: the name of a numeric persisted property.
     public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
         var total = 0.0, n = 0
         core.forEachNumber(info: info, property: property, source: rowSource) { total += $0; n += 1 }

@@ -6,9 +6,33 @@
 import Foundation
 
 extension Migration {
-    /// Calls `block` for every object of `typeName` that existed before the migration with its
-    /// old view and its new view (nil when the class left the code or the block deleted it).
-    /// For a class new in this version, `old` is nil and `new` iterates the current objects.
+    /// Calls a block for each object of a class that was stored before the migration, with its old
+    /// and its new view.
+    ///
+    /// The new view is `nil` when the class is no longer in the code, or when the block deleted the
+    /// object. For a class that is new in this schema version, the old view is `nil` and the block
+    /// sees the class's current objects.
+    ///
+    /// ```swift
+    /// let config = Realm.Configuration(schemaVersion: 2, migrationBlock: { migration, oldVersion in
+    ///     if oldVersion < 2 {
+    ///         migration.enumerateObjects(ofType: "Person") { old, new in
+    ///             let first = old?["firstName"] as? String ?? ""
+    ///             let last = old?["lastName"] as? String ?? ""
+    ///             new?["fullName"] = "\(first) \(last)"
+    ///         }
+    ///     }
+    /// })
+    /// let realm = try Realm(configuration: config)
+    /// ```
+    ///
+    /// A problem cannot be thrown from here (the block's type does not throw); it is kept, the whole
+    /// migration is rolled back, and `Realm(configuration:)` throws it when the block returns.
+    ///
+    /// - Parameters:
+    ///   - typeName: the class name, as stored in the file. A class the file does not hold fails
+    ///     the migration with `Realm.Error` code `.invalidArgument`.
+    ///   - block: called with the old view (`nil` for a class new in this version) and the new view.
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let ctx = context else { return }
         let core = ctx.core
@@ -36,7 +60,15 @@ extension Migration {
         }
     }
 
-    /// Creates an object of `typeName` (a class of the code) from a dictionary/array value.
+    /// Creates an object of a class of the code inside the migration.
+    ///
+    /// - Parameters:
+    ///   - typeName: a class among the configuration's object types.
+    ///   - value: the initial property values, as a dictionary by name or an array in declaration
+    ///     order (empty: every property has its default).
+    /// - Returns: the new object's view, or `nil` when it could not be created; the migration then
+    ///   fails with `Realm.Error` (`.invalidArgument` for an unknown class or a value that does not fit,
+    ///   `.duplicatePrimaryKey` for a primary key in use).
     @discardableResult
     public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject? {
         guard let ctx = context else { return nil }
@@ -56,7 +88,10 @@ extension Migration {
         }
     }
 
-    /// Deletes the object of a new view (old views cannot be deleted: they are copies).
+    /// Deletes the object behind a *new* view.
+    ///
+    /// - Parameter object: a new view from ``enumerateObjects(ofType:_:)`` or ``create(_:value:)``;
+    ///   an old view (a copy of the stored row) fails the migration with `.invalidArgument`.
     public func delete(_ object: MigrationObject) {
         guard let ctx = context else { return }
         guard case .new(_, _, let table) = object.backing else {
@@ -66,7 +101,10 @@ extension Migration {
         do { _ = try ctx.core.deleteObject(table: table, key: object.key) } catch { ctx.fail(error) }
     }
 
-    /// Deletes every object of `typeName`. Returns whether the class exists in the file.
+    /// Deletes every object of a class.
+    ///
+    /// - Parameter typeName: the class name, as stored in the file.
+    /// - Returns: whether the file holds that class.
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
         guard let ctx = context else { return false }
@@ -85,8 +123,16 @@ extension Migration {
         return true
     }
 
-    /// Moves the data of property `oldName` (old schema) into `newName` (new schema) of every
-    /// object of `typeName`. Both must have the same type; otherwise `.invalidArgument`.
+    /// Moves the values of a property to its new name, for every object of a class.
+    ///
+    /// Use it when a property was renamed in the code, so its values are kept rather than dropped
+    /// (old name) and defaulted (new name).
+    ///
+    /// - Parameters:
+    ///   - typeName: a class both the file and the code have.
+    ///   - oldName: the property's name in the file's schema.
+    ///   - newName: its name in the code; it must have the same type, collection kind and link target.
+    ///   Any mismatch fails the migration with `Realm.Error` code `.invalidArgument`.
     public func renameProperty(onType typeName: String, from oldName: String, to newName: String) {
         guard let ctx = context else { return }
         let core = ctx.core

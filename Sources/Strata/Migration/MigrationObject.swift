@@ -12,6 +12,14 @@
 // block returns: the block itself cannot throw).
 import Foundation
 
+/// One object inside a migration block, read and written by property name.
+///
+/// ``Migration/enumerateObjects(ofType:_:)`` hands the block two views of each object: the *old*
+/// one decodes the row with the schema stored in the file and is read-only; the *new* one is the
+/// object of the code's class in the migration's write, so a value set there is stored (a
+/// migration may even change a primary key, checked for duplicates before the commit). An unknown
+/// property name reads as `nil`; setting it, or setting anything on the old view, makes the
+/// migration fail with `Realm.Error` code `.invalidArgument` when the block returns.
 public final class MigrationObject: CustomStringConvertible {
     enum Backing {
         case old(schema: ObjectSchema, layout: RowLayout, row: [UInt8])
@@ -41,8 +49,14 @@ public final class MigrationObject: CustomStringConvertible {
         return "\(objectSchema.className) { \(values.joined(separator: "; ")) }"
     }
 
-    /// The value of property `name` (nil for nil values, unknown names and, on old objects,
-    /// collections; old links read as the new view of the linked object).
+    /// The value of a property, read or written by name.
+    ///
+    /// Reading gives `nil` for a `nil` value and for an unknown name; on the old view, collection
+    /// properties read as `nil` and a link reads as the new view of the linked object. Writing is
+    /// allowed on the new view only; on the old view, or for an unknown name, it makes the migration
+    /// fail with `Realm.Error` code `.invalidArgument` once the block returns.
+    ///
+    /// - Parameter name: the property's name in this view's schema.
     public subscript(name: String) -> Any? {
         get {
             switch backing {

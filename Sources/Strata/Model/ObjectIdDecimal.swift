@@ -12,14 +12,29 @@
 import Foundation
 import Synchronization
 
-/// A 12-byte unique identifier, as in Realm and MongoDB.
+/// A 12-byte unique identifier, as in Realm and MongoDB, often used as a primary key.
+///
+/// An id made by ``generate()`` holds its creation second, five random bytes chosen once per
+/// process and a 24-bit counter, so ids made in one process do not repeat (unless more than 16
+/// million are made within one second) and sort roughly by creation time.
+///
+/// ```swift
+/// final class Item: Object {
+///     @Persisted(primaryKey: true) var id = ObjectId.generate()
+///     @Persisted var title = ""
+/// }
+/// let id = try ObjectId(string: "65a1f0c2e4b0a1b2c3d4e5f6")
+/// print(id.timestamp)
+/// ```
 public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The twelve bytes of the id: the big-endian creation second, five per-process random bytes,
+    /// and a three-byte big-endian counter.
     public var bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
 
     private static let processRandom: [UInt8] = (0..<5).map { _ in UInt8.random(in: 0...255) }
     private static let counter = Atomic<UInt32>(UInt32.random(in: 0..<0xFF_FFFF))
 
-    /// A new id, unique within this process.
+    /// Returns a new id, different from the other ids this process generates.
     public static func generate() -> ObjectId {
         let seconds = UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970))
         let c = counter.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF_FFFF
@@ -29,6 +44,9 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
                                 UInt8(c >> 16), UInt8((c >> 8) & 0xFF), UInt8(c & 0xFF)))
     }
 
+    /// Creates an id from its twelve bytes.
+    ///
+    /// - Parameter bytes: the id's bytes, as ``bytes`` returns them.
     public init(bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) {
         self.bytes = bytes
     }
@@ -36,7 +54,10 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// The all-zero id (the default value of a non-optional ObjectId property).
     public init() { bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
 
-    /// Parses 24 hex digits; throws `.invalidArgument` otherwise.
+    /// Parses a decimal number written with `.` as the decimal separator.
+    ///
+    /// - Parameter string: the number, such as `"-12.5"` or `"1e3"`.
+    /// - Throws: `Realm.Error` with code `.invalidArgument` when `string` is not a number.
     public init(string: String) throws {
         let hex = Array(string.utf8)
         guard hex.count == 24 else { throw Realm.Error(.invalidArgument, "ObjectId string '\(string)' is not 24 hex digits") }
@@ -62,9 +83,10 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     var array: [UInt8] { withUnsafeBytes(of: bytes) { Array($0) } }
 
+    /// The id as 24 lowercase hexadecimal digits.
     public var stringValue: String { array.map { String(format: "%02x", $0) }.joined() }
     public var description: String { stringValue }
-    /// The creation time encoded in the id.
+    /// The creation time the id records, to the second.
     public var timestamp: Date {
         let a = array
         let s = UInt32(a[0]) << 24 | UInt32(a[1]) << 16 | UInt32(a[2]) << 8 | UInt32(a[3])
@@ -97,11 +119,26 @@ extension ObjectId: _PersistableElement {
     }
 }
 
-/// A decimal number with 38 significant digits (Realm's `Decimal128`), backed by `Decimal`.
+/// A decimal number, Realm's `Decimal128`, backed by Foundation's `Decimal`.
+///
+/// A stored value keeps 34 significant digits, as Realm's IEEE 754 decimal128 does: a value with
+/// more (a `Decimal` can have 38) is rounded half-up to 34 digits when it is written, and values
+/// of at most 34 digits read back exactly.
+///
+/// ```swift
+/// final class Invoice: Object {
+///     @Persisted var total: Decimal128 = 0
+/// }
+/// invoice.total = try Decimal128(string: "1234.56")
+/// ```
 public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    /// The number as a Foundation `Decimal`.
     public var value: Decimal
 
+    /// Creates a decimal number from a `Decimal` (zero by default).
+    ///
+    /// - Parameter value: the number.
     public init(_ value: Decimal = 0) { self.value = value }
     public init(integerLiteral v: Int) { value = Decimal(v) }
     public init(floatLiteral v: Double) { value = Decimal(v) }

@@ -336,8 +336,19 @@ extension UUID: _PersistableElement {
 
 // MARK: - Enums
 
-/// An enum stored by its raw value (`Int`, `String`, … any persistable raw type).
-/// A stored raw value that matches no case reads as the first case of `allCases`.
+/// An enum a `@Persisted` property can hold, stored by its raw value.
+///
+/// Any raw type a property can hold (`Int`, `String`, …) works. A stored raw value that matches
+/// no case (for example one written by a later version of the app) reads as the first case.
+///
+/// ```swift
+/// enum Size: String, PersistableEnum { case small, medium, large }
+///
+/// final class Shirt: Object {
+///     @Persisted var size = Size.medium
+/// }
+/// let large = realm.objects(Shirt.self).where { $0.size == .large }
+/// ```
 public protocol PersistableEnum: _PersistableElement, RawRepresentable, CaseIterable
 where RawValue: _PersistableElement {}
 

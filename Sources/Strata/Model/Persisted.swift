@@ -46,14 +46,38 @@ public struct Persisted<Value: _Persistable> {
         self.originProperty = originProperty
     }
 
-    /// A property with the type's default value (0, "", false, nil, empty collection…).
+    /// A property whose initial value is the type's default: `0`, `""`, `false`, `nil`, an empty
+    /// collection, the first case of a ``PersistableEnum``.
     @inlinable public init() { self.init(value: Value._strataDefault()) }
+    /// A property with an initial value: `@Persisted var name = "Rex"`.
+    ///
+    /// - Parameter wrappedValue: the value a new unmanaged object starts with.
     @inlinable public init(wrappedValue: Value) { self.init(value: wrappedValue) }
-    /// `@Persisted(primaryKey: true) var id: String`.
+    /// A primary key property with the type's default value: `@Persisted(primaryKey: true) var id: String`.
+    ///
+    /// A class has at most one primary key, of type `Int`, `String`, ``ObjectId`` or `UUID` (or their
+    /// optionals); adding an object whose key is in use fails with `.duplicatePrimaryKey`.
+    ///
+    /// - Parameter primaryKey: whether the property is the class's primary key.
     @inlinable public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey) }
+    /// A primary key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: the value a new unmanaged object starts with.
+    ///   - primaryKey: whether the property is the class's primary key.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) { self.init(value: wrappedValue, primaryKey: primaryKey) }
-    /// `@Persisted(indexed: true) var name: String`.
+    /// An indexed property with the type's default value: `@Persisted(indexed: true) var name: String`.
+    ///
+    /// An index makes `==` and `IN` queries on the property look objects up instead of scanning the
+    /// class; it is allowed on `Int`, `Bool`, `String`, `Date`, ``ObjectId`` and `UUID` properties.
+    ///
+    /// - Parameter indexed: whether the property has a search index.
     @inlinable public init(indexed: Bool) { self.init(value: Value._strataDefault(), indexed: indexed) }
+    /// An indexed property with an initial value: `@Persisted(indexed: true) var name = ""`.
+    ///
+    /// - Parameters:
+    ///   - wrappedValue: the value a new unmanaged object starts with.
+    ///   - indexed: whether the property has a search index.
     @inlinable public init(wrappedValue: Value, indexed: Bool) { self.init(value: wrappedValue, indexed: indexed) }
 
     /// Inlinable so that, specialised in the model's module, the storage key path folds into a
@@ -83,7 +107,10 @@ public struct Persisted<Value: _Persistable> {
 }
 
 extension Persisted where Value: _LinkingObjectsMarker {
-    /// `@Persisted(originProperty: "owner") var pets: LinkingObjects<Dog>`.
+    /// Declares the inverse of a link: `@Persisted(originProperty: "owner") var pets: LinkingObjects<Dog>`.
+    ///
+    /// - Parameter originProperty: the name of the link property, in the class of the elements, that
+    ///   points to this object.
     public init(originProperty: String) { self.init(value: Value._strataDefault(), originProperty: originProperty) }
 }
 

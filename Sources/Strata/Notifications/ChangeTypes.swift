@@ -10,8 +10,12 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Returned by every `observe`; delivery stops on `invalidate()` or when the token is released.
-/// Thread safety: `invalidate()` may be called from any thread (it only sets an atomic flag).
+/// Keeps an observation alive: every `observe` returns one, and delivery stops when the token is
+/// invalidated or released.
+///
+/// Keep the token (in a property, for example) for as long as the handler should run.
+/// ``invalidate()`` may be called from any thread; once it returns on the observer's own thread or
+/// queue, the handler does not run again.
 public final class NotificationToken: Sendable {
     let cancelled: ObserverFlag
     private let onInvalidate: Mutex<[@Sendable () -> Void]>
@@ -79,23 +83,50 @@ extension Realm {
 /// and modifications are indices in the new one (apply deletions, then insertions, then
 /// modifications). An object that moved is reported as a deletion plus an insertion.
 public enum RealmCollectionChange<CollectionType> {
+    /// The first delivery: the collection as it is when observation starts.
     case initial(CollectionType)
+    /// A later delivery after commits that changed the collection; several commits may come as one.
+    ///
+    /// The associated arrays are the indices deleted (in the old collection), inserted and modified
+    /// (both in the new collection).
     case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
+    /// Observation could not start (for example an unmanaged or frozen collection, or an unknown key
+    /// path); nothing follows it.
     case error(Swift.Error)
 }
 
-/// One changed property of an observed object. `oldValue` is nil when unknown (collection
-/// properties, and changes whose previous version was not read by this observer).
+/// One changed property of an observed object.
+///
+/// `oldValue` is `nil` when the previous value is unknown: for collection properties, and when
+/// this observer did not read the previous version.
 public struct PropertyChange {
+    /// The property's name.
     public let name: String
+    /// The value before the change, when known.
     public let oldValue: Any?
+    /// The value after the change.
     public let newValue: Any?
 }
 
 /// What an object observer receives.
+///
+/// ```swift
+/// let token = dog.observe { change in
+///     switch change {
+///     case .change(_, let properties):
+///         for p in properties { print(p.name, p.oldValue ?? "?", "→", p.newValue ?? "nil") }
+///     case .deleted: print("the dog was deleted")
+///     case .error(let error): print(error)
+///     }
+/// }
+/// ```
 public enum ObjectChange<T> {
+    /// The object changed: the object and its changed properties (only watched ones, when key paths
+    /// were given).
     case change(T, [PropertyChange])
+    /// The object was deleted; nothing follows.
     case deleted
+    /// Observation could not start; nothing follows.
     case error(Swift.Error)
 }
 

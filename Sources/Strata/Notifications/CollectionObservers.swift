@@ -79,11 +79,34 @@ final class ResultsObserver<Element: Object>: ChangeObserver {
 }
 
 extension Results {
-    /// Observes these results: `.initial` first, then `.update` with the indices that changed
-    /// after each commit (several commits may coalesce). `keyPaths` limits which property changes
-    /// count as modifications ("name", "owner.name"). With `queue`, the block runs on that queue
-    /// with results confined to it. See ObserverHub.swift for when delivery happens.
-    /// Unknown key paths deliver `.error` with `.invalidArgument`.
+    /// Observes these results: the handler receives `.initial(results)`, then
+    /// `.update(results, deletions:insertions:modifications:)` after commits that changed them.
+    ///
+    /// Several commits may come as one update. Deletions are indices in the old results, insertions
+    /// and modifications indices in the new ones. Without a queue, handlers run on the realm's own
+    /// thread or queue: on a thread-confined realm synchronously at the end of a write, in `refresh()`
+    /// and when a write begins; on a queue-confined realm asynchronously on its queue. Nothing is
+    /// delivered inside a write.
+    ///
+    /// ```swift
+    /// let token = realm.objects(Dog.self).where { $0.age < 2 }.observe { change in
+    ///     switch change {
+    ///     case .initial(let puppies): print("\(puppies.count) puppies")
+    ///     case .update(_, let deletions, let insertions, let modifications):
+    ///         print("removed \(deletions), added \(insertions), changed \(modifications)")
+    ///     case .error(let error): print(error)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPaths: the properties (`"name"`, `"owner.name"`) whose changes count as modifications;
+    ///     `nil` watches all of them. An unknown key path delivers `.error` with `Realm.Error` code
+    ///     `.invalidArgument`.
+    ///   - queue: a dispatch queue to run the handler on, with results confined to that queue.
+    ///   - block: called with each change. Frozen results deliver `.error` with code `.invalidState`
+    ///     once and nothing else.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
         let flag = ObserverFlag()

@@ -77,10 +77,27 @@ final class ObjectObserver<T: Object>: ChangeObserver {
 }
 
 extension Object {
-    /// Observes this managed object: `.change(object, properties)` after commits that changed
-    /// watched properties (`keyPaths`: property names; nil = all), `.deleted` once when it is
-    /// deleted (then delivery stops). With `queue`, the block runs on that queue with the object
-    /// re-fetched there. Unmanaged or frozen objects and unknown key paths deliver `.error`.
+    /// Observes this managed object: the handler receives `.change(object, properties)` after commits
+    /// that changed a watched property, and `.deleted` once when the object is deleted, after which
+    /// delivery stops.
+    ///
+    /// Handlers run where the realm lives, as for ``Results/observe(keyPaths:on:_:)``.
+    ///
+    /// ```swift
+    /// let token = dog.observe(keyPaths: ["name", "age"]) { (change: ObjectChange<Dog>) in
+    ///     if case .change(let dog, let properties) = change {
+    ///         print(dog.name, properties.map(\.name))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPaths: the property names to watch; `nil` watches all of them.
+    ///   - queue: a dispatch queue to run the handler on, with the object fetched again there.
+    ///   - block: called with each change. An unmanaged or frozen object, or an unknown key path,
+    ///     delivers `.error` once (a `Realm.Error` with code `.invalidArgument` for an unmanaged
+    ///     object) and nothing else.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         let flag = ObserverFlag()
@@ -128,9 +145,21 @@ extension Object {
 }
 
 extension Realm {
-    /// Calls `block` with `.didChange` after every change of version this realm sees (its own
-    /// commits, and commits of other threads or processes once it advances), or
-    /// `.refreshRequired` on a queue-confined realm with `autorefresh` off.
+    /// Calls a block each time this realm moves to a newer version.
+    ///
+    /// The block receives `.didChange` after this realm's own commits, and after commits of other
+    /// threads or processes once the realm advances to them; on a queue-confined realm with
+    /// `autorefresh` off it receives `.refreshRequired` instead, and `refresh()` is yours to call. A
+    /// frozen realm never changes and reports nothing.
+    ///
+    /// ```swift
+    /// let token = realm.observe { notification, realm in
+    ///     if notification == .didChange { print(realm.objects(Dog.self).count) }
+    /// }
+    /// ```
+    ///
+    /// - Parameter block: called with the notification and this realm.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(_ block: @escaping (Realm.Notification, Realm) -> Void) -> NotificationToken {
         core.checkThread()
         let flag = ObserverFlag()

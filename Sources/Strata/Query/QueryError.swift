@@ -6,7 +6,18 @@
 // queries without combining sequences), or nil when the query did not
 // come from a string (a type-safe `Query<T>`, a tree validated on its own).
 
-/// A rejected query.
+/// Why a query was rejected, with the position of the problem in the query text.
+///
+/// You meet it as the `queryError` of a `Realm.Error` with code `.invalidQuery`, thrown by
+/// ``Results/filtering(_:_:)``.
+///
+/// ```swift
+/// do {
+///     _ = try dogs.filtering("age >> 2", [])
+/// } catch let error as Realm.Error {
+///     if let q = error.queryError { print(q.kind, q.offset ?? -1, q.message) }
+/// }
+/// ```
 public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What went wrong, for programs to switch on.
     public enum Kind: String, Equatable, Sendable {
@@ -29,7 +40,13 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Offset (in Unicode scalars) of the offending token in the query string, if the query was a string.
     public var offset: Int?
 
-    /// An error of `kind`; `offset` is where in the query string the problem is, if known.
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - kind: the category of the problem.
+    ///   - message: a sentence naming the offending token or property.
+    ///   - offset: where in the query text the problem is, in Unicode scalars from 0; `nil` when the
+    ///     query was not text.
     public init(_ kind: Kind, _ message: String, offset: Int? = nil) {
         self.kind = kind
         self.message = message

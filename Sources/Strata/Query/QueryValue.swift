@@ -122,18 +122,32 @@ func hexDigitValue(_ byte: UInt8) -> UInt8? {
     }
 }
 
-/// A property value, a query constant or an argument.
+/// A value as the query engine sees it: a property's value, a constant of a query, or an argument.
+///
+/// Swift values become query values through ``QueryValueConvertible``; the arguments of
+/// ``Results/filter(_:_:)`` are converted the same way.
 public enum QueryValue {
+    /// No value: a `nil` property or argument.
     case null
+    /// A Boolean.
     case bool(Bool)
+    /// An integer of any width, widened to 64 bits.
     case int(Int64)
+    /// A `Float`.
     case float(Float)
+    /// A `Double`.
     case double(Double)
+    /// A string.
     case string(String)
+    /// Bytes.
     case data(Data)
+    /// A point in time.
     case date(Date)
+    /// A decimal number (a ``Decimal128`` property's value).
     case decimal(Decimal)
+    /// An ``ObjectId`` value, as its twelve bytes.
     case objectId(QueryObjectID)
+    /// A UUID.
     case uuid(UUID)
     /// A link to an object (a to-one link, or an element of a to-many link). Boxed (`indirect`)
     /// so that the reference's existential does not make every QueryValue wide.
@@ -213,10 +227,12 @@ extension QueryValue: Hashable {
 
 /// A Swift value that can be a query constant or argument.
 public protocol QueryValueConvertible {
+    /// The value as a query constant or argument.
     var queryValue: QueryValue { get }
 }
 
 extension QueryValue: QueryValueConvertible {
+    /// The value itself.
     public var queryValue: QueryValue { self }
 }
 extension Bool: QueryValueConvertible { public var queryValue: QueryValue { .bool(self) } }
@@ -236,12 +252,15 @@ extension UUID: QueryValueConvertible { public var queryValue: QueryValue { .uui
 extension QueryObjectID: QueryValueConvertible { public var queryValue: QueryValue { .objectId(self) } }
 extension QueryObjectReference: QueryValueConvertible { public var queryValue: QueryValue { .object(self) } }
 extension Optional: QueryValueConvertible where Wrapped: QueryValueConvertible {
+    /// The wrapped value's query value, or ``QueryValue/null`` for `nil`.
     public var queryValue: QueryValue { self?.queryValue ?? .null }
 }
 extension Array: QueryValueConvertible where Element: QueryValueConvertible {
+    /// A list of the elements' query values, as the right side of `IN`.
     public var queryValue: QueryValue { .list(map(\.queryValue)) }
 }
 extension Set: QueryValueConvertible where Element: QueryValueConvertible {
+    /// A set of the elements' query values, as the right side of `IN`.
     public var queryValue: QueryValue { .set(map(\.queryValue)) }
 }
 

@@ -62,7 +62,21 @@ extension Data: QueryStringValue {}
 extension Optional: QueryStringValue where Wrapped: QueryStringValue {}
 
 
-/// A typed query expression over values of type `T`; `Query<Bool>` is a predicate.
+/// A typed query expression over values of type `T`; a `Query<Bool>` is a condition.
+///
+/// You do not create one yourself: ``Results/where(_:)`` hands the closure a `Query` of the
+/// element class, whose dynamic members are its persisted properties. Comparisons, string
+/// operators, collection quantifiers and aggregates build the same predicate the text query
+/// language builds, so both are evaluated (and use indexes) alike.
+///
+/// ```swift
+/// let dogs = realm.objects(Dog.self)
+/// dogs.where { $0.age >= 2 && $0.name.starts(with: "R") }
+/// dogs.where { $0.owner.name == "Ann" }                     // through a to-one link
+/// people.where { $0.dogs.age > 10 }                         // ANY dog older than 10
+/// people.where { $0.dogs.count == 0 || !$0.name.contains("x") }
+/// people.where { $0.scores.max > 100 }                      // an aggregate of a List<Int>
+/// ```
 @dynamicMemberLookup
 public struct Query<T> {
     enum Node {
@@ -159,13 +173,20 @@ extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
 // MARK: - Comparisons
 
 extension Query where T: QueryValueConvertible {
-    /// Comparisons with a value: `$0.age > 2`, `$0.owner == nil`. (`<`…`>=` are not restricted
-    /// to ordered types here; `validate(against:type:)` rejects e.g. `Bool < Bool`.)
+    /// A condition comparing a property with a value: `$0.age > 2`, `$0.owner == nil`.
+    ///
+    /// The ordering operators are accepted for any value type; a comparison the property's type does
+    /// not support (such as `Bool < Bool`) is rejected when the query is built.
     public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .equal, .success(.constant(rhs.queryValue))) }
+    /// A condition: the property differs from the value.
     public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .notEqual, .success(.constant(rhs.queryValue))) }
+    /// A condition: the property is less than the value.
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, .success(.constant(rhs.queryValue))) }
+    /// A condition: the property is less than or equal to the value.
     public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .lessOrEqual, .success(.constant(rhs.queryValue))) }
+    /// A condition: the property is greater than the value.
     public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greater, .success(.constant(rhs.queryValue))) }
+    /// A condition: the property is greater than or equal to the value.
     public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greaterOrEqual, .success(.constant(rhs.queryValue))) }
 
     /// `path IN {values}`.
@@ -185,12 +206,17 @@ extension Query where T: QueryValueConvertible {
 }
 
 extension Query {
-    /// Property-to-property comparisons (`$0.age > $0.minimumAge`).
+    /// A condition comparing two properties of one object: `$0.age > $0.minimumAge`.
     public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .equal, rhs.expression) }
+    /// A condition: the two properties differ.
     public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .notEqual, rhs.expression) }
+    /// A condition: the left property is less than the right one.
     public static func < (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .less, rhs.expression) }
+    /// A condition: the left property is less than or equal to the right one.
     public static func <= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .lessOrEqual, rhs.expression) }
+    /// A condition: the left property is greater than the right one.
     public static func > (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greater, rhs.expression) }
+    /// A condition: the left property is greater than or equal to the right one.
     public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greaterOrEqual, rhs.expression) }
 }
 
@@ -327,25 +353,39 @@ extension Query where T: QueryableCollection, T.Element: QueryValueConvertible {
         Self.comparison(self, .in, .success(.constant(.list(values))))
     }
 
-    /// `path.@min`, `path.@max`, `path.@sum` of a collection of values.
+    /// The smallest value of a collection of values (`path.@min`); compare it like a property.
     public var min: Query<T.Element> { aggregate(.min) }
+    /// The largest value of a collection of values (`path.@max`).
     public var max: Query<T.Element> { aggregate(.max) }
+    /// The sum of a collection of values (`path.@sum`).
     public var sum: Query<T.Element> { aggregate(.sum) }
     /// `path.@avg` (a Double; a Decimal for Decimal elements).
     public var avg: Query<Double> { aggregate(.avg) }
 }
 
 extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
-    /// `path.@min.member`, etc., over the elements' property `member`.
+    /// The smallest value of the elements' property `member` (`path.@min.member`):
+    /// `$0.dogs.min(\.age) < 2`.
+    ///
+    /// - Parameter member: a persisted property of the element class.
     public func min<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
         aggregate(.min, T.Element.queryPropertyName(for: member), "\(member)")
     }
+    /// The largest value of the elements' property `member` (`path.@max.member`).
+    ///
+    /// - Parameter member: a persisted property of the element class.
     public func max<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
         aggregate(.max, T.Element.queryPropertyName(for: member), "\(member)")
     }
+    /// The sum of the elements' property `member` (`path.@sum.member`).
+    ///
+    /// - Parameter member: a persisted property of the element class.
     public func sum<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
         aggregate(.sum, T.Element.queryPropertyName(for: member), "\(member)")
     }
+    /// The mean of the elements' property `member` as a `Double` (`path.@avg.member`).
+    ///
+    /// - Parameter member: a persisted property of the element class.
     public func avg<V>(_ member: KeyPath<T.Element, V>) -> Query<Double> {
         aggregate(.avg, T.Element.queryPropertyName(for: member), "\(member)")
     }
@@ -369,10 +409,12 @@ public struct QuerySubquery {
 // MARK: - Predicates
 
 extension Query where T == Bool {
-    /// `AND` / `OR` / `NOT` of typed predicates (flattened as the parser does).
+    /// `AND` of two conditions.
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.conjunction) }
+    /// `OR` of two conditions.
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.disjunction) }
 
+    /// `NOT` of a condition.
     public static prefix func ! (operand: Query<Bool>) -> Query<Bool> {
         do throws(QueryError) { return Query<Bool>(.predicate(.not(try operand.predicate()))) } catch { return Query<Bool>(.failure(error)) }
     }

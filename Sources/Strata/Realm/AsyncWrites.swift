@@ -20,7 +20,8 @@ import Dispatch
 import Foundation
 import StrataStorage
 
-/// Identifies an async write so it can be cancelled.
+/// Identifies a scheduled asynchronous write, so that it can be cancelled with
+/// ``Realm/cancelAsyncWrite(_:)``.
 public typealias AsyncTransactionId = UInt32
 
 struct AsyncWriteQueue {
@@ -47,8 +48,30 @@ private struct QueueBound<T>: @unchecked Sendable {
 }
 
 extension Realm {
-    /// Runs `block` in a write transaction without blocking the caller (see the file header),
-    /// then calls `onComplete` with nil or the error.
+    /// Runs a block in a write transaction without blocking the caller, then reports the outcome.
+    ///
+    /// On a realm confined to a dispatch queue, the write is enqueued on that queue and this method
+    /// returns at once; writes run in the order they were scheduled, and `onComplete` runs on the
+    /// queue once the commit is durable. On a thread-confined realm there is nothing to come back to,
+    /// so the write runs at once and `onComplete` is called before this method returns. If `block`
+    /// ends the transaction itself (`cancelWrite()`), `onComplete` receives `nil`.
+    ///
+    /// ```swift
+    /// // on writerQueue:
+    /// let realm = try Realm(configuration: config, queue: writerQueue)
+    /// realm.writeAsync({
+    ///     realm.add(Reading(value: ["celsius": 21.5]))
+    /// }, onComplete: { error in
+    ///     if let error { print("not saved:", error) }
+    /// })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - block: the changes to make; it runs inside the write transaction.
+    ///   - onComplete: called with `nil` once the commit is durable, or with the `Realm.Error` that
+    ///     stopped the write from beginning or committing (such as `.readOnly`, or a storage failure
+    ///     such as `.fileAccess` or `.diskFull`).
+    /// - Returns: the write's id, for ``cancelAsyncWrite(_:)`` while it has not started.
     @discardableResult
     public func writeAsync(_ block: @escaping () -> Void, onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
         beginAsyncWrite {
@@ -61,8 +84,21 @@ extension Realm {
         } onError: { onComplete?($0) }
     }
 
-    /// Begins a write asynchronously and runs `block` inside it; `block` must end it with
-    /// `commitAsyncWrite` or `cancelWrite`.
+    /// Begins a write transaction asynchronously and runs a block inside it; the block ends the
+    /// transaction with ``commitAsyncWrite(allowGrouping:_:)`` or `cancelWrite()`.
+    ///
+    /// Scheduling follows ``writeAsync(_:onComplete:)``. If the transaction cannot begin, `block` does
+    /// not run.
+    ///
+    /// ```swift
+    /// realm.beginAsyncWrite {
+    ///     realm.add(reading)
+    ///     realm.commitAsyncWrite { error in if let error { print(error) } }
+    /// }
+    /// ```
+    ///
+    /// - Parameter block: runs inside the new write transaction.
+    /// - Returns: the write's id, for ``cancelAsyncWrite(_:)`` while it has not started.
     @discardableResult
     public func beginAsyncWrite(_ block: @escaping () -> Void) -> AsyncTransactionId {
         beginAsyncWrite(block, onError: { _ in })
@@ -92,8 +128,20 @@ extension Realm {
         return id
     }
 
-    /// Commits the current write; `onComplete` receives nil or the error once the commit is
-    /// durable (see the file header for where and when).
+    /// Commits the current write transaction and reports once the commit is durable.
+    ///
+    /// On a queue-confined realm the commit is visible to other readers at once and made durable on a
+    /// background thread; `onComplete` then runs on the realm's queue. Until then a crash may lose the
+    /// commit, never leave half of it. On a thread-confined realm the commit is flushed before this
+    /// method returns.
+    ///
+    /// - Parameters:
+    ///   - allowGrouping: whether the flush waits until no further asynchronous write is queued, so
+    ///     that consecutive grouped commits share one flush and their completions run together.
+    ///   - onComplete: called with `nil` once the commit is durable, or with the `Realm.Error` that
+    ///     made it fail (`.notInWriteTransaction` without an open write, or a storage failure such as
+    ///     `.fileAccess` or `.diskFull`).
+    /// - Returns: an id for this commit.
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
         let id = core.asyncWrites.nextId
@@ -156,8 +204,11 @@ extension Realm {
         }
     }
 
-    /// Cancels an async write that has not started yet. Throws `.invalidArgument` for an
-    /// unknown or already started id.
+    /// Cancels an asynchronous write that has not started; its block never runs.
+    ///
+    /// - Parameter id: the id ``writeAsync(_:onComplete:)`` or ``beginAsyncWrite(_:)`` returned.
+    /// - Throws: `Realm.Error` with code `.invalidArgument` when no write with that id is waiting
+    ///   (unknown, already running, or finished).
     public func cancelAsyncWrite(_ id: AsyncTransactionId) throws {
         guard core.asyncWrites.pending.contains(id) else {
             throw Realm.Error(.invalidArgument, "async write \(id) is not pending (unknown, running or finished)")
@@ -165,21 +216,40 @@ extension Realm {
         core.asyncWrites.cancelled.insert(id)
     }
 
-    /// Whether an async write is scheduled or running.
+    /// Whether an asynchronous write is scheduled, running, or waiting for its commit to become
+    /// durable.
     public var isPerformingAsynchronousWriteOperations: Bool {
         !core.asyncWrites.pending.isEmpty || !core.asyncWrites.group.isEmpty || core.asyncWrites.flushesInFlight > 0
     }
 
-    /// Swift concurrency: performs `block` in a write transaction and returns its value once the
-    /// commit is durable, suspending the caller (not blocking it) while the commit is flushed.
+    /// Performs a block in a write transaction and returns its value once the commit is durable,
+    /// suspending the caller rather than blocking it while the commit is flushed.
     ///
-    /// Call it from the isolation the realm is confined to (an actor whose executor runs on the
-    /// realm's queue, or the thread the realm belongs to); it stays there (`isolation` defaults
-    /// to the caller's). On a queue-confined realm the commit is published at once and flushed
-    /// with `commitAsyncWrite(allowGrouping: true)`: while this call waits, other tasks of the
-    /// same actor write, and their commits share the flush (Realm's grouped async commits). On a
-    /// thread-confined realm, and on realms not flushed per commit (`.unsafe`, in-memory), it is
-    /// `write(_:)`. A throwing `block` cancels the transaction.
+    /// Call it from the isolation the realm is confined to: an actor whose executor runs on the realm's
+    /// queue, or the realm's own thread. On a queue-confined realm the commit is visible at once and
+    /// flushed in the background; while this call waits, other tasks of the same actor can write, and
+    /// their commits share one flush. On a thread-confined realm, and on realms that do not flush each
+    /// commit (`.unsafe` durability, in-memory), it behaves as `write(_:)`.
+    ///
+    /// ```swift
+    /// actor Recorder {
+    ///     let realm: Realm
+    ///     func record(_ value: Double) async throws {
+    ///         try await realm.asyncWrite {
+    ///             realm.add(Reading(value: ["celsius": value]))
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - isolation: the actor the call runs on; the caller's by default.
+    ///   - block: the changes to make. If it throws, the transaction is cancelled and the error
+    ///     is rethrown.
+    /// - Returns: what `block` returned.
+    /// - Throws: the error `block` threw, or `Realm.Error` from beginning or committing the write
+    ///   (`.wrongThread` outside the realm's isolation, `.alreadyInWriteTransaction`, `.readOnly`, or a
+    ///   storage failure such as `.fileAccess` or `.diskFull`).
     @discardableResult
     public func asyncWrite<Result>(isolation: isolated (any Actor)? = #isolation,
                                    _ block: () throws -> Result) async throws -> Result {

@@ -8,7 +8,22 @@
 import Synchronization
 import StrataStorage
 
-/// A reference to a managed object that may be passed to another thread and resolved there.
+/// A handle to a managed object that can cross to another thread or queue and be resolved there.
+///
+/// Managed objects are confined to their realm's thread. To use one elsewhere, wrap it in a
+/// reference, send the reference, and resolve it with ``Realm/resolve(_:)`` in a realm of the
+/// same file on the destination. A reference resolves once. Until it is resolved or released it
+/// keeps the version it was made at readable, so the file cannot reuse that version's space:
+/// resolve references promptly.
+///
+/// ```swift
+/// let reference = ThreadSafeReference(to: dog)
+/// DispatchQueue.global().async {
+///     guard let realm = try? Realm(configuration: config),
+///           let dog = realm.resolve(reference) else { return }  // nil: deleted meanwhile
+///     try? realm.write { dog.age += 1 }
+/// }
+/// ```
 public final class ThreadSafeReference<Confined: Object>: Sendable {
     private struct State: @unchecked Sendable {
         // @unchecked: the pinned ReadTransaction is thread-safe for reads and only ended here.
@@ -20,7 +35,10 @@ public final class ThreadSafeReference<Confined: Object>: Sendable {
     let identity: String
     private let infoBox: TypeList
 
-    /// Captures `object` (managed) for use on another thread.
+    /// Creates a reference to a managed object.
+    ///
+    /// - Parameter object: a managed object of a realm open on the calling thread. A reference to an
+    ///   unmanaged object resolves to nothing.
     public init(to object: Confined) {
         let b = object._binding
         key = b?.key ?? 0
@@ -29,7 +47,8 @@ public final class ThreadSafeReference<Confined: Object>: Sendable {
         state = Mutex(State(pin: try? b?.core.file.beginRead(), resolved: b == nil))
     }
 
-    /// Whether `resolve` was already called.
+    /// Whether the reference can no longer be resolved: it was resolved already, or was made from an
+    /// unmanaged object.
     public var isInvalidated: Bool { state.withLock { $0.resolved } }
 
     func take() -> Bool {
@@ -46,8 +65,15 @@ public final class ThreadSafeReference<Confined: Object>: Sendable {
 }
 
 extension Realm {
-    /// The object of `reference` in this realm; nil if it was deleted, or the reference was
-    /// already resolved or belongs to another file.
+    /// Returns the object a reference points to, as seen by this realm's newest version.
+    ///
+    /// This realm moves to its newest version first (unless a write is open), so the object reflects
+    /// every commit made up to now.
+    ///
+    /// - Parameter reference: a reference made in a realm of the same file.
+    /// - Returns: the object, or `nil` when it was deleted since, when the reference was already
+    ///   resolved or belongs to another file, or when called off this realm's thread (the reference
+    ///   then stays resolvable).
     public func resolve<Confined: Object>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         // Check the thread first so a call from the wrong thread does not consume the reference.
         guard core.confinement.isCurrent, reference.identity == core.fileIdentity, reference.take() else { return nil }

@@ -7,8 +7,12 @@
 // - Property order is declaration order; it also fixes the row layout (see RowLayout.swift),
 //   so it is part of equality.
 
-/// The storage type of a property (of its elements, for collections).
+/// The storage type of a property, or of its elements for a collection.
+///
+/// Read it from ``Property/type`` when inspecting a realm's schema, for example in a migration.
 public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible {
+    /// A stored value: any integer width (`int`), `Bool`, `Float`, `Double`, `String`, `Data`,
+    /// `Date`, ``Decimal128``, ``ObjectId`` or `UUID`, in that order.
     case int = 0, bool, float, double, string, data, date, decimal128, objectId, uuid
     /// A link to another object (to-one, or the elements of a collection of links).
     case object
@@ -43,26 +47,39 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
     }
 }
 
-/// Whether a property is a single value or a collection of values.
+/// Whether a property holds one value or a collection of them.
 public enum CollectionKind: UInt8, Sendable {
+    /// A single value (`none`), a ``List`` (`list`), a ``MutableSet`` (`set`) or a ``Map`` (`map`).
     case none = 0, list, set, map
 }
 
-/// One persisted property of a class.
+/// One persisted property of a class, as the schema describes it.
+///
+/// Two properties are equal when every persisted detail matches; a difference between a class's
+/// code and the file's stored schema is what requires a migration.
 public struct Property: Hashable, Sendable, CustomStringConvertible {
+    /// The property's name, as declared.
     public var name: String
+    /// The storage type of the value, or of the elements of a collection.
     public var type: PropertyType
+    /// Whether the value (or each element) can be `nil`.
     public var isOptional: Bool
+    /// Whether the property is a single value, a list, a set or a map.
     public var collection: CollectionKind
     /// The linked class name for `.object` / `.linkingObjects` properties.
     public var objectClassName: String?
+    /// Whether the property is its class's primary key.
     public var isPrimary: Bool
+    /// Whether the property has a search index, which `==` and `IN` queries use.
     public var isIndexed: Bool
     /// For `LinkingObjects`: the property of `objectClassName` that links here.
     public var linkOriginPropertyName: String?
 
+    /// Whether the property is a ``List``.
     public var isArray: Bool { collection == .list }
+    /// Whether the property is a ``MutableSet``.
     public var isSet: Bool { collection == .set }
+    /// Whether the property is a ``Map``.
     public var isMap: Bool { collection == .map }
 
     public var description: String {
@@ -82,13 +99,29 @@ public struct Property: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The schema of one class: its name and its persisted properties in declaration order.
+///
+/// Declaration order is part of the schema: reordering properties changes it.
+///
+/// ```swift
+/// if let schema = realm.schema["Dog"] {
+///     print(schema.primaryKeyProperty?.name ?? "no primary key")
+///     for property in schema.properties { print(property) }
+/// }
+/// ```
 public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
+    /// The class's name in the realm.
     public var className: String
+    /// The persisted properties, in declaration order.
     public var properties: [Property]
+    /// Whether objects of the class are embedded: owned by the one object that links to them.
     public var isEmbedded: Bool
 
+    /// The primary key property, or `nil` when the class has none.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
+    /// The property with a name, or `nil` when the class has none by that name.
+    ///
+    /// - Parameter name: the property's name.
     public subscript(_ name: String) -> Property? { properties.first { $0.name == name } }
 
     public var description: String {
@@ -120,7 +153,11 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
 
 /// The schema of a realm: the classes it stores.
 public struct Schema: Sendable, CustomStringConvertible {
+    /// The classes' schemas.
     public var objectSchema: [ObjectSchema]
+    /// The schema of a class, or `nil` when the realm stores no class by that name.
+    ///
+    /// - Parameter className: the class's name.
     public subscript(_ className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
     public var description: String { objectSchema.map(\.description).joined(separator: "\n") }
 }
