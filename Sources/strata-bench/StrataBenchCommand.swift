@@ -106,8 +106,10 @@ struct ComparePaired: AsyncParsableCommand {
     var base: [String] = []
     @Option(name: .customLong("current"), help: "Summary CSV of one current round (repeat, in round order; pairs with --base of the same position).")
     var current: [String] = []
-    @Option(help: "Slowdown in percent the whole confidence interval must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultThreshold))).")
+    @Option(help: "Slowdown in percent the whole confidence interval of the wall-clock throughput must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultThreshold))).")
     var threshold: Double = PairedComparison.defaultThreshold
+    @Option(help: "Rise in percent the whole confidence interval of the CPU time per reading must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultCPUThreshold))).")
+    var cpuThreshold: Double = PairedComparison.defaultCPUThreshold
     @Option(help: "Two-sided confidence of the interval (default \(CSVNumber.format(PairedComparison.defaultConfidence))).")
     var confidence: Double = PairedComparison.defaultConfidence
     @Option(help: "Tolerances of the counted work (CSV: metric,tolerance_percent,floor,reason).")
@@ -124,6 +126,7 @@ struct ComparePaired: AsyncParsableCommand {
             throw ValidationError("give as many --base rounds as --current rounds (got \(base.count) and \(current.count))")
         }
         guard threshold > 0 && threshold < 100 else { throw ValidationError("--threshold must be between 0 and 100 (percent)") }
+        guard cpuThreshold > 0 && cpuThreshold < 100 else { throw ValidationError("--cpu-threshold must be between 0 and 100 (percent)") }
         guard confidence >= 0.5 && confidence < 1 else { throw ValidationError("--confidence must be at least 0.5 and below 1") }
         guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be table, markdown or csv") }
     }
@@ -133,7 +136,7 @@ struct ComparePaired: AsyncParsableCommand {
         do {
             let thresholds = try counterThresholds.map { try CounterGate.thresholds(path: $0) }
             report = try PairedComparison.compare(basePaths: base, currentPaths: current,
-                                                  options: PairedOptions(thresholdPercent: threshold, confidence: confidence,
+                                                  options: PairedOptions(thresholdPercent: threshold, cpuThresholdPercent: cpuThreshold, confidence: confidence,
                                                                          counterThresholds: thresholds, allowMissing: allowMissing))
         } catch let error as BenchError {
             note("error: \(error)")

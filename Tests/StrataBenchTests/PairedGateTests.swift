@@ -4,7 +4,7 @@ import Testing
 
 /// One synthetic summary row of a sensors case.
 private func row(engine: String = "strata", strategy: String = "main-sync", durability: String = "unsafe",
-                 readingsPerSecond: Double, lost: Int = 0, counters: [String: Double] = [:],
+                 readingsPerSecond: Double, cpuSeconds: Double? = nil, lost: Int = 0, counters: [String: Double] = [:],
                  statsPasses: Int = 0) -> [String: String] {
     var record: [String: String] = [
         "workload": "sensors", "engine": engine, "strategy": strategy, "writers": "1", "batch_size": "1",
@@ -14,6 +14,11 @@ private func row(engine: String = "strata", strategy: String = "main-sync", dura
         "stats_passes": String(statsPasses),
     ]
     for (column, value) in counters { record[column] = CSVNumber.format(value, digits: 3) }
+    if let cpuSeconds {
+        // Split unevenly between user and system time: the metric uses their sum.
+        record["cpu_user_s"] = CSVNumber.format(cpuSeconds * 0.8, digits: 6)
+        record["cpu_sys_s"] = CSVNumber.format(cpuSeconds * 0.2, digits: 6)
+    }
     return record
 }
 
@@ -35,6 +40,29 @@ private func rounds(_ count: Int, currentFactor: Double, noise: Double = 0.02, s
         current.append(try table([row(readingsPerSecond: c)] + extra(true)))
     }
     return (base, current)
+}
+
+/// `count` paired rounds where the wall-clock throughput of each side swings ±`wallNoise` on its
+/// own (another build took the CPU during one side's group) while the CPU time per reading has
+/// only ±`cpuNoise`; the current build costs `cpuFactor` times the base's CPU.
+private func loadedRounds(_ count: Int, cpuFactor: Double, wallNoise: Double = 0.3, cpuNoise: Double = 0.01,
+                          seed: UInt64 = 11) throws -> (base: [CSVTable], current: [CSVTable]) {
+    var generator = SeededGenerator(state: seed)
+    var base: [CSVTable] = [], current: [CSVTable] = []
+    for _ in 0..<count {
+        func side(_ factor: Double) throws -> CSVTable {
+            let wall = 100_000 / factor * (1 + wallNoise * Double.random(in: -1...1, using: &generator))
+            let cpu = 0.1 * factor * (1 + cpuNoise * Double.random(in: -1...1, using: &generator))
+            return try table([row(readingsPerSecond: wall, cpuSeconds: cpu)])
+        }
+        base.append(try side(1))
+        current.append(try side(cpuFactor))
+    }
+    return (base, current)
+}
+
+private func cpuLine(_ report: ComparisonReport) -> ComparisonLine? {
+    report.lines.first { $0.metric == PairedComparison.cpuMetric }
 }
 
 private func pairedLine(_ report: ComparisonReport) -> ComparisonLine? {
@@ -111,6 +139,61 @@ struct PairedGateTests {
         #expect(throws: BenchError.self) {
             try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(thresholdPercent: 0))
         }
+    }
+
+    @Test func tenPercentMoreCPUUnderWallClockNoiseRegressesOnCPUTime() throws {
+        let (base, current) = try loadedRounds(10, cpuFactor: 1.10)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let cpu = try #require(cpuLine(report))
+        #expect(cpu.verdict == .regressed)
+        let paired = try #require(cpu.paired)
+        #expect(paired.lower > 1.03 && paired.lower <= 1.10 && 1.10 <= paired.upper)
+        #expect(cpu.rule.contains("above x1.03"))
+        // The same rounds' wall-clock intervals are too wide to call it.
+        #expect(pairedLine(report)?.verdict == .unchanged)
+        #expect(PairedComparison.exitCode(report) == 2)
+    }
+
+    @Test func identicalCPUUnderWallClockNoisePasses() throws {
+        for seed: UInt64 in 1...20 {
+            let (base, current) = try loadedRounds(10, cpuFactor: 1.0, seed: seed)
+            let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+            #expect(cpuLine(report)?.verdict == .unchanged, "seed \(seed)")
+            #expect(PairedComparison.exitCode(report) == 0, "seed \(seed)")
+        }
+    }
+
+    @Test func lessCPUImprovesAndTheCPUThresholdIsItsOwn() throws {
+        let (base, current) = try loadedRounds(10, cpuFactor: 0.90)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        #expect(cpuLine(report)?.verdict == .improved)
+        let (slowerBase, slowerCurrent) = try loadedRounds(10, cpuFactor: 1.05)
+        let strict = try PairedComparison.compare(baseTables: slowerBase, currentTables: slowerCurrent, options: PairedOptions())
+        #expect(cpuLine(strict)?.verdict == .regressed)
+        let lenient = try PairedComparison.compare(baseTables: slowerBase, currentTables: slowerCurrent,
+                                                   options: PairedOptions(cpuThresholdPercent: 8))
+        #expect(cpuLine(lenient)?.verdict == .unchanged)
+        #expect(cpuLine(lenient)?.rule.contains("above x1.08") == true)
+        #expect(throws: BenchError.self) {
+            try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(cpuThresholdPercent: 0))
+        }
+    }
+
+    @Test func rowsWithoutCPUFiguresGiveNotEnoughDataForCPUOnly() throws {
+        let (base, current) = try rounds(8, currentFactor: 1.0)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        #expect(cpuLine(report)?.verdict == .insufficient)
+        #expect(cpuLine(report)?.rule.contains("0 paired rounds") == true)
+        #expect(pairedLine(report)?.verdict == .unchanged)
+        #expect(PairedComparison.exitCode(report) == 0)
+    }
+
+    @Test func theCPUMetricIsUserPlusSystemTimePerReading() {
+        let record = row(readingsPerSecond: 1, cpuSeconds: 0.5)
+        #expect(abs((PairedMetric.cpuPerReading.value(record) ?? 0) - 50) < 1e-9)  // 0.5 s / 10,000 readings
+        var noReadings = record
+        noReadings["readings"] = "0"
+        #expect(PairedMetric.cpuPerReading.value(noReadings) == nil)
     }
 
     @Test func rendersIntervalAndRoundsInMarkdown() throws {

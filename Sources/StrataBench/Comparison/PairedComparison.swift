@@ -22,29 +22,44 @@
 import Foundation
 
 public struct PairedOptions: Sendable {
-    /// Slowdown (percent) the interval must lie beyond to regress.
+    /// Slowdown (percent) the wall-clock throughput's interval must lie beyond to regress.
     public var thresholdPercent: Double
+    /// Slowdown (percent) the CPU time per reading's interval must lie beyond to regress.
+    public var cpuThresholdPercent: Double
     /// Two-sided confidence of the interval (0.95 = 95%).
     public var confidence: Double
     public var counterThresholds: [CounterThreshold]?
     public var allowMissing: Bool
 
-    public init(thresholdPercent: Double = PairedComparison.defaultThreshold, confidence: Double = PairedComparison.defaultConfidence,
+    public init(thresholdPercent: Double = PairedComparison.defaultThreshold,
+                cpuThresholdPercent: Double = PairedComparison.defaultCPUThreshold,
+                confidence: Double = PairedComparison.defaultConfidence,
                 counterThresholds: [CounterThreshold]? = nil, allowMissing: Bool = false) {
         self.thresholdPercent = thresholdPercent
+        self.cpuThresholdPercent = cpuThresholdPercent
         self.confidence = confidence
         self.counterThresholds = counterThresholds
         self.allowMissing = allowMissing
+    }
+
+    func thresholdPercent(for metric: PairedMetric) -> Double {
+        metric.name == PairedMetric.cpuPerReading.name ? cpuThresholdPercent : thresholdPercent
     }
 }
 
 public enum PairedComparison {
     /// See the README's gate section for the identical-tree runs that chose these.
     public static let defaultThreshold = 3.0
+    public static let defaultCPUThreshold = 3.0
     public static let defaultConfidence = 0.95
 
-    /// The metric judged per case.
-    public static let metric = "readings_per_s"
+    /// The wall-clock metric judged per case (PairedMetric.swift).
+    public static let metric = PairedMetric.throughput.name
+    /// The CPU-time metric judged per case.
+    public static let cpuMetric = PairedMetric.cpuPerReading.name
+    /// Every timing judged per case, in report order.
+    public static let metrics = [PairedMetric.cpuPerReading, PairedMetric.throughput]
+    static let metricNames = Set(metrics.map(\.name))
 
     /// Reads one summary CSV per round and side (`base[i]` pairs with `current[i]`).
     public static func compare(basePaths: [String], currentPaths: [String], options: PairedOptions) throws -> ComparisonReport {
@@ -69,6 +84,9 @@ public enum PairedComparison {
         guard options.thresholdPercent > 0 && options.thresholdPercent < 100 else {
             throw BenchError(.invalidOption, "--threshold must be between 0 and 100 (percent), got \(CSVNumber.format(options.thresholdPercent))")
         }
+        guard options.cpuThresholdPercent > 0 && options.cpuThresholdPercent < 100 else {
+            throw BenchError(.invalidOption, "--cpu-threshold must be between 0 and 100 (percent), got \(CSVNumber.format(options.cpuThresholdPercent))")
+        }
         guard options.confidence >= 0.5 && options.confidence < 1 else {
             throw BenchError(.invalidOption, "--confidence must be at least 0.5 and below 1, got \(CSVNumber.format(options.confidence))")
         }
@@ -84,10 +102,6 @@ public enum PairedComparison {
         for side in current { for key in side.keys where !keys.contains(key) { keys.append(key) } }
         var baseKeys: [String] = []
         for side in base { for key in side.keys where !baseKeys.contains(key) { baseKeys.append(key) } }
-        let slowest = 1 / (1 + options.thresholdPercent / 100)
-        let fastest = 1 + options.thresholdPercent / 100
-        let minimum = PairedStatistics.minimumPairs(confidence: options.confidence)
-        let confidenceText = CSVNumber.format(options.confidence * 100, digits: 1) + "%"
 
         for key in keys {
             let now = current.flatMap { $0.groups[key] ?? [] }
@@ -103,33 +117,9 @@ public enum PairedComparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: "verified", baseline: nil, current: nil,
                                                    verdict: .regressed, rule: "end-of-run check failed in a current round"))
             }
-            var logRatios: [Double] = []
-            for round in 0..<min(base.count, current.count) {
-                guard let b = base[round].groups[key].flatMap({ Comparison.median($0, metric) }),
-                      let c = current[round].groups[key].flatMap({ Comparison.median($0, metric) }), b > 0, c > 0 else { continue }
-                logRatios.append(log(c / b))
+            for metric in Self.metrics {
+                report.lines.append(judge(metric, key: key, base: base, current: current, options: options))
             }
-            var line = ComparisonLine(caseKey: key, metric: metric, baseline: Comparison.median(before, metric),
-                                      current: Comparison.median(now, metric), verdict: .insufficient, rule: "")
-            if let interval = PairedStatistics.hodgesLehmann(logRatios, confidence: options.confidence) {
-                let ratio = PairedRatio(estimate: exp(interval.estimate), lower: exp(interval.lower), upper: exp(interval.upper),
-                                        rounds: interval.pairs)
-                line.paired = ratio
-                let bound = "paired \(confidenceText): regresses when the interval lies below x\(CSVNumber.format(slowest, digits: 3))"
-                if ratio.upper < slowest {
-                    line.verdict = .regressed
-                    line.rule = bound
-                } else if ratio.lower > fastest {
-                    line.verdict = .improved
-                    line.rule = "paired \(confidenceText): improves when the interval lies above x\(CSVNumber.format(fastest, digits: 3))"
-                } else {
-                    line.verdict = .unchanged
-                    line.rule = bound
-                }
-            } else {
-                line.rule = "\(logRatios.count) paired rounds; a \(confidenceText) interval needs at least \(minimum)"
-            }
-            report.lines.append(line)
             report.lines += CounterGate.judge(caseKey: key, baseline: before, current: now, thresholds: options.counterThresholds)
         }
         for key in baseKeys where !keys.contains(key) {
@@ -137,17 +127,57 @@ public enum PairedComparison {
             report.warnings.append("case \(key) ran in the base rounds but not in the current ones"
                                    + (options.allowMissing ? " (allowed)" : ": the comparison fails (--allow-missing accepts it)"))
         }
-        if report.lines.allSatisfy({ $0.metric != metric || $0.verdict == .insufficient }) {
+        if report.lines.allSatisfy({ !Self.metricNames.contains($0.metric) || $0.verdict == .insufficient }) {
             report.warnings.append("no case had enough paired rounds for a verdict")
         }
         return report
+    }
+
+    /// One timing of one case: the log ratio current / base per round, its Hodges–Lehmann
+    /// interval, and the verdict of the metric's threshold.
+    static func judge(_ metric: PairedMetric, key: String, base: [Comparison.Side], current: [Comparison.Side],
+                      options: PairedOptions) -> ComparisonLine {
+        func median(_ rows: [[String: String]]) -> Double? {
+            let values = rows.compactMap(metric.value).sorted()
+            guard !values.isEmpty else { return nil }
+            let middle = values.count / 2
+            return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+        }
+        var logRatios: [Double] = []
+        for round in 0..<min(base.count, current.count) {
+            guard let b = base[round].groups[key].flatMap(median), let c = current[round].groups[key].flatMap(median) else { continue }
+            logRatios.append(log(c / b))
+        }
+        let threshold = options.thresholdPercent(for: metric)
+        let confidenceText = CSVNumber.format(options.confidence * 100, digits: 1) + "%"
+        var line = ComparisonLine(caseKey: key, metric: metric.name,
+                                  baseline: median(base.flatMap { $0.groups[key] ?? [] }),
+                                  current: median(current.flatMap { $0.groups[key] ?? [] }), verdict: .insufficient, rule: "")
+        guard let interval = PairedStatistics.hodgesLehmann(logRatios, confidence: options.confidence) else {
+            let minimum = PairedStatistics.minimumPairs(confidence: options.confidence)
+            line.rule = "\(logRatios.count) paired rounds; a \(confidenceText) interval needs at least \(minimum)"
+            return line
+        }
+        let ratio = PairedRatio(estimate: exp(interval.estimate), lower: exp(interval.lower), upper: exp(interval.upper),
+                                rounds: interval.pairs)
+        line.paired = ratio
+        line.rule = metric.ruleText(thresholdPercent: threshold, confidence: confidenceText)
+        if metric.regresses(ratio, thresholdPercent: threshold) {
+            line.verdict = .regressed
+        } else if metric.improves(ratio, thresholdPercent: threshold) {
+            line.verdict = .improved
+            line.rule = line.rule.replacingOccurrences(of: "regresses", with: "improves")
+        } else {
+            line.verdict = .unchanged
+        }
+        return line
     }
 
     /// Exit status of a paired report: 2 regression; 1 when nothing could be judged or a case is
     /// missing (not allowed); 0 otherwise.
     public static func exitCode(_ report: ComparisonReport) -> Int32 {
         if !report.regressions.isEmpty { return 2 }
-        let judged = report.lines.contains { $0.metric == metric && $0.verdict != .insufficient }
+        let judged = report.lines.contains { metricNames.contains($0.metric) && $0.verdict != .insufficient }
         if !judged { return 1 }
         return report.exitCode
     }

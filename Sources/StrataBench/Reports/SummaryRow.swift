@@ -109,8 +109,8 @@ public struct CaseResult: Sendable {
             "file_bytes_end": CSVNumber.format(fileBytesEnd), "file_bytes_peak": CSVNumber.format(fileBytesPeak),
             "file_bytes_compacted": CSVNumber.format(fileBytesCompacted),
             "compact_ms": CSVNumber.format(compactMs, digits: 2), "live_objects": CSVNumber.format(liveObjects),
-            "lost": String(lost), "cpu_user_s": CSVNumber.format(cpuUserSeconds, digits: 3),
-            "cpu_sys_s": CSVNumber.format(cpuSystemSeconds, digits: 3), "peak_rss_bytes": String(peakRSSBytes),
+            "lost": String(lost), "cpu_user_s": CSVNumber.format(cpuUserSeconds, digits: 6),
+            "cpu_sys_s": CSVNumber.format(cpuSystemSeconds, digits: 6), "peak_rss_bytes": String(peakRSSBytes),
         ]
         row["bound"] = spec.bound
         row["target_readings"] = CSVNumber.format(spec.readings)

@@ -1,0 +1,55 @@
+// The timings the paired gate judges per case, each read or derived from a summary row.
+//
+// - `readings_per_s` (wall-clock throughput, higher is better): what a user waits for; the only
+//   timing that sees a durable case's extra fsync or a scheduler change. On a loaded host its
+//   paired intervals stay wide (another build takes the CPU in the middle of one side's group),
+//   so it catches large slowdowns only.
+// - `cpu_us_per_reading` (user + system CPU time of the process over the case, divided by its
+//   readings; lower is better): what extra work per transaction costs. Another process taking the
+//   CPU delays this one without charging it CPU time, so this ratio stays tight under load and
+//   sees a few percent. Derived from `cpu_user_s`/`cpu_sys_s`, which every build since the first
+//   summary CSV writes, so a base revision needs no new column.
+//
+// Invariant: `ratio` is always current / base of the metric's own value; `regresses` decides in
+// the metric's direction (a throughput ratio below 1 / (1 + T), a cost ratio above 1 + T).
+
+import Foundation
+
+public struct PairedMetric: Sendable {
+    public var name: String
+    public var higherIsBetter: Bool
+    let read: @Sendable ([String: String]) -> Double?
+
+    public func value(_ record: [String: String]) -> Double? {
+        guard let value = read(record), value.isFinite, value > 0 else { return nil }
+        return value
+    }
+
+    /// The interval lies wholly on the slow side of the threshold.
+    func regresses(_ ratio: PairedRatio, thresholdPercent: Double) -> Bool {
+        let factor = 1 + thresholdPercent / 100
+        return higherIsBetter ? ratio.upper < 1 / factor : ratio.lower > factor
+    }
+
+    /// The interval lies wholly on the fast side of the threshold.
+    func improves(_ ratio: PairedRatio, thresholdPercent: Double) -> Bool {
+        let factor = 1 + thresholdPercent / 100
+        return higherIsBetter ? ratio.lower > factor : ratio.upper < 1 / factor
+    }
+
+    /// The bound of the regression rule as the report states it.
+    func ruleText(thresholdPercent: Double, confidence: String) -> String {
+        let factor = 1 + thresholdPercent / 100
+        return higherIsBetter
+            ? "paired \(confidence): regresses when the interval lies below x\(CSVNumber.format(1 / factor, digits: 3))"
+            : "paired \(confidence): regresses when the interval lies above x\(CSVNumber.format(factor, digits: 3))"
+    }
+
+    public static let throughput = PairedMetric(name: "readings_per_s", higherIsBetter: true) { Double($0["readings_per_s"] ?? "") }
+
+    public static let cpuPerReading = PairedMetric(name: "cpu_us_per_reading", higherIsBetter: false) { record in
+        guard let user = Double(record["cpu_user_s"] ?? ""), let system = Double(record["cpu_sys_s"] ?? ""),
+              let readings = Double(record["readings"] ?? ""), readings > 0 else { return nil }
+        return (user + system) * 1_000_000 / readings
+    }
+}
