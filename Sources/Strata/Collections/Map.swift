@@ -55,8 +55,8 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
 
     /// The number of entries.
     public var count: Int {
-        guard let r = ref else { return storage.count }
-        return r.core.mapCount(r)
+        guard let collection = ref else { return storage.count }
+        return collection.core.mapCount(collection)
     }
     /// Whether the map has no entry.
     public var isEmpty: Bool { count == 0 }
@@ -66,12 +66,12 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     /// - Parameter key: the entry's key.
     public subscript(key: Key) -> Value? {
         get {
-            guard let r = ref else { return storage[key] }
-            return r.core.mapGet(r, key._strataKeyString, as: Value.self)
+            guard let collection = ref else { return storage[key] }
+            return collection.core.mapGet(collection, key._strataKeyString, as: Value.self)
         }
         set {
-            guard let r = ref else { storage[key] = newValue; return }
-            if let v = newValue { r.core.mapSet(r, key._strataKeyString, v) } else { r.core.mapRemove(r, key._strataKeyString) }
+            guard let collection = ref else { storage[key] = newValue; return }
+            if let value = newValue { collection.core.mapSet(collection, key._strataKeyString, value) } else { collection.core.mapRemove(collection, key._strataKeyString) }
         }
     }
 
@@ -83,14 +83,14 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
 
     /// Removes every entry. The objects a map links to stay in the realm, except embedded ones.
     public func removeAll() {
-        guard let r = ref else { storage.removeAll(); return }
-        r.core.listRemoveAll(r)
+        guard let collection = ref else { storage.removeAll(); return }
+        collection.core.listRemoveAll(collection)
     }
 
     /// The entries as an array, in key order for a managed map (one read of the realm).
     public var entries: [(key: Key, value: Value)] {
-        guard let r = ref else { return storage.map { ($0.key, $0.value) } }
-        return r.core.mapEntries(r, as: Value.self).map { (Key(_strataKeyString: $0.0), $0.1) }
+        guard let collection = ref else { return storage.map { ($0.key, $0.value) } }
+        return collection.core.mapEntries(collection, as: Value.self).map { (Key(_strataKeyString: $0.0), $0.1) }
     }
     /// The keys, in the order of ``entries``.
     public var keys: [Key] { entries.map(\.key) }
@@ -102,8 +102,8 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     /// Returns a frozen snapshot of a managed map, which never changes and can be passed to any thread;
     /// an unmanaged map is returned as is.
     public func freeze() throws -> Map<Key, Value> {
-        guard let r = ref else { return self }
-        return Map(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))
+        guard let collection = ref else { return self }
+        return Map(ref: CollectionRef(core: try collection.core.frozenCore(), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }
@@ -111,9 +111,9 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
 
 extension Map: _Persistable {
     public static var _strataShape: _PropertyShape {
-        var s = Value._strataShape
-        s.collection = .map
-        return s
+        var shape = Value._strataShape
+        shape.collection = .map
+        return shape
     }
     public static func _strataDefault() -> Map<Key, Value> { Map() }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Map<Key, Value> {
@@ -124,63 +124,63 @@ extension Map: _Persistable {
         let target = _strataGet(obj, ordinal)
         let items = value.entries
         target.removeAll()
-        for (k, v) in items { target[k] = v }
+        for (key, value) in items { target[key] = value }
     }
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
         try row.core.storeMap(entries.map { ($0.key._strataKeyString, $0.value) }, &row, column)
     }
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
-        if let m = any as? Map<Key, Value> { return m }
-        guard let d = any as? [String: Any] else { return nil }
-        let m = Map<Key, Value>()
-        for (k, v) in d {
-            guard let e = Value._strataFromAny(v) else { return nil }
-            m.storage[Key(_strataKeyString: k)] = e
+        if let map = any as? Map<Key, Value> { return map }
+        guard let dictionary = any as? [String: Any] else { return nil }
+        let map = Map<Key, Value>()
+        for (keyString, value) in dictionary {
+            guard let element = Value._strataFromAny(value) else { return nil }
+            map.storage[Key(_strataKeyString: keyString)] = element
         }
-        return m
+        return map
     }
 }
 
 extension RealmCore {
-    private func mapTree(_ r: CollectionRef) throws -> (CollectionState, BytesTree) {
-        let s = try collectionState(table: r.table, column: r.column, owner: r.owner)
-        return (s, BytesTree(root: s.root))
+    private func mapTree(_ collection: CollectionRef) throws -> (CollectionState, BytesTree) {
+        let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+        return (state, BytesTree(root: state.root))
     }
 
     /// Encodes a map value; links are stored optional-style ([1] + key) with a backlink.
-    private func encodeMapValue<V: _PersistableElement>(_ v: V, for r: CollectionRef) throws -> [UInt8] {
-        var bytes = try encodeElement(v, for: r)
-        if r.column.type == .object && !V._strataShape.isOptional { bytes.insert(1, at: 0) }
+    private func encodeMapValue<V: _PersistableElement>(_ value: V, for collection: CollectionRef) throws -> [UInt8] {
+        var bytes = try encodeElement(value, for: collection)
+        if collection.column.type == .object && !V._strataShape.isOptional { bytes.insert(1, at: 0) }
         return bytes
     }
 
-    private func releaseMapValue(_ bytes: UnsafeRawBufferPointer, for r: CollectionRef) throws {
-        guard r.column.type == .object, bytes.count == 9, bytes[0] == 1 else { return }
-        try releaseElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), for: r)
+    private func releaseMapValue(_ bytes: UnsafeRawBufferPointer, for collection: CollectionRef) throws {
+        guard collection.column.type == .object, bytes.count == 9, bytes[0] == 1 else { return }
+        try releaseElement(UnsafeRawBufferPointer(rebasing: bytes[1...]), for: collection)
     }
 
-    func mapCount(_ r: CollectionRef) -> Int {
+    func mapCount(_ collection: CollectionRef) -> Int {
         checkThread()
         do {
-            let (_, t) = try mapTree(r)
-            return t.isEmpty ? 0 : try t.count(in: try pages())
+            let (_, tree) = try mapTree(collection)
+            return tree.isEmpty ? 0 : try tree.count(in: try pages())
         } catch {
             readFailed(error)
         }
     }
 
-    func mapGet<V: _PersistableElement>(_ r: CollectionRef, _ key: String, as: V.Type) -> V? {
+    func mapGet<V: _PersistableElement>(_ collection: CollectionRef, _ key: String, as: V.Type) -> V? {
         checkThread()
         do {
-            let (_, t) = try mapTree(r)
-            let p = try pages()
-            return try Array(key.utf8).withUnsafeBytes { k in
-                try t.withValue(forKey: k, in: p) { v -> V in
-                    if r.column.type == .object && !V._strataShape.isOptional {
-                        return V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: v.dropFirst()), core: self))
+            let (_, tree) = try mapTree(collection)
+            let snapshotPages = try pages()
+            return try Array(key.utf8).withUnsafeBytes { keyBytes in
+                try tree.withValue(forKey: keyBytes, in: snapshotPages) { value -> V in
+                    if collection.column.type == .object && !V._strataShape.isOptional {
+                        return V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: value.dropFirst()), core: self))
                     }
-                    return V._strataDecodeElement(_ElementView(bytes: v, core: self))
+                    return V._strataDecodeElement(_ElementView(bytes: value, core: self))
                 }
             }
         } catch {
@@ -188,56 +188,56 @@ extension RealmCore {
         }
     }
 
-    func mapSet<V: _PersistableElement>(_ r: CollectionRef, _ key: String, _ value: V) {
-        let w = requireWrite("modifying a map")
+    func mapSet<V: _PersistableElement>(_ collection: CollectionRef, _ key: String, _ value: V) {
+        let writing = requireWrite("modifying a map")
         do {
             guard key.utf8.count <= BytesTree.maxKeySize else {
                 throw Realm.Error(.valueTooLarge, "map key of \(key.utf8.count) bytes exceeds \(BytesTree.maxKeySize)")
             }
-            var (s, t) = try mapTree(r)
-            let bytes = try encodeMapValue(value, for: r)
-            try Array(key.utf8).withUnsafeBytes { k in
-                _ = try t.withValue(forKey: k, in: w) { try releaseMapValue($0, for: r) }
-                try bytes.withUnsafeBytes { _ = try t.put(k, $0, in: w) }
+            var (state, tree) = try mapTree(collection)
+            let bytes = try encodeMapValue(value, for: collection)
+            try Array(key.utf8).withUnsafeBytes { keyBytes in
+                _ = try tree.withValue(forKey: keyBytes, in: writing) { try releaseMapValue($0, for: collection) }
+                try bytes.withUnsafeBytes { _ = try tree.put(keyBytes, $0, in: writing) }
             }
-            s.root = t.root
-            s.dirty = true
+            state.root = tree.root
+            state.dirty = true
             changeCounter &+= 1
         } catch {
             record(error)
         }
     }
 
-    func mapRemove(_ r: CollectionRef, _ key: String) {
-        let w = requireWrite("modifying a map")
+    func mapRemove(_ collection: CollectionRef, _ key: String) {
+        let writing = requireWrite("modifying a map")
         do {
-            var (s, t) = try mapTree(r)
-            try Array(key.utf8).withUnsafeBytes { k in
-                _ = try t.withValue(forKey: k, in: w) { try releaseMapValue($0, for: r) }
-                _ = try t.remove(k, in: w)
+            var (state, tree) = try mapTree(collection)
+            try Array(key.utf8).withUnsafeBytes { keyBytes in
+                _ = try tree.withValue(forKey: keyBytes, in: writing) { try releaseMapValue($0, for: collection) }
+                _ = try tree.remove(keyBytes, in: writing)
             }
-            s.root = t.root
-            s.dirty = true
+            state.root = tree.root
+            state.dirty = true
             changeCounter &+= 1
         } catch {
             record(error)
         }
     }
 
-    func mapEntries<V: _PersistableElement>(_ r: CollectionRef, as: V.Type) -> [(String, V)] {
+    func mapEntries<V: _PersistableElement>(_ collection: CollectionRef, as: V.Type) -> [(String, V)] {
         checkThread()
         var out: [(String, V)] = []
         do {
-            let (_, t) = try mapTree(r)
-            guard !t.isEmpty else { return [] }
-            try t.forEach(from: nil, in: try pages()) { k, v in
+            let (_, tree) = try mapTree(collection)
+            guard !tree.isEmpty else { return [] }
+            try tree.forEach(from: nil, in: try pages()) { keyBytes, v in
                 let value: V
-                if r.column.type == .object && !V._strataShape.isOptional {
+                if collection.column.type == .object && !V._strataShape.isOptional {
                     value = V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: v.dropFirst()), core: self))
                 } else {
                     value = V._strataDecodeElement(_ElementView(bytes: v, core: self))
                 }
-                out.append((String(decoding: k, as: UTF8.self), value))
+                out.append((String(decoding: keyBytes, as: UTF8.self), value))
                 return true
             }
         } catch {
@@ -247,22 +247,22 @@ extension RealmCore {
     }
 
     func storeMap<V: _PersistableElement>(_ entries: [(String, V)], _ row: inout _RowBuilder, _ column: _Column) throws {
-        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
+        guard let writing = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
         if !row.isNew {
-            let k = CollectionKey(table: Int32(row.table), column: Int32(column.index), owner: row.key)
-            let old = collections[k]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
-            let prop = snap.schemas[row.table].properties[column.index]
-            try destroyCollection(root: old, kind: .map, ownerTable: row.table, column: column.index, owner: row.key, property: prop)
-            collections[k] = nil
+            let key = CollectionKey(table: row.table, column: column.index, owner: row.key)
+            let oldRoot = openCollections[key]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
+            let property = snap.schemas[row.table].properties[column.index]
+            try destroyCollection(root: oldRoot, kind: .map, ownerTable: row.table, column: column.index, owner: row.key, property: property)
+            openCollections.remove(key)
         }
-        let r = CollectionRef(core: self, table: row.table, column: column, owner: row.key)
+        let collection = CollectionRef(core: self, table: row.table, column: column, owner: row.key)
         var tree = BytesTree()
-        for (key, v) in entries {
+        for (key, value) in entries {
             guard key.utf8.count <= BytesTree.maxKeySize else {
                 throw Realm.Error(.valueTooLarge, "map key of \(key.utf8.count) bytes exceeds \(BytesTree.maxKeySize)")
             }
-            let bytes = try encodeMapValue(v, for: r)
-            try Array(key.utf8).withUnsafeBytes { k in try bytes.withUnsafeBytes { _ = try tree.put(k, $0, in: w) } }
+            let bytes = try encodeMapValue(value, for: collection)
+            try Array(key.utf8).withUnsafeBytes { keyBytes in try bytes.withUnsafeBytes { _ = try tree.put(keyBytes, $0, in: writing) } }
         }
         row.store(tree.root.raw, column)
     }

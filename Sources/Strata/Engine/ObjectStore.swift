@@ -14,7 +14,7 @@
 //   `storeUnmanaged` for strings, optionals, links, collections), raw copies of non-optional
 //   scalars from the object's memory (`ClassInfo.rawStores`), and for plain classes a row built
 //   on the stack (`ClassInfo.plainRow`). AddPathTests compares them byte for byte.
-// - Scratch buffers (`rowScratch`, `elementScratch`) are taken (swapped out) while in use, so a
+// - Scratch buffers (`addPath.rowBytes`, `addPath.elementBytes`) are taken (swapped out) while in use, so a
 //   nested use (a cascading add) finds them empty and allocates instead of sharing; frozen
 //   cores, read from several threads, never use them.
 import StrataStorage
@@ -25,12 +25,12 @@ extension RealmCore {
     /// Reads the row of a managed object and decodes with `body`; nil when the object is gone.
     /// Accessor path: misuse traps (see Object.swift), storage errors are recorded.
     @inline(__always)
-    func readColumn<R>(_ b: ObjectBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
+    func readColumn<R>(_ binding: ObjectBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
         checkThread()
         do {
-            let p = try pages()
-            guard b.table < snap.metas.count else { return nil }
-            let r = try snap.metas[b.table].objects.withValue(forKey: b.key, in: p) { buf in
+            let snapshotPages = try pages()
+            guard binding.table < snap.metas.count else { return nil }
+            let r = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: snapshotPages) { buf in
                 body(_RowView(bytes: buf, core: self))
             }
             return r ?? nil
@@ -40,30 +40,30 @@ extension RealmCore {
     }
 
     /// Read-modify-write of one column of a managed object (accessor path).
-    func updateColumn(_ b: ObjectBinding, _ column: _Column, _ body: (inout _RowBuilder) throws -> Void) {
-        let w = requireWrite("setting a property of '\(b.info.schema.className)'")
-        if column.index == b.info.primaryKeyColumn {
-            misuse(.primaryKeyChange, "the primary key of a managed '\(b.info.schema.className)' cannot change")
+    func updateColumn(_ binding: ObjectBinding, _ column: _Column, _ body: (inout _RowBuilder) throws -> Void) {
+        let writing = requireWrite("setting a property of '\(binding.info.schema.className)'")
+        if column.index == binding.info.primaryKeyColumn {
+            misuse(.primaryKeyChange, "the primary key of a managed '\(binding.info.schema.className)' cannot change")
         }
         do {
-            guard b.table < snap.metas.count, var row = try snap.metas[b.table].objects.withValue(forKey: b.key, in: w, { buf in
-                _RowBuilder(copying: buf, layout: b.info.layout, core: self, table: b.table, key: b.key)
+            guard binding.table < snap.metas.count, var row = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: writing, { buf in
+                _RowBuilder(copying: buf, layout: binding.info.layout, core: self, table: binding.table, key: binding.key)
             }) else {
-                misuse(.objectInvalidated, "the '\(b.info.schema.className)' object was deleted or invalidated")
+                misuse(.objectInvalidated, "the '\(binding.info.schema.className)' object was deleted or invalidated")
             }
             // The old bytes are kept only for an indexed column (they are then copied on write).
-            let before = try maintainedIndexes(table: b.table, w) && hasIndex(table: b.table, column: column.index) ? row.bytes : nil
+            let before = try maintainedIndexes(table: binding.table, writing) && hasIndex(table: binding.table, column: column.index) ? row.bytes : nil
             try body(&row)
             if snap.rowFooters && (column.type == .object || column.collection != .none) {
                 // A link set here may have changed this very row's footer (a link to itself):
                 // the stored footer is the current one, not the copy's.
-                try syncFooter(&row, w)
+                try syncFooter(&row, writing)
             }
-            try row.bytes.withUnsafeBytes { _ = try snap.metas[b.table].objects.put(b.key, $0, in: w) }
+            try row.bytes.withUnsafeBytes { _ = try snap.metas[binding.table].objects.put(binding.key, $0, in: writing) }
             if let before {
                 try before.withUnsafeBytes { old in
                     try row.bytes.withUnsafeBytes { new in
-                        try indexReplace(table: b.table, key: b.key, old: old, new: new, onlyColumn: column.index, w)
+                        try indexReplace(table: binding.table, key: binding.key, old: old, new: new, onlyColumn: column.index, writing)
                     }
                 }
             }
@@ -74,12 +74,12 @@ extension RealmCore {
         }
     }
 
-    func objectExists(_ b: ObjectBinding) -> Bool {
+    func objectExists(_ binding: ObjectBinding) -> Bool {
         guard confinement.isCurrent else { return false }
         do {
-            let p = try pages()
-            guard b.table < snap.metas.count else { return false }
-            return try snap.metas[b.table].objects.contains(b.key, in: p)
+            let snapshotPages = try pages()
+            guard binding.table < snap.metas.count else { return false }
+            return try snap.metas[binding.table].objects.contains(binding.key, in: snapshotPages)
         } catch {
             readFailed(error)
         }
@@ -87,17 +87,17 @@ extension RealmCore {
 
     @inline(__always)
     func materialize<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
-        let o = T()
-        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
-        return o
+        let object = T()
+        object._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        return object
     }
 
     /// The object a link points to (no existence check: links are nullified on delete).
-    /// The class and table of the last target are remembered for the current generation (a
+    /// The class and table of the last target are remembered for the current snapshot (a
     /// list read element by element asks for the same class each time); frozen cores, read from
     /// several threads, do not remember.
     func linkTarget<T: Object>(_ type: T.Type, key: UInt64) -> T? {
-        if !isFrozen, let last = lastLinkTarget, last.type == ObjectIdentifier(T.self), last.generation == generation {
+        if !isFrozen, let last = addPath.lastLinkTarget, last.type == ObjectIdentifier(T.self) {
             return materialize(T.self, info: last.info, table: last.table, key: key)
         }
         let info: ClassInfo
@@ -109,7 +109,7 @@ extension RealmCore {
             readFailed(error)
         }
         guard let t = table else { return nil }
-        if !isFrozen { lastLinkTarget = (ObjectIdentifier(T.self), info, t, generation) }
+        if !isFrozen { addPath.lastLinkTarget = ClassTableBinding(type: ObjectIdentifier(T.self), info: info, table: t) }
         return materialize(T.self, info: info, table: t, key: key)
     }
 
@@ -120,20 +120,21 @@ extension RealmCore {
     func classInfo(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         if isFrozen { return try ClassInfo.of(type) }
         let id = ObjectIdentifier(type)
-        if let a = recentInfos.0, ObjectIdentifier(a.type) == id { return a }
-        if let b = recentInfos.1, ObjectIdentifier(b.type) == id {
-            recentInfos = (b, recentInfos.0)
-            return b
+        let recent = addPath.recentClassInfos
+        if let mostRecent = recent.0, ObjectIdentifier(mostRecent.type) == id { return mostRecent }
+        if let previous = recent.1, ObjectIdentifier(previous.type) == id {
+            addPath.recentClassInfos = (previous, recent.0)
+            return previous
         }
         let info = try ClassInfo.of(type)
-        recentInfos = (info, recentInfos.0)
+        addPath.recentClassInfos = (info, recent.0)
         return info
     }
 
     func objectIfExists<T: Object>(_ type: T.Type, info: ClassInfo, key: UInt64) throws(Realm.Error) -> T? {
         guard let t = try tableIndex(for: info, create: false) else { return nil }
-        let p = try pages()
-        let exists = try Realm.Error.wrap { try snap.metas[t].objects.contains(key, in: p) }
+        let snapshotPages = try pages()
+        let exists = try Realm.Error.wrap { try snap.metas[t].objects.contains(key, in: snapshotPages) }
         return exists ? materialize(T.self, info: info, table: t, key: key) : nil
     }
 
@@ -145,25 +146,25 @@ extension RealmCore {
 
     // MARK: - Primary keys
 
-    /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `elementScratch` on a live
+    /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `addPath.elementBytes` on a live
     /// core (no allocation); frozen cores (shared between threads) allocate.
     func withPrimaryKeyIndexKey<V: _Persistable, R>(of value: V, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         if isFrozen { return try primaryKeyIndexKey(of: value).withUnsafeBytes(body) }
-        var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
-        b.bytes = elementScratch
-        elementScratch = []
-        b.bytes.removeAll(keepingCapacity: true)
-        if !V._strataShape.isOptional { b.bytes.append(1) }
-        try value._strataEncodeKey(&b)
-        defer { elementScratch = b.bytes }
-        return try b.bytes.withUnsafeBytes(body)
+        var buffer = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
+        buffer.bytes = addPath.elementBytes
+        addPath.elementBytes = []
+        buffer.bytes.removeAll(keepingCapacity: true)
+        if !V._strataShape.isOptional { buffer.bytes.append(1) }
+        try value._strataEncodeKey(&buffer)
+        defer { addPath.elementBytes = buffer.bytes }
+        return try buffer.bytes.withUnsafeBytes(body)
     }
 
     func primaryKeyIndexKey<V: _Persistable>(of value: V) throws -> [UInt8] {
-        var b = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
-        if !V._strataShape.isOptional { b.bytes.append(1) }
-        try value._strataEncodeKey(&b)
-        return b.bytes
+        var buffer = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
+        if !V._strataShape.isOptional { buffer.bytes.append(1) }
+        try value._strataEncodeKey(&buffer)
+        return buffer.bytes
     }
 
     /// The index key of the primary key stored in a row (same bytes as `primaryKeyIndexKey(of:)`).
@@ -190,11 +191,11 @@ extension RealmCore {
             throw Realm.Error(.invalidArgument, "primary key '\(info.schema.className).\(prop.name)' is \(prop.type), not \(K.self)")
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
-        let p = try pages()
+        let snapshotPages = try pages()
         let objKey: UInt64? = try Realm.Error.wrap {
-            try withPrimaryKeyIndexKey(of: key) { k in
-                try snap.metas[t].primaryKeys.withValue(forKey: k, in: p) { v in
-                    v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+            try withPrimaryKeyIndexKey(of: key) { indexKey in
+                try snap.metas[t].primaryKeys.withValue(forKey: indexKey, in: snapshotPages) { valueBytes in
+                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
                 }
             }
         } ?? nil
@@ -206,13 +207,13 @@ extension RealmCore {
 
     /// The key of `obj` for storing a link to it, adding it (cascade) when unmanaged.
     func keyForLinking(_ obj: Object, from table: Int) throws -> UInt64 {
-        if let b = obj._binding {
-            guard b.core === self else {
-                throw Realm.Error(.wrongRealm, "a '\(b.info.schema.className)' managed by another realm instance (\(b.core.fileIdentity)) cannot be linked here")
+        if let binding = obj._binding {
+            guard binding.core === self else {
+                throw Realm.Error(.wrongRealm, "a '\(binding.info.schema.className)' managed by another realm instance (\(binding.core.fileIdentity)) cannot be linked here")
             }
-            return b.key
+            return binding.key
         }
-        return try addObject(obj, update: updatePolicy, viaLink: true)
+        return try addObject(obj, update: write.updatePolicy, viaLink: true)
     }
 
     /// `keyForLinking` for a link from (source, column, sourceKey): a new object created for it
@@ -223,7 +224,7 @@ extension RealmCore {
         var inlined = false
         let entry = InlineBacklink(table: UInt32(truncatingIfNeeded: table), column: UInt32(truncatingIfNeeded: column),
                                    key: sourceKey, count: 1)
-        let key = try addObject(obj, update: updatePolicy, viaLink: true, inline: entry, inlined: &inlined)
+        let key = try addObject(obj, update: write.updatePolicy, viaLink: true, inline: entry, inlined: &inlined)
         return (key, inlined)
     }
 
@@ -238,13 +239,13 @@ extension RealmCore {
     /// footer's entry, and `inlined` tells whether it did.
     private func addObject(_ obj: Object, update: Realm.UpdatePolicy, viaLink: Bool, inline: InlineBacklink?,
                            inlined: inout Bool) throws -> UInt64 {
-        let w = try requireWriteThrowing("add objects")
-        if let b = obj._binding {
-            if b.core === self { return b.key }
-            throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' is already managed by another realm instance (\(b.core.fileIdentity))")
+        let writing = try requireWriteThrowing("add objects")
+        if let binding = obj._binding {
+            if binding.core === self { return binding.key }
+            throw Realm.Error(.wrongRealm, "the '\(binding.info.schema.className)' is already managed by another realm instance (\(binding.core.fileIdentity))")
         }
         let (info, t) = try classAndTable(forAdding: type(of: obj), viaLink: viaLink)  // RealmCore.swift
-        if let plain = info.plainRow, try !maintainedIndexes(table: t, w) {
+        if let plain = info.plainRow, try !maintainedIndexes(table: t, writing) {
             // A plain class (ClassInfo.plainRow): the row is its scalars copied from the object's
             // memory into a zeroed stack buffer (all null bits clear), exactly the bytes the
             // general path below writes, without its row builder. Such a class has no primary
@@ -260,14 +261,14 @@ extension RealmCore {
                     guard let dst = buf.baseAddress else { return }
                     dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
                     withExtendedLifetime(obj) {
-                        for c in plain { c.kind.copy(from: base + c.valueOffset, to: dst + c.slotOffset) }
+                        for copy in plain { copy.kind.copy(from: base + copy.valueOffset, to: dst + copy.slotOffset) }
                     }
                     if footer > 0 { RowFooter.store(inline, at: dst + info.plainRowSize) }
                     // Plain rows hold no page references: the rows tree may pack them
                     // (BatchLinks.putPlainRows says why that stays safe, and why not rows
                     // created with an inline backlink).
                     _ = try snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf),
-                                                      packing: footer <= RowFooter.emptyLength, in: w)
+                                                      packing: footer <= RowFooter.emptyLength, in: writing)
                 }
                 inlined = footer > RowFooter.emptyLength
             } catch {
@@ -278,19 +279,19 @@ extension RealmCore {
             changeCounter &+= 1
             return key
         }
-        let saved = updatePolicy
-        updatePolicy = update
-        defer { updatePolicy = saved }
+        let outerPolicy = write.updatePolicy
+        write.updatePolicy = update
+        defer { write.updatePolicy = outerPolicy }
 
         var key: UInt64 = 0
         var existingRow: [UInt8]? = nil
         var pkIndexKey: [UInt8]? = nil
         if let pkc = info.primaryKeyColumn {
-            let k = try info.fields[pkc].primaryKeyIndexKey(obj, core: self)
-            pkIndexKey = k
-            let found: UInt64? = try k.withUnsafeBytes { kb in
-                try snap.metas[t].primaryKeys.withValue(forKey: kb, in: w) { v in
-                    v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+            let indexKey = try info.fields[pkc].primaryKeyIndexKey(obj, core: self)
+            pkIndexKey = indexKey
+            let found: UInt64? = try indexKey.withUnsafeBytes { keyBytes in
+                try snap.metas[t].primaryKeys.withValue(forKey: keyBytes, in: writing) { valueBytes in
+                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
                 }
             } ?? nil
             if let found {
@@ -299,7 +300,7 @@ extension RealmCore {
                     throw Realm.Error(.duplicatePrimaryKey, "a '\(info.schema.className)' with primary key \(pkName) = \(info.fields[pkc].getAny(obj).map { "\($0)" } ?? "nil") already exists")
                 }
                 key = found
-                existingRow = try snap.metas[t].objects.withValue(forKey: found, in: w) { Array($0) }
+                existingRow = try snap.metas[t].objects.withValue(forKey: found, in: writing) { Array($0) }
             }
         }
         if existingRow == nil {
@@ -314,8 +315,8 @@ extension RealmCore {
             } else {
                 // The row is built in the scratch buffer of the previous add (no allocation per
                 // object); a nested add (cascade through a link) finds it taken and allocates.
-                let reused = rowScratch
-                rowScratch = []
+                let reused = addPath.rowBytes
+                addPath.rowBytes = []
                 row = _RowBuilder(reusing: reused, layout: info.layout, core: self, table: t, key: key)
             }
             let columns = info.layout.columns
@@ -335,24 +336,24 @@ extension RealmCore {
                 inlined = true
             } else if existingRow != nil, snap.rowFooters {
                 // Links stored above may have changed this row's footer (a cycle back to it).
-                try syncFooter(&row, w)
+                try syncFooter(&row, writing)
             }
-            try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: w) }
-            if try maintainedIndexes(table: t, w) {
+            try row.bytes.withUnsafeBytes { _ = try snap.metas[t].objects.put(key, $0, in: writing) }
+            if try maintainedIndexes(table: t, writing) {
                 try row.bytes.withUnsafeBytes { new in
                     if let existing = existingRow {
-                        try existing.withUnsafeBytes { old in try indexReplace(table: t, key: key, old: old, new: new, w) }
+                        try existing.withUnsafeBytes { old in try indexReplace(table: t, key: key, old: old, new: new, writing) }
                     } else {
-                        try indexInsert(table: t, key: key, row: new, w)
+                        try indexInsert(table: t, key: key, row: new, writing)
                     }
                 }
             }
-            if existingRow == nil, let k = pkIndexKey {
-                try withUnsafeBytes(of: key.littleEndian) { v in
-                    try k.withUnsafeBytes { kb in _ = try snap.metas[t].primaryKeys.put(kb, v, in: w) }
+            if existingRow == nil, let indexKey = pkIndexKey {
+                try withUnsafeBytes(of: key.littleEndian) { valueBytes in
+                    try indexKey.withUnsafeBytes { keyBytes in _ = try snap.metas[t].primaryKeys.put(keyBytes, valueBytes, in: writing) }
                 }
             }
-            if existingRow == nil { rowScratch = row.bytes }
+            if existingRow == nil { addPath.rowBytes = row.bytes }
         } catch {
             obj._binding = nil
             throw error
@@ -368,8 +369,8 @@ extension RealmCore {
 
     /// Gives `row` the footer its object has in the transaction now (rows are copied before
     /// links are stored, and storing a link to the object itself changes its stored footer).
-    func syncFooter(_ row: inout _RowBuilder, _ w: WriteTransaction) throws {
-        row.setInlineBacklink(try inlineBacklink(table: row.table, key: row.key, in: w))
+    func syncFooter(_ row: inout _RowBuilder, _ writing: WriteTransaction) throws {
+        row.setInlineBacklink(try inlineBacklink(table: row.table, key: row.key, in: writing))
     }
 
     /// Stores a link slot, keeping backlinks; replacing an embedded target deletes the old one.
@@ -385,9 +386,9 @@ extension RealmCore {
             try removeBacklink(target: targetTable, targetKey: old, source: row.table, column: column.index, sourceKey: row.key)
             if targetInfo.isEmbedded { try deleteObject(table: targetTable, key: old) }
         }
-        if let k = newKey {
-            row.store(k, column)
-            try addBacklink(target: targetTable, targetKey: k, source: row.table, column: column.index, sourceKey: row.key)
+        if let indexKey = newKey {
+            row.store(indexKey, column)
+            try addBacklink(target: targetTable, targetKey: indexKey, source: row.table, column: column.index, sourceKey: row.key)
         } else {
             row.setNull(column, true)
         }
@@ -397,14 +398,14 @@ extension RealmCore {
 
     func deleteObject(_ obj: Object) throws {
         _ = try requireWriteThrowing("delete objects")
-        guard let b = obj._binding else {
+        guard let binding = obj._binding else {
             throw Realm.Error(.invalidArgument, "cannot delete an unmanaged '\(type(of: obj).className())'")
         }
-        guard b.core === self else {
-            throw Realm.Error(.wrongRealm, "the '\(b.info.schema.className)' belongs to another realm instance")
+        guard binding.core === self else {
+            throw Realm.Error(.wrongRealm, "the '\(binding.info.schema.className)' belongs to another realm instance")
         }
-        guard try deleteObject(table: b.table, key: b.key) else {
-            throw Realm.Error(.objectInvalidated, "the '\(b.info.schema.className)' was already deleted")
+        guard try deleteObject(table: binding.table, key: binding.key) else {
+            throw Realm.Error(.objectInvalidated, "the '\(binding.info.schema.className)' was already deleted")
         }
     }
 
@@ -414,59 +415,59 @@ extension RealmCore {
     /// so the search is skipped.
     @discardableResult
     func deleteObject(table t: Int, key: UInt64, knownUnlinked: Bool = false) throws -> Bool {
-        let w = try requireWriteThrowing("delete objects")
+        let writing = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
         let info = snap.infos[t]
         let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
         let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
-        if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, w) {
+        if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, writing) {
             // Nothing in the row needs releasing (no links, collections, primary key or index
             // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
             // invariant), so the links loop is empty for it and `remove` reports it missing.
-            for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
-                try unlink(target: t, targetKey: key, from: bl)
-                try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key, targetDying: true)
+            for backlink in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
+                try unlink(target: t, targetKey: key, from: backlink)
+                try removeBacklinkEntry(target: t, targetKey: key, source: backlink.table, column: backlink.column, sourceKey: backlink.key, targetDying: true)
             }
-            guard try snap.metas[t].objects.remove(key, in: w) else { return false }
+            guard try snap.metas[t].objects.remove(key, in: writing) else { return false }
             snap.metasDirty = true
             changeCounter &+= 1
             return true
         }
-        guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: w, { Array($0) }) else { return false }
+        guard let rowBytes = try snap.metas[t].objects.withValue(forKey: key, in: writing, { Array($0) }) else { return false }
         let schema = snap.schemas[t]
 
         // 1. Links to this object.
-        for bl in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
-            try unlink(target: t, targetKey: key, from: bl)
-            try removeBacklinkEntry(target: t, targetKey: key, source: bl.table, column: bl.column, sourceKey: bl.key, targetDying: true)
+        for backlink in knownUnlinked ? [] : try backlinks(target: t, targetKey: key) {
+            try unlink(target: t, targetKey: key, from: backlink)
+            try removeBacklinkEntry(target: t, targetKey: key, source: backlink.table, column: backlink.column, sourceKey: backlink.key, targetDying: true)
         }
         // 2. Links from this object, and its collection trees.
         for c in layout.columns where c.type != .linkingObjects && (c.type == .object || c.collection != .none) {
             let prop = schema.properties[c.index]
             if c.collection == .none {
                 let (isNull, target) = rowBytes.withUnsafeBytes { rb -> (Bool, UInt64) in
-                    let v = _RowView(bytes: rb, core: self)
-                    return (v.isNull(c), UInt64(littleEndian: v.load(c, as: UInt64.self)))
+                    let valueBytes = _RowView(bytes: rb, core: self)
+                    return (valueBytes.isNull(c), UInt64(littleEndian: valueBytes.load(c, as: UInt64.self)))
                 }
                 if isNull { continue }
-                guard let tt = linkTargetTable(table: t, column: c.index) else { continue }
-                try removeBacklink(target: tt, targetKey: target, source: t, column: c.index, sourceKey: key)
-                if snap.schemas[tt].isEmbedded { try deleteObject(table: tt, key: target) }
+                guard let targetTableIndex = linkTargetTable(table: t, column: c.index) else { continue }
+                try removeBacklink(target: targetTableIndex, targetKey: target, source: t, column: c.index, sourceKey: key)
+                if snap.schemas[targetTableIndex].isEmbedded { try deleteObject(table: targetTableIndex, key: target) }
             } else {
                 let root = collectionRoot(table: t, column: c, owner: key, row: rowBytes)
                 try destroyCollection(root: root, kind: c.collection, ownerTable: t, column: c.index, owner: key, property: prop)
-                collections[CollectionKey(table: Int32(t), column: Int32(c.index), owner: key)] = nil
+                openCollections.remove(CollectionKey(table: t, column: c.index, owner: key))
             }
         }
         // 3. Secondary indexes, primary key and row.
-        if try maintainedIndexes(table: t, w) {
-            try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, w) }
+        if try maintainedIndexes(table: t, writing) {
+            try rowBytes.withUnsafeBytes { try indexRemove(table: t, key: key, row: $0, writing) }
         }
         if let pkc = primaryKeyColumn {
-            let k = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
-            try k.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: w) }
+            let indexKey = rowBytes.withUnsafeBytes { primaryKeyIndexKey(row: _RowView(bytes: $0, core: self), column: layout.columns[pkc]) }
+            try indexKey.withUnsafeBytes { _ = try snap.metas[t].primaryKeys.remove($0, in: writing) }
         }
-        _ = try snap.metas[t].objects.remove(key, in: w)
+        _ = try snap.metas[t].objects.remove(key, in: writing)
         snap.metasDirty = true
         changeCounter &+= 1
         return true
@@ -479,49 +480,49 @@ extension RealmCore {
 
     /// The tree root of a collection column: the open state's when there is one, else the row's.
     func collectionRoot(table: Int, column c: _Column, owner: UInt64, row: [UInt8]) -> PageRef {
-        if let s = collections[CollectionKey(table: Int32(table), column: Int32(c.index), owner: owner)] { return s.root }
+        if let open = openCollections[CollectionKey(table: table, column: c.index, owner: owner)] { return open.root }
         return row.withUnsafeBytes { PageRef(_RowView(bytes: $0, core: self).load(c, as: UInt32.self)) }
     }
 
     /// Removes the link `bl` (from another object) to (target, targetKey).
-    private func unlink(target: Int, targetKey: UInt64, from bl: Backlink) throws {
-        let w = try requireWriteThrowing("delete objects")
+    private func unlink(target: Int, targetKey: UInt64, from backlink: Backlink) throws {
+        let writing = try requireWriteThrowing("delete objects")
         // The backlink key comes from disk: check its table and column before indexing.
-        guard bl.table >= 0, bl.table < snap.metas.count, bl.column >= 0,
-              bl.column < snap.schemas[bl.table].properties.count else {
-            throw Realm.Error(.corruptFile, "a backlink names table \(bl.table) column \(bl.column), which do not exist")
+        guard backlink.table >= 0, backlink.table < snap.metas.count, backlink.column >= 0,
+              backlink.column < snap.schemas[backlink.table].properties.count else {
+            throw Realm.Error(.corruptFile, "a backlink names table \(backlink.table) column \(backlink.column), which do not exist")
         }
-        let srcLayout = layout(ofTable: bl.table)
-        let c = srcLayout.columns[bl.column]
+        let srcLayout = layout(ofTable: backlink.table)
+        let c = srcLayout.columns[backlink.column]
         switch c.collection {
         case .none:
-            guard var row = try snap.metas[bl.table].objects.withValue(forKey: bl.key, in: w, { Array($0) }) else { return }
+            guard var row = try snap.metas[backlink.table].objects.withValue(forKey: backlink.key, in: writing, { Array($0) }) else { return }
             row[c.index / 8] |= 1 << UInt8(c.index % 8)
-            try row.withUnsafeBytes { _ = try snap.metas[bl.table].objects.put(bl.key, $0, in: w) }
+            try row.withUnsafeBytes { _ = try snap.metas[backlink.table].objects.put(backlink.key, $0, in: writing) }
         case .list, .set:
-            let state = try collectionState(table: bl.table, column: c, owner: bl.key)
+            let state = try collectionState(table: backlink.table, column: c, owner: backlink.key)
             var tree = PositionalTree(root: state.root)
-            var i = try tree.count(in: w) - 1
+            var i = try tree.count(in: writing) - 1
             while i >= 0 {
-                let k = try tree.withElement(at: i, in: w) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : UInt64.max }
-                if k == targetKey { try tree.remove(at: i, in: w) }
+                let indexKey = try tree.withElement(at: i, in: writing) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : UInt64.max }
+                if indexKey == targetKey { try tree.remove(at: i, in: writing) }
                 i -= 1
             }
             state.root = tree.root
             state.dirty = true
         case .map:
-            let state = try collectionState(table: bl.table, column: c, owner: bl.key)
+            let state = try collectionState(table: backlink.table, column: c, owner: backlink.key)
             var tree = BytesTree(root: state.root)
             var hits: [[UInt8]] = []
-            try tree.forEach(from: nil, in: w) { k, v in
-                if v.count == 9, v[0] == 1, UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: v[1...]).loadUnaligned(as: UInt64.self)) == targetKey {
-                    hits.append(Array(k))
+            try tree.forEach(from: nil, in: writing) { indexKey, valueBytes in
+                if valueBytes.count == 9, valueBytes[0] == 1, UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: valueBytes[1...]).loadUnaligned(as: UInt64.self)) == targetKey {
+                    hits.append(Array(indexKey))
                 }
                 return true
             }
             let nilValue: [UInt8] = [0]
-            for k in hits {
-                try k.withUnsafeBytes { kb in try nilValue.withUnsafeBytes { _ = try tree.put(kb, $0, in: w) } }
+            for indexKey in hits {
+                try indexKey.withUnsafeBytes { keyBytes in try nilValue.withUnsafeBytes { _ = try tree.put(keyBytes, $0, in: writing) } }
             }
             state.root = tree.root
             state.dirty = true
@@ -531,16 +532,16 @@ extension RealmCore {
 
     /// Deletes every object of every table.
     func deleteAll() throws {
-        let w = try requireWriteThrowing("delete all objects")
+        let writing = try requireWriteThrowing("delete all objects")
         for t in 0..<snap.metas.count {
             let layout = layout(ofTable: t)
             let collCols = layout.columns.filter { $0.collection != .none }
             if !collCols.isEmpty {
                 var roots: [(PageRef, CollectionKind)] = []
-                try snap.metas[t].objects.forEach(from: 0, in: w) { key, row in
+                try snap.metas[t].objects.forEach(from: 0, in: writing) { key, row in
                     for c in collCols {
-                        if let s = collections[CollectionKey(table: Int32(t), column: Int32(c.index), owner: key)] {
-                            roots.append((s.root, c.collection))
+                        if let open = openCollections[CollectionKey(table: t, column: c.index, owner: key)] {
+                            roots.append((open.root, c.collection))
                         } else {
                             roots.append((PageRef(_RowView(bytes: row, core: self).load(c, as: UInt32.self)), c.collection))
                         }
@@ -548,15 +549,15 @@ extension RealmCore {
                     return true
                 }
                 for (r, kind) in roots where !r.isNull {
-                    if kind == .map { var tr = BytesTree(root: r); try tr.destroy(in: w) } else { var tr = PositionalTree(root: r); try tr.destroy(in: w) }
+                    if kind == .map { var tr = BytesTree(root: r); try tr.destroy(in: writing) } else { var tr = PositionalTree(root: r); try tr.destroy(in: writing) }
                 }
             }
-            try snap.metas[t].objects.destroy(in: w)
-            try snap.metas[t].primaryKeys.destroy(in: w)
-            try indexClear(table: t, w)
+            try snap.metas[t].objects.destroy(in: writing)
+            try snap.metas[t].primaryKeys.destroy(in: writing)
+            try indexClear(table: t, writing)
         }
-        try snap.backlinks.destroy(in: w)
-        collections.removeAll()
+        try snap.backlinks.destroy(in: writing)
+        openCollections.removeAll()
         snap.metasDirty = true
         changeCounter &+= 1
     }

@@ -3,16 +3,20 @@
 // snapshot.
 //
 // Invariants:
-// - `snap` always describes the version the core reads: `writeTxn`'s when a write is open,
-//   otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite).
+// - `snap` always describes the version the core reads: the write transaction's when a write is
+//   open, otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite).
+// - Whatever is valid for one snapshot only is forgotten in one place, `snapshotMoved()`, called
+//   wherever the version moves or a write begins or ends: the open collections
+//   (CollectionCache.swift), the class-to-table bindings (AddPathCache.swift), and, through
+//   `generation` and `changeCounter`, the caches of `Results` and list cursors.
 // - During a write, table roots, the backlink root and open collection roots change only in
-//   memory (`snap`, `collections`); `commitWrite` writes them once: dirty collection roots into
-//   their rows, the table metas (and schema, when tables were added) into the catalog, and the
-//   catalog/backlink roots into the UserRoots. `cancelWrite` restores the copy taken at begin.
+//   memory (`snap`, `openCollections`); `commitWrite` writes them once: dirty collection roots
+//   into their rows, the table metas (and schema, when tables were added) into the catalog, and
+//   the catalog/backlink roots into the UserRoots. `cancelWrite` restores the copy taken at begin.
 // - A failure inside a mutating accessor (a setter, `list.append`: they cannot throw) is kept in
-//   `pendingError`; the next commit rolls back and throws it, so a half-applied change is never
-//   committed. An error recorded outside a write is thrown by the next `beginWrite`, never
-//   dropped.
+//   the write state (WriteState.swift); the next commit rolls back and throws it, so a
+//   half-applied change is never committed. An error recorded outside a write is thrown by the
+//   next `beginWrite`, never dropped.
 // - A failure met by a read that cannot throw (a property getter, `count`, iteration, a list or
 //   map element, `object(ofType:forPrimaryKey:)`) stops the process with a `Strata:` message
 //   naming the cause — for damage, the page and the file (`readFailed`), as Realm's exception
@@ -48,32 +52,6 @@ struct Snapshot {
     var rowFooters = true
 }
 
-/// The root of a list/set/map tree of one object, as open in the current snapshot.
-final class CollectionState {
-    /// Any change of the tree drops the read cursor (it may point at a page edited in place).
-    var root: PageRef { didSet { cursor = nil } }
-    var dirty = false { didSet { cursor = nil } }
-    /// The list leaf of the last element read by index (`listGet`), valid while
-    /// `cursorStamp` equals the core's `changeCounter` (no change since) and the root is the same.
-    var cursor: PositionalCursor?
-    var cursorStamp: UInt64 = 0
-    let owner: UInt64
-    let table: Int
-    let column: Int
-    init(root: PageRef, table: Int, column: Int, owner: UInt64) {
-        self.root = root
-        self.table = table
-        self.column = column
-        self.owner = owner
-    }
-}
-
-struct CollectionKey: Hashable {
-    let table: Int32
-    let column: Int32
-    let owner: UInt64
-}
-
 /// Owns a file handle and closes it when the last core (live or frozen) using it goes away.
 final class FileHandle {
     let file: StorageFile
@@ -95,37 +73,33 @@ final class RealmCore {
     // core is confined to one thread (checked by the entry points), frozen cores only read, and
     // no access to them is held across a call that reaches them again (the debug test suite ran
     // with the checks on and never tripped).
+    // MARK: Read snapshot
     @exclusivity(unchecked) var readTxn: ReadTransaction?
-    @exclusivity(unchecked) var writeTxn: WriteTransaction?
     @exclusivity(unchecked) var snap = Snapshot()
+    /// Whether `snap` was parsed from the version `pages()` reads; false until the first read.
     @exclusivity(unchecked) var snapValid = false
-    private var savedSnap: Snapshot?
-    @exclusivity(unchecked) var collections: [CollectionKey: CollectionState] = [:] {
-        // Any change (an entry dropped, the cache emptied) forgets the one-entry cache in front.
-        didSet { lastCollection = nil }
-    }
-    /// The last state `collectionState` returned, checked before hashing into `collections`
-    /// (the sensors pattern asks for the same list several times per transaction). Always an
-    /// entry of `collections`; never set on frozen cores.
-    @exclusivity(unchecked) var lastCollection: (key: CollectionKey, state: CollectionState)?
     /// Bumped whenever what the core sees may have changed (snapshot moved, any mutation).
     @exclusivity(unchecked) var changeCounter: UInt64 = 0
-    /// Bumped on every begin/end of a write and every snapshot move: cached collection states
-    /// are valid only within one generation.
+    /// Bumped on every begin/end of a write and every snapshot move (`snapshotMoved()`):
+    /// caches that outlive a call (`Results`) are valid only within one generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
-    @exclusivity(unchecked) var pendingError: Realm.Error?
+
+    // MARK: Parts valid for one snapshot (forgotten by `snapshotMoved()`)
+    @exclusivity(unchecked) var openCollections = CollectionCache()
+    @exclusivity(unchecked) var addPath = AddPathCache()
+
+    // MARK: Write transaction
+    @exclusivity(unchecked) var write = WriteState()
+    /// The open write transaction (see `write`).
+    var writeTxn: WriteTransaction? { write.transaction }
+
     /// The first damage this core met (see the file header); never cleared.
     @exclusivity(unchecked) private(set) var damage: Realm.Error?
     var autorefresh = true
-    @exclusivity(unchecked) var updatePolicy: Realm.UpdatePolicy = .error
     /// The last frozen core, reused while at the same version. Weak: a frozen realm nobody holds
     /// must release its version (the harness pins and unpins this way).
     private weak var frozen: RealmCore?
     var asyncWrites = AsyncWriteQueue()
-    /// See `linkTarget(_:key:)` (ObjectStore.swift): the class and table of the last link target.
-    @exclusivity(unchecked) var lastLinkTarget: (type: ObjectIdentifier, info: ClassInfo, table: Int, generation: UInt64)?
-    /// See `classAndTable(forAdding:viaLink:)`.
-    @exclusivity(unchecked) private var lastAddedClass: (type: ObjectIdentifier, info: ClassInfo, table: Int, generation: UInt64)?
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
     var notificationHub: ObserverHub?
     /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
@@ -133,12 +107,6 @@ final class RealmCore {
     /// Set while a migration runs: added links go into the backlink tree, never into row
     /// footers (InlineBacklinks.swift).
     var inlineBacklinksSuspended = false
-    /// The bytes of the last row built by `addObject`, kept for their capacity (ObjectStore.swift).
-    @exclusivity(unchecked) var rowScratch: [UInt8] = []
-    /// The bytes of the last collection element encoded, kept likewise (CollectionStore.swift).
-    @exclusivity(unchecked) var elementScratch: [UInt8] = []
-    /// See `classInfo(_:)` (ObjectStore.swift). Never touched by frozen cores.
-    @exclusivity(unchecked) var recentInfos: (ClassInfo?, ClassInfo?) = (nil, nil)
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {
@@ -189,19 +157,19 @@ final class RealmCore {
         guard FileManager.default.fileExists(atPath: options.path),
               InstanceCache.shared.liveCores(identity: options.path).isEmpty,
               !StorageFile.isOpenAnywhere(path: options.path) else { return }
-        let f = try Realm.Error.wrap { try StorageFile.open(options) }
-        defer { f.close() }
-        let sizes = try Realm.Error.wrap { try f.sizes() }
+        let file = try Realm.Error.wrap { try StorageFile.open(options) }
+        defer { file.close() }
+        let sizes = try Realm.Error.wrap { try file.sizes() }
         guard should(sizes.totalBytes, sizes.usedBytes) else { return }
-        f.setRelocator(ObjectRelocation())  // dense: pages renumbered through the object layer's trees
-        do { try f.compact() } catch let e as StorageError where Self.skipsCompaction(e) {
+        file.setRelocator(ObjectRelocation())  // dense: pages renumbered through the object layer's trees
+        do { try file.compact() } catch let error as StorageError where Self.skipsCompaction(error) {
             return
-        } catch let e as StorageError { throw Realm.Error(e) }
+        } catch let error as StorageError { throw Realm.Error(error) }
     }
 
     /// The failures of a compaction on launch that leave the file intact and usable.
-    static func skipsCompaction(_ e: StorageError) -> Bool {
-        switch e.code {
+    static func skipsCompaction(_ error: StorageError) -> Bool {
+        switch error.code {
         case .fileInUse, .diskFull, .io: return true
         default: return false
         }
@@ -211,27 +179,34 @@ final class RealmCore {
 
     /// The pages of the current snapshot, beginning a read transaction when none is open.
     @inline(__always) func pages() throws(Realm.Error) -> any PageReading {
-        if let w = writeTxn { return w }
-        if let r = readTxn, snapValid, r.version == snap.version { return r }
+        if let writing = write.transaction { return writing }
+        if let reading = readTxn, snapValid, reading.version == snap.version { return reading }
         return try beginSnapshot()
     }
 
     private func beginSnapshot() throws(Realm.Error) -> ReadTransaction {
-        if let r = readTxn {
-            try load(roots: r.roots, version: r.version, pages: r)
-            return r
+        if let reading = readTxn {
+            try load(roots: reading.roots, version: reading.version, pages: reading)
+            return reading
         }
-        let r = try Realm.Error.wrap { try file.beginRead() }
-        readTxn = r
-        try load(roots: r.roots, version: r.version, pages: r)
-        return r
+        let reading = try Realm.Error.wrap { try file.beginRead() }
+        readTxn = reading
+        try load(roots: reading.roots, version: reading.version, pages: reading)
+        return reading
+    }
+
+    /// Forgets everything valid for the previous snapshot only. Called wherever the version the
+    /// core reads moves, or a write begins or ends — the one place such caches are invalidated.
+    func snapshotMoved() {
+        generation &+= 1
+        changeCounter &+= 1
+        openCollections.removeAll()
+        addPath.snapshotMoved()
     }
 
     func load(roots: UserRoots, version: UInt64, pages: some PageReading) throws(Realm.Error) {
         if snapValid && snap.version == version { return }
-        generation &+= 1
-        changeCounter &+= 1
-        collections.removeAll(keepingCapacity: true)
+        snapshotMoved()
         snap.version = version
         snap.metasDirty = false
         snap.schemaDirty = false
@@ -262,7 +237,7 @@ final class RealmCore {
             metaBytes = Array(roots.data.dropFirst())
         } else {
             metaBytes = try Realm.Error.wrap {
-                try Catalog.tablesKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
+                try Catalog.tablesKey.withUnsafeBytes { key in try catalog.withValue(forKey: key, in: pages) { Array($0) } }
             } ?? []
         }
         let count = Catalog.tableCount(metaBytes)
@@ -273,7 +248,7 @@ final class RealmCore {
         }
         if count != snap.schemas.count {
             let schemaBytes = try Realm.Error.wrap {
-                try Catalog.schemaKey.withUnsafeBytes { k in try catalog.withValue(forKey: k, in: pages) { Array($0) } }
+                try Catalog.schemaKey.withUnsafeBytes { key in try catalog.withValue(forKey: key, in: pages) { Array($0) } }
             } ?? []
             let schemas = try Catalog.decodeSchemas(schemaBytes)
             guard schemas.count == count else {
@@ -281,7 +256,7 @@ final class RealmCore {
             }
             snap.schemas = schemas
             snap.tableByName = [:]
-            for (i, s) in schemas.enumerated() { snap.tableByName[s.className] = i }
+            for (table, schema) in schemas.enumerated() { snap.tableByName[schema.className] = table }
             // Bindings of already-checked classes stay valid: a table's schema never changes.
             snap.infos += [ClassInfo?](repeating: nil, count: max(0, count - snap.infos.count))
         }
@@ -292,23 +267,22 @@ final class RealmCore {
     /// Moves to the newest version (no-op inside a write). Returns whether the version changed.
     @discardableResult
     func refresh() throws(Realm.Error) -> Bool {
-        guard writeTxn == nil, !isFrozen else { return false }
+        guard !write.isOpen, !isFrozen else { return false }
         try refuseIfDamaged("refresh")
-        let old = snap.version
+        let oldVersion = snap.version
         readTxn?.end()
         readTxn = nil
         _ = try beginSnapshot()
-        return snap.version != old
+        return snap.version != oldVersion
     }
 
     /// Releases the snapshot; the next access begins a new one.
     func invalidate() {
         guard !isFrozen else { return }
-        if writeTxn != nil { cancelWrite() }
+        if write.isOpen { cancelWrite() }
         readTxn?.end()
         readTxn = nil
-        collections.removeAll()
-        generation &+= 1
+        snapshotMoved()
     }
 
     // MARK: - Checks
@@ -333,26 +307,26 @@ final class RealmCore {
     /// A failure met by a read that cannot throw: stops with the error's message (see the file
     /// header for why a default value or a shorter result is never returned instead).
     func readFailed(_ error: Swift.Error) -> Never {
-        let e = Realm.Error.surfacing(error)
-        if let e = e as? Realm.Error {
-            noteDamage(e)
-            misuse(e.code, e.message)
+        let surfaced = Realm.Error.surfacing(error)
+        if let realmError = surfaced as? Realm.Error {
+            noteDamage(realmError)
+            misuse(realmError.code, realmError.message)
         }
-        misuse(.invalidState, "\(e)")
+        misuse(.invalidState, "\(surfaced)")
     }
 
     /// Keeps the first damage met (see `damage`). Frozen cores, read from several threads, keep
     /// nothing: their snapshot never changes and every read of the damaged page fails again.
-    func noteDamage(_ e: Realm.Error) {
-        if e.isDamage, damage == nil, !isFrozen { damage = e }
+    func noteDamage(_ error: Realm.Error) {
+        if error.isDamage, damage == nil, !isFrozen { damage = error }
     }
 
     /// The error a public throwing entry point throws for `error` (see `Realm.Error.surfacing`),
     /// noting damage on the way.
     func surfacing(_ error: any Swift.Error) -> any Swift.Error {
-        let e = Realm.Error.surfacing(error)
-        if let r = e as? Realm.Error { noteDamage(r) }
-        return e
+        let surfaced = Realm.Error.surfacing(error)
+        if let realmError = surfaced as? Realm.Error { noteDamage(realmError) }
+        return surfaced
     }
 
     /// Runs a public throwing entry point's `body`, its failures surfaced (`surfacing(_:)`).
@@ -363,29 +337,29 @@ final class RealmCore {
 
     /// Throws the damage this core met, if any: writes and refreshes refuse to go on.
     func refuseIfDamaged(_ what: String) throws(Realm.Error) {
-        if let d = damage {
-            throw Realm.Error(d.code, "cannot \(what): the realm met damage and must be reopened: \(d.message)", storageError: d.storageError)
+        if let damage {
+            throw Realm.Error(damage.code, "cannot \(what): the realm met damage and must be reopened: \(damage.message)", storageError: damage.storageError)
         }
     }
 
     /// For accessors: a write must be open on the calling thread.
     @inline(__always) func requireWrite(_ what: @autoclosure () -> String) -> WriteTransaction {
         checkThread()
-        guard let w = writeTxn else {
+        guard let writing = write.transaction else {
             if isFrozen { misuse(.readOnly, "\(what()) on a frozen object or collection") }
             misuse(.notInWriteTransaction, "\(what()) outside a write transaction; use realm.write { }")
         }
-        return w
+        return writing
     }
 
     /// For throwing APIs.
     func requireWriteThrowing(_ what: String) throws(Realm.Error) -> WriteTransaction {
         try checkThreadThrowing()
-        guard let w = writeTxn else {
+        guard let writing = write.transaction else {
             if isFrozen { throw Realm.Error(.readOnly, "cannot \(what) in a frozen realm") }
             throw Realm.Error(.notInWriteTransaction, "cannot \(what) outside a write transaction")
         }
-        return w
+        return writing
     }
 
     func checkWritable(name: String) throws(Realm.Error) {
@@ -395,12 +369,19 @@ final class RealmCore {
     /// A failure of a mutating accessor (or of a background step such as notification delivery):
     /// kept for the next commit, or for the next `beginWrite` outside a write.
     func record(_ error: Swift.Error) {
-        let e: Realm.Error
-        if let r = error as? Realm.Error { e = r } else if let s = error as? StorageError {
-            e = Realm.Error(s)
-        } else { e = Realm.Error(.invalidState, "\(error)") }
-        noteDamage(e)
-        if pendingError == nil { pendingError = e }
+        let realmError = Self.realmError(error)
+        noteDamage(realmError)
+        write.record(realmError)
+    }
+
+    /// The first failure kept by `record(_:)` and not yet thrown.
+    var pendingError: Realm.Error? { write.firstError }
+
+    /// `error` as the `Realm.Error` a public call throws.
+    static func realmError(_ error: Swift.Error) -> Realm.Error {
+        if let realmError = error as? Realm.Error { return realmError }
+        if let storageError = error as? StorageError { return Realm.Error(storageError) }
+        return Realm.Error(.invalidState, "\(error)")
     }
 
     // MARK: - Write transactions
@@ -409,30 +390,24 @@ final class RealmCore {
         try checkThreadThrowing()
         if isFrozen { throw Realm.Error(.readOnly, "cannot write to a frozen realm") }
         if configuration.readOnly { throw Realm.Error(.readOnly, "the realm '\(fileIdentity)' was opened read-only") }
-        guard writeTxn == nil else {
+        guard !write.isOpen else {
             throw Realm.Error(.alreadyInWriteTransaction, "the realm '\(fileIdentity)' is already in a write transaction")
         }
         try refuseIfDamaged("begin a write")
-        if let e = pendingError {
-            // Recorded outside a write (e.g. while delivering notifications): reported here once.
-            pendingError = nil
-            throw e
-        }
+        // Recorded outside a write (e.g. while delivering notifications): reported here once.
+        if let recorded = write.takeError() { throw recorded }
         readTxn?.end()
         readTxn = nil
-        let w = try Realm.Error.wrap { try file.beginWrite() }
+        let writing = try Realm.Error.wrap { try file.beginWrite() }
         do {
-            try load(roots: w.roots, version: w.baseVersion, pages: w)
+            try load(roots: writing.roots, version: writing.baseVersion, pages: writing)
         } catch {
-            w.rollback()
+            writing.rollback()
             noteDamage(error)
             throw error
         }
-        writeTxn = w
-        savedSnap = snap
-        updatePolicy = .error
-        generation &+= 1
-        changeCounter &+= 1
+        write.began(writing, restoring: snap)
+        snapshotMoved()
     }
 
     /// Commits the write transaction. With `deferringFlush` the new version is published at once
@@ -440,21 +415,21 @@ final class RealmCore {
     @discardableResult
     func commitWrite(deferringFlush: Bool = false) throws(Realm.Error) -> UInt64 {
         try checkThreadThrowing()
-        guard let w = writeTxn else {
+        guard let writing = write.transaction else {
             throw Realm.Error(.notInWriteTransaction, "commitWrite without beginWrite on '\(fileIdentity)'")
         }
-        if let e = pendingError {
+        if let recorded = write.firstError {
             cancelWrite()
-            throw e
+            throw recorded
         }
-        if let d = damage {
+        if let damage {
             // Met by a read inside this write: nothing of it may be committed.
             cancelWrite()
-            throw d
+            throw damage
         }
         do {
-            try flushCollections(w)
-            var roots = w.roots
+            try flushCollections(writing)
+            var roots = writing.roots
             if snap.metasDirty || snap.schemaDirty || snap.isFresh {
                 // The metas go into the meta page's root data when they fit (no catalog page to
                 // rewrite); see Catalog.swift.
@@ -467,14 +442,14 @@ final class RealmCore {
                     roots.data = data
                 } else {
                     roots.data = []
-                    try Catalog.tablesKey.withUnsafeBytes { k in
-                        try metas.withUnsafeBytes { v in _ = try snap.catalog.put(k, v, in: w) }
+                    try Catalog.tablesKey.withUnsafeBytes { key in
+                        try metas.withUnsafeBytes { value in _ = try snap.catalog.put(key, value, in: writing) }
                     }
                 }
                 if snap.schemaDirty || snap.isFresh {
                     let schemas = Catalog.encode(schemas: snap.schemas)
-                    try Catalog.schemaKey.withUnsafeBytes { k in
-                        try schemas.withUnsafeBytes { v in _ = try snap.catalog.put(k, v, in: w) }
+                    try Catalog.schemaKey.withUnsafeBytes { key in
+                        try schemas.withUnsafeBytes { value in _ = try snap.catalog.put(key, value, in: writing) }
                     }
                 }
             }
@@ -482,70 +457,60 @@ final class RealmCore {
             roots[1] = snap.schemaVersion
             roots[2] = UInt64(snap.catalog.root.raw)
             roots[3] = UInt64(snap.backlinks.root.raw)
-            w.roots = roots
-            if deferringFlush { w.durability = .unsafe }
-            let v = try w.commit()
-            writeTxn = nil
-            savedSnap = nil
-            snap.version = v
+            writing.roots = roots
+            if deferringFlush { writing.durability = .unsafe }
+            let committed = try writing.commit()
+            write.ended()
+            snap.version = committed
             snap.isFresh = false
             snap.metasDirty = false
             snap.schemaDirty = false
             snapValid = true
-            collections.removeAll(keepingCapacity: true)
-            generation &+= 1
-            changeCounter &+= 1
+            snapshotMoved()
             // Realm semantics: after a commit the realm reads its own version until refreshed.
             // Pinning now costs one registry update; a newer version (another writer slipped in)
             // is simply parsed on the next read.
-            if let r = try? file.beginRead() {
-                readTxn = r
-                if r.version != v { snapValid = false }
+            if let reading = try? file.beginRead() {
+                readTxn = reading
+                if reading.version != committed { snapValid = false }
             }
-            return v
+            return committed
         } catch {
             cancelWrite()
-            let e: Realm.Error
-            if let r = error as? Realm.Error { e = r } else if let s = error as? StorageError {
-                e = Realm.Error(s)
-            } else { e = Realm.Error(.invalidState, "\(error)") }
-            noteDamage(e)
-            throw e
+            let realmError = Self.realmError(error)
+            noteDamage(realmError)
+            throw realmError
         }
     }
 
     func cancelWrite() {
-        guard let w = writeTxn else { return }
-        w.rollback()
-        writeTxn = nil
-        if let s = savedSnap { snap = s } else { snapValid = false }
-        savedSnap = nil
-        pendingError = nil
-        collections.removeAll(keepingCapacity: true)
-        generation &+= 1
-        changeCounter &+= 1
+        guard let writing = write.transaction else { return }
+        writing.rollback()
+        if let snapshotAtBegin = write.snapshotAtBegin { snap = snapshotAtBegin } else { snapValid = false }
+        write.ended()
+        snapshotMoved()
     }
 
-    var isInWriteTransaction: Bool { writeTxn != nil }
+    var isInWriteTransaction: Bool { write.isOpen }
 
     /// The class info and table of an object about to be added (creating the table if needed),
     /// refusing embedded objects added on their own. Remembers the last class for the current
-    /// generation: adding many objects of one class then skips ClassInfo's locked cache and the
-    /// table lookup (a class's table changes only with a new snapshot, which bumps `generation`).
+    /// snapshot (AddPathCache.swift): adding many objects of one class then skips ClassInfo's
+    /// locked cache and the table lookup.
     @inline(__always)
     func classAndTable(forAdding type: Object.Type, viaLink: Bool) throws -> (ClassInfo, Int) {
         let id = ObjectIdentifier(type)
-        if let last = lastAddedClass, last.type == id, last.generation == generation {
+        if let last = addPath.lastAddedClass, last.type == id {
             if last.info.isEmbedded && !viaLink { try refuseEmbedded(last.info) }
             return (last.info, last.table)
         }
         let info = try ClassInfo.of(type)
         if info.isEmbedded && !viaLink { try refuseEmbedded(info) }
-        guard let t = try tableIndex(for: info, create: true) else {
+        guard let table = try tableIndex(for: info, create: true) else {
             throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
         }
-        lastAddedClass = (id, info, t, generation)
-        return (info, t)
+        addPath.lastAddedClass = ClassTableBinding(type: id, info: info, table: table)
+        return (info, table)
     }
 
     private func refuseEmbedded(_ info: ClassInfo) throws {
@@ -558,15 +523,15 @@ final class RealmCore {
     func frozenCore() throws(Realm.Error) -> RealmCore {
         if isFrozen { return self }
         try checkThreadThrowing()
-        if writeTxn != nil {
+        if write.isOpen {
             throw Realm.Error(.invalidState, "cannot freeze inside a write transaction; commit first")
         }
         _ = try pages()
-        if let f = frozen, f.snap.version == snap.version { return f }
-        let r = try Realm.Error.wrap { try file.beginRead() }
-        let f = RealmCore(frozenFrom: self, read: r)
-        if !f.snapValid { try f.load(roots: r.roots, version: r.version, pages: r) }
-        frozen = f
-        return f
+        if let frozen, frozen.snap.version == snap.version { return frozen }
+        let reading = try Realm.Error.wrap { try file.beginRead() }
+        let frozenCore = RealmCore(frozenFrom: self, read: reading)
+        if !frozenCore.snapValid { try frozenCore.load(roots: reading.roots, version: reading.version, pages: reading) }
+        frozen = frozenCore
+        return frozenCore
     }
 }
