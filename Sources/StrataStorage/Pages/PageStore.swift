@@ -122,9 +122,10 @@ final class PageStore: @unchecked Sendable {
 
     /// Makes sure every byte of the file has disk space behind it, so that a store through the
     /// write window can never need an allocation (which, on a full disk, is SIGBUS rather than an
-    /// error). Files grow by written zeros and copies have no free pages, but a file may have been
-    /// made sparse outside Strata (another tool's sparse copy). posix_fallocate allocates only the holes (allocated ranges are left alone). On
-    /// failure the caller keeps pwrite, which reports a full disk as a typed error.
+    /// error). Files grow by written zeros and copies have no free pages, but a file may have
+    /// been made sparse outside Strata (another tool's sparse copy). posix_fallocate allocates
+    /// only the holes (allocated ranges are left alone). On failure the caller keeps pwrite,
+    /// which reports a full disk as a typed error.
     private static func hasNoHoles(_ fd: Int32) -> Bool {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return false }

@@ -26,8 +26,7 @@
 //
 // Cost (measured in release, `strata-storage-probe bench-commit <dir> 1 500 full plain 2`,
 // strace -f -c): a small `.full` commit makes 1 fdatasync, no fcntl (the cross-process writer
-// lock is the lock file's shared writer word, SharedWriterLock.swift; 2 fcntl with lock files of
-// the older layouts), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
+// lock is the lock file's shared writer word, WriterLock.swift), 1 pwritev (its pages: one contiguous run, see extent allocation in Transactions.swift)
 // and 1 pwrite (the meta slot); the free-space records ride in the meta. Commits not flushed
 // per commit put their pages into the writable shared mapping instead (`usesWriteMap`; plain
 // files build them there from the start, FileCore.buildsInPlace, so the commit seals them in
