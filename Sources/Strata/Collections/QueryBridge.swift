@@ -12,8 +12,14 @@
 import Foundation
 
 extension Object: QueryValueSource {
-    /// The value of persisted property `key` for the query evaluator. Throws `.invalidArgument`
-    /// for an unknown property.
+    /// The value of a persisted property as the query evaluator sees it.
+    ///
+    /// Links become object references, so `==` on objects compares their stored identity.
+    ///
+    /// - Parameter key: the name of a persisted property of this object's class.
+    /// - Returns: the property's value, ``QueryValue/null`` for `nil`.
+    /// - Throws: `Realm.Error` with code `.invalidArgument` when the class has no such property,
+    ///   `.invalidSchema` when the class breaks a schema rule.
     public func queryValue(forKey key: String) throws -> QueryValue {
         let info = try ClassInfo.of(type(of: self))
         guard let i = info.columnIndex(named: key) else {
