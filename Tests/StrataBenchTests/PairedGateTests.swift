@@ -46,14 +46,14 @@ private func rounds(_ count: Int, currentFactor: Double, noise: Double = 0.02, s
 /// own (another build took the CPU during one side's group) while the CPU time per reading has
 /// only ±`cpuNoise`; the current build costs `cpuFactor` times the base's CPU.
 private func loadedRounds(_ count: Int, cpuFactor: Double, wallNoise: Double = 0.3, cpuNoise: Double = 0.01,
-                          seed: UInt64 = 11) throws -> (base: [CSVTable], current: [CSVTable]) {
+                          durability: String = "unsafe", seed: UInt64 = 11) throws -> (base: [CSVTable], current: [CSVTable]) {
     var generator = SeededGenerator(state: seed)
     var base: [CSVTable] = [], current: [CSVTable] = []
     for _ in 0..<count {
         func side(_ factor: Double) throws -> CSVTable {
             let wall = 100_000 / factor * (1 + wallNoise * Double.random(in: -1...1, using: &generator))
             let cpu = 0.1 * factor * (1 + cpuNoise * Double.random(in: -1...1, using: &generator))
-            return try table([row(readingsPerSecond: wall, cpuSeconds: cpu)])
+            return try table([row(durability: durability, readingsPerSecond: wall, cpuSeconds: cpu)])
         }
         base.append(try side(1))
         current.append(try side(cpuFactor))
@@ -177,6 +177,17 @@ struct PairedGateTests {
         #expect(throws: BenchError.self) {
             try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(cpuThresholdPercent: 0))
         }
+    }
+
+    @Test func durableCasesShowTheirCPUTimeWithoutJudgingIt() throws {
+        let (base, current) = try loadedRounds(10, cpuFactor: 1.20, durability: "full")
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        let cpu = try #require(cpuLine(report))
+        #expect(cpu.verdict == .info)
+        #expect(cpu.rule.contains("flush path"))
+        #expect((cpu.paired?.lower ?? 0) > 1.03)  // the interval is still computed and shown
+        #expect(pairedLine(report)?.verdict != .insufficient)  // the wall-clock rule still judges it
+        #expect(!report.regressions.contains { $0.metric == PairedComparison.cpuMetric })
     }
 
     @Test func rowsWithoutCPUFiguresGiveNotEnoughDataForCPUOnly() throws {

@@ -9,8 +9,8 @@
 //   only when the whole interval lies below 1 / (1 + T) — the current build is slower by more
 //   than T with the confidence asked — and improves only when it lies above 1 + T.
 // - Fewer rounds than the confidence needs: "not enough data", never a verdict.
-// - Durable (`full`), `gcd` and `async` cases are judged like the rest: base and current meet
-//   the same fsync latency and the same scheduler within a round.
+// - Every case is judged on wall-clock throughput; every case but the durable ones on CPU time
+//   per reading (PairedMetric.swift says why).
 // - Integrity (lost readings, a failed end-of-run check) in any current round is a regression.
 // - Counted work (CounterGate) compares the rounds' medians when the base build reports it.
 // - A case of the base missing from the current rounds fails (exit 1) unless missing cases are
@@ -161,6 +161,11 @@ public enum PairedComparison {
         let ratio = PairedRatio(estimate: exp(interval.estimate), lower: exp(interval.lower), upper: exp(interval.upper),
                                 rounds: interval.pairs)
         line.paired = ratio
+        if let reason = (base.first { $0.groups[key] != nil }?.groups[key]?.first).flatMap(metric.reasonNotJudged) {
+            line.verdict = .info
+            line.rule = reason
+            return line
+        }
         line.rule = metric.ruleText(thresholdPercent: threshold, confidence: confidenceText)
         if metric.regresses(ratio, thresholdPercent: threshold) {
             line.verdict = .regressed
