@@ -26,7 +26,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
             d.id = n
             d.name = n
             d.age = 1
-            try? realm.add(d)
+            realm.add(d)
             return d
         }
     }
@@ -55,7 +55,7 @@ struct NotificationCollectionTests {
         #expect(log.initials == 1 && log.updates.isEmpty)
         // one write: delete index 0 and modify what becomes index 1 ("c")
         try realm.write {
-            try realm.delete(dogs[0])
+            realm.delete(dogs[0])
             dogs[2].age = 7
         }
         #expect(log.updates.count == 1)
@@ -65,7 +65,7 @@ struct NotificationCollectionTests {
         _ = try addDogs(realm, ["d"])
         #expect(log.updates.last?.insertions == [2])
         // a commit that changes nothing observed reports nothing
-        try realm.write { try realm.create(ToDoItemStub.self) }
+        try realm.write { realm.create(ToDoItemStub.self) }
         #expect(log.updates.count == 2)
         token.invalidate()
         try realm.write { dogs[1].age = 9 }
@@ -93,7 +93,7 @@ struct NotificationCollectionTests {
     @Test func keyPathFiltersDecideWhatCountsAsAModification() throws {
         let realm = try Realm(configuration: tempConfig())
         let dogs = try addDogs(realm, ["a", "b"])
-        let owner = try realm.write { try realm.create(Person.self, value: ["name": "Ann"]) }
+        let owner = try realm.write { realm.create(Person.self, value: ["name": "Ann"]) }
         try realm.write { dogs[1].owner = owner }
         let byName = ChangeLog<Results<Dog>>(), byOwnerName = ChangeLog<Results<Dog>>()
         let t1 = realm.objects(Dog.self).observe(keyPaths: ["name"]) { byName.record($0) }
@@ -170,7 +170,7 @@ struct NotificationCollectionTests {
         }
         #expect(failure.value == nil)
         #expect(log.updates.isEmpty)
-        try realm.beginWrite()
+        realm.beginWrite()
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.modifications == [0])
         realm.cancelWrite()
@@ -190,11 +190,11 @@ struct NotificationCollectionTests {
             do {
                 let other = try Realm(configuration: config)
                 let a = try #require(other.object(ofType: Dog.self, forPrimaryKey: "a"))
-                try other.write { try other.delete(a) }
+                try other.write { other.delete(a) }
                 try other.write {
                     let d = Dog()
                     d.id = "c"
-                    try other.add(d)
+                    other.add(d)
                 }
                 try other.write { other.object(ofType: Dog.self, forPrimaryKey: "b")?.age = 5 }
             } catch { failure.set("\(error)") }

@@ -58,7 +58,7 @@ struct NotificationCrossProcessTests {
                 let item = ProbeItem()
                 item.id = 0
                 item.name = "first"
-                try realm.add(item)
+                realm.add(item)
             }
         }
         let queue = DispatchQueue(label: "cross-process-observer")

@@ -49,7 +49,7 @@ struct QueryRowProgramTests {
                 o.maybeGood = i % 3 == 0 ? nil : i % 3 == 1
                 o.friend = previous
                 if i % 2 == 1 { o.tags.append(objectsIn: ["a", name]) }
-                try realm.add(o)
+                realm.add(o)
                 previous = o
             }
         }

@@ -11,7 +11,7 @@ struct SensorsSliceTests {
         do {
             let realm = try Realm(configuration: config)
             try realm.write {
-                for s in ["o3", "no2", "aqi"] { try realm.add(try Sensor.make(value: ["symbol": s])) }
+                for s in ["o3", "no2", "aqi"] { realm.add(try Sensor.make(value: ["symbol": s])) }
             }
             for i in 0..<5 {
                 try realm.write {
@@ -38,7 +38,7 @@ struct SensorsSliceTests {
 
     @Test func readingsAreCappedByRemovingAndDeletingTheOldest() throws {
         let realm = try Realm(configuration: tempConfig())
-        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "aqi"])) }
+        try realm.write { realm.add(try Sensor.make(value: ["symbol": "aqi"])) }
         let cap = 10
         for i in 0..<35 {
             try realm.write {
@@ -50,7 +50,7 @@ struct SensorsSliceTests {
                 if sensor.readings.count > cap {
                     let oldest = sensor.readings[0]
                     sensor.readings.removeFirst()
-                    try realm.delete(oldest)
+                    realm.delete(oldest)
                 }
             }
         }
@@ -67,7 +67,7 @@ struct SensorsSliceTests {
         try realm.write {
             let s = Sensor()
             s.symbol = "no2"
-            try realm.add(s)
+            realm.add(s)
             for i in 0..<1_000 {
                 let r = Reading()
                 r.seq = Int64(i)

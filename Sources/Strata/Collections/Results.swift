@@ -198,11 +198,12 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return keys.firstIndex(of: b.key)
     }
 
-    /// A frozen copy (immutable, usable anywhere).
-    public func freeze() throws -> Results<Element> {
-        var r = Results(core: try core.frozenCore(), info: info)
-        r.query = query
-        return r
+    /// A frozen copy (immutable, usable anywhere). Inside a write transaction, or on a storage
+    /// failure, stops with a `Strata:` message (as Realm).
+    public func freeze() -> Results<Element> {
+        var frozen = Results(core: core.frozenCoreOrStop(), info: info)
+        frozen.query = query
+        return frozen
     }
 
     public var description: String { "Results<\(info.schema.className)>(\(count) objects)" }
