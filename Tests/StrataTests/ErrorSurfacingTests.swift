@@ -148,7 +148,7 @@ struct ErrorSurfacingTests {
         for i in 0..<6 {
             do {
                 try realm.write { realm.add(CorpusMarker(value: [i])) }
-                frozen.append(realm.freeze())
+                frozen.append(try realm.freezeThrowing())
             } catch let e as Realm.Error {
                 failure = e
                 break
