@@ -101,7 +101,7 @@ struct NestedDefaultValueTests {
         let owner = Owner()
         owner.intCol = 7
         owner.pup?.weight = 9.25
-        try realm.write { try realm.add(owner) }
+        try realm.write { realm.add(owner) }
         #expect(owner.realm != nil)
         #expect(owner.name == "Tim")
         #expect(owner.intCol == 7)
@@ -119,7 +119,7 @@ struct NestedDefaultValueTests {
     @Test func managedWritesLandInTheirOwnColumns() throws {
         let realm = try inMemoryRealm()
         let owner = Owner()
-        try realm.write { try realm.add(owner) }
+        try realm.write { realm.add(owner) }
         try realm.write {
             owner.name = "Sue"
             owner.age = 41
@@ -141,7 +141,7 @@ struct NestedDefaultValueTests {
         let realm = try inMemoryRealm()
         let resident = Resident()
         resident.address?.number = 22
-        try realm.write { try realm.add(resident) }
+        try realm.write { realm.add(resident) }
         let read = try #require(realm.objects(Resident.self).first)
         #expect(read.name == "Ann")
         #expect(read.floor == 7)
@@ -153,7 +153,7 @@ struct NestedDefaultValueTests {
         let realm = try inMemoryRealm()
         let kennel = Kennel()
         kennel.tags.append("a")
-        try realm.write { try realm.add(kennel) }
+        try realm.write { realm.add(kennel) }
         let read = try #require(realm.objects(Kennel.self).first)
         #expect(read.label == "north")
         #expect(read.capacity == 12)
@@ -166,7 +166,7 @@ struct NestedDefaultValueTests {
     @Test func objectsCreatedAndDroppedInAnInitialValue() throws {
         let realm = try inMemoryRealm()
         let labelled = Labelled()
-        try realm.write { try realm.add(labelled) }
+        try realm.write { realm.add(labelled) }
         let read = try #require(realm.objects(Labelled.self).first)
         #expect(read.first == 1)
         #expect(read.label == "Tim-123")
@@ -179,7 +179,7 @@ struct NestedDefaultValueTests {
         let record = DerivedRecord()
         record.baseName = "b"
         record.derivedValue = 5
-        try realm.write { try realm.add(record) }
+        try realm.write { realm.add(record) }
         let read = try #require(realm.objects(DerivedRecord.self).first)
         #expect(read.baseName == "b")
         #expect(read.baseCollar?.size == 3)
@@ -191,7 +191,7 @@ struct NestedDefaultValueTests {
     @Test func createFromADictionaryKeepsNestedDefaults() throws {
         let realm = try inMemoryRealm()
         let owner = try realm.write {
-            try realm.create(Owner.self, value: ["name": "Kim", "age": 30])
+            realm.create(Owner.self, value: ["name": "Kim", "age": 30])
         }
         #expect(owner.name == "Kim")
         #expect(owner.age == 30)
@@ -207,7 +207,7 @@ struct NestedDefaultValueTests {
         configuration.objectTypes = [Collar.self, Pup.self, Owner.self]
         do {
             let realm = try Realm(configuration: configuration)
-            try realm.write { for _ in 0..<50 { try realm.add(Owner()) } }
+            try realm.write { for _ in 0..<50 { realm.add(Owner()) } }
         }
         let realm = try Realm(configuration: configuration)
         let owners = realm.objects(Owner.self)

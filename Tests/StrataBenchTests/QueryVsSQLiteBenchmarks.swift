@@ -119,7 +119,7 @@ struct QueryVsSQLiteBenchmarks {
                 return o
             }
             try realm.write {
-                for j in 0..<keyedCount { try realm.add(QBKeyed(value: ["id": j, "v": j])) }
+                for j in 0..<keyedCount { realm.add(QBKeyed(value: ["id": j, "v": j])) }
             }
         }
         print("BENCH query setup: Strata inserted \(n) objects with 3 indexed properties (+\(keyedCount) keyed) in \(ms(insert))")
@@ -272,7 +272,7 @@ private func insertInBatches(_ realm: Realm, count n: Int, make: (Int) -> Object
     var i = 0
     while i < n {
         try realm.write {
-            for j in i..<min(n, i + 10_000) { try realm.add(make(j)) }
+            for j in i..<min(n, i + 10_000) { realm.add(make(j)) }
         }
         i += 10_000
     }

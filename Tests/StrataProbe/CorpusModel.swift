@@ -57,13 +57,13 @@ enum Corpus {
         try realm.write {
             var made: [CorpusItem] = []
             for i in 0..<firstBatch { made.append(item(i, partner: i > 0 ? made[(i * 7919) % i] : nil)) }
-            try realm.add(made)
+            realm.add(made)
         }
         digests.append(readAll(realm).digest)
         try realm.write {
             for i in firstBatch..<itemCount {
                 let partner = realm.object(ofType: CorpusItem.self, forPrimaryKey: (i * 7919) % firstBatch)
-                try realm.add(item(i, partner: partner))
+                realm.add(item(i, partner: partner))
             }
             for (id, length) in [(1, listLength), (2, 50)] {
                 let owner = CorpusOwner()
@@ -72,7 +72,7 @@ enum Corpus {
                 for j in 0..<length {
                     if let e = realm.object(ofType: CorpusItem.self, forPrimaryKey: (j * 31 + id) % itemCount) { owner.entries.append(e) }
                 }
-                try realm.add(owner)
+                realm.add(owner)
             }
         }
         digests.append(readAll(realm).digest)
@@ -83,7 +83,7 @@ enum Corpus {
         }
         digests.append(readAll(realm).digest)
         try realm.write {
-            try realm.delete(realm.objects(CorpusItem.self).filter { $0.id >= firstBatch })
+            realm.delete(realm.objects(CorpusItem.self).filter { $0.id >= firstBatch })
         }
         digests.append(readAll(realm).digest)
         return digests

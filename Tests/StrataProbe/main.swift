@@ -62,7 +62,7 @@ func writeItems(_ args: [String]) throws -> Int32 {
             let item = ProbeItem()
             item.id = id
             item.name = "item \(id)"
-            try realm.add(item)
+            realm.add(item)
         }
     }
     try realm.write {
@@ -105,7 +105,7 @@ func run(_ args: [String]) throws -> Int32 {
         try realm.write {
             let m = CorpusMarker()
             m.id = (realm.objects(CorpusMarker.self).max(ofProperty: "id") as Int? ?? 0) + 1
-            try realm.add(m)
+            realm.add(m)
         }
         say("done")
     case ("hold", 3):

@@ -82,7 +82,7 @@ final class IndexedScalars: Object {
                 for n in 0..<50 {
                     let o = RawScalars()
                     fill(o, n)
-                    try realm.add(o)
+                    realm.add(o)
                     let e = RawScalars()
                     fill(e, n)
                     expected.append(e)
@@ -90,7 +90,7 @@ final class IndexedScalars: Object {
                 // The same values through managed property sets (the generic `_strataSet` path).
                 for n in 0..<50 {
                     let o = RawScalars()
-                    try realm.add(o)
+                    realm.add(o)
                     fill(o, n)
                 }
             }
@@ -140,11 +140,11 @@ final class IndexedScalars: Object {
                 for n in 0..<40 {
                     let o = PlainScalars()
                     fill(o, n)
-                    try realm.add(o)
+                    realm.add(o)
                 }
                 for n in 0..<40 {
                     let o = PlainScalars()
-                    try realm.add(o)
+                    realm.add(o)
                     fill(o, n)
                 }
             }
@@ -173,7 +173,7 @@ final class IndexedScalars: Object {
     @Test func indexedPlainClassKeepsIndex() throws {
         let realm = try Realm(configuration: tempConfig("indexedplain"))
         try realm.write {
-            for n in 0..<20 { try realm.add(IndexedScalars(value: ["n": n % 5, "d": Double(n)])) }
+            for n in 0..<20 { realm.add(IndexedScalars(value: ["n": n % 5, "d": Double(n)])) }
         }
         #expect(realm.objects(IndexedScalars.self).filter("n == 3").count == 4)
     }
@@ -182,8 +182,8 @@ final class IndexedScalars: Object {
     @Test func upsertOverwritesScalars() throws {
         let realm = try Realm(configuration: tempConfig("upsert"))
         try realm.write {
-            try realm.add(Contact(value: ["id": 7, "name": "a"]))
-            try realm.add(Contact(value: ["id": 7, "name": "b"]), update: .modified)
+            realm.add(Contact(value: ["id": 7, "name": "a"]))
+            realm.add(Contact(value: ["id": 7, "name": "b"]), update: .modified)
         }
         let c = try #require(realm.object(ofType: Contact.self, forPrimaryKey: 7))
         #expect(c.name == "b")
@@ -197,7 +197,7 @@ final class IndexedScalars: Object {
         try realm.write {
             let s = Sensor()
             s.symbol = "t"
-            try realm.add(s)
+            realm.add(s)
         }
         for i in 0..<30 {
             try realm.write {
@@ -208,7 +208,7 @@ final class IndexedScalars: Object {
                 if s.readings.count > 10 {
                     let oldest = s.readings[0]
                     s.readings.removeFirst()
-                    try realm.delete(oldest)
+                    realm.delete(oldest)
                 }
             }
         }
@@ -224,7 +224,7 @@ final class IndexedScalars: Object {
             s.readings.removeLast()
         }
         #expect(realm.core.hasBacklinks(last))
-        try realm.write { try realm.delete(last) }
+        try realm.write { realm.delete(last) }
         #expect(s.readings.count == 9)
         #expect(!s.readings.contains { $0.seq == 29 })
     }
@@ -243,8 +243,8 @@ final class IndexedScalars: Object {
         let values = AllTypes()
         values.ints.append(objectsIn: [5, 6, 7, 8])
         try realm.write {
-            try realm.add(s)
-            try realm.add(values)
+            realm.add(s)
+            realm.add(values)
         }
         let removed = Array(s.readings.prefix(3))
         try realm.write {
@@ -256,7 +256,7 @@ final class IndexedScalars: Object {
         #expect(Array(values.ints) == [7, 8])
         for r in removed { #expect(!realm.core.hasBacklinks(r)) }
         #expect(realm.core.hasBacklinks(s.readings[0]))
-        try realm.write { try realm.delete(removed) }
+        try realm.write { realm.delete(removed) }
         #expect(realm.objects(Reading.self).count == 7)
         #expect(s.readings.count == 7)
     }
@@ -273,15 +273,13 @@ final class IndexedScalars: Object {
             r.seq = Int64(i)
             s.readings.append(r)
         }
-        try realm.write { try realm.add(s) }
+        try realm.write { realm.add(s) }
         let middle = s.readings[1]
-        try realm.write { try realm.delete(middle) }
+        try realm.write { realm.delete(middle) }
         #expect(s.readings.map(\.seq) == [0, 2])
         #expect(middle.isInvalidated)
         #expect(realm.objects(Reading.self).count == 2)
-        try realm.write {
-            #expect(throws: Realm.Error.self) { try realm.delete(middle) }
-        }
+        #expect(throws: Realm.Error.self) { try realm.write { realm.delete(middle) } }
         let info = try ClassInfo.of(Reading.self)
         #expect(!info.layout.hasLinksOrCollections)
         #expect(try ClassInfo.of(Sensor.self).layout.hasLinksOrCollections)
@@ -295,8 +293,8 @@ final class IndexedScalars: Object {
         s.symbol = "m"
         let values = AllTypes()
         try realm.write {
-            try realm.add(s)
-            try realm.add(values)
+            realm.add(s)
+            realm.add(values)
         }
         try realm.write {
             s.readings.append(objectsIn: (0..<5).map { i -> Reading in
@@ -325,14 +323,14 @@ final class IndexedScalars: Object {
             for sym in ["a", "abcdef", "ab"] {
                 let s = Sensor()
                 s.symbol = sym
-                try realm.add(s)
+                realm.add(s)
             }
         }
         #expect(realm.object(ofType: Sensor.self, forPrimaryKey: "abcdef")?.symbol == "abcdef")
         #expect(realm.object(ofType: Sensor.self, forPrimaryKey: "a")?.symbol == "a")
         #expect(realm.object(ofType: Sensor.self, forPrimaryKey: "abc") == nil)
         #expect(realm.object(ofType: Sensor.self, forPrimaryKey: "ab")?.symbol == "ab")
-        let frozen = try realm.freeze()
+        let frozen = realm.freeze()
         #expect(frozen.object(ofType: Sensor.self, forPrimaryKey: "ab")?.symbol == "ab")
     }
 }

@@ -42,7 +42,7 @@ actor ToDoWriter {
     func add(_ text: String) async throws -> Int {
         let realm = try open()
         return try await realm.asyncWrite {
-            try realm.add(ToDoItem(value: ["text": text]))
+            realm.add(ToDoItem(value: ["text": text]))
             return realm.objects(ToDoItem.self).count
         }
     }
@@ -51,7 +51,7 @@ actor ToDoWriter {
         let realm = try open()
         struct Refused: Swift.Error {}
         try await realm.asyncWrite {
-            try realm.add(ToDoItem(value: ["text": "never"]))
+            realm.add(ToDoItem(value: ["text": "never"]))
             throw Refused()
         }
     }

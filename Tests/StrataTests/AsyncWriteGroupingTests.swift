@@ -24,7 +24,7 @@ struct AsyncWriteGroupingTests {
             let r = realm.value
             for i in 0..<count {
                 r.beginAsyncWrite {
-                    do { try r.add(ToDoItem(value: ["text": "item \(i)"])) } catch {}
+                    r.add(ToDoItem(value: ["text": "item \(i)"]))
                     r.commitAsyncWrite(allowGrouping: grouping) { error in
                         results.set(results.get() + [error.map { "\($0)" }])
                         done.signal()
@@ -66,7 +66,7 @@ struct AsyncWriteGroupingTests {
         queue.sync {
             let r = realm.value
             for i in 0..<5 {
-                r.writeAsync({ do { try r.add(ToDoItem(value: ["text": "\(i)"])) } catch {} }, onComplete: { error in
+                r.writeAsync({ r.add(ToDoItem(value: ["text": "\(i)"])) }, onComplete: { error in
                     if error == nil { order.set(order.get() + [i]) }
                     done.signal()
                 })
@@ -92,7 +92,7 @@ struct AsyncWriteGroupingTests {
             // Slow flushes keep the commit pending long enough to look at it.
             r.core.file.core.injectedFlushDelayMicroseconds = 200_000
             r.beginAsyncWrite {
-                do { try r.add(ToDoItem()) } catch {}
+                r.add(ToDoItem())
                 r.commitAsyncWrite { _ in done.signal() }
                 // Published at once: this realm and the file's newest version have it.
                 observed.set((r.objects(ToDoItem.self).count, r.isPerformingAsynchronousWriteOperations))
@@ -118,7 +118,7 @@ struct AsyncWriteGroupingTests {
         let realm = try Realm(configuration: tempConfig("thread", durability: .full))
         var completed = false
         realm.beginAsyncWrite {
-            do { try realm.add(ToDoItem()) } catch {}
+            realm.add(ToDoItem())
             realm.commitAsyncWrite(allowGrouping: true) { error in completed = error == nil }
         }
         #expect(completed)

@@ -34,8 +34,8 @@ import Testing
             a.symbol = "a"
             let b = Sensor()
             b.symbol = "b"
-            try realm.add(a)
-            try realm.add(b)
+            realm.add(a)
+            realm.add(b)
             a.readings.append(objectsIn: (0..<30).map(reading))
             let all = Array(a.readings)
             b.readings.append(objectsIn: [all[5], all[10], all[15], all[25], all[10]])
@@ -55,10 +55,10 @@ import Testing
         let doomed: Set<Int64> = [11, 0, 1, 2, 3, 5, 7, 20, 21, 25, 29, 4, 6, 8, 9]
         try batched.write {
             let victims = batched.objects(Reading.self).filter { doomed.contains($0.seq) }.shuffled()
-            try batched.delete(victims)
+            batched.delete(victims)
         }
         try single.write {
-            for r in Array(single.objects(Reading.self)) where doomed.contains(r.seq) { try single.delete(r) }
+            for r in Array(single.objects(Reading.self)) where doomed.contains(r.seq) { single.delete(r) }
         }
         for realm in [batched, single] {
             #expect(realm.objects(Reading.self).count == 30 - doomed.count)
@@ -89,8 +89,8 @@ import Testing
             s.symbol = "s"
             let t = Sensor()
             t.symbol = "t"
-            try realm.add(s)
-            try realm.add(t)
+            realm.add(s)
+            realm.add(t)
             s.readings.append(objectsIn: (0..<200).map(reading))
             let all = Array(s.readings)
             // t links every 7th reading; s keeps only every 3rd (and 150..<200, a linked tail).
@@ -124,42 +124,34 @@ import Testing
     @Test func deletingAnEmptyBacklinkTreeAndTheTypedErrors() throws {
         let realm = try Realm(configuration: tempConfig("errors"))
         let other = try Realm(configuration: tempConfig("other"))
-        try realm.write { for i in 0..<4 { try realm.add(reading(i)) } }
-        try other.write { try other.add(reading(99)) }
+        try realm.write { for i in 0..<4 { realm.add(reading(i)) } }
+        try other.write { other.add(reading(99)) }
         let rs = Array(realm.objects(Reading.self))
         // Outside a write: the empty sequence is fine (nothing to delete), two objects are not.
-        try realm.delete([Reading]())
-        #expect(throws: Realm.Error.self) { try realm.delete(rs) }
+        realm.delete([Reading]())
+        #expect(throws: Realm.Error.self) { try realm.deleteThrowing(rs) }
         do {
-            try realm.delete(Array(rs[0..<2]))
+            try realm.deleteThrowing(Array(rs[0..<2]))
             Issue.record("deleted outside a write")
         } catch let e as Realm.Error {
             #expect(e.code == .notInWriteTransaction)
         }
-        // The same object twice: the first deletion happens, the second throws.
-        try realm.beginWrite()
-        do {
-            try realm.delete([rs[0], rs[1], rs[0]])
-            Issue.record("deleted an object twice")
-        } catch let e as Realm.Error {
-            #expect(e.code == .objectInvalidated)
+        // The same object twice: the write fails with the second deletion and rolls back.
+        #expect { try realm.write { realm.delete([rs[0], rs[1], rs[0]]) } } throws: {
+            ($0 as? Realm.Error)?.code == .objectInvalidated
         }
-        #expect(rs[0].isInvalidated && rs[1].isInvalidated && !rs[2].isInvalidated)
+        #expect(!rs[0].isInvalidated && !rs[1].isInvalidated && !rs[2].isInvalidated)
         // An unmanaged object and another realm's object.
-        do {
-            try realm.delete([rs[2], reading(5)])
-            Issue.record("deleted an unmanaged object")
-        } catch let e as Realm.Error {
-            #expect(e.code == .invalidArgument)
+        #expect { try realm.write { realm.delete([rs[2], reading(5)]) } } throws: {
+            ($0 as? Realm.Error)?.code == .invalidArgument
         }
-        #expect(rs[2].isInvalidated)
         let foreign = try #require(other.objects(Reading.self).first)
-        do {
-            try realm.delete([rs[3], foreign])
-            Issue.record("deleted another realm's object")
-        } catch let e as Realm.Error {
-            #expect(e.code == .wrongRealm)
+        #expect { try realm.write { realm.delete([rs[3], foreign]) } } throws: {
+            ($0 as? Realm.Error)?.code == .wrongRealm
         }
+        #expect(realm.objects(Reading.self).count == 4)
+        realm.beginWrite()
+        realm.delete(rs)
         try realm.commitWrite()
         #expect(realm.objects(Reading.self).isEmpty)
         #expect(other.objects(Reading.self).count == 1)
@@ -172,20 +164,20 @@ import Testing
         let p = Person()
         p.name = "owner"
         try realm.write {
-            try realm.add(p)
+            realm.add(p)
             for i in 0..<10 {
                 let d = Dog()
                 d.id = "d\(i)"
                 d.name = "rex\(i % 3)"
                 d.age = i
                 if i % 2 == 0 { d.owner = p }
-                try realm.add(d)
+                realm.add(d)
                 if i % 3 == 0 { p.dogs.append(d) }  // dogs 0, 3, 6, 9 are linked
             }
         }
         try realm.write {
             let doomed = realm.objects(Dog.self).filter { $0.age >= 2 && $0.age <= 7 }
-            try realm.delete(doomed)
+            realm.delete(doomed)
         }
         #expect(realm.objects(Dog.self).map(\.age).sorted() == [0, 1, 8, 9])
         for i in 2...7 { #expect(realm.object(ofType: Dog.self, forPrimaryKey: "d\(i)") == nil) }
@@ -199,17 +191,12 @@ import Testing
     /// delete reports them invalidated (typed), as a single delete does.
     @Test func deletingObjectsOfACancelledWriteIsTyped() throws {
         let realm = try Realm(configuration: tempConfig("cancelled"))
-        try realm.beginWrite()
+        realm.beginWrite()
         let rs = (0..<3).map(reading)
-        for r in rs { try realm.add(r) }
+        for r in rs { realm.add(r) }
         realm.cancelWrite()
-        try realm.write {
-            do {
-                try realm.delete(rs)
-                Issue.record("deleted objects of a cancelled write")
-            } catch let e as Realm.Error {
-                #expect(e.code == .objectInvalidated)
-            }
+        #expect { try realm.write { realm.delete(rs) } } throws: {
+            ($0 as? Realm.Error)?.code == .objectInvalidated
         }
         #expect(realm.objects(Reading.self).isEmpty)
     }
@@ -221,7 +208,7 @@ import Testing
         let s = Sensor()
         s.symbol = "s"
         try realm.write {
-            try realm.add(s)
+            realm.add(s)
             s.readings.append(objectsIn: (0..<6).map(reading))
             s.readings.append(s.readings[1])
         }
@@ -239,7 +226,7 @@ import Testing
         let c = Contact()
         c.id = 1
         try realm.write {
-            try realm.add(c)
+            realm.add(c)
             for i in 0..<5 {
                 let a = Address()
                 a.street = "street \(i)"
@@ -253,7 +240,7 @@ import Testing
 
         let v = AllTypes()
         try realm.write {
-            try realm.add(v)
+            realm.add(v)
             v.ints.append(objectsIn: [5, 6, 7, 8])
             v.ints.removeFirst(3)
         }
@@ -269,9 +256,9 @@ import Testing
             try realm.write {
                 let s = Sensor()
                 s.symbol = "s"
-                try realm.add(s)
+                realm.add(s)
                 let managed = reading(100)
-                try realm.add(managed)
+                realm.add(managed)
                 let items = [reading(0), managed, reading(1), managed, reading(2)]
                 if batched {
                     s.readings.append(objectsIn: items)
@@ -295,15 +282,15 @@ import Testing
         let realm = try Realm(configuration: tempConfig("reads"))
         let s = Sensor()
         s.symbol = "s"
-        try realm.write { try realm.add(s) }
-        try realm.beginWrite()
+        try realm.write { realm.add(s) }
+        realm.beginWrite()
         s.readings.append(objectsIn: (0..<3).map(reading))
         #expect(s.readings[2].seq == 2)
         realm.cancelWrite()
         #expect(s.readings.isEmpty)
         try realm.write { s.readings.append(objectsIn: (10..<13).map(reading)) }
         #expect((0..<3).map { s.readings[$0].seq } == [10, 11, 12])
-        let frozen = try s.readings.freeze()
+        let frozen = s.readings.freeze()
         try realm.write {
             s.readings.removeFirst(1)
             s.readings.append(reading(13))

@@ -7,7 +7,7 @@ import Testing
     @Test func fullMutatingAPI() throws {
         let realm = try Realm(configuration: memoryConfig())
         let a = AllTypes()
-        try realm.write { try realm.add(a) }
+        try realm.write { realm.add(a) }
         let l = a.ints
         try realm.write {
             l.append(1)
@@ -45,7 +45,7 @@ import Testing
         let realm = try Realm(configuration: memoryConfig())
         let p = Person()
         p.tags.append(objectsIn: ["a", "b"])
-        try realm.write { try realm.add(p) }
+        try realm.write { realm.add(p) }
         let fresh = List<String>()
         fresh.append("c")
         try realm.write { p.tags = fresh }
@@ -58,7 +58,7 @@ import Testing
         let realm = try Realm(configuration: memoryConfig())
         #expect(realm.isEmpty)
         try realm.write {
-            for i in 1...10 { try realm.add(Dog(value: ["id": "\(i)", "name": "d\(i)", "age": i])) }
+            for i in 1...10 { realm.add(Dog(value: ["id": "\(i)", "name": "d\(i)", "age": i])) }
         }
         let dogs = realm.objects(Dog.self)
         #expect(!realm.isEmpty)
@@ -72,9 +72,9 @@ import Testing
         #expect(dogs.sum(ofProperty: "age") == 55)
         #expect(dogs.average(ofProperty: "age") == 5.5)
         #expect(dogs.index(of: dogs[3]) == 3)
-        try realm.write { try realm.delete(dogs.filterFirst(3)) }
+        try realm.write { realm.delete(dogs.filterFirst(3)) }
         #expect(dogs.count == 7, "results are live")
-        try realm.write { try realm.deleteAll() }
+        try realm.write { realm.deleteAll() }
         #expect(dogs.count == 0)
         #expect(realm.isEmpty)
     }
@@ -92,7 +92,7 @@ import Testing
             a.oid = oid; a.uuid = uuid; a.optInt = 9; a.optString = nil; a.optDate = Date(timeIntervalSince1970: 9)
             a.optUUID = uuid; a.optOid = nil; a.dept = .culture
             a.ints.append(objectsIn: [3, 1, 2])
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
         }
         let realm = try Realm(configuration: config)
         let a = try #require(realm.objects(AllTypes.self).first)
@@ -113,7 +113,7 @@ import Testing
         let realm = try Realm(configuration: memoryConfig())
         let a = AllTypes()
         a.data = Data(count: 16 * 1024 * 1024 + 1)
-        #expect { try realm.write { try realm.add(a) } } throws: { ($0 as? Realm.Error)?.code == .valueTooLarge }
+        #expect { try realm.write { realm.add(a) } } throws: { ($0 as? Realm.Error)?.code == .valueTooLarge }
         #expect(realm.objects(AllTypes.self).isEmpty)
     }
 }
@@ -129,7 +129,7 @@ extension Results {
         let p = Profile()
         p.tags.insert(objectsIn: ["a", "b", "a"])
         #expect(p.tags.count == 2)
-        try realm.write { try realm.add(p) }
+        try realm.write { realm.add(p) }
         #expect(p.tags.count == 2)
         try realm.write {
             p.tags.insert("c")
@@ -146,7 +146,7 @@ extension Results {
             p.friends.insert(rex)
         }
         #expect(p.friends.count == 1)
-        try realm.write { try realm.delete(rex) }
+        try realm.write { realm.delete(rex) }
         #expect(p.friends.isEmpty, "deleting an object removes it from sets")
     }
 
@@ -157,7 +157,7 @@ extension Results {
             let p = Profile()
             p.scores["math"] = 90
             p.best["first"] = Dog(value: ["id": "1", "name": "Rex"])
-            try realm.write { try realm.add(p) }
+            try realm.write { realm.add(p) }
             try realm.write {
                 p.scores["art"] = 75
                 p.scores["math"] = 95
@@ -172,7 +172,7 @@ extension Results {
         try realm.write { p.scores["art"] = nil }
         #expect(p.scores.count == 1)
         let rex = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "1"))
-        try realm.write { try realm.delete(rex) }
+        try realm.write { realm.delete(rex) }
         #expect(p.best.count == 1)
         if case .some(.none) = p.best["first"] {} else { Issue.record("deleting a linked object leaves a nil map value") }
         try realm.write { p.scores.removeAll() }

@@ -36,7 +36,7 @@ func fillAndThin(_ realm: Realm, people: Int = 300) throws {
             p.name = String(format: "p%04d", i)
             p.picture = i % 50 == 0 ? Data(repeating: UInt8(i % 256), count: 6000) : nil  // overflow rows
             for t in 0..<(i % 13) { p.tags.append("tag \(t) of \(i)") }
-            try realm.add(p)
+            realm.add(p)
             // Linked once both are managed (unmanaged objects linking both ways would retain
             // each other, and with them the realm).
             for j in 0..<(i % 9) {
@@ -46,18 +46,18 @@ func fillAndThin(_ realm: Realm, people: Int = 300) throws {
             let c = Contact(value: ["id": i, "name": "contact \(i)"])
             c.address = Address(value: ["street": "street \(i)", "city": "city \(i)"])
             for k in 0..<(i % 4) { c.previous.append(Address(value: ["street": "old \(k)", "city": "was \(i).\(k)"])) }
-            try realm.add(c)
+            realm.add(c)
             let pr = Profile()
             pr.name = "profile \(i)"
             for t in 0..<(i % 5) { pr.tags.insert("t\(t)") }
             for s in 0..<(i % 6) { pr.scores["s\(s)"] = i * 10 + s }
-            try realm.add(pr)
+            realm.add(pr)
         }
         // A long list (branches in its tree) that survives.
         let keeper = Person()
         keeper.name = "keeper"
         for t in 0..<3000 { keeper.tags.append("long tag \(t)") }
-        try realm.add(keeper)
+        realm.add(keeper)
     }
     try realm.write {
         // Dogs of people that survive the thinning below.
@@ -74,13 +74,13 @@ func fillAndThin(_ realm: Realm, people: Int = 300) throws {
         // Keep every tenth person, contact and profile: 90% garbage.
         for p in Array(realm.objects(Person.self)) where p.name != "keeper" {
             if let i = Int(p.name.dropFirst()), i % 10 != 0 {
-                try realm.delete(Array(p.dogs))
-                try realm.delete(p)
+                realm.delete(Array(p.dogs))
+                realm.delete(p)
             }
         }
-        for c in Array(realm.objects(Contact.self)) where c.id % 10 != 0 { try realm.delete(c) }
+        for c in Array(realm.objects(Contact.self)) where c.id % 10 != 0 { realm.delete(c) }
         for pr in Array(realm.objects(Profile.self)) {
-            if let i = Int(pr.name.dropFirst("profile ".count)), i % 10 != 0 { try realm.delete(pr) }
+            if let i = Int(pr.name.dropFirst("profile ".count)), i % 10 != 0 { realm.delete(pr) }
         }
     }
 }
@@ -187,8 +187,8 @@ struct CompactionObjectTests {
             let p = Person()
             p.name = "after"
             p.dogs.append(Dog(value: ["id": "after-dog", "name": "new"]))
-            try realm.add(p)
-            if let c = realm.object(ofType: Contact.self, forPrimaryKey: 0) { try realm.delete(c) }
+            realm.add(p)
+            if let c = realm.object(ofType: Contact.self, forPrimaryKey: 0) { realm.delete(c) }
         }
         #expect(try realm.core.file.verify().balances)
         #expect(realm.object(ofType: Dog.self, forPrimaryKey: "after-dog")?.name == "new")

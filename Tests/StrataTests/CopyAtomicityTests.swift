@@ -106,7 +106,7 @@ struct CopyAtomicityTests {
         let path = try #require(config.fileURL?.path)
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { for i in 0..<100 { try realm.add(CorpusMarker(value: [i])) } }
+            try realm.write { for i in 0..<100 { realm.add(CorpusMarker(value: [i])) } }
         }
         // A live copier's temporary: created and locked (as CopyTemporary does).
         let held = open(path + ".compact", O_RDWR | O_CREAT | O_EXCL, 0o644)
@@ -124,7 +124,7 @@ struct CopyAtomicityTests {
         let path = try #require(config.fileURL?.path)
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(CorpusMarker(value: [1])) }
+            try realm.write { realm.add(CorpusMarker(value: [1])) }
         }
         // A copy of an uncommitted write is a page file under the temporary name: it has a lock file.
         for suffix in [".compact", ".copy", ".copy.lock"] {

@@ -11,18 +11,18 @@ import Testing
     private func fillAndCopy(_ realm: Realm, to copyURL: URL) throws {
         try realm.write {
             for i in 0..<40 {
-                try realm.add(Dog(value: ["id": "d\(i)", "name": "name\(i % 7)", "age": i]))
+                realm.add(Dog(value: ["id": "d\(i)", "name": "name\(i % 7)", "age": i]))
                 let p = NewsPerson()
                 p.firstName = "first\(i % 5)"
                 p.lastName = i.isMultiple(of: 3) ? nil : "last\(i % 4)"
                 p.id = i
-                try realm.add(p)
+                realm.add(p)
             }
         }
         try realm.write {
-            for i in 40..<60 { try realm.add(Dog(value: ["id": "d\(i)", "name": "fresh\(i % 3)", "age": i])) }
+            for i in 40..<60 { realm.add(Dog(value: ["id": "d\(i)", "name": "fresh\(i % 3)", "age": i])) }
             for d in realm.objects(Dog.self).filter("age < 10") { d.name = "renamed" }
-            try realm.delete(realm.objects(Dog.self).filter("age >= 30 AND age < 35"))
+            realm.delete(realm.objects(Dog.self).filter("age >= 30 AND age < 35"))
             for p in realm.objects(NewsPerson.self).filter("id < 8") { p.lastName = "changed" }
             try realm.writeCopy(toFile: copyURL)
         }
@@ -68,7 +68,7 @@ import Testing
         let key = Data((0..<64).map { UInt8(($0 * 11) & 0xFF) })
         let realm = try Realm(configuration: config)
         try realm.write {
-            for i in 0..<30 { try realm.add(Dog(value: ["id": "d\(i)", "name": "n\(i % 4)", "age": i])) }
+            for i in 0..<30 { realm.add(Dog(value: ["id": "d\(i)", "name": "n\(i % 4)", "age": i])) }
             try realm.writeCopy(toFile: copyURL, encryptionKey: key)
         }
         var copyConfig = config
@@ -91,9 +91,9 @@ import Testing
         let fresh = dir.appendingPathComponent("fresh.realm")
         let realm = try Realm(configuration: config)
         try realm.write {
-            try realm.add(Dog(value: ["id": "a", "name": "x"]))
+            realm.add(Dog(value: ["id": "a", "name": "x"]))
             #expect { try realm.writeCopy(toFile: existing) } throws: { ($0 as? Realm.Error)?.code == .fileExists }
-            try realm.add(Dog(value: ["id": "b", "name": "x"]))
+            realm.add(Dog(value: ["id": "b", "name": "x"]))
             try realm.writeCopy(toFile: fresh)
         }
         #expect(try Data(contentsOf: existing) == Data("not a realm".utf8))

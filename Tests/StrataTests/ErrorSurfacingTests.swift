@@ -15,7 +15,7 @@ import Glibc
     func openWithItems(_ n: Int = 3) throws -> Realm {
         let realm = try Realm(configuration: tempConfig("surface", durability: .full))
         try realm.write {
-            for i in 0..<n { try realm.add(CorpusMarker(value: [i])) }
+            for i in 0..<n { realm.add(CorpusMarker(value: [i])) }
         }
         return realm
     }
@@ -36,20 +36,20 @@ import Glibc
     @Test func aFullDiskAtWriteIsARealmErrorWithTheStorageCause() throws {
         let realm = try openWithItems()
         realm.core.file.core.injectedWriteErrno = ENOSPC
-        let e = realmError { try realm.write { try realm.add(CorpusMarker(value: [10])) } }
+        let e = realmError { try realm.write { realm.add(CorpusMarker(value: [10])) } }
         #expect(e?.code == .diskFull)
         #expect(e?.storageError?.code == .diskFull)
         #expect(e?.storageError?.path != nil)
         // Nothing of it is visible, and writing resumes once space is back.
         #expect(realm.objects(CorpusMarker.self).count == 3)
-        try realm.write { try realm.add(CorpusMarker(value: [10])) }
+        try realm.write { realm.add(CorpusMarker(value: [10])) }
         #expect(realm.objects(CorpusMarker.self).count == 4)
     }
 
     @Test func aFullDiskAtCommitWriteIsARealmError() throws {
         let realm = try openWithItems()
-        try realm.beginWrite()
-        try realm.add(CorpusMarker(value: [11]))
+        realm.beginWrite()
+        realm.add(CorpusMarker(value: [11]))
         realm.core.file.core.injectedMetaWriteErrno = ENOSPC
         let e = realmError { try realm.commitWrite() }
         #expect(e?.code == .diskFull)
@@ -59,10 +59,10 @@ import Glibc
     @Test func aFailedFlushIsARealmErrorAndSoAreTheWritesRefusedAfterIt() throws {
         let realm = try openWithItems()
         realm.core.file.core.injectedFlushErrno = EIO
-        let e = realmError { try realm.write { try realm.add(CorpusMarker(value: [12])) } }
+        let e = realmError { try realm.write { realm.add(CorpusMarker(value: [12])) } }
         #expect(e?.code == .fileAccess)
         #expect(e?.storageError?.code == .io)
-        let again = realmError { try realm.write { try realm.add(CorpusMarker(value: [13])) } }
+        let again = realmError { try realm.write { realm.add(CorpusMarker(value: [13])) } }
         #expect(again != nil)
     }
 
@@ -70,7 +70,7 @@ import Glibc
         let realm = try openWithItems()
         realm.core.file.core.injectedWriteErrno = ENOSPC
         var reported: (any Error)?
-        realm.writeAsync({ _ = try? realm.add(CorpusMarker(value: [14])) }, onComplete: { reported = $0 })
+        realm.writeAsync({ realm.add(CorpusMarker(value: [14])) }, onComplete: { reported = $0 })
         #expect((reported as? Realm.Error)?.code == .diskFull, "\(String(describing: reported))")
     }
 
@@ -108,7 +108,7 @@ import Glibc
         _ = FileManager.default.createFile(atPath: destination, contents: Data("keep".utf8))
         #expect(realmError { try realm.writeCopy(toFile: URL(fileURLWithPath: destination)) }?.code == .fileExists)
         try realm.write {
-            try realm.add(CorpusMarker(value: [20]))
+            realm.add(CorpusMarker(value: [20]))
             #expect(realmError { try realm.writeCopy(toFile: URL(fileURLWithPath: destination)) }?.code == .fileExists)
         }
         #expect(FileManager.default.contents(atPath: destination) == Data("keep".utf8))
@@ -124,7 +124,7 @@ import Glibc
         let encrypted = dir + "/e.realm"
         do {
             let realm = try Realm(configuration: CorpusFile.configuration(path: encrypted, encrypted: true))
-            try realm.write { try realm.add(CorpusMarker(value: [1])) }
+            try realm.write { realm.add(CorpusMarker(value: [1])) }
         }
         var wrong = CorpusFile.configuration(path: encrypted, encrypted: true)
         wrong.encryptionKey = Data(repeating: 7, count: 64)
@@ -146,8 +146,8 @@ import Glibc
         var failure: Realm.Error?
         for i in 0..<6 {
             do {
-                try realm.write { try realm.add(CorpusMarker(value: [i])) }
-                frozen.append(try realm.freeze())
+                try realm.write { realm.add(CorpusMarker(value: [i])) }
+                frozen.append(try realm.freezeThrowing())
             } catch let e as Realm.Error {
                 failure = e
                 break
@@ -176,7 +176,7 @@ actor MarkerWriter {
 
     func add(_ id: Int) async throws {
         let realm = try open()
-        try await realm.asyncWrite { try realm.add(CorpusMarker(value: [id])) }
+        try await realm.asyncWrite { realm.add(CorpusMarker(value: [id])) }
     }
 
     func injectFullDisk() throws { try open().core.file.core.injectedWriteErrno = ENOSPC }

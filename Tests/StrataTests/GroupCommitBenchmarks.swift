@@ -17,7 +17,7 @@ struct GroupCommitBenchmarks {
         let setup = try Realm(configuration: config)
         try setup.write {
             for w in 0..<writers where setup.object(ofType: Sensor.self, forPrimaryKey: "w\(w)") == nil {
-                try setup.add(try Sensor.make(value: ["symbol": "w\(w)"]))
+                setup.add(try Sensor.make(value: ["symbol": "w\(w)"]))
             }
         }
         let flushesBefore = setup.core.file.flushCount
@@ -40,7 +40,7 @@ struct GroupCommitBenchmarks {
                         let reading = Reading()
                         reading.seq = Int64(n)
                         s.readings.append(reading)
-                        if s.readings.count > 1_000 { try realm.delete(s.readings[0]) }
+                        if s.readings.count > 1_000 { realm.delete(s.readings[0]) }
                     }
                     n += 1
                 }

@@ -127,8 +127,8 @@ final class IxMigV3: Object {
         do {
             let realm = try Realm(configuration: config)
             try realm.write {
-                for i in 0..<60 { try realm.add(IxItem(value: ["rank": i % 6, "tag": "t\(i % 4)"])) }
-                for i in 0..<10 { try realm.add(IxNamed(value: ["id": "n\(i)", "n": i])) }
+                for i in 0..<60 { realm.add(IxItem(value: ["rank": i % 6, "tag": "t\(i % 4)"])) }
+                for i in 0..<10 { realm.add(IxNamed(value: ["id": "n\(i)", "n": i])) }
             }
         }
         try Self.stripIndexes(path: try #require(config.fileURL?.path))
@@ -139,14 +139,14 @@ final class IxMigV3: Object {
         let scanned = realm.keysBothWays { realm.objects(IxItem.self).filter("rank == 2") }
         #expect(scanned.plan == .scan && scanned.index.count == 10 && scanned.index == scanned.scan)
         // The first write that touches a table builds its missing indexes.
-        try realm.write { try realm.add(IxItem(value: ["rank": 2])) }
+        try realm.write { realm.add(IxItem(value: ["rank": 2])) }
         let indexed = realm.keysBothWays { realm.objects(IxItem.self).filter("rank == 2") }
         #expect(indexed.plan == .index(property: "rank", values: 1) && indexed.index.count == 11 && indexed.index == indexed.scan)
         #expect(realm.indexProblems(requireAll: false) == [])
         #expect(realm.indexProblems(requireAll: true).count == 2, "IxNamed and IxPart are built on their first write")
         try realm.write {
-            try realm.add(IxNamed(value: ["id": "late"]))
-            try realm.add(IxItem(value: ["rank": 5, "child": ["code": 3]]))
+            realm.add(IxNamed(value: ["id": "late"]))
+            realm.add(IxItem(value: ["rank": 5, "child": ["code": 3]]))
         }
         #expect(realm.indexProblems() == [])
         #expect(realm.objects(IxNamed.self).filter("id == 'n3'").first?.n == 3)
@@ -156,7 +156,7 @@ final class IxMigV3: Object {
         let config = tempConfig()
         let realm = try Realm(configuration: config)
         try realm.write {
-            for i in 0..<40 { try realm.add(IxItem(value: ["rank": i % 4])) }
+            for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4])) }
         }
         let dir = try #require(config.fileURL?.deletingLastPathComponent())
         // A copy of a committed version copies the index pages.
@@ -166,7 +166,7 @@ final class IxMigV3: Object {
         // queries scan until its first write builds them.
         let uncommitted = dir.appendingPathComponent("uncommitted.realm")
         try realm.write {
-            try realm.add(IxItem(value: ["rank": 1]))
+            realm.add(IxItem(value: ["rank": 1]))
             try realm.writeCopy(toFile: uncommitted)
         }
         let a = try Realm(configuration: Realm.Configuration(fileURL: committed))
@@ -189,7 +189,7 @@ final class IxMigV3: Object {
             c.objectTypes = [IxMigV1.self]
             let realm = try Realm(configuration: c)
             try realm.write {
-                for i in 0..<30 { try realm.add(IxMigV1(value: ["id": i, "label": "L\(i % 5)", "score": i % 3])) }
+                for i in 0..<30 { realm.add(IxMigV1(value: ["id": i, "label": "L\(i % 5)", "score": i % 3])) }
             }
             #expect(realm.indexProblems() == [])
         }

@@ -77,11 +77,11 @@ import Testing
         let items = realm.objects(IxItem.self)
         switch Int.random(in: 0..<100, using: &rng) {
         case 0..<25:
-            try realm.add(IxItem.random(&rng))
+            realm.add(IxItem.random(&rng))
         case 25..<50:
             if !items.isEmpty { items[Int.random(in: 0..<items.count, using: &rng)].randomize(&rng) }
         case 50..<60:
-            if !items.isEmpty { try realm.delete(items[Int.random(in: 0..<items.count, using: &rng)]) }
+            if !items.isEmpty { realm.delete(items[Int.random(in: 0..<items.count, using: &rng)]) }
         case 60..<65:
             // Replacing the embedded child deletes the old one (cascade).
             if !items.isEmpty {
@@ -98,26 +98,26 @@ import Testing
             }
         case 70..<78:
             let o = IxKeyed(value: ["id": Int.random(in: 0..<40, using: &rng), "group": Int.random(in: 0..<4, using: &rng), "note": "v"])
-            try realm.add(o, update: Bool.random(using: &rng) ? .modified : .all)
+            realm.add(o, update: Bool.random(using: &rng) ? .modified : .all)
         case 78..<84:
-            try realm.create(IxKeyed.self, value: ["id": Int.random(in: 0..<40, using: &rng), "group": Int.random(in: 0..<4, using: &rng)], update: .modified)
+            realm.create(IxKeyed.self, value: ["id": Int.random(in: 0..<40, using: &rng), "group": Int.random(in: 0..<4, using: &rng)], update: .modified)
         case 84..<88:
             let keyed = realm.objects(IxKeyed.self)
             if !keyed.isEmpty {
                 let o = keyed[Int.random(in: 0..<keyed.count, using: &rng)]
-                if Bool.random(using: &rng) { o.group = Int.random(in: 0..<4, using: &rng) } else { try realm.delete(o) }
+                if Bool.random(using: &rng) { o.group = Int.random(in: 0..<4, using: &rng) } else { realm.delete(o) }
             }
         case 88..<96:
             let id = IxPools.names.randomElement(using: &rng) ?? ""
             if let o = realm.object(ofType: IxNamed.self, forPrimaryKey: id) {
-                if Bool.random(using: &rng) { try realm.delete(o) } else { o.n += 1 }
+                if Bool.random(using: &rng) { realm.delete(o) } else { o.n += 1 }
             } else {
-                try realm.add(IxNamed(value: ["id": id, "n": 1]))
+                realm.add(IxNamed(value: ["id": id, "n": 1]))
             }
         case 96..<98:
-            try realm.delete(Array(items.filter("rank == %@", Int.random(in: -3..<6, using: &rng))))
+            realm.delete(Array(items.filter("rank == %@", Int.random(in: -3..<6, using: &rng))))
         default:
-            if Int.random(in: 0..<4, using: &rng) == 0 { try realm.deleteAll() }
+            if Int.random(in: 0..<4, using: &rng) == 0 { realm.deleteAll() }
         }
     }
 
@@ -126,7 +126,7 @@ import Testing
         var rng = SplitMix64(seed: 0x1DE7_5EED)
         var matched = 0
         for round in 0..<40 {
-            try realm.beginWrite()
+            realm.beginWrite()
             for _ in 0..<Int.random(in: 5..<30, using: &rng) { try Self.mutate(realm, &rng) }
             // Inside the write: indexes already reflect the uncommitted changes.
             #expect(realm.indexProblems() == [], "round \(round), uncommitted")
@@ -146,10 +146,10 @@ import Testing
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
             for i in 0..<1_000 {
-                try realm.add(IxItem(value: ["rank": i % 100, "tag": "t\(i % 50)", "plain": i % 100, "flag": i % 2 == 0]))
+                realm.add(IxItem(value: ["rank": i % 100, "tag": "t\(i % 50)", "plain": i % 100, "flag": i % 2 == 0]))
             }
-            for i in 0..<200 { try realm.add(IxKeyed(value: ["id": i, "group": i % 10])) }
-            for i in 0..<200 { try realm.add(IxNamed(value: ["id": "k\(i)", "n": i])) }
+            for i in 0..<200 { realm.add(IxKeyed(value: ["id": i, "group": i % 10])) }
+            for i in 0..<200 { realm.add(IxNamed(value: ["id": "k\(i)", "n": i])) }
         }
         let items = realm.objects(IxItem.self)
         func examined(_ body: () -> Int) -> (count: Int, examined: Int, plan: QueryPlanKind) {
@@ -196,14 +196,14 @@ import Testing
     @Test func indexedQueriesSeeUncommittedChangesAndKeepKeyOrder() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
-            for i in 0..<30 { try realm.add(IxItem(value: ["rank": i % 3, "name": "o\(i)"])) }
+            for i in 0..<30 { realm.add(IxItem(value: ["rank": i % 3, "name": "o\(i)"])) }
         }
-        try realm.beginWrite()
+        realm.beginWrite()
         let all = realm.objects(IxItem.self)
         all[4].rank = 2
         all[5].rank = 7
-        try realm.delete(all[6])
-        try realm.add(IxItem(value: ["rank": 2, "name": "new"]))
+        realm.delete(all[6])
+        realm.add(IxItem(value: ["rank": 2, "name": "new"]))
         let twos = realm.keysBothWays { realm.objects(IxItem.self).filter("rank == 2") }
         #expect(twos.index == twos.scan && twos.plan == .index(property: "rank", values: 1))
         #expect(twos.index == twos.index.sorted(), "key order, as a scan")
@@ -218,7 +218,7 @@ import Testing
     @Test func equivalentStringsAndLongStrings() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
-            for t in IxPools.tags { try realm.add(IxItem(value: ["tag": t])) }
+            for t in IxPools.tags { realm.add(IxItem(value: ["tag": t])) }
         }
         #expect(realm.objects(IxItem.self).filter("tag == %@", "é").count == 2, "precomposed and decomposed are equal strings")
         #expect(realm.objects(IxItem.self).filter("tag == 'K'").count == 2, "K and the Kelvin sign are canonically equivalent")
@@ -233,8 +233,8 @@ import Testing
         do {
             let realm = try Realm(configuration: config)
             try realm.write {
-                for i in 0..<100 { try realm.add(IxItem(value: ["rank": i % 10, "tag": "t\(i % 7)"])) }
-                for i in 0..<20 { try realm.add(IxKeyed(value: ["id": i, "group": i % 4])) }
+                for i in 0..<100 { realm.add(IxItem(value: ["rank": i % 10, "tag": "t\(i % 7)"])) }
+                for i in 0..<20 { realm.add(IxKeyed(value: ["id": i, "group": i % 4])) }
             }
         }
         let realm = try Realm(configuration: config)
@@ -254,7 +254,7 @@ import Testing
     @Test func frozenResultsUseTheIndex() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
-            for i in 0..<40 { try realm.add(IxItem(value: ["rank": i % 4])) }
+            for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4])) }
         }
         let frozen = try realm.objects(IxItem.self).filter("rank == 1").freeze()
         try realm.write { realm.objects(IxItem.self).filter("rank == 1").first?.rank = 9 }

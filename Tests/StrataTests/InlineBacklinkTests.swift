@@ -83,7 +83,7 @@ final class ShelfItemV2: Object {
         case 0:
             let p = Person()
             p.name = "p\(serial)"
-            try realm.add(p)
+            realm.add(p)
         case 1:
             // A new dog created by the list append (its backlink goes into its row).
             guard let p = pick(people) else { return }
@@ -112,10 +112,10 @@ final class ShelfItemV2: Object {
             p.dogs.removeFirst(Int.random(in: 1...p.dogs.count, using: &rng))
         case 8:
             guard let d = pick(dogs) else { return }
-            try realm.delete(d)
+            realm.delete(d)
         case 9:
             guard let p = pick(people) else { return }
-            try realm.delete(p)
+            realm.delete(p)
         case 10:
             // Upsert of an existing dog with a new owner whose list holds the dog itself: the
             // owner's list links back to the row being upserted.
@@ -127,11 +127,11 @@ final class ShelfItemV2: Object {
             p.name = "p\(serial)"
             p.dogs.append(d)
             d.owner = p
-            try realm.add(d, update: .modified)
+            realm.add(d, update: .modified)
         case 11:
             let n = LinkNode()
             n.name = "n\(serial)"
-            try realm.add(n)
+            realm.add(n)
         case 12:
             // A link to itself or to another node.
             guard let a = pick(nodes) else { return }
@@ -144,7 +144,7 @@ final class ShelfItemV2: Object {
             if Bool.random(using: &rng) { a.next = nil } else if !a.children.isEmpty { a.children.removeAll() }
         default:
             guard let a = pick(nodes) else { return }
-            try realm.delete(a)
+            realm.delete(a)
         }
     }
 
@@ -182,7 +182,7 @@ final class ShelfItemV2: Object {
             try realm.write {
                 let s = Sensor()
                 s.symbol = "s"
-                try realm.add(s)
+                realm.add(s)
             }
             let sensor = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "s"))
             var seq: Int64 = 0
@@ -198,7 +198,7 @@ final class ShelfItemV2: Object {
                     if excess > 0 {
                         let oldest = Array(sensor.readings.prefix(excess))
                         sensor.readings.removeFirst(excess)
-                        try realm.delete(oldest)
+                        realm.delete(oldest)
                     }
                 }
                 #expect(realm.core.snap.backlinks.isEmpty)
@@ -228,7 +228,7 @@ final class ShelfItemV2: Object {
                 let d = Dog()
                 d.id = "x"
                 p.dogs.append(d)
-                try realm.add(p)
+                realm.add(p)
             }
             #expect(!realm.core.snap.backlinks.isEmpty)
         }
@@ -247,7 +247,7 @@ final class ShelfItemV2: Object {
         }
         #expect(realm.core.snap.backlinks.root != before)
         #expect(p.dogs.map(\.id) == ["x", "y"] && p.pets.map(\.id) == ["y"])
-        try realm.write { try realm.delete(try #require(realm.object(ofType: Dog.self, forPrimaryKey: "x"))) }
+        try realm.write { realm.delete(try #require(realm.object(ofType: Dog.self, forPrimaryKey: "x"))) }
         #expect(p.dogs.map(\.id) == ["y"])
         #expect(try realm.core.file.verify().balances)
     }
@@ -256,7 +256,7 @@ final class ShelfItemV2: Object {
         let realm = try Realm(configuration: tempConfig())
         let n = LinkNode()
         n.name = "n"
-        try realm.write { try realm.add(n) }
+        try realm.write { realm.add(n) }
         try realm.write { n.next = n }
         #expect(n.previous.map(\.name) == ["n"])
         let b = try #require(n._binding)
@@ -267,7 +267,7 @@ final class ShelfItemV2: Object {
         try realm.write { n.next = nil }
         #expect(n.previous.isEmpty)
         #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
-        try realm.write { try realm.delete(n) }
+        try realm.write { realm.delete(n) }
         #expect(realm.objects(LinkNode.self).isEmpty)
         #expect(realm.core.snap.backlinks.isEmpty)
         #expect(try realm.core.file.verify().balances)
@@ -281,7 +281,7 @@ final class ShelfItemV2: Object {
             let realm = try Realm(configuration: v1)
             try realm.write {
                 let shelf = ShelfV1()
-                try realm.add(shelf)
+                realm.add(shelf)
                 shelf.items.append(objectsIn: (0..<5).map { i -> ShelfItemV1 in let o = ShelfItemV1(); o.n = i; return o })
                 let one = ShelfItemV1()
                 one.n = 5
@@ -298,7 +298,7 @@ final class ShelfItemV2: Object {
         // The backlinks name the list's new column: deleting an item takes it out of the list,
         // and the links added after the migration go into footers again.
         let two = try #require(realm.objects(ShelfItemV2.self).first { $0.n == 2 })
-        try realm.write { try realm.delete(two) }
+        try realm.write { realm.delete(two) }
         #expect(shelf.items.map(\.n) == [0, 1, 3, 4, 5])
         try realm.write {
             let o = ShelfItemV2()
@@ -321,11 +321,11 @@ final class ShelfItemV2: Object {
             let d = Dog()
             d.id = "x"
             try realm.write {
-                try realm.add(p)
+                realm.add(p)
                 p.dogs.append(d)
             }
             let b = try #require(d._binding)
-            try realm.beginWrite()
+            realm.beginWrite()
             let w = try #require(realm.core.writeTxn)
             // 7: not a footer; 1 on a row too short to hold an entry.
             let bad: [UInt8] = lastByte == 7 ? [0, 0, 0, 7] : [0, 1]
@@ -333,7 +333,7 @@ final class ShelfItemV2: Object {
             #expect { _ = try realm.core.backlinks(target: b.table, targetKey: b.key) } throws: {
                 ($0 as? Realm.Error)?.code == .corruptFile
             }
-            #expect { try realm.delete(d) } throws: { ($0 as? Realm.Error)?.code == .corruptFile }
+            #expect { try realm.deleteThrowing(d) } throws: { ($0 as? Realm.Error)?.code == .corruptFile }
             realm.cancelWrite()
             // The committed version is untouched.
             #expect(p.dogs.map(\.id) == ["x"])

@@ -78,7 +78,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             let d = Dog(value: ["id": "rex", "name": "Rex"])
             p.dogs.append(d)
             d.owner = p
-            try realm.write { try realm.add(p) }
+            try realm.write { realm.add(p) }
             weak.watch(p, d)
             // Still correct through the realm after the unmanaged values were dropped.
             #expect(p.dogs.count == 1 && p.dogs.first?.id == "rex")
@@ -102,10 +102,10 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
                     let d = Dog(value: ["id": "d\(i)", "name": "n\(i)"])
                     p.dogs.append(d)
                     d.owner = p
-                    try realm.add(p)
+                    realm.add(p)
                 }
             }
-            try realm.write { try realm.deleteAll() }
+            try realm.write { realm.deleteAll() }
         }
         let asked = LockedBox(0)
         config.shouldCompactOnLaunch = { _, _ in asked.set(asked.get() + 1); return true }
@@ -130,8 +130,8 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             s.friends.insert(s)
             s.named["me"] = s
             try realm.write {
-                try realm.add(a)
-                try realm.add(s)
+                realm.add(a)
+                realm.add(s)
             }
             weak.watch(a, b, s)
             #expect(a.next?.next?.id == "a" && b.pointedAtBy.first?.id == "a")
@@ -154,7 +154,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             a.friends.insert(d)
             d.named["back"] = a
             d.friends.insert(b)
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
             weak.watch(a, b, c, d)
             #expect(realm.objects(LeakNode.self).count == 4)
             #expect(b.children.first?.id == "a" && d.named["back"]??.id == "a")
@@ -178,7 +178,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             b.next = a
             b.part = LeakPart()
             b.part?.node = b
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
             weak.watch(a, b, head, item)
             #expect(a.part?.node?.id == "a" && a.parts.first?.node?.id == "b" && b.part?.node?.id == "b")
         }
@@ -192,11 +192,11 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
         var weak = WeakObjects()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(node("a")) }
+            try realm.write { realm.add(node("a")) }
             let a = node("a"), b = node("b")
             a.next = b
             b.children.append(a)
-            try realm.write { try realm.add(a, update: .modified) }
+            try realm.write { realm.add(a, update: .modified) }
             weak.watch(a, b)
             #expect(realm.objects(LeakNode.self).count == 2)
             #expect(realm.object(ofType: LeakNode.self, forPrimaryKey: "a")?.next?.id == "b")
@@ -211,7 +211,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
         let a = node("a"), b = node("b")
         a.next = b
         b.next = a
-        try realm.write { try realm.add(a) }
+        try realm.write { realm.add(a) }
         let results = realm.objects(LeakNode.self).filter("next != nil")
         let first = try #require(results.first)
         weak.watch(first)
@@ -244,7 +244,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
         do {
             let realm = try Realm(configuration: config)
             let a = node("a")
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
             let b = node("b"), c = node("c"), part = LeakPart()
             try realm.write {
                 b.next = a
@@ -258,7 +258,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
                 weak.watch(d)
                 part.node = a
                 a.part = part                    // adds the embedded part through the setter
-                let e = try realm.create(LeakNode.self, value: ["id": "e", "next": a])
+                let e = realm.create(LeakNode.self, value: ["id": "e", "next": a])
                 weak.watch(e)
             }
             weak.watch(a, b, c, part)
@@ -285,7 +285,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
                     let d = Dog(value: ["id": "q", "name": "Q"])
                     p.dogs.append(d)
                     d.owner = p
-                    do { try realm.add(p) } catch { outcome.set(outcome.get() + ["add: \(error)"]) }
+                    realm.add(p)
                     realm.commitAsyncWrite { error in
                         outcome.set(outcome.get() + [error.map { "commit: \($0)" } ?? "committed"])
                         // Signal from a later block: this one still holds the core while it runs.
@@ -313,11 +313,11 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             a.next = b
             b.next = a
             b.children.append(a)
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
             var found: [Object] = Array(realm.objects(LeakNode.self).filter("next != nil").sorted(byKeyPath: "id"))
             let viaKey = try #require(realm.object(ofType: LeakNode.self, forPrimaryKey: "b"))
             found += [viaKey, try #require(viaKey.next), try #require(viaKey.pointedAtBy.first), try #require(viaKey.children.first)]
-            found.append(try viaKey.freeze())
+            found.append(viaKey.freeze())
             #expect(found.count == 7 && found.allSatisfy { !$0.isInvalidated })
             for o in found { weak.watch(o) }
         }
@@ -377,7 +377,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
             let a = node("a"), b = node("b")
             a.next = b
             b.next = a
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
             kept = realm.object(ofType: LeakNode.self, forPrimaryKey: "b")
             results = realm.objects(LeakNode.self)
         }
@@ -402,7 +402,7 @@ private func expectStillOpen(_ config: Realm.Configuration, sourceLocation: Sour
         var token: NotificationToken?
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(node("a")) }
+            try realm.write { realm.add(node("a")) }
             token = realm.objects(LeakNode.self).observe { _ in }
         }
         expectStillOpen(config)

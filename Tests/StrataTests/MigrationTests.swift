@@ -11,11 +11,11 @@ func examsV1(_ config: Realm.Configuration) throws {
     c.objectTypes = [ExamV1.self, MarkV1.self]
     let realm = try Realm(configuration: c)
     try realm.write {
-        let math = try realm.create(ExamV1.self, value: ["id": 1, "name": "Math", "date": Date(timeIntervalSince1970: 1000)])
-        let art = try realm.create(ExamV1.self, value: ["id": 2, "name": "Art"])
-        try realm.create(MarkV1.self, value: ["mark": 90, "exam": math])
-        try realm.create(MarkV1.self, value: ["mark": 40, "exam": math])
-        try realm.create(MarkV1.self, value: ["mark": 75, "exam": art])
+        let math = realm.create(ExamV1.self, value: ["id": 1, "name": "Math", "date": Date(timeIntervalSince1970: 1000)])
+        let art = realm.create(ExamV1.self, value: ["id": 2, "name": "Art"])
+        realm.create(MarkV1.self, value: ["mark": 90, "exam": math])
+        realm.create(MarkV1.self, value: ["mark": 40, "exam": math])
+        realm.create(MarkV1.self, value: ["mark": 75, "exam": art])
     }
 }
 
@@ -73,12 +73,12 @@ func config(_ base: Realm.Configuration, version: UInt64, types: [Object.Type],
         #expect(marks.map { $0.exam?.title ?? "-" } == ["Math", "Art", "Math"])
         #expect(realm.object(ofType: ExamV2.self, forPrimaryKey: 2)?.title == "Art")
         // the migrated realm keeps working: writes, links, primary keys
-        try realm.write { try realm.create(ExamV2.self, value: ["id": 3, "title": "Bio"]) }
-        #expect { try realm.write { try realm.create(ExamV2.self, value: ["id": 3]) } } throws: {
+        try realm.write { realm.create(ExamV2.self, value: ["id": 3, "title": "Bio"]) }
+        #expect { try realm.write { realm.create(ExamV2.self, value: ["id": 3]) } } throws: {
             ($0 as? Realm.Error)?.code == .duplicatePrimaryKey
         }
         // deleting a migrated exam nullifies the migrated links to it (backlinks followed the column)
-        try realm.write { try realm.delete(try #require(realm.object(ofType: ExamV2.self, forPrimaryKey: 2))) }
+        try realm.write { realm.delete(try #require(realm.object(ofType: ExamV2.self, forPrimaryKey: 2))) }
         #expect(realm.objects(MarkV2.self).filter { $0.exam == nil }.count == 1)
     }
 
@@ -163,8 +163,8 @@ func config(_ base: Realm.Configuration, version: UInt64, types: [Object.Type],
         do {
             let v1 = try Realm(configuration: config(base, version: 1, types: [NoteV1.self], block: nil))
             try v1.write {
-                try v1.create(NoteV1.self, value: ["id": 1, "text": "kept", "rank": 3])
-                try v1.create(NoteV1.self, value: ["id": 2, "rank": 5])   // text nil
+                v1.create(NoteV1.self, value: ["id": 1, "text": "kept", "rank": 3])
+                v1.create(NoteV1.self, value: ["id": 2, "rank": 5])   // text nil
             }
         }
         let v2 = try Realm(configuration: config(base, version: 2, types: [NoteV2.self], block: nil))
@@ -234,7 +234,7 @@ func config(_ base: Realm.Configuration, version: UInt64, types: [Object.Type],
         let realm = try Realm(configuration: c)
         #expect(realm.objects(ExamV2.self).isEmpty)
         #expect(realm.objects(MarkV2.self).isEmpty)
-        try realm.write { try realm.create(ExamV2.self, value: ["id": 1, "title": "fresh"]) }
+        try realm.write { realm.create(ExamV2.self, value: ["id": 1, "title": "fresh"]) }
         #expect(realm.objects(ExamV2.self).first?.passingScore == 50)
     }
 }

@@ -54,7 +54,7 @@ struct NotificationBenchmarks {
             for i in 0..<Self.objects {
                 let o = NotifyBenchItem()
                 o.id = i
-                try writer.add(o)
+                writer.add(o)
             }
         }
         let queue = DispatchQueue(label: "notify-bench-observer")

@@ -26,7 +26,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
             d.id = n
             d.name = n
             d.age = 1
-            try? realm.add(d)
+            realm.add(d)
             return d
         }
     }
@@ -54,7 +54,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
         #expect(log.initials == 1 && log.updates.isEmpty)
         // one write: delete index 0 and modify what becomes index 1 ("c")
         try realm.write {
-            try realm.delete(dogs[0])
+            realm.delete(dogs[0])
             dogs[2].age = 7
         }
         #expect(log.updates.count == 1)
@@ -64,7 +64,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
         _ = try addDogs(realm, ["d"])
         #expect(log.updates.last?.insertions == [2])
         // a commit that changes nothing observed reports nothing
-        try realm.write { try realm.create(ToDoItemStub.self) }
+        try realm.write { realm.create(ToDoItemStub.self) }
         #expect(log.updates.count == 2)
         token.invalidate()
         try realm.write { dogs[1].age = 9 }
@@ -92,7 +92,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
     @Test func keyPathFiltersDecideWhatCountsAsAModification() throws {
         let realm = try Realm(configuration: tempConfig())
         let dogs = try addDogs(realm, ["a", "b"])
-        let owner = try realm.write { try realm.create(Person.self, value: ["name": "Ann"]) }
+        let owner = try realm.write { realm.create(Person.self, value: ["name": "Ann"]) }
         try realm.write { dogs[1].owner = owner }
         let byName = ChangeLog<Results<Dog>>(), byOwnerName = ChangeLog<Results<Dog>>()
         let t1 = realm.objects(Dog.self).observe(keyPaths: ["name"]) { byName.record($0) }
@@ -169,7 +169,7 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
         }
         #expect(failure.value == nil)
         #expect(log.updates.isEmpty)
-        try realm.beginWrite()
+        realm.beginWrite()
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.modifications == [0])
         realm.cancelWrite()
@@ -189,11 +189,11 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
             do {
                 let other = try Realm(configuration: config)
                 let a = try #require(other.object(ofType: Dog.self, forPrimaryKey: "a"))
-                try other.write { try other.delete(a) }
+                try other.write { other.delete(a) }
                 try other.write {
                     let d = Dog()
                     d.id = "c"
-                    try other.add(d)
+                    other.add(d)
                 }
                 try other.write { other.object(ofType: Dog.self, forPrimaryKey: "b")?.age = 5 }
             } catch { failure.set("\(error)") }

@@ -57,7 +57,7 @@ enum StrataProbe {
                 let item = ProbeItem()
                 item.id = 0
                 item.name = "first"
-                try realm.add(item)
+                realm.add(item)
             }
         }
         let queue = DispatchQueue(label: "cross-process-observer")

@@ -44,7 +44,7 @@ import Testing
             dog.age = 5
         }
         #expect(changes.last.map { Set($0.map(\.name)) } == ["name", "age"])
-        try realm.write { try realm.delete(dog) }
+        try realm.write { realm.delete(dog) }
         #expect(deleted == 1)
         token.invalidate()
     }

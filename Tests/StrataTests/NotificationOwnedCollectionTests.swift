@@ -17,7 +17,7 @@ func applyChange<T>(_ old: [T], _ new: [T], deletions: [Int], insertions: [Int],
 
 func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Person {
     try realm.write {
-        let p = try realm.create(Person.self, value: ["name": name])
+        let p = realm.create(Person.self, value: ["name": name])
         p.dogs.append(objectsIn: dogs)
         return p
     }
@@ -219,11 +219,11 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         let t3 = person.dogs.observe(keyPaths: ["nope"]) { unknown.record($0) }
         #expect(code(unknown) == .invalidArgument)
         let frozen = ChangeLog<List<Dog>>()
-        let t4 = try person.dogs.freeze().observe { frozen.record($0) }
+        let t4 = person.dogs.freeze().observe { frozen.record($0) }
         #expect(code(frozen) == .invalidState)
         // a list whose owner is already deleted
         let orphan = person.dogs
-        try realm.write { try realm.delete(person) }
+        try realm.write { realm.delete(person) }
         let gone = ChangeLog<List<Dog>>()
         let t5 = orphan.observe { gone.record($0) }
         #expect(code(gone) == .objectInvalidated && gone.initials == 0)
@@ -235,7 +235,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         let dogs = try addDogs(realm, ["a", "b"])
         let person = try makePerson(realm, "ann", dogs: dogs)
         let profile = try realm.write {
-            let p = try realm.create(Profile.self, value: ["name": "p"])
+            let p = realm.create(Profile.self, value: ["name": "p"])
             p.scores["x"] = 1
             p.scores["y"] = 2
             return p
@@ -247,8 +247,8 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
             if case .update(_, let d, _, _) = change { mapDeletions.append(d) }
         }
         try realm.write {
-            try realm.delete(person)
-            try realm.delete(profile)
+            realm.delete(person)
+            realm.delete(profile)
         }
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.deletions == [0, 1])
@@ -318,7 +318,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         let realm = try Realm(configuration: tempConfig())
         let dogs = try addDogs(realm, ["a", "b"])
         let profile = try realm.write {
-            let p = try realm.create(Profile.self, value: ["name": "p"])
+            let p = realm.create(Profile.self, value: ["name": "p"])
             p.tags.insert(objectsIn: ["b", "d"])
             p.friends.insert(dogs[0])
             return p
@@ -348,7 +348,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         let realm = try Realm(configuration: tempConfig())
         let dogs = try addDogs(realm, ["a", "b"])
         let profile = try realm.write {
-            let p = try realm.create(Profile.self, value: ["name": "p"])
+            let p = realm.create(Profile.self, value: ["name": "p"])
             p.scores["x"] = 1
             p.scores["y"] = 2
             p.best["first"] = dogs[0]
@@ -389,7 +389,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
 
     @Test func setAndMapObservedOnAnotherQueueDeliverThere() throws {
         let realm = try Realm(configuration: tempConfig())
-        let profile = try realm.write { try realm.create(Profile.self, value: ["name": "p"]) }
+        let profile = try realm.write { realm.create(Profile.self, value: ["name": "p"]) }
         let queue = DispatchQueue(label: "set-map-delivery")
         let got = DispatchSemaphore(value: 0)
         let seen = Mutex<[String]>([])

@@ -64,7 +64,7 @@ struct ObjectBenchmarks {
         try realm.write {
             let s = Sensor()
             s.symbol = "o3"
-            try realm.add(s)
+            realm.add(s)
             for i in 0..<cap { s.readings.append(Self.reading(i)) }
         }
         let n = txnCount(20_000)
@@ -76,7 +76,7 @@ struct ObjectBenchmarks {
                     if s.readings.count > cap {
                         let oldest = s.readings[0]
                         s.readings.removeFirst()
-                        try realm.delete(oldest)
+                        realm.delete(oldest)
                     }
                 }
             }
@@ -92,7 +92,7 @@ struct ObjectBenchmarks {
         try realm.write {
             let s = Sensor()
             s.symbol = "o3"
-            try realm.add(s)
+            realm.add(s)
         }
         let n = txnCount(2_000)
         let t = try seconds {
@@ -114,7 +114,7 @@ struct ObjectBenchmarks {
         let config = tempConfig("benchthreads", durability: .full)
         let symbols = ["o3", "no2", "aqi"]
         let setup = try Realm(configuration: config)
-        try setup.write { for s in symbols { try setup.add(try Sensor.make(value: ["symbol": s])) } }
+        try setup.write { for s in symbols { setup.add(try Sensor.make(value: ["symbol": s])) } }
         let perThread = txnCount(500)
         @Sendable func writeOne(_ realm: Realm, _ i: Int) throws {
             try realm.write {
@@ -153,7 +153,7 @@ struct ObjectBenchmarks {
     /// The fixed cost of a transaction (object layer + storage commit), nothing written.
     @Test func emptyWriteTransactions() throws {
         let realm = try Realm(configuration: benchConfig())
-        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "x"])) }
+        try realm.write { realm.add(try Sensor.make(value: ["symbol": "x"])) }
         let n = 20_000
         let t = try seconds { for _ in 0..<n { try realm.write {} } }
         print("BENCH empty write transaction (.unsafe): \(Int(Double(n) / t)) txn/s")
@@ -164,7 +164,7 @@ struct ObjectBenchmarks {
         let config = benchConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(try Sensor.make(value: ["symbol": "o3"])) }
+            try realm.write { realm.add(try Sensor.make(value: ["symbol": "o3"])) }
         }
         let n = 4_000
         let group = DispatchGroup()
@@ -194,7 +194,7 @@ struct ObjectBenchmarks {
         try realm.write {
             let s = Sensor()
             s.symbol = "aqi"
-            try realm.add(s)
+            realm.add(s)
         }
         let batches = 200
         let t = try seconds {
@@ -211,7 +211,7 @@ struct ObjectBenchmarks {
                         for _ in 0..<excess {
                             let oldest = s.readings[0]
                             s.readings.removeFirst()
-                            try realm.delete(oldest)
+                            realm.delete(oldest)
                         }
                     }
                 }
@@ -229,7 +229,7 @@ struct ObjectBenchmarks {
         try realm.write {
             let s = Sensor()
             s.symbol = "aqi"
-            try realm.add(s)
+            realm.add(s)
         }
         let batches = txnCount(300)
         var seq = 0
@@ -243,7 +243,7 @@ struct ObjectBenchmarks {
                     guard excess > 0 else { return }
                     let oldest = Array(s.readings.prefix(excess))
                     s.readings.removeFirst(excess)
-                    try realm.delete(oldest)
+                    realm.delete(oldest)
                 }
             }
         }
@@ -265,7 +265,7 @@ struct ObjectBenchmarks {
                         let o = BenchItem()
                         o.n = Int64(i)
                         o.value = Double(i)
-                        try realm.add(o)
+                        realm.add(o)
                         i += 1
                     }
                 }
@@ -285,7 +285,7 @@ struct ObjectBenchmarks {
     @Test func primaryKeyLookup() throws {
         let realm = try Realm(configuration: benchConfig())
         try realm.write {
-            for i in 0..<100_000 { try realm.add(Contact(value: ["id": i])) }
+            for i in 0..<100_000 { realm.add(Contact(value: ["id": i])) }
         }
         var found = 0
         let n = 200_000

@@ -54,7 +54,7 @@ import Testing
             for batch in stride(from: 0, to: count, by: 10_000) {
                 try realm.write {
                     let readings = (batch..<batch + 10_000).map(Self.reading)
-                    if oneAdd { try realm.add(readings) } else { for r in readings { try realm.add(r) } }
+                    if oneAdd { realm.add(readings) } else { for r in readings { realm.add(r) } }
                 }
             }
             let kinds = try Self.rowPages(realm)
@@ -70,10 +70,10 @@ import Testing
                 }
                 let doomed = Array(realm.objects(Reading.self).filter("seq >= 12000 AND seq < 12500"))
                 for r in doomed { deleted.insert(Int(r.seq)) }
-                try realm.delete(doomed)
+                realm.delete(doomed)
                 for i in stride(from: 3, to: count, by: 1_013) where !deleted.contains(i) {
                     if let r = realm.objects(Reading.self).filter("seq == %@", Int64(i)).first {
-                        try realm.delete(r)
+                        realm.delete(r)
                         deleted.insert(i)
                     }
                 }
@@ -100,7 +100,7 @@ import Testing
         let realm = try Realm(configuration: tempConfig())
         try realm.write {
             let sensor = try Sensor.make(value: ["symbol": "o3"])
-            try realm.add(sensor)
+            realm.add(sensor)
             sensor.readings.append(objectsIn: (0..<5_000).map(Self.reading))
             for i in 5_000..<6_000 { sensor.readings.append(Self.reading(i)) }
         }
@@ -109,7 +109,7 @@ import Testing
             let sensor = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "o3"))
             let oldest = Array(sensor.readings.prefix(2_000))
             sensor.readings.removeFirst(2_000)
-            try realm.delete(oldest)
+            realm.delete(oldest)
         }
         #expect(realm.objects(Reading.self).count == 4_000)
         #expect(realm.objects(Reading.self).min(ofProperty: "seq") as Int64? == 2_000)

@@ -48,7 +48,7 @@ final class RowQueryItem: Object {
                 o.maybeGood = i % 3 == 0 ? nil : i % 3 == 1
                 o.friend = previous
                 if i % 2 == 1 { o.tags.append(objectsIn: ["a", name]) }
-                try realm.add(o)
+                realm.add(o)
                 previous = o
             }
         }

@@ -17,7 +17,7 @@ import Strata
             try realm.write {
                 let sensor = Sensor()
                 sensor.symbol = "o3"
-                try realm.add(sensor)
+                realm.add(sensor)
             }
             if let sensor = realm.object(ofType: Sensor.self, forPrimaryKey: "o3") {
                 try realm.write {

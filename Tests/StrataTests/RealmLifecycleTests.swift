@@ -37,7 +37,7 @@ final class DogV2: Object {
         let config = memoryConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(ToDoItem()) }
+            try realm.write { realm.add(ToDoItem()) }
             let again = try Realm(configuration: config)
             #expect(again.objects(ToDoItem.self).count == 1)
             #expect(Realm.fileExists(for: config))
@@ -50,12 +50,12 @@ final class DogV2: Object {
         var config = tempConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(ToDoItem(value: ["text": "kept"])) }
+            try realm.write { realm.add(ToDoItem(value: ["text": "kept"])) }
         }
         config.readOnly = true
         let ro = try Realm(configuration: config)
         #expect(ro.objects(ToDoItem.self).first?.text == "kept")
-        #expect { try ro.beginWrite() } throws: { ($0 as? Realm.Error)?.code == .readOnly }
+        #expect { try ro.beginWriteThrowing() } throws: { ($0 as? Realm.Error)?.code == .readOnly }
         var missing = tempConfig()
         missing.readOnly = true
         #expect { try Realm(configuration: missing) } throws: { ($0 as? Realm.Error)?.code == .fileNotFound }
@@ -65,7 +65,7 @@ final class DogV2: Object {
         let config = tempConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(Dog(value: ["id": "1"])) }
+            try realm.write { realm.add(Dog(value: ["id": "1"])) }
         }
         var typed = config
         typed.objectTypes = [DogV2.self]
@@ -78,14 +78,14 @@ final class DogV2: Object {
         }
         // On first use, without objectTypes.
         let realm = try Realm(configuration: config)
-        #expect { try realm.write { try realm.add(DogV2()) } } throws: { ($0 as? Realm.Error)?.code == .schemaMismatch }
+        #expect { try realm.write { realm.add(DogV2()) } } throws: { ($0 as? Realm.Error)?.code == .schemaMismatch }
     }
 
     @Test func deleteRealmIfMigrationNeededStartsOver() throws {
         var config = tempConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(Dog(value: ["id": "1"])) }
+            try realm.write { realm.add(Dog(value: ["id": "1"])) }
         }
         config.objectTypes = [DogV2.self]
         config.deleteRealmIfMigrationNeeded = true
@@ -111,7 +111,7 @@ final class DogV2: Object {
         config.objectTypes = [ToDoItem.self]
         let realm = try Realm(configuration: config)
         #expect(realm.schema.objectSchema.map(\.className) == ["ToDoItem"])
-        #expect { try realm.write { try realm.add(Reading()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        #expect { try realm.write { realm.add(Reading()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
     }
 
     @Test
@@ -120,8 +120,8 @@ final class DogV2: Object {
         let copyURL = config.fileURL!.deletingLastPathComponent().appendingPathComponent("copy.realm")
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { for i in 0..<100 { try realm.add(Contact(value: ["id": i])) } }
-            try realm.write { try realm.delete(realm.objects(Contact.self).filterFirst(90)) }
+            try realm.write { for i in 0..<100 { realm.add(Contact(value: ["id": i])) } }
+            try realm.write { realm.delete(realm.objects(Contact.self).filterFirst(90)) }
             try realm.writeCopy(toFile: copyURL)
             #expect { try realm.writeCopy(toFile: copyURL) } throws: { ($0 as? Realm.Error)?.code == .fileExists }
         }
@@ -142,7 +142,7 @@ final class DogV2: Object {
         config.encryptionKey = Data((0..<64).map { UInt8($0) })
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(ToDoItem(value: ["text": "secret"])) }
+            try realm.write { realm.add(ToDoItem(value: ["text": "secret"])) }
         }
         #expect(try Realm(configuration: config).objects(ToDoItem.self).first?.text == "secret")
         var wrong = config
@@ -189,9 +189,9 @@ final class LockedBox<T>: @unchecked Sendable {
         let config = tempConfig()
         let realm = try Realm(configuration: config)
         let item = ToDoItem()
-        try realm.write { try realm.add(item) }
+        try realm.write { realm.add(item) }
         let ref = ThreadSafeReference(to: item)
-        try realm.write { try realm.delete(item) }
+        try realm.write { realm.delete(item) }
         #expect(realm.resolve(ref) == nil)
     }
 }

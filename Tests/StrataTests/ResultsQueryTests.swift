@@ -12,7 +12,7 @@ import Testing
             for (i, name) in ["Rex", "rover", "Fido", "Max", "Rambo"].enumerated() {
                 let d = Dog(value: ["id": "\(i)", "name": name, "age": i + 1])
                 d.owner = i % 2 == 0 ? ann : bob
-                try realm.add(d)
+                realm.add(d)
             }
         }
         return realm
@@ -51,7 +51,7 @@ import Testing
         let realm = try seeded()
         let old = realm.objects(Dog.self).filter("age >= 4")
         #expect(old.count == 2)
-        try realm.write { try realm.add(Dog(value: ["id": "9", "name": "Zed", "age": 10])) }
+        try realm.write { realm.add(Dog(value: ["id": "9", "name": "Zed", "age": 10])) }
         #expect(old.count == 3)
     }
 

@@ -40,7 +40,7 @@ final class Playlist: Object {
                     h.amount = try Decimal128(string: v)
                     h.maybe = v == "0" ? nil : try Decimal128(string: v)
                     for w in values { h.history.append(try Decimal128(string: w)) }
-                    try realm.add(h)
+                    realm.add(h)
                 }
             }
         }
@@ -58,7 +58,7 @@ final class Playlist: Object {
         let h = DecimalHolder()
         try realm.write {
             h.amount = try Decimal128(string: "12345678901234567890123456789012345678")  // 38 digits
-            try realm.add(h)
+            realm.add(h)
         }
         #expect(h.amount == (try Decimal128(string: "12345678901234567890123456789012350000")))
         try realm.write { h.amount = try Decimal128(string: "-0.99999999999999999999999999999999999") }  // 35 nines
@@ -70,7 +70,7 @@ final class Playlist: Object {
         let h = DecimalHolder()
         try realm.write {
             h.amount = Decimal128(Decimal.nan)
-            try realm.add(h)
+            realm.add(h)
         }
         #expect(h.amount.value.isNaN)
     }
@@ -83,9 +83,9 @@ final class Playlist: Object {
         let mix = Playlist(value: ["name": "mix"])
         let best = Playlist(value: ["name": "best"])
         try realm.write {
-            try realm.add(song)
-            try realm.add(mix)
-            try realm.add(best)
+            realm.add(song)
+            realm.add(mix)
+            realm.add(best)
             mix.songs.append(song)
             mix.songs.append(song)
             best.songs.append(song)
@@ -94,7 +94,7 @@ final class Playlist: Object {
         #expect(song.playlists.map(\.name).sorted() == ["best", "mix", "mix"])
         try realm.write { mix.songs.remove(at: 0) }
         #expect(song.playlists.map(\.name).sorted() == ["best", "mix"])
-        try realm.write { try realm.delete(best) }
+        try realm.write { realm.delete(best) }
         #expect(song.playlists.map(\.name) == ["mix"])
         try realm.write { mix.songs.removeAll() }
         #expect(song.playlists.isEmpty)
@@ -108,18 +108,18 @@ final class Playlist: Object {
         let key = Data((0..<64).map { UInt8(255 - $0) })
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(Contact(value: ["id": 1, "name": "committed"])) }
-            try realm.beginWrite()
-            try realm.add(Contact(value: ["id": 2, "name": "pending"]))
+            try realm.write { realm.add(Contact(value: ["id": 1, "name": "committed"])) }
+            realm.beginWrite()
+            realm.add(Contact(value: ["id": 2, "name": "pending"]))
             let song = Song(value: ["title": "Blue"])
             let mix = Playlist(value: ["name": "mix"])
-            try realm.add(mix)
+            realm.add(mix)
             mix.songs.append(song)
             mix.songs.append(song)
             let holder = DecimalHolder()
             holder.amount = try Decimal128(string: "2.5")
             holder.history.append(7)
-            try realm.add(holder)
+            realm.add(holder)
             try realm.writeCopy(toFile: copyURL, encryptionKey: key)
             #expect { try realm.writeCopy(toFile: copyURL) } throws: { ($0 as? Realm.Error)?.code == .fileExists }
             realm.cancelWrite()
@@ -140,8 +140,8 @@ final class Playlist: Object {
         #expect(Array(holder.history) == [7])
         // The copy is a working file: writes and deletes keep links consistent.
         try c.write {
-            try c.add(Contact(value: ["id": 3]))
-            try c.delete(song)
+            c.add(Contact(value: ["id": 3]))
+            c.delete(song)
         }
         #expect(mix.songs.isEmpty)
         #expect(c.objects(Contact.self).count == 3)
@@ -160,7 +160,7 @@ final class SetHolder: Object {
         let realm = try Realm(configuration: memoryConfig())
         let h = SetHolder()
         h.numbers.insert(objectsIn: [5, 3, 5])  // unmanaged: stored sorted, deduplicated on add
-        try realm.write { try realm.add(h) }
+        try realm.write { realm.add(h) }
         var model: Set<Int> = [5, 3]
         var rng = SystemRandomNumberGenerator()
         try realm.write {
@@ -186,7 +186,7 @@ final class SetHolder: Object {
         let h = SetHolder()
         let blue = Song(value: ["title": "Blue"])
         try realm.write {
-            try realm.add(h)
+            realm.add(h)
             h.words.insert(objectsIn: ["pear", "apple", "pear", "fig", "apple"])
             h.maybe.insert(objectsIn: [nil, 1, nil, 2, 1])
             h.songs.insert(blue)  // unmanaged: added by the insert
@@ -206,7 +206,7 @@ final class SetHolder: Object {
         #expect(h.maybe.count == 2 && !h.maybe.contains(nil))
         // Deleting a member object drops it from the set (backlinks were kept by the sorted insert).
         let red = try #require(Array(h.songs).first)
-        try realm.write { try realm.delete(red) }
+        try realm.write { realm.delete(red) }
         #expect(h.songs.isEmpty)
     }
 }
@@ -218,7 +218,7 @@ final class SetHolder: Object {
         let config = tempConfig("cache")
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(ToDoItem()) }
+            try realm.write { realm.add(ToDoItem()) }
             #expect(try Realm(configuration: config).core === realm.core)
         }
         let failures = LockedBox(0)

@@ -10,7 +10,7 @@ import Testing
         do {
             let realm = try Realm(configuration: config)
             try realm.write {
-                for s in ["o3", "no2", "aqi"] { try realm.add(try Sensor.make(value: ["symbol": s])) }
+                for s in ["o3", "no2", "aqi"] { realm.add(try Sensor.make(value: ["symbol": s])) }
             }
             for i in 0..<5 {
                 try realm.write {
@@ -37,7 +37,7 @@ import Testing
 
     @Test func readingsAreCappedByRemovingAndDeletingTheOldest() throws {
         let realm = try Realm(configuration: tempConfig())
-        try realm.write { try realm.add(try Sensor.make(value: ["symbol": "aqi"])) }
+        try realm.write { realm.add(try Sensor.make(value: ["symbol": "aqi"])) }
         let cap = 10
         for i in 0..<35 {
             try realm.write {
@@ -49,7 +49,7 @@ import Testing
                 if sensor.readings.count > cap {
                     let oldest = sensor.readings[0]
                     sensor.readings.removeFirst()
-                    try realm.delete(oldest)
+                    realm.delete(oldest)
                 }
             }
         }
@@ -66,7 +66,7 @@ import Testing
         try realm.write {
             let s = Sensor()
             s.symbol = "no2"
-            try realm.add(s)
+            realm.add(s)
             for i in 0..<1_000 {
                 let r = Reading()
                 r.seq = Int64(i)

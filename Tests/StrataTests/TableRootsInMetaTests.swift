@@ -14,7 +14,7 @@ struct TableRootsInMetaTests {
             try realm.write {
                 let s = Sensor()
                 s.symbol = "o3"
-                try realm.add(s)
+                realm.add(s)
                 for i in 0..<500 {
                     let r = Reading()
                     r.seq = Int64(i)
@@ -32,7 +32,7 @@ struct TableRootsInMetaTests {
         let s = try #require(realm.object(ofType: Sensor.self, forPrimaryKey: "o3"))
         #expect(s.readings.count == 500)
         #expect(s.readings[499].seq == 499)
-        try realm.write { try realm.add(Sensor(value: ["symbol": "pm10"])) }
+        try realm.write { realm.add(Sensor(value: ["symbol": "pm10"])) }
         #expect(realm.objects(Sensor.self).count == 2)
     }
 
@@ -46,7 +46,7 @@ struct TableRootsInMetaTests {
             try realm.write {
                 let s = Sensor()
                 s.symbol = "o3"
-                try realm.add(s)
+                realm.add(s)
                 for i in 0..<50 {
                     let r = Reading()
                     r.seq = Int64(i)

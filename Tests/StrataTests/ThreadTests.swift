@@ -27,7 +27,7 @@ struct Unchecked<T>: @unchecked Sendable {
         let box = Unchecked(value: realm)
         let result = LockedBox<Realm.Error.Code?>(nil)
         onOtherThread {
-            do { try box.value.beginWrite() } catch let e as Realm.Error { result.set(e.code) } catch {}
+            do { try box.value.beginWriteThrowing() } catch let e as Realm.Error { result.set(e.code) } catch {}
         }
         #expect(result.get() == .wrongThread)
     }
@@ -35,12 +35,12 @@ struct Unchecked<T>: @unchecked Sendable {
     @Test func eachThreadGetsItsOwnInstanceAndSeesCommits() throws {
         let config = tempConfig()
         let realm = try Realm(configuration: config)
-        try realm.write { try realm.add(ToDoItem(value: ["text": "a"])) }
+        try realm.write { realm.add(ToDoItem(value: ["text": "a"])) }
         let seen = LockedBox(0)
         onOtherThread {
             do {
                 let r = try Realm(configuration: config)
-                try r.write { try r.add(ToDoItem(value: ["text": "b"])) }
+                try r.write { r.add(ToDoItem(value: ["text": "b"])) }
                 seen.set(r.objects(ToDoItem.self).count)
             } catch { seen.set(-1) }
         }
@@ -53,8 +53,8 @@ struct Unchecked<T>: @unchecked Sendable {
     @Test func frozenObjectsCrossThreads() throws {
         let realm = try Realm(configuration: tempConfig())
         let item = ToDoItem(value: ["text": "frozen"])
-        try realm.write { try realm.add(item) }
-        let frozen = try item.freeze()
+        try realm.write { realm.add(item) }
+        let frozen = item.freeze()
         #expect(frozen.isFrozen)
         let box = Unchecked(value: frozen)
         let text = LockedBox("")
@@ -62,10 +62,10 @@ struct Unchecked<T>: @unchecked Sendable {
         #expect(text.get() == "frozen")
         try realm.write { item.text = "changed" }
         #expect(frozen.text == "frozen", "a frozen object never changes")
-        #expect(try frozen.thaw()?.text == "changed")
-        let frozenRealm = try realm.freeze()
+        #expect(frozen.thaw()?.text == "changed")
+        let frozenRealm = realm.freeze()
         #expect(frozenRealm.isFrozen)
-        #expect { try frozenRealm.beginWrite() } throws: { ($0 as? Realm.Error)?.code == .readOnly }
+        #expect { try frozenRealm.beginWriteThrowing() } throws: { ($0 as? Realm.Error)?.code == .readOnly }
         #expect(try realm.objects(ToDoItem.self).freeze().count == 1)
     }
 
@@ -73,7 +73,7 @@ struct Unchecked<T>: @unchecked Sendable {
         let config = tempConfig()
         let realm = try Realm(configuration: config)
         let item = ToDoItem(value: ["text": "handed over"])
-        try realm.write { try realm.add(item) }
+        try realm.write { realm.add(item) }
         let ref = ThreadSafeReference(to: item)
         let text = LockedBox<String?>(nil)
         let second = LockedBox(true)
@@ -95,19 +95,19 @@ struct Unchecked<T>: @unchecked Sendable {
         queue.sync {
             do {
                 let r = try Realm(configuration: config, queue: queue)
-                try r.write { try r.add(ToDoItem()) }
+                try r.write { r.add(ToDoItem()) }
                 count.set(r.objects(ToDoItem.self).count)
                 box.set(Unchecked(value: r))
             } catch { count.set(-2) }
         }
         #expect(count.get() == 1)
         let rb = try #require(box.get())
-        #expect { try rb.value.beginWrite() } throws: { ($0 as? Realm.Error)?.code == .wrongThread }
+        #expect { try rb.value.beginWriteThrowing() } throws: { ($0 as? Realm.Error)?.code == .wrongThread }
         let done = DispatchSemaphore(value: 0)
         let result = LockedBox<String>("")
         queue.async {
             let r = rb.value
-            r.writeAsync({ do { try r.add(ToDoItem(value: ["text": "async"])) } catch {} }, onComplete: { error in
+            r.writeAsync({ r.add(ToDoItem(value: ["text": "async"])) }, onComplete: { error in
                 result.set(error == nil ? "ok" : "\(error!)")
                 done.signal()
             })
@@ -122,7 +122,7 @@ struct Unchecked<T>: @unchecked Sendable {
         let config = tempConfig()
         do {
             let realm = try Realm(configuration: config)
-            try realm.write { try realm.add(try Sensor.make(value: ["symbol": "o3"])) }
+            try realm.write { realm.add(try Sensor.make(value: ["symbol": "o3"])) }
         }
         let group = DispatchGroup()
         let q = DispatchQueue(label: "strata.writers", attributes: .concurrent)
@@ -150,7 +150,7 @@ struct Unchecked<T>: @unchecked Sendable {
     @Test func asyncWriteAndInvalidate() async throws {
         let realm = try Realm(configuration: memoryConfig())
         let n = try await realm.asyncWrite { () -> Int in
-            try realm.add(ToDoItem())
+            realm.add(ToDoItem())
             return 1
         }
         #expect(n == 1)
@@ -174,8 +174,8 @@ struct Unchecked<T>: @unchecked Sendable {
         var failure: Realm.Error.Code?
         for _ in 0..<6 {
             do {
-                try realm.write { try realm.add(ToDoItem()) }
-                frozen.append(try realm.freeze())
+                try realm.write { realm.add(ToDoItem()) }
+                frozen.append(try realm.freezeThrowing())
             } catch let e as Realm.Error {
                 failure = e.code
                 break
@@ -193,7 +193,7 @@ struct Unchecked<T>: @unchecked Sendable {
             DispatchQueue.main.async {
                 do {
                     let realm = try Realm(configuration: config, queue: .main)
-                    try realm.write { try realm.add(try Sensor.make(value: ["symbol": "main"])) }
+                    try realm.write { realm.add(try Sensor.make(value: ["symbol": "main"])) }
                     let again = try Realm(configuration: config, queue: .main)
                     cont.resume(returning: again.core === realm.core ? "ok \(again.objects(Sensor.self).count)" : "not cached")
                 } catch {

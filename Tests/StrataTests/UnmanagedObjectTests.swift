@@ -48,7 +48,7 @@ import Testing
                 let realm = try Realm(configuration: memoryConfig())
                 try realm.write {
                     for i in 0..<3_000 {
-                        try realm.add(Dog(value: ["\(thread)-\(i)", "n\(i)", i]))
+                        realm.add(Dog(value: ["\(thread)-\(i)", "n\(i)", i]))
                     }
                 }
                 var bad = 0
@@ -106,17 +106,17 @@ import Testing
 
     @Test func valueForKeyAndSetValue() throws {
         let a = AllTypes()
-        try a.setValue(5, forKey: "i8")
+        a.setValue(5, forKey: "i8")
         #expect(a.i8 == 5)
-        try a.setValue(nil, forKey: "optInt")
+        a.setValue(nil, forKey: "optInt")
         #expect(a.optInt == nil)
-        try a.setValue(7, forKey: "optInt")
+        a.setValue(7, forKey: "optInt")
         #expect(a.optInt == 7)
         #expect(a.value(forKey: "optInt") as? Int == 7)
         #expect(a.value(forKey: "dept") as? String == "sports")
         #expect(a.value(forKey: "missing") == nil)
-        #expect(throws: Realm.Error.self) { try a.setValue(1, forKey: "missing") }
-        #expect(throws: Realm.Error.self) { try a.setValue(300, forKey: "i8") }
+        #expect(throws: Realm.Error.self) { try a.setValueThrowing(1, forKey: "missing") }
+        #expect(throws: Realm.Error.self) { try a.setValueThrowing(300, forKey: "i8") }
         a["s"] = "hello"
         #expect(a.s == "hello")
     }

@@ -34,7 +34,7 @@ struct VerifiedQueueTests {
             seen.set([VerifiedQueue.current])
             try? r.write {
                 seen.set(seen.get() + [VerifiedQueue.current])
-                try r.add(ToDoItem(value: ["text": "inside"]))
+                r.add(ToDoItem(value: ["text": "inside"]))
             }
             seen.set(seen.get() + [VerifiedQueue.current])
             // A throwing block clears it too.
@@ -53,7 +53,7 @@ struct VerifiedQueueTests {
         queue.sync {
             let r = realm.value
             try? r.write {
-                try r.add(ToDoItem())
+                r.add(ToDoItem())
                 let inside = Unchecked(value: r)
                 onOtherThread {
                     var code: Realm.Error.Code?
@@ -83,12 +83,12 @@ struct VerifiedQueueTests {
             let a = realmA.value
             try? a.write {
                 log.set(log.get() + ["A mark \(VerifiedQueue.current == idA)", "B current \(realmB.value.core.confinement.isCurrent)"])
-                try a.add(ToDoItem())
+                a.add(ToDoItem())
                 queueB.sync {
                     let b = realmB.value
                     try? b.write {
                         log.set(log.get() + ["B mark \(VerifiedQueue.current == idB)"])
-                        try b.add(ToDoItem())
+                        b.add(ToDoItem())
                     }
                     log.set(log.get() + ["after B \(VerifiedQueue.current == idA)"])
                 }

@@ -7,7 +7,7 @@ import Testing
     @Test func writeReturnsTheBlockValueAndCommits() throws {
         let realm = try Realm(configuration: memoryConfig())
         let n = try realm.write { () -> Int in
-            try realm.add(ToDoItem(value: ["text": "milk"]))
+            realm.add(ToDoItem(value: ["text": "milk"]))
             return 7
         }
         #expect(n == 7)
@@ -21,7 +21,7 @@ import Testing
         let item = ToDoItem(value: ["text": "x"])
         #expect(throws: Boom.self) {
             try realm.write {
-                try realm.add(item)
+                realm.add(item)
                 throw Boom()
             }
         }
@@ -32,26 +32,31 @@ import Testing
 
     @Test func misuseOfTransactionsIsTyped() throws {
         let realm = try Realm(configuration: memoryConfig())
-        #expect { try realm.add(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
+        #expect { try realm.addThrowing(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
         #expect { try realm.commitWrite() } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
-        try realm.beginWrite()
-        #expect { try realm.beginWrite() } throws: { ($0 as? Realm.Error)?.code == .alreadyInWriteTransaction }
-        #expect { try realm.delete(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        realm.beginWrite()
+        #expect { try realm.beginWriteThrowing() } throws: { ($0 as? Realm.Error)?.code == .alreadyInWriteTransaction }
+        #expect { try realm.deleteThrowing(ToDoItem()) } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
         realm.cancelWrite()
         #expect(!realm.isInWriteTransaction)
         let item = ToDoItem()
-        try realm.write { try realm.add(item) }
-        #expect { try item.setValue("y", forKey: "text") } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
-        try realm.write {
-            #expect { try item.setValue("other", forKey: "id") } throws: { ($0 as? Realm.Error)?.code == .primaryKeyChange }
-        }
+        try realm.write { realm.add(item) }
+        #expect { try item.setValueThrowing("y", forKey: "text") } throws: { ($0 as? Realm.Error)?.code == .notInWriteTransaction }
+        // Thrown at once, and the write fails with it all the same.
+        var thrownAtOnce: Realm.Error.Code?
+        #expect {
+            try realm.write {
+                do { try item.setValueThrowing("other", forKey: "id") } catch let e as Realm.Error { thrownAtOnce = e.code }
+            }
+        } throws: { ($0 as? Realm.Error)?.code == .primaryKeyChange }
+        #expect(thrownAtOnce == .primaryKeyChange)
     }
 
     @Test func cancelWriteInvalidatesAddedObjects() throws {
         let realm = try Realm(configuration: memoryConfig())
-        try realm.beginWrite()
+        realm.beginWrite()
         let item = ToDoItem(value: ["text": "gone"])
-        try realm.add(item)
+        realm.add(item)
         #expect(realm.objects(ToDoItem.self).count == 1)
         realm.cancelWrite()
         #expect(item.isInvalidated)
@@ -61,7 +66,7 @@ import Testing
     @Test func managedObjectsReadAndWriteThroughTheRealm() throws {
         let realm = try Realm(configuration: memoryConfig())
         let item = ToDoItem(value: ["text": "buy"])
-        try realm.write { try realm.add(item) }
+        try realm.write { realm.add(item) }
         #expect(item.realm != nil)
         try realm.write { item.isCompleted = true; item.text = "bought" }
         let again = try #require(realm.object(ofType: ToDoItem.self, forPrimaryKey: item.id))
@@ -75,23 +80,23 @@ import Testing
 @Suite struct PrimaryKeyTests {
     @Test func duplicatesAreRejectedAndUpsertsUpdate() throws {
         let realm = try Realm(configuration: memoryConfig())
-        try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Rex", "age": 1])) }
+        try realm.write { realm.add(Dog(value: ["id": "1", "name": "Rex", "age": 1])) }
         do {
-            try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Other"])) }
+            try realm.write { realm.add(Dog(value: ["id": "1", "name": "Other"])) }
             Issue.record("duplicate primary key must throw")
         } catch let e as Realm.Error {
             #expect(e.code == .duplicatePrimaryKey)
             #expect(e.message.contains("Dog"))
         }
-        try realm.write { try realm.add(Dog(value: ["id": "1", "name": "Max", "age": 5]), update: .modified) }
+        try realm.write { realm.add(Dog(value: ["id": "1", "name": "Max", "age": 5]), update: .modified) }
         #expect(realm.objects(Dog.self).count == 1)
         let d = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "1"))
         #expect(d.name == "Max")
         #expect(d.age == 5)
-        try realm.write { _ = try realm.create(Dog.self, value: ["id": "1", "age": 9], update: .modified) }
+        try realm.write { _ = realm.create(Dog.self, value: ["id": "1", "age": 9], update: .modified) }
         #expect(d.name == "Max", "create(update:) leaves missing keys unchanged")
         #expect(d.age == 9)
-        #expect { try realm.write { try realm.add(ToDoItem(), update: .all); try realm.add(Reading(), update: .all) } } throws: {
+        #expect { try realm.write { realm.add(ToDoItem(), update: .all); realm.add(Reading(), update: .all) } } throws: {
             ($0 as? Realm.Error)?.code == .missingPrimaryKey
         }
     }
@@ -106,7 +111,7 @@ import Testing
     @Test func intAndUUIDKeys() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
-            for i in 0..<50 { try realm.add(Contact(value: ["id": i, "name": "c\(i)"])) }
+            for i in 0..<50 { realm.add(Contact(value: ["id": i, "name": "c\(i)"])) }
         }
         #expect(realm.object(ofType: Contact.self, forPrimaryKey: 37)?.name == "c37")
         #expect(realm.object(ofType: Contact.self, forPrimaryKey: 50) == nil)
@@ -122,7 +127,7 @@ import Testing
         rex.owner = ann
         fido.owner = ann
         ann.dogs.append(objectsIn: [rex, fido])
-        try realm.write { try realm.add(ann) }
+        try realm.write { realm.add(ann) }
         #expect(realm.objects(Dog.self).count == 2)
         #expect(rex.realm != nil && fido.realm != nil)
         let p = try #require(realm.objects(Person.self).first)
@@ -141,16 +146,16 @@ import Testing
         ann.dogs.append(rex)
         ann.dogs.append(rex)
         ann.dogs.append(Dog(value: ["id": "x", "name": "Xena"]))
-        try realm.write { try realm.add(ann) }
+        try realm.write { realm.add(ann) }
         #expect(ann.dogs.count == 3)
-        try realm.write { try realm.delete(rex) }
+        try realm.write { realm.delete(rex) }
         #expect(rex.isInvalidated)
         #expect(ann.dogs.count == 1)
         #expect(ann.dogs[0].name == "Xena")
-        try realm.write { try realm.delete(ann) }
+        try realm.write { realm.delete(ann) }
         let xena = try #require(realm.object(ofType: Dog.self, forPrimaryKey: "x"))
         #expect(xena.owner == nil)
-        #expect { try realm.write { try realm.delete(ann) } } throws: { ($0 as? Realm.Error)?.code == .objectInvalidated }
+        #expect { try realm.write { realm.delete(ann) } } throws: { ($0 as? Realm.Error)?.code == .objectInvalidated }
     }
 
     @Test func carRepairBacklinks() throws {
@@ -163,7 +168,7 @@ import Testing
         car1.plates.append(contentsOf: ["A-1", "B-2"])
         car1.checkups.append(Date(timeIntervalSince1970: 100))
         car1.repairs.append(Repair(value: ["date": Date(timeIntervalSince1970: 5), "person": ["name": "Mo"]]))
-        try realm.write { try realm.add([car1, car2]) }
+        try realm.write { realm.add([car1, car2]) }
         let s = try #require(realm.objects(RepairShop.self).first)
         #expect(s.maintainedCars.count == 2)
         #expect(s.maintainedCars.sum(ofProperty: "year") == 4009)
@@ -178,14 +183,14 @@ import Testing
         let realm = try Realm(configuration: memoryConfig())
         let c = Contact(value: ["id": 1, "name": "Bo", "address": ["street": "Main", "city": "X"]])
         c.previous.append(Address(value: ["street": "Old", "city": "Y"]))
-        try realm.write { try realm.add(c) }
+        try realm.write { realm.add(c) }
         #expect(realm.objects(Address.self).count == 2)
         #expect(c.address?.street == "Main")
         try realm.write { c.address = Address(value: ["street": "New", "city": "Z"]) }
         #expect(realm.objects(Address.self).count == 2, "the replaced embedded object is deleted")
         #expect(c.address?.street == "New")
-        #expect { try realm.write { try realm.add(Address()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
-        try realm.write { try realm.delete(c) }
+        #expect { try realm.write { realm.add(Address()) } } throws: { ($0 as? Realm.Error)?.code == .invalidArgument }
+        try realm.write { realm.delete(c) }
         #expect(realm.objects(Address.self).count == 0)
     }
 
@@ -193,10 +198,10 @@ import Testing
         let a = try Realm(configuration: memoryConfig())
         let b = try Realm(configuration: memoryConfig())
         let ann = Person()
-        try a.write { try a.add(ann) }
+        try a.write { a.add(ann) }
         let dog = Dog(value: ["id": "1"])
         dog.owner = ann
-        #expect { try b.write { try b.add(dog) } } throws: { ($0 as? Realm.Error)?.code == .wrongRealm }
+        #expect { try b.write { b.add(dog) } } throws: { ($0 as? Realm.Error)?.code == .wrongRealm }
     }
 }
 
@@ -207,17 +212,17 @@ import Testing
         let p = Person(value: ["name": "P"])
         let rex = Dog(value: ["id": "r", "name": "Rex"])
         p.dogs.append(rex)
-        try realm.write { try realm.add(p) }
+        try realm.write { realm.add(p) }
         let again = Person(value: ["name": "Q"])
         again.dogs.append(Dog(value: ["id": "r", "name": "Rex2"]))
         let q = Person()
         try realm.write {
-            try realm.add(q)
+            realm.add(q)
             q.dogs.append(rex)
             q.dogs.append(rex)
         }
         try realm.write { q.dogs.remove(at: 0) }
-        try realm.write { try realm.delete(rex) }
+        try realm.write { realm.delete(rex) }
         #expect(q.dogs.isEmpty, "the second entry was still counted and is removed on delete")
         #expect(p.dogs.isEmpty)
     }
@@ -236,7 +241,7 @@ import Testing
             a.author = author
             a.people.append(author)
             a.people.append(NewsPerson(value: ["firstName": "Bob"]))
-            try realm.write { try realm.add(a) }
+            try realm.write { realm.add(a) }
         }
         do {
             let realm = try Realm(configuration: config)
@@ -258,11 +263,11 @@ import Testing
         #expect(a.title == nil)
         let ada = try #require(realm.object(ofType: NewsPerson.self, forPrimaryKey: authorKey))
         #expect(ada.deceased == Date(timeIntervalSince1970: 99))
-        try realm.write { try realm.delete(ada) }
+        try realm.write { realm.delete(ada) }
         #expect(a.author == nil)
         #expect(a.people.count == 1)
         #expect(a.people.first?.firstName == "Bob")
-        try realm.write { try realm.delete(a) }
+        try realm.write { realm.delete(a) }
         #expect(realm.objects(Article.self).isEmpty)
         #expect(realm.objects(NewsPerson.self).count == 1)
     }

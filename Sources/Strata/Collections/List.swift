@@ -192,17 +192,17 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     // MARK: Frozen
 
-    /// Returns a frozen snapshot of a managed list: it reads the realm's current version, never
-    /// changes and can be passed to any thread. An unmanaged list is returned as is.
+    /// A frozen copy of a managed list; unmanaged lists are returned as is. Inside a write
+    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
     ///
     /// ```swift
     /// let snapshot = person.dogs.freeze()
     /// Task.detached { print(snapshot.count) }
     /// ```
-    public func freeze() throws -> List<Element> {
-        guard let r = ref else { return self }
-        let f = try r.core.frozenCore()
-        return List(ref: CollectionRef(core: f, table: r.table, column: r.column, owner: r.owner))
+    public func freeze() -> List<Element> {
+        guard let collection = ref else { return self }
+        let frozen = collection.core.frozenCoreOrStop()
+        return List(ref: CollectionRef(core: frozen, table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "List<\(Element.self)>(\(count) elements)" }

@@ -99,11 +99,11 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
-    /// Returns a frozen snapshot of a managed map, which never changes and can be passed to any thread;
-    /// an unmanaged map is returned as is.
-    public func freeze() throws -> Map<Key, Value> {
+    /// A frozen copy of a managed map; unmanaged maps are returned as is. Inside a write
+    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
+    public func freeze() -> Map<Key, Value> {
         guard let collection = ref else { return self }
-        return Map(ref: CollectionRef(core: try collection.core.frozenCore(), table: collection.table, column: collection.column, owner: collection.owner))
+        return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }
@@ -189,7 +189,7 @@ extension RealmCore {
     }
 
     func mapSet<V: _PersistableElement>(_ collection: CollectionRef, _ key: String, _ value: V) {
-        let writing = requireWrite("modifying a map")
+        guard let writing = requireWrite("modifying a map") else { return }
         do {
             guard key.utf8.count <= BytesTree.maxKeySize else {
                 throw Realm.Error(.valueTooLarge, "map key of \(key.utf8.count) bytes exceeds \(BytesTree.maxKeySize)")
@@ -209,7 +209,7 @@ extension RealmCore {
     }
 
     func mapRemove(_ collection: CollectionRef, _ key: String) {
-        let writing = requireWrite("modifying a map")
+        guard let writing = requireWrite("modifying a map") else { return }
         do {
             var (state, tree) = try mapTree(collection)
             try Array(key.utf8).withUnsafeBytes { keyBytes in

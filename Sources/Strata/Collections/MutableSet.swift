@@ -140,11 +140,11 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
 
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 
-    /// Returns a frozen snapshot of a managed set, which never changes and can be passed to any
-    /// thread; an unmanaged set is returned as is.
-    public func freeze() throws -> MutableSet<Element> {
-        guard let r = ref else { return self }
-        return MutableSet(ref: CollectionRef(core: try r.core.frozenCore(), table: r.table, column: r.column, owner: r.owner))
+    /// A frozen copy of a managed set; unmanaged sets are returned as is. Inside a write
+    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
+    public func freeze() -> MutableSet<Element> {
+        guard let collection = ref else { return self }
+        return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "MutableSet<\(Element.self)>(\(count) elements)" }

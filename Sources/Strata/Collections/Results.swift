@@ -236,17 +236,17 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         return keys.firstIndex(of: b.key)
     }
 
-    /// Returns a frozen snapshot of the results: they keep the realm's current version, never change,
-    /// and can be read on any thread.
+    /// A frozen copy (immutable, usable anywhere). Inside a write transaction, or on a storage
+    /// failure, stops with a `Strata:` message (as Realm).
     ///
     /// ```swift
     /// let frozen = realm.objects(Dog.self).freeze()
     /// Task.detached { print(frozen.count) }
     /// ```
-    public func freeze() throws -> Results<Element> {
-        var r = Results(core: try core.frozenCore(), info: info)
-        r.query = query
-        return r
+    public func freeze() -> Results<Element> {
+        var frozen = Results(core: core.frozenCoreOrStop(), info: info)
+        frozen.query = query
+        return frozen
     }
 
     public var description: String { "Results<\(info.schema.className)>(\(count) objects)" }

@@ -207,7 +207,7 @@ extension RealmCore {
 
     /// Inserts at `index` (nil: append).
     func listInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E, at index: Int?) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -229,7 +229,7 @@ extension RealmCore {
     /// Appends every element of `elements` with one write check and one state lookup (the
     /// harness appends its readings with `append(objectsIn:)`).
     func listAppend<S: Sequence>(_ collection: CollectionRef, contentsOf elements: S) where S.Element: _PersistableElement {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -276,7 +276,7 @@ extension RealmCore {
     }
 
     func listReplace<E: _PersistableElement>(_ collection: CollectionRef, _ index: Int, _ element: E) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -294,7 +294,7 @@ extension RealmCore {
     }
 
     func listRemove(_ collection: CollectionRef, at index: Int) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -322,7 +322,7 @@ extension RealmCore {
     /// all of them (the sensors pattern trims the oldest readings this way), then the backlinks
     /// of removed links. Traps, removing nothing, when the list is shorter.
     func listRemoveFirst(_ collection: CollectionRef, _ count: Int) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -361,7 +361,7 @@ extension RealmCore {
     }
 
     func listRemoveAll(_ collection: CollectionRef) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             guard !state.root.isNull else { return }
@@ -377,7 +377,7 @@ extension RealmCore {
     }
 
     func listMove(_ collection: CollectionRef, from: Int, to: Int) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -396,7 +396,7 @@ extension RealmCore {
     }
 
     func listSwap(_ collection: CollectionRef, _ i: Int, _ j: Int) {
-        let writing = requireWrite("modifying a list")
+        guard let writing = requireWrite("modifying a list") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
@@ -483,7 +483,7 @@ extension RealmCore {
 
     /// Inserts `element` at its sorted place unless present.
     func setInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E) {
-        let writing = requireWrite("modifying a set")
+        guard let writing = requireWrite("modifying a set") else { return }
         do {
             let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)

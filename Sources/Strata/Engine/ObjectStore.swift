@@ -41,7 +41,7 @@ extension RealmCore {
 
     /// Read-modify-write of one column of a managed object (accessor path).
     func updateColumn(_ binding: ObjectBinding, _ column: _Column, _ body: (inout _RowBuilder) throws -> Void) {
-        let writing = requireWrite("setting a property of '\(binding.info.schema.className)'")
+        guard let writing = requireWrite("setting a property of '\(binding.info.schema.className)'") else { return }
         if column.index == binding.info.primaryKeyColumn {
             misuse(.primaryKeyChange, "the primary key of a managed '\(binding.info.schema.className)' cannot change")
         }

@@ -342,14 +342,50 @@ final class RealmCore {
         }
     }
 
-    /// For accessors: a write must be open on the calling thread.
-    @inline(__always) func requireWrite(_ what: @autoclosure () -> String) -> WriteTransaction {
+    /// For accessors: a write must be open on the calling thread. Nil once the write has
+    /// failed (WriteState.swift): the accessor then changes nothing.
+    @inline(__always) func requireWrite(_ what: @autoclosure () -> String) -> WriteTransaction? {
         checkThread()
-        guard let writing = write.transaction else {
+        guard let writing = write.transaction, write.firstError == nil else {
+            if write.hasFailed { return nil }
             if isFrozen { misuse(.readOnly, "\(what()) on a frozen object or collection") }
             misuse(.notInWriteTransaction, "\(what()) outside a write transaction; use realm.write { }")
         }
         return writing
+    }
+
+    /// Runs a write call that cannot throw (`add`, `create`, `delete`, `setValue`…): misuse
+    /// Realm reports with an exception (another thread, no write open, a frozen realm) stops
+    /// with a `Strata:` message; once the write has failed, `body` does not run; a failure of
+    /// `body` fails the write (`record(_:)`), whose commit throws it.
+    func deferringFailure(_ what: @autoclosure () -> String, _ body: () throws -> Void) {
+        checkThread()
+        if write.hasFailed { return }
+        guard write.isOpen else {
+            if isFrozen { misuse(.readOnly, "cannot \(what()) in a frozen realm") }
+            misuse(.notInWriteTransaction, "cannot \(what()) outside a write transaction; use realm.write { }")
+        }
+        do { try body() } catch { record(surfacing(error)) }
+    }
+
+    /// Runs the throwing counterpart of a write call: throws its failure at once and, inside a
+    /// write, fails the write as well, so that catching the error cannot commit half a change.
+    /// Once the write has failed, throws that first failure without running `body`.
+    func failingWrite<Result>(_ body: () throws -> Result) throws -> Result {
+        if write.hasFailed, let first = write.firstError ?? write.beginFailure { throw first }
+        do {
+            return try body()
+        } catch {
+            let surfaced = surfacing(error)
+            if write.isOpen { record(surfaced) }
+            throw surfaced
+        }
+    }
+
+    /// Keeps the failure of a `beginWrite()` that cannot throw (WriteState.swift).
+    func beginFailed(_ error: Realm.Error) {
+        noteDamage(error)
+        write.failedToBegin(error)
     }
 
     /// For throwing APIs.
@@ -416,6 +452,10 @@ final class RealmCore {
     func commitWrite(deferringFlush: Bool = false) throws(Realm.Error) -> UInt64 {
         try checkThreadThrowing()
         guard let writing = write.transaction else {
+            if let beginFailure = write.beginFailure {
+                write.ended()
+                throw beginFailure
+            }
             throw Realm.Error(.notInWriteTransaction, "commitWrite without beginWrite on '\(fileIdentity)'")
         }
         if let recorded = write.firstError {
@@ -484,7 +524,10 @@ final class RealmCore {
     }
 
     func cancelWrite() {
-        guard let writing = write.transaction else { return }
+        guard let writing = write.transaction else {
+            if write.beginFailure != nil { write.ended() }
+            return
+        }
         writing.rollback()
         if let snapshotAtBegin = write.snapshotAtBegin { snap = snapshotAtBegin } else { snapValid = false }
         write.ended()
@@ -518,6 +561,12 @@ final class RealmCore {
     }
 
     // MARK: - Frozen
+
+    /// `frozenCore()` for the freeze calls that cannot throw (RealmSwift's signatures): misuse
+    /// (inside a write) and storage failures stop with a `Strata:` message, as reads do.
+    func frozenCoreOrStop() -> RealmCore {
+        do { return try frozenCore() } catch { readFailed(error) }
+    }
 
     /// A frozen core at the current version (cached per version).
     func frozenCore() throws(Realm.Error) -> RealmCore {

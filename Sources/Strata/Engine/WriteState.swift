@@ -7,6 +7,12 @@
 // - `firstError` keeps the first failure only: later ones are consequences of it. It is thrown by
 //   the commit (which rolls back instead), so a half-applied change is never committed. A
 //   failure recorded outside a write stays until the next `beginWrite` reports it.
+// - Once a write has failed (`hasFailed`), the calls that cannot throw (`add`, `create`,
+//   `delete`, setters, list edits) change nothing until the write ends: what they would change
+//   is rolled back anyway, and they might act on a state the failure left half-changed.
+// - `beginFailure` is a `beginWrite()` that could not begin (it cannot throw, as in Realm): the
+//   write counts as open and failed until `commitWrite()` throws the failure or
+//   `cancelWrite()` drops it.
 import StrataStorage
 
 struct WriteState {
@@ -19,7 +25,18 @@ struct WriteState {
     /// The policy of the `add` running, applied to the objects it adds through links.
     var updatePolicy: Realm.UpdatePolicy = .error
 
+    /// The failure of a `beginWrite()` that could not begin (see the file header).
+    private(set) var beginFailure: Realm.Error?
+
     var isOpen: Bool { transaction != nil }
+
+    /// Whether the open write (or the failed begin) met a failure: later calls do nothing.
+    var hasFailed: Bool { (transaction != nil && firstError != nil) || beginFailure != nil }
+
+    /// Marks a `beginWrite()` that could not begin (see the file header).
+    mutating func failedToBegin(_ error: Realm.Error) {
+        beginFailure = error
+    }
 
     mutating func began(_ transaction: WriteTransaction, restoring snapshot: Snapshot) {
         self.transaction = transaction
@@ -32,6 +49,7 @@ struct WriteState {
         transaction = nil
         snapshotAtBegin = nil
         firstError = nil
+        beginFailure = nil
         updatePolicy = .error
     }
 

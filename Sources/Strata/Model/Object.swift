@@ -128,24 +128,56 @@ open class Object: CustomStringConvertible {
         return f.getAny(self)
     }
 
-    /// Sets the persisted property `key`. Throws `.invalidArgument` for an unknown key or a value
-    /// of the wrong type, `.notInWriteTransaction` / `.wrongThread` for a managed object used wrongly.
-    public func setValue(_ value: Any?, forKey key: String) throws {
+    /// Sets the persisted property `key`.
+    ///
+    /// Does not throw, as in RealmSwift. On a managed object, a failure (an unknown key, a
+    /// value of the wrong type, a primary key change) fails the open write, which then throws
+    /// it and rolls back (see `Realm.write`); outside a write transaction or on another thread
+    /// it stops with a `Strata:` message. On an unmanaged object a failure stops likewise, as
+    /// Realm's exception does. `setValueThrowing(_:forKey:)` throws instead.
+    ///
+    /// ```swift
+    /// try realm.write { dog.setValue(4, forKey: "age") }
+    /// ```
+    public func setValue(_ value: Any?, forKey key: String) {
+        if let binding = _binding {
+            binding.core.deferringFailure("set '\(key)'") { try assignValue(value, forKey: key) }
+            return
+        }
+        do {
+            try assignValue(value, forKey: key)
+        } catch {
+            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+        }
+    }
+
+    /// Like `setValue(_:forKey:)`, throwing its failure at once. On a managed object the
+    /// write is failed all the same (see `Realm.addThrowing`).
+    ///
+    /// - Throws: `Realm.Error`: `.invalidArgument` for an unknown key or a value of the wrong
+    ///   type, `.primaryKeyChange`, `.notInWriteTransaction` / `.wrongThread` for a managed
+    ///   object used outside a write or from another thread.
+    public func setValueThrowing(_ value: Any?, forKey key: String) throws {
+        guard let binding = _binding else { return try assignValue(value, forKey: key) }
+        try binding.core.failingWrite { try assignValue(value, forKey: key) }
+    }
+
+    private func assignValue(_ value: Any?, forKey key: String) throws(Realm.Error) {
         let info = try ClassInfo.of(type(of: self))
-        guard let f = info.field(named: key) else {
+        guard let field = info.field(named: key) else {
             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
         }
         if info.schema[key]?.isPrimary == true, _binding != nil {
             throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
         }
-        do { try f.setAny(self, value) } catch { throw Realm.Error.surfacing(error) }
+        do { try field.setAny(self, value) } catch { throw RealmCore.realmError(Realm.Error.surfacing(error)) }
     }
 
-    /// Dictionary-style access to persisted properties (`dog["name"]`); setting ignores errors
-    /// (use `setValue(_:forKey:)` to see them).
+    /// Dictionary-style access to persisted properties (`dog["name"]`); setting behaves as
+    /// `setValue(_:forKey:)`.
     public subscript(key: String) -> Any? {
         get { value(forKey: key) }
-        set { try? setValue(newValue, forKey: key) }
+        set { setValue(newValue, forKey: key) }
     }
 
     /// Whether both are the same stored object (same realm file, class and key), or the same instance.
@@ -156,20 +188,40 @@ open class Object: CustomStringConvertible {
         return a.key == b.key && a.info === b.info && a.core.fileIdentity == b.core.fileIdentity
     }
 
-    /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current version.
-    /// Unmanaged objects are returned unchanged.
-    public func freeze() throws -> Self {
-        guard let b = _binding else { return self }
-        let frozen = try b.core.frozenCore()
-        return frozen.materialize(Self.self, info: b.info, table: b.table, key: b.key)
+    /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current
+    /// version; unmanaged objects are returned unchanged. Inside a write transaction, or on a
+    /// storage failure, stops with a `Strata:` message; `freezeThrowing()` throws instead.
+    public func freeze() -> Self {
+        guard let binding = _binding else { return self }
+        do { return try freezeThrowing() } catch { binding.core.readFailed(error) }
     }
 
-    /// The live version of a frozen object in a realm on the calling thread; nil if it was deleted.
-    public func thaw() throws -> Self? {
-        guard let b = _binding else { return self }
-        guard b.core.isFrozen else { return self }
-        let live = try Realm(configuration: b.core.configuration)
-        return try live.core.surfacing { try live.core.objectIfExists(Self.self, info: b.info, key: b.key) }
+    /// Like `freeze()`, throwing its failures.
+    ///
+    /// - Throws: `Realm.Error`: `.invalidState` inside a write transaction, `.wrongThread`, a
+    ///   storage failure.
+    public func freezeThrowing() throws -> Self {
+        guard let binding = _binding else { return self }
+        let frozen = try binding.core.frozenCore()
+        return frozen.materialize(Self.self, info: binding.info, table: binding.table, key: binding.key)
+    }
+
+    /// The live version of a frozen object in a realm on the calling thread; nil if it was
+    /// deleted. A failure to open that realm stops with a `Strata:` message; `thawThrowing()`
+    /// throws instead.
+    public func thaw() -> Self? {
+        guard let binding = _binding else { return self }
+        do { return try thawThrowing() } catch { binding.core.readFailed(error) }
+    }
+
+    /// Like `thaw()`, throwing its failures.
+    ///
+    /// - Throws: `Realm.Error`, as `Realm(configuration:)` does, or a storage failure.
+    public func thawThrowing() throws -> Self? {
+        guard let binding = _binding else { return self }
+        guard binding.core.isFrozen else { return self }
+        let live = try Realm(configuration: binding.core.configuration)
+        return try live.core.surfacing { try live.core.objectIfExists(Self.self, info: binding.info, key: binding.key) }
     }
 
     open var description: String {

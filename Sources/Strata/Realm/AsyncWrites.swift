@@ -112,7 +112,7 @@ extension Realm {
             self.core.asyncWrites.pending.remove(id)
             if self.core.asyncWrites.cancelled.remove(id) != nil { return }
             do {
-                try self.beginWrite()
+                try self.beginWriteThrowing()
             } catch {
                 onError(error)
                 return

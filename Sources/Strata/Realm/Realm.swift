@@ -96,7 +96,26 @@ public struct Realm {
 
     // MARK: - Writing
 
-    /// Runs `block` in a write transaction and commits; rolls back and rethrows if it throws.
+    /// Runs `block` in a write transaction and commits it, returning the block's value.
+    ///
+    /// The calls that change the realm inside `block` (`add`, `create`, `delete`, setters, list
+    /// edits…) do not throw, as in RealmSwift: the first failure among them marks the write
+    /// failed, the calls after it change nothing, and `write` rolls everything back and throws
+    /// that failure. Nothing of a failed write is ever committed.
+    ///
+    /// ```swift
+    /// try realm.write {
+    ///     realm.add(dog)
+    ///     dog.age += 1
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - tokens: observers not told about this commit.
+    ///   - block: the changes; an error it throws rolls the write back and is rethrown as is.
+    /// - Throws: `Realm.Error`: the first failure of a call inside `block`, a failure to begin
+    ///   or commit (`.alreadyInWriteTransaction` when nested, `.readOnly`, storage failures), or
+    ///   the error `block` threw.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [], _ block: () throws -> Result) throws -> Result {
         try core.confinement.whileVerified {
@@ -109,7 +128,7 @@ public struct Realm {
     /// Begins a write transaction and runs `block` in it, cancelling the transaction when
     /// `block` throws; leaves it open otherwise (unless `block` ended it). For `write`/`asyncWrite`.
     func beginWriteAndRun<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+        try beginWriteThrowing()
         do {
             return try block()
         } catch {
@@ -118,15 +137,42 @@ public struct Realm {
         }
     }
 
-    /// Begins a write transaction, waiting for other writers (threads or processes) to finish.
-    /// Advances the realm to the newest version. Throws `.alreadyInWriteTransaction` when nested.
-    public func beginWrite() throws {
+    /// Begins a write transaction, waiting for other writers (threads or processes) to finish,
+    /// and advances the realm to the newest version. End it with `commitWrite()` or
+    /// `cancelWrite()`.
+    ///
+    /// Misuse stops the process with a `Strata:` message, as Realm's exception does: a write
+    /// already open (`.alreadyInWriteTransaction`), a frozen or read-only realm, another thread.
+    /// Any other failure to begin (storage, damage met earlier) is kept: the calls until the
+    /// end of the write change nothing, and `commitWrite()` throws it. `beginWriteThrowing()`
+    /// throws every failure at once instead.
+    public func beginWrite() {
+        do {
+            try beginWriteThrowing()
+        } catch {
+            switch error.code {
+            case .alreadyInWriteTransaction, .readOnly, .wrongThread: core.misuse(error.code, error.message)
+            default: core.beginFailed(error)
+            }
+        }
+    }
+
+    /// Like `beginWrite()`, throwing every failure at once.
+    ///
+    /// - Throws: `Realm.Error`: `.alreadyInWriteTransaction` when a write is open, `.readOnly`
+    ///   for a frozen or read-only realm, `.wrongThread`, a storage failure, or a failure kept
+    ///   outside a write (while delivering notifications).
+    public func beginWriteThrowing() throws(Realm.Error) {
         if core.notificationHub != nil && core.confinement.isCurrent { core.deliverBeforeWrite() }
-        try core.surfacing { try core.beginWrite() }
+        try core.beginWrite()
     }
 
     /// Commits the write transaction. On failure nothing of it is visible and the transaction
-    /// is cancelled. Observers of `tokens` are not told about this commit.
+    /// is cancelled.
+    ///
+    /// - Parameter tokens: observers not told about this commit.
+    /// - Throws: `Realm.Error`: the first failure of a call inside the write (see `write`),
+    ///   `.notInWriteTransaction` without `beginWrite()`, or a storage failure.
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         try core.surfacing { try core.commitWrite() }
         core.notifyAfterCommit(skipping: tokens)
@@ -138,46 +184,91 @@ public struct Realm {
         core.cancelWrite()
     }
 
-    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+    /// Whether a write transaction is open (including one whose calls failed: it still has to
+    /// be committed, which throws, or cancelled).
+    public var isInWriteTransaction: Bool { core.isInWriteTransaction || core.write.beginFailure != nil }
 
-    /// Adds an unmanaged object (and the unmanaged objects it links to). A managed object of
-    /// this realm is left as is. `update` needs a primary key.
-    public func add(_ object: Object, update: UpdatePolicy = .error) throws {
-        try core.surfacing {
-            if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
-                throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
-            }
-            try core.addObject(object, update: update)
-        }
+    /// Adds an unmanaged object, and the unmanaged objects it links to, in the open write
+    /// transaction. A managed object of this realm is left as is.
+    ///
+    /// Does not throw, as in RealmSwift: a failure (`.duplicatePrimaryKey`, `.wrongRealm` for an
+    /// object of another realm, `.missingPrimaryKey` for an update without a primary key…)
+    /// fails the write, which then throws it and rolls back (see `write`). Called outside a write
+    /// transaction, stops with a `Strata:` message. `addThrowing` throws at once instead.
+    ///
+    /// ```swift
+    /// try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 3])) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: the object to add.
+    ///   - update: what to do when an object with the same primary key exists.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        core.deferringFailure("add an object") { try addObject(object, update: update) }
     }
 
-    /// Adds each object of `objects`.
-    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws where S.Element: Object {
-        for o in objects { try add(o, update: update) }
+    /// Adds each object of `objects` (see `add(_:update:)`); after a failure, the rest are not added.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Like `add(_:update:)`, throwing its failure at once. The write is failed all the same
+    /// (its commit throws the first failure), so catching the error cannot commit half a change.
+    ///
+    /// - Throws: `Realm.Error` (see `add(_:update:)`), `.notInWriteTransaction` outside a write.
+    public func addThrowing(_ object: Object, update: UpdatePolicy = .error) throws {
+        try core.failingWrite { try addObject(object, update: update) }
+    }
+
+    private func addObject(_ object: Object, update: UpdatePolicy) throws {
+        if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
+            throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
+        }
+        try core.addObject(object, update: update)
     }
 
     /// Creates (or, with `update`, updates) an object from a dictionary, array or object value
-    /// and returns the managed object. For updates, keys missing from a dictionary leave the
-    /// stored values unchanged and nil/NSNull clears optionals.
+    /// in the open write transaction, and returns the managed object. For updates, keys missing
+    /// from a dictionary leave the stored values unchanged and nil/NSNull clears optionals.
+    ///
+    /// Does not throw, as in RealmSwift: a failure (a value of the wrong type, an unknown key,
+    /// `.duplicatePrimaryKey`…) fails the write, which then throws it and rolls back; this call
+    /// then returns an unmanaged object of `type` with its defaults. Called outside a write
+    /// transaction, stops with a `Strata:` message. `createThrowing` throws at once instead.
+    ///
+    /// ```swift
+    /// try realm.write { realm.create(Dog.self, value: ["name": "Rex", "age": 3]) }
+    /// ```
     @discardableResult
-    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
-        try core.surfacing { try createObject(type, value: value, update: update) }
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        var created: T?
+        core.deferringFailure("create an object") { created = try createObject(type, value: value, update: update) }
+        return created ?? T()
+    }
+
+    /// Like `create(_:value:update:)`, throwing its failure at once (the write is failed all
+    /// the same, see `addThrowing`).
+    ///
+    /// - Throws: `Realm.Error` (see `create(_:value:update:)`), `.notInWriteTransaction` outside a write.
+    @discardableResult
+    public func createThrowing<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) throws -> T {
+        try core.failingWrite { try createObject(type, value: value, update: update) }
     }
 
     private func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
         let info = try ClassInfo.of(type)
-        if update != .error, let pkc = info.primaryKeyColumn, let dict = value as? [String: Any] {
-            let pkName = info.schema.properties[pkc].name
-            if let pkValue = dict[pkName] {
+        if update != .error, let primaryKeyColumn = info.primaryKeyColumn, let dictionary = value as? [String: Any] {
+            let primaryKeyName = info.schema.properties[primaryKeyColumn].name
+            if let primaryKeyValue = dictionary[primaryKeyName] {
                 let probe = T()
-                try info.fields[pkc].setAny(probe, pkValue)
-                let k = try info.fields[pkc].primaryKeyIndexKey(probe, core: core)
-                if let existing = try existingObject(T.self, info: info, indexKey: k) {
-                    for (key, v) in dict where key != pkName {
-                        guard let f = info.field(named: key) else {
+                try info.fields[primaryKeyColumn].setAny(probe, primaryKeyValue)
+                let indexKey = try info.fields[primaryKeyColumn].primaryKeyIndexKey(probe, core: core)
+                if let existing = try existingObject(T.self, info: info, indexKey: indexKey) {
+                    for (key, newValue) in dictionary where key != primaryKeyName {
+                        guard let field = info.field(named: key) else {
                             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
                         }
-                        try f.setAny(existing, v is NSNull ? nil : v)
+                        try field.setAny(existing, newValue is NSNull ? nil : newValue)
                     }
                     return existing
                 }
@@ -185,32 +276,66 @@ public struct Realm {
         } else if update != .error, info.primaryKeyColumn == nil {
             throw Realm.Error(.missingPrimaryKey, "create(update:) needs a primary key; '\(info.schema.className)' has none")
         }
-        let obj = try T.make(value: value)
-        try core.addObject(obj, update: update)
-        return obj
+        let object = try T.make(value: value)
+        try core.addObject(object, update: update)
+        return object
     }
 
     private func existingObject<T: Object>(_ type: T.Type, info: ClassInfo, indexKey: [UInt8]) throws -> T? {
-        guard let t = try core.tableIndex(for: info, create: false) else { return nil }
-        let p = try core.pages()
-        let key: UInt64? = try indexKey.withUnsafeBytes { kb in
-            try core.snap.metas[t].primaryKeys.withValue(forKey: kb, in: p) { v in
-                v.count >= 8 ? UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) : nil
+        guard let table = try core.tableIndex(for: info, create: false) else { return nil }
+        let pages = try core.pages()
+        let key: UInt64? = try indexKey.withUnsafeBytes { keyBytes in
+            try core.snap.metas[table].primaryKeys.withValue(forKey: keyBytes, in: pages) { valueBytes in
+                valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
             }
         } ?? nil
-        return key.map { core.materialize(T.self, info: info, table: t, key: $0) }
+        return key.map { core.materialize(T.self, info: info, table: table, key: $0) }
     }
 
-    /// Deletes a managed object: links to it become nil, lists drop it, its embedded objects go too.
-    public func delete(_ object: Object) throws { try core.surfacing { try core.deleteObject(object) } }
-
-    /// Deletes every object of `objects` (collected first, so a live collection may be passed).
-    public func delete<S: Sequence>(_ objects: S) throws where S.Element: Object {
-        try core.surfacing { try core.deleteObjects(objects.map { $0 as Object }) }
+    /// Deletes a managed object in the open write transaction: links to it become nil, lists
+    /// drop it, its embedded objects go too.
+    ///
+    /// Does not throw, as in RealmSwift: a failure (an object of another realm, `.wrongRealm`;
+    /// one already deleted or unmanaged, `.objectInvalidated`) fails the write, which then
+    /// throws it and rolls back. Called outside a write transaction, stops with a `Strata:`
+    /// message. `deleteThrowing` throws at once instead.
+    ///
+    /// ```swift
+    /// try realm.write { realm.delete(dog) }
+    /// ```
+    public func delete(_ object: Object) {
+        core.deferringFailure("delete an object") { try core.deleteObject(object) }
     }
 
-    /// Deletes every object in the realm (the file does not shrink).
-    public func deleteAll() throws { try core.surfacing { try core.deleteAll() } }
+    /// Deletes every object of `objects` (collected first, so a live collection may be passed);
+    /// see `delete(_:)` for failures.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: Object {
+        let list = objects.map { $0 as Object }
+        // As Realm, which checks per object: nothing to delete needs no write.
+        if list.isEmpty { return }
+        core.deferringFailure("delete objects") { try core.deleteObjects(list) }
+    }
+
+    /// Like `delete(_:)`, throwing its failure at once (the write is failed all the same, see
+    /// `addThrowing`).
+    ///
+    /// - Throws: `Realm.Error` (see `delete(_:)`), `.notInWriteTransaction` outside a write.
+    public func deleteThrowing(_ object: Object) throws {
+        try core.failingWrite { try core.deleteObject(object) }
+    }
+
+    /// Like `delete(_:)` of a sequence, throwing its failure at once (see `deleteThrowing(_:)`).
+    public func deleteThrowing<S: Sequence>(_ objects: S) throws where S.Element: Object {
+        let list = objects.map { $0 as Object }
+        if list.isEmpty { return }
+        try core.failingWrite { try core.deleteObjects(list) }
+    }
+
+    /// Deletes every object in the realm, in the open write transaction (the file does not
+    /// shrink). Failures are deferred as for `delete(_:)`.
+    public func deleteAll() {
+        core.deferringFailure("delete all objects") { try core.deleteAll() }
+    }
 
     // MARK: - Reading
 
@@ -291,10 +416,29 @@ public struct Realm {
     // MARK: - Frozen
 
     /// An immutable snapshot of this realm at its current version, usable from any thread.
-    public func freeze() throws -> Realm { Realm(core: try core.surfacing { try core.frozenCore() }) }
+    /// Inside a write transaction, stops with a `Strata:` message (Realm's exception); a storage
+    /// failure stops likewise, as a read that cannot throw does. `freezeThrowing()` throws instead.
+    public func freeze() -> Realm {
+        do { return try freezeThrowing() } catch { core.readFailed(error) }
+    }
 
-    /// A live realm of the same file on the calling thread.
-    public func thaw() throws -> Realm { try Realm(configuration: configuration) }
+    /// Like `freeze()`, throwing its failures.
+    ///
+    /// - Throws: `Realm.Error`: `.invalidState` inside a write transaction, `.wrongThread`, a
+    ///   storage failure (`.tooManyActiveVersions`…).
+    public func freezeThrowing() throws -> Realm { Realm(core: try core.surfacing { try core.frozenCore() }) }
+
+    /// A live realm of the same file on the calling thread. A failure to open it stops with a
+    /// `Strata:` message (the file is open already, so only a storage failure can);
+    /// `thawThrowing()` throws instead.
+    public func thaw() -> Realm {
+        do { return try thawThrowing() } catch { core.readFailed(error) }
+    }
+
+    /// Like `thaw()`, throwing its failures.
+    ///
+    /// - Throws: `Realm.Error`, as `Realm(configuration:)` does.
+    public func thawThrowing() throws -> Realm { try Realm(configuration: configuration) }
 
     public var isFrozen: Bool { core.isFrozen }
 

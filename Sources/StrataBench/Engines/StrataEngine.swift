@@ -171,7 +171,7 @@ final class StrataWriter: SensorWriter {
                 for symbol in symbols where realm.object(ofType: Sensor.self, forPrimaryKey: symbol) == nil {
                     let sensor = Sensor()
                     sensor.symbol = symbol
-                    try realm.add(sensor)
+                    realm.add(sensor)
                 }
             }
         }
@@ -214,7 +214,7 @@ final class StrataWriter: SensorWriter {
         let realm = try live()
         try run("insert standalone readings") {
             try realm.write {
-                for reading in readings { try realm.add(Self.object(reading)) }
+                for reading in readings { realm.add(Self.object(reading)) }
             }
         }
     }
@@ -224,7 +224,7 @@ final class StrataWriter: SensorWriter {
         return try run("delete standalone readings") {
             try realm.write {
                 let doomed = realm.objects(Reading.self).filter { $0.seq < bound }
-                try realm.delete(doomed)
+                realm.delete(doomed)
                 return doomed.count
             }
         }
@@ -244,7 +244,7 @@ final class StrataWriter: SensorWriter {
         guard excess > 0 else { return 0 }
         let oldest = Array(sensor.readings.prefix(excess))
         sensor.readings.removeFirst(excess)
-        try realm.delete(oldest)
+        realm.delete(oldest)
         return excess
     }
 
@@ -315,7 +315,7 @@ final class StrataReader: SensorReader {
     func pin() throws {
         let realm = try current()
         do {
-            pinned = try realm.freeze()
+            pinned = try realm.freezeThrowing()
         } catch {
             throw BenchError(.engine, "Strata pin failed: \(error)")
         }
