@@ -16,7 +16,7 @@ final class QueriedPet: Object {
         configuration.objectTypes = [QueriedPet.self]
         let realm = try Realm(configuration: configuration)
         try realm.write {
-            for id in 1...3 { try realm.add(QueriedPet(value: ["id": id, "name": "k\(id)", "age": id * 2])) }
+            for id in 1...3 { realm.add(QueriedPet(value: ["id": id, "name": "k\(id)", "age": id * 2])) }
         }
         return realm
     }

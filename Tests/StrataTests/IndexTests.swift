@@ -256,7 +256,7 @@ import Testing
         try realm.write {
             for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4])) }
         }
-        let frozen = try realm.objects(IxItem.self).filter("rank == 1").freeze()
+        let frozen = realm.objects(IxItem.self).filter("rank == 1").freeze()
         try realm.write { realm.objects(IxItem.self).filter("rank == 1").first?.rank = 9 }
         #expect(frozen.count == 10)
         #expect(realm.objects(IxItem.self).filter("rank == 1").count == 9)

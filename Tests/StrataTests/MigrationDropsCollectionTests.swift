@@ -88,7 +88,7 @@ struct MigrationDropsCollectionTests {
                 shelf.labels.insert(objectsIn: Self.labels(i))
                 for (key, value) in Self.counts(i) { shelf.counts[key] = value }
                 shelf.kept.append(objectsIn: Self.kept(i))
-                try realm.add(shelf)
+                realm.add(shelf)
             }
         }
     }
