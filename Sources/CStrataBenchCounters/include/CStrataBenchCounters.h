@@ -4,8 +4,8 @@
 //   and reports an empty cell, never a made-up figure;
 // - SQLite's flushes: a VFS that wraps SQLite's default one and counts the xSync calls of every
 //   file it opens (the WAL's and the database's fsyncs), registered as the default.
-#ifndef C_STRATA_BENCH_COUNTERS_H
-#define C_STRATA_BENCH_COUNTERS_H
+#ifndef CStrataBenchCounters_h
+#define CStrataBenchCounters_h
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
 // plus the lazily created key's `swift_once`, and `Object.init` asks for its class's wrapper
 // layout once per object created. These static inline accessors compile to one TLS load or store
 // in the caller.
-#ifndef C_STRATA_THREAD_LOCAL_H
-#define C_STRATA_THREAD_LOCAL_H
+#ifndef CStrataThreadLocal_h
+#define CStrataThreadLocal_h
 
 #include <stdint.h>
 

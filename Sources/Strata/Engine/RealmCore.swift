@@ -52,8 +52,9 @@ struct Snapshot {
     var rowFooters = true
 }
 
-/// Owns a file handle and closes it when the last core (live or frozen) using it goes away.
-final class FileHandle {
+/// The storage file shared by a realm and its frozen copies; closed when the last core (live or
+/// frozen) using it goes away.
+final class SharedStorageFile {
     let file: StorageFile
     init(_ file: StorageFile) { self.file = file }
     deinit { file.close() }
@@ -63,7 +64,7 @@ final class RealmCore {
     let configuration: Realm.Configuration
     let confinement: Confinement
     let queue: DispatchQueue?
-    let handle: FileHandle
+    let handle: SharedStorageFile
     var file: StorageFile { handle.file }
     let isFrozen: Bool
     let fileIdentity: String
@@ -120,7 +121,7 @@ final class RealmCore {
             try Self.compactIfAsked(options: options, should)
         }
         if !configuration.isInMemory { StorageFile.removeStaleCopies(besideFileAt: options.path) }
-        self.handle = FileHandle(try Realm.Error.wrap { try StorageFile.open(options) })
+        self.handle = SharedStorageFile(try Realm.Error.wrap { try StorageFile.open(options) })
         // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
         handle.file.setRelocator(ObjectRelocation())
         try openSchema()

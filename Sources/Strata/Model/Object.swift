@@ -47,6 +47,14 @@ open class Object: CustomStringConvertible {
     @exclusivity(unchecked) @usableFromInline final var _isProbe = false
     @exclusivity(unchecked) @usableFromInline final var _probeOrdinal: Int32 = -1
 
+    /// Creates an unmanaged object with every property at its declared initial value. Add it to
+    /// a realm with `Realm.add(_:update:)` inside a write transaction to store it.
+    ///
+    /// ```swift
+    /// let dog = Dog()
+    /// dog.name = "Rex"
+    /// try realm.write { realm.add(dog) }
+    /// ```
     public required init() {
         // Every stored property of the whole hierarchy is initialised by now (Swift's two-phase
         // initialisation), nested objects created by initial values included.

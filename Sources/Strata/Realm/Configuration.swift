@@ -32,6 +32,8 @@ public final class Migration {
 extension Realm {
     /// Describes a realm file (or in-memory realm) and how to open it.
     public struct Configuration: Sendable {
+        /// The block a migration runs: it receives the migration (to enumerate, create, delete and
+        /// rename) and the schema version stored in the file before the migration.
         public typealias MigrationBlock = @Sendable (Migration, UInt64) -> Void
 
         private static let defaultStore = Mutex<Configuration>(Configuration())
@@ -58,9 +60,13 @@ extension Realm {
         }
         /// 64 bytes, or nil for a plain file.
         public var encryptionKey: Data?
+        /// Opens the file for reading only: writes stop with a `Strata:` message, and the file
+        /// must exist (`Realm.Error` code `.fileNotFound` otherwise).
         public var readOnly: Bool
         /// Starts at 0. A file with a higher stored version cannot be opened.
         public var schemaVersion: UInt64
+        /// Runs when `schemaVersion` is higher than the file's, inside the write transaction that
+        /// changes the schema; a block that throws leaves the file as it was.
         public var migrationBlock: MigrationBlock?
         /// Wipe the file instead of failing when the stored schema differs.
         public var deleteRealmIfMigrationNeeded: Bool
@@ -91,6 +97,31 @@ extension Realm {
         /// that files of that format keep working. Existing files keep their format either way.
         var writesFirstRowFormat = false
 
+        /// A configuration; every parameter has the default a new app wants (`default.realm` in the
+        /// current directory, plain, read-write, schema version 0, `durability: .full`).
+        ///
+        /// ```swift
+        /// let configuration = Realm.Configuration(
+        ///     fileURL: URL(fileURLWithPath: "app.realm"),
+        ///     schemaVersion: 2,
+        ///     migrationBlock: { migration, oldVersion in
+        ///         if oldVersion < 2 { migration.renameProperty(onType: "Dog", from: "years", to: "age") }
+        ///     })
+        /// let realm = try Realm(configuration: configuration)
+        /// ```
+        ///
+        /// - Parameters:
+        ///   - fileURL: the data file; nil when `inMemoryIdentifier` is given.
+        ///   - inMemoryIdentifier: names a realm kept in memory while an instance of it is open.
+        ///   - encryptionKey: 64 bytes to encrypt every page with, or nil for a plain file.
+        ///   - readOnly: open for reading only.
+        ///   - schemaVersion: the version of the models; raise it when they change.
+        ///   - migrationBlock: moves data from an older schema version.
+        ///   - deleteRealmIfMigrationNeeded: discard the file instead of failing on a schema change.
+        ///   - shouldCompactOnLaunch: asked with the file's total and used bytes at the first open.
+        ///   - objectTypes: the classes the realm holds, checked at open (nil: registered on use).
+        ///   - maximumNumberOfActiveVersions: the most versions readers may pin at once.
+        ///   - durability: what a commit waits for (`.full`: on disk; `.unsafe`: in the file).
         public init(fileURL: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm"),
                     inMemoryIdentifier: String? = nil,
                     encryptionKey: Data? = nil,

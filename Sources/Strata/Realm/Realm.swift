@@ -74,6 +74,7 @@ public struct Realm {
         try self.init(configuration: c)
     }
 
+    /// The configuration this realm was opened with.
     public var configuration: Configuration { core.configuration }
 
     /// The schema of the file (every class stored in it).
@@ -440,6 +441,8 @@ public struct Realm {
     /// - Throws: `Realm.Error`, as `Realm(configuration:)` does.
     public func thawThrowing() throws -> Realm { try Realm(configuration: configuration) }
 
+    /// Whether this realm is a frozen snapshot (from `freeze()`): it never changes and may be read
+    /// on any thread, and it cannot be written.
     public var isFrozen: Bool { core.isFrozen }
 
     // MARK: - Files

@@ -80,7 +80,10 @@ extension Realm {
             case invalidQuery
         }
 
+        /// What went wrong, for programs to switch on.
         public let code: Code
+        /// A sentence naming the cause (the class, property, file, page or limit involved), for
+        /// people.
         public let message: String
         /// The storage layer's report when the failure came from the file (full disk, a page
         /// that fails its checksum, …): its code is finer than `code` (`corruptPage` vs
@@ -91,6 +94,8 @@ extension Realm {
         /// offset of the offending token in the query text. Nil for every other error.
         public let queryError: QueryError?
 
+        /// An error of `code` with `message`, for code that reports failures the way Strata does
+        /// (a migration block, a wrapper around a realm).
         public init(_ code: Code, _ message: String) {
             self.code = code
             self.message = message

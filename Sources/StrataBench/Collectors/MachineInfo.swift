@@ -118,9 +118,8 @@ public struct MachineInfo: Sendable, Equatable {
         }
     }
 
-    /// `git describe --always --dirty --abbrev=12`, or `STRATA_GIT_REV`, or "unknown".
+    /// `git describe --always --dirty --abbrev=12` of the checkout, or "unknown" outside one.
     static func gitRevision(in directory: String) -> String {
-        if let fixed = ProcessInfo.processInfo.environment["STRATA_GIT_REV"], !fixed.isEmpty { return fixed }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git", "-C", directory, "describe", "--always", "--dirty", "--abbrev=12"]
