@@ -90,7 +90,7 @@ final class RealmCore {
     @exclusivity(unchecked) var addPath = AddPathCache()
 
     // MARK: Write transaction
-    @exclusivity(unchecked) var write = WriteState()
+    let write = WriteState()
     /// The open write transaction (see `write`).
     var writeTxn: WriteTransaction? { write.transaction }
 

@@ -13,9 +13,11 @@
 // - `beginFailure` is a `beginWrite()` that could not begin (it cannot throw, as in Realm): the
 //   write counts as open and failed until `commitWrite()` throws the failure or
 //   `cancelWrite()` drops it.
+// - A class, and `hasFailed` a stored flag: every `add`, `create` and setter asks it, and a
+//   struct read through the core's property was copied (and its references retained) each time.
 import StrataStorage
 
-struct WriteState {
+final class WriteState {
     /// The open storage write transaction, nil outside a write.
     var transaction: WriteTransaction?
     /// The snapshot as it was at `beginWrite`, restored by `cancelWrite`.
@@ -31,36 +33,41 @@ struct WriteState {
     var isOpen: Bool { transaction != nil }
 
     /// Whether the open write (or the failed begin) met a failure: later calls do nothing.
-    var hasFailed: Bool { (transaction != nil && firstError != nil) || beginFailure != nil }
+    var hasFailed: Bool { failedInsideWrite || beginFailure != nil }
+    /// `firstError` was recorded while a transaction was open (kept in step by the methods below).
+    private var failedInsideWrite = false
 
     /// Marks a `beginWrite()` that could not begin (see the file header).
-    mutating func failedToBegin(_ error: Realm.Error) {
+    func failedToBegin(_ error: Realm.Error) {
         beginFailure = error
     }
 
-    mutating func began(_ transaction: WriteTransaction, restoring snapshot: Snapshot) {
+    func began(_ transaction: WriteTransaction, restoring snapshot: Snapshot) {
         self.transaction = transaction
+        failedInsideWrite = firstError != nil
         snapshotAtBegin = snapshot
         updatePolicy = .error
     }
 
     /// Forgets the transaction and everything kept for it.
-    mutating func ended() {
+    func ended() {
         transaction = nil
         snapshotAtBegin = nil
         firstError = nil
+        failedInsideWrite = false
         beginFailure = nil
         updatePolicy = .error
     }
 
     /// Keeps `error` unless an earlier failure is already kept.
-    mutating func record(_ error: Realm.Error) {
+    func record(_ error: Realm.Error) {
         if firstError == nil { firstError = error }
+        if transaction != nil { failedInsideWrite = true }
     }
 
     /// Returns the failure kept outside a write and forgets it (it is reported once).
-    mutating func takeError() -> Realm.Error? {
-        defer { firstError = nil }
+    func takeError() -> Realm.Error? {
+        defer { firstError = nil; failedInsideWrite = false }
         return firstError
     }
 }
