@@ -5,7 +5,6 @@
 //   Positional/*        append + removeFirst on a 10,000-element positional tree
 //   Keyed/lookup-1M     random key lookup in a 1,000,000-key tree
 //   Pages/*             writing / cold-reading pages, plain vs encrypted
-//   Copy/*              writeCopy and compact of a file with 32 MiB of live pages
 //
 // Files live under /tmp/strata-bench-<pid>; each benchmark's fixture is built in its setup
 // closure and torn down after.
@@ -216,30 +215,4 @@ let benchmarks: @Sendable () -> Void = {
         } teardown: { closeFixture() }
     }
 
-    // 8,192 live pages = 32 MiB; throughput × 32 = MiB/s.
-    for (name, key) in [("plain", nil), ("encrypted", benchKey)] as [(String, [UInt8]?)] {
-        Benchmark("Copy/writeCopy 32 MiB live (\(name))",
-                  configuration: configuration(metrics: [.wallClock, .throughput], maxDuration: .seconds(4), maxIterations: 50)) { benchmark in
-            guard let file = fixture.file else { return }
-            for _ in benchmark.scaledIterations {
-                let target = freshPath("copy-target")
-                try file.writeCopy(toPath: target, encryptionKey: key)
-                try StorageFile.deleteFiles(path: target)
-            }
-        } setup: {
-            try openFixture("copy-\(name)", .unsafe, key: key)
-            guard let file = fixture.file else { return }
-            let txn = try file.beginWrite()
-            var refs: [PageRef] = []
-            for i in 0..<16_384 {
-                let (ref, payload) = try txn.allocatePage()
-                payload.storeBytes(of: UInt64(i), toByteOffset: 8, as: UInt64.self)
-                refs.append(ref)
-            }
-            try txn.commit()
-            let w = try file.beginWrite()
-            for ref in refs.suffix(8_192) { w.freePage(ref) }
-            try w.commit()
-        } teardown: { closeFixture() }
-    }
 }
