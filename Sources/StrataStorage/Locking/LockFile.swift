@@ -177,13 +177,19 @@ final class LockFile: @unchecked Sendable {
         return 0
     }
 
-    static func setLock(_ fd: Int32, type: Int32, byte: Int, wait: Bool) -> Bool {
+    /// An open-file-description lock record of `type` on the single byte `byte`.
+    static func byteLock(type: Int32, byte: Int) -> flock {
         var lock = flock()
         lock.l_type = Int16(type)
         lock.l_whence = Int16(SEEK_SET)
         lock.l_start = off_t(byte)
         lock.l_len = 1
         lock.l_pid = 0
+        return lock
+    }
+
+    static func setLock(_ fd: Int32, type: Int32, byte: Int, wait: Bool) -> Bool {
+        var lock = byteLock(type: type, byte: byte)
         while true {
             if fcntl(fd, wait ? ofdSetLockWait : ofdSetLock, &lock) == 0 { return true }
             if errno == EINTR { continue }
@@ -209,12 +215,7 @@ final class LockFile: @unchecked Sendable {
 
     /// Whether some other open file description holds a lock conflicting with `type` on `byte`.
     static func isLocked(_ fd: Int32, type: Int32, byte: Int) -> Bool {
-        var lock = flock()
-        lock.l_type = Int16(type)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = off_t(byte)
-        lock.l_len = 1
-        lock.l_pid = 0
+        var lock = byteLock(type: type, byte: byte)
         guard fcntl(fd, ofdGetLock, &lock) == 0 else { return true }
         return lock.l_type != Int16(F_UNLCK)
     }
