@@ -19,12 +19,8 @@ private func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
-/// `STRATA_BENCH_FIRST_FORMAT=1`: stores in the first object format (no row footers, every
-/// backlink in the backlink tree; InlineBacklinks.swift), for before/after comparisons in one binary.
 private func benchConfig() -> Realm.Configuration {
-    var c = tempConfig("bench", durability: .unsafe)
-    c.writesFirstRowFormat = ProcessInfo.processInfo.environment["STRATA_BENCH_FIRST_FORMAT"] == "1"
-    return c
+    tempConfig("bench", durability: .unsafe)
 }
 
 /// `STRATA_BENCH_TXNS` overrides a benchmark's transaction count (e.g. small runs under callgrind).

@@ -111,7 +111,7 @@ extension RealmCore {
     /// none in their row footer (InlineBacklinks.swift).
     func unlinkedKeys(target: Int, keys: [UInt64]) throws -> UnlinkedKeys {
         var free = try treeUnlinkedKeys(target: target, keys: keys)
-        guard snap.rowFooters, target >= 0, target < snap.metas.count, !free.sorted.isEmpty else { return free }
+        guard target >= 0, target < snap.metas.count, !free.sorted.isEmpty else { return free }
         var linked: [Bool] = []
         try forEachRow(table: target, keys: free.sorted, try pages()) { i, row in
             if try RowFooter.entry(row) != nil {

@@ -65,11 +65,11 @@ extension RealmCore {
     }
 
     /// The plain rows of `objects` (copied from their memory into one zeroed buffer, each with
-    /// its footer in files with footers: empty, or `inline`) put under `keys` in one sorted batch.
+    /// its footer: empty, or `inline`) put under `keys` in one sorted batch.
     private func putPlainRows(_ objects: [Object], keys: [UInt64], plain: [PlainRowCopy], size plainSize: Int,
                               inline: InlineBacklink?, table t: Int, _ w: WriteTransaction) throws {
         let n = objects.count
-        let footer = snap.rowFooters ? RowFooter.encodedLength(inline) : 0
+        let footer = RowFooter.encodedLength(inline)
         let size = plainSize + footer
         var rows = [UInt8](repeating: 0, count: max(size * n, 1))
         rows.withUnsafeMutableBytes { buffer in
@@ -80,7 +80,7 @@ extension RealmCore {
                 withExtendedLifetime(o) {
                     for c in plain { c.kind.copy(from: source + c.valueOffset, to: row + c.slotOffset) }
                 }
-                if footer > 0 { RowFooter.store(inline, at: row + plainSize) }
+                RowFooter.store(inline, at: row + plainSize)
             }
         }
         try rows.withUnsafeBytes { all in
@@ -164,19 +164,17 @@ extension RealmCore {
             }
         }
         // Footers first (InlineBacklinks.swift): what they do not hold comes out of the tree.
-        if snap.rowFooters {
-            repeats = try removeInlineBacklinks(target: target, unique: unique, repeats: repeats, source: source,
-                                                column: column, sourceKey: sourceKey, w)
-            var kept = 0
-            for i in unique.indices where repeats[i] > 0 {
-                unique[kept] = unique[i]
-                repeats[kept] = repeats[i]
-                kept += 1
-            }
-            unique.removeLast(unique.count - kept)
-            repeats.removeLast(repeats.count - kept)
-            if unique.isEmpty { return }
+        repeats = try removeInlineBacklinks(target: target, unique: unique, repeats: repeats, source: source,
+                                            column: column, sourceKey: sourceKey, w)
+        var kept = 0
+        for i in unique.indices where repeats[i] > 0 {
+            unique[kept] = unique[i]
+            repeats[kept] = repeats[i]
+            kept += 1
         }
+        unique.removeLast(unique.count - kept)
+        repeats.removeLast(repeats.count - kept)
+        if unique.isEmpty { return }
         try withBacklinkKeys(target: target, unique, source: source, column: column, sourceKey: sourceKey) { keys in
             var rewrites: [(index: Int, count: UInt32)] = []
             _ = try snap.backlinks.removeSorted(keys, in: w) { i, value in

@@ -2,8 +2,9 @@
 // per-class tree roots, and how they are encoded.
 //
 // UserRoots words (committed atomically with the pages):
-//   [0] format marker `Catalog.formatMarker` or `formatMarker2` (rows with backlink footers,
-//       InlineBacklinks.swift); 0 = a fresh, empty file
+//   [0] format marker `Catalog.formatMarker` ("STRATA02": rows end with a backlink footer,
+//       InlineBacklinks.swift); 0 = a fresh, empty file. A file of any other format, earlier or
+//       later, is refused (`checkFormat`), never converted.
 //   [1] schema version
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
@@ -31,26 +32,29 @@
 import StrataStorage
 
 enum Catalog {
-    /// "STRATA01" as little-endian bytes: marks a file written by this object layer.
-    static let formatMarker: UInt64 = 0x3130_4154_4152_5453
-    /// "STRATA02": the same layout, and every row ends with a backlink footer
-    /// (InlineBacklinks.swift). New files are written in this format; files of `formatMarker`
-    /// are read and written in theirs (no footers, every backlink in the backlink tree).
-    static let formatMarker2: UInt64 = 0x3230_4154_4152_5453
-    /// "STRATA" followed by two other digits: an object format this version does not know.
-    static func isLaterObjectFormat(_ marker: UInt64) -> Bool {
-        guard marker & 0xFFFF_FFFF_FFFF == formatMarker & 0xFFFF_FFFF_FFFF else { return false }
+    /// The one object format this version reads and writes.
+    static let formatVersion = 2
+    /// "STRATA02" as little-endian bytes: "STRATA" followed by `formatVersion` in two digits.
+    static let formatMarker: UInt64 = 0x3230_4154_4152_5453
+
+    /// The format version of a marker of the form "STRATA" and two digits; nil for any other.
+    static func version(ofMarker marker: UInt64) -> Int? {
+        guard marker & 0xFFFF_FFFF_FFFF == formatMarker & 0xFFFF_FFFF_FFFF else { return nil }
         let tens = UInt8(truncatingIfNeeded: marker >> 48), units = UInt8(truncatingIfNeeded: marker >> 56)
-        return (0x30...0x39).contains(tens) && (0x30...0x39).contains(units) && rowFooters(marker: marker) == nil
+        guard (0x30...0x39).contains(tens), (0x30...0x39).contains(units) else { return nil }
+        return Int(tens - 0x30) * 10 + Int(units - 0x30)
     }
 
-    /// Whether rows of a file with `marker` end with a footer; nil for a marker not ours.
-    static func rowFooters(marker: UInt64) -> Bool? {
-        switch marker {
-        case formatMarker: return false
-        case formatMarker2: return true
-        default: return nil
+    /// Refuses a file whose (non-zero) marker is not `formatMarker`: another format version is
+    /// `.unsupportedFileFormat` naming it, anything else `.invalidDatabase`. Nothing is written,
+    /// so the refused file stays as it was.
+    static func checkFormat(marker: UInt64, of file: String) throws(Realm.Error) {
+        if marker == formatMarker { return }
+        guard let found = version(ofMarker: marker) else {
+            throw Realm.Error(.invalidDatabase, "\(file) is a Strata storage file but was not written by the object layer (format marker \(marker))")
         }
+        let age = found < formatVersion ? "an earlier" : "a later"
+        throw Realm.Error(.unsupportedFileFormat, "\(file) is in object format version \(found), \(age) format than the one this version of Strata reads (version \(formatVersion)); it was left unchanged")
     }
     static let schemaKey: [UInt8] = Array("schema".utf8)
     static let tablesKey: [UInt8] = Array("tables".utf8)

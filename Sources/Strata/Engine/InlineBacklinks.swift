@@ -10,7 +10,7 @@
 // and leaves with it (the deleted one): no extra page. Realm keeps backlinks in the target's row
 // for the same reason.
 //
-// Row footer (files of `Catalog.formatMarker2`; see `Snapshot.rowFooters`): the last byte of
+// Row footer: the last byte of
 // every row is L, the length of the entry before it (0: no entry). An entry is four unsigned
 // LEB128 varints: source table, source column, source key, count (≥ 1); 1 + 1 + 1–10 + 1 bytes
 // for the usual small numbers (a sensors reading's footer is 5 bytes, against 39 bytes of a
@@ -145,13 +145,12 @@ enum RowFooter {
 }
 
 extension RealmCore {
-    /// Whether links added now may go into footers (a footer file, no migration running).
-    @inline(__always) var inlineBacklinksEnabled: Bool { snap.rowFooters && !inlineBacklinksSuspended }
+    /// Whether links added now may go into footers (no migration running).
+    @inline(__always) var inlineBacklinksEnabled: Bool { !inlineBacklinksSuspended }
 
-    /// The footer entry of object `key` of table `t` (nil: none, no such object, or a file
-    /// without footers).
+    /// The footer entry of object `key` of table `t` (nil: none, or no such object).
     func inlineBacklink(table t: Int, key: UInt64, in p: some PageReading) throws -> InlineBacklink? {
-        guard snap.rowFooters, t >= 0, t < snap.metas.count else { return nil }
+        guard t >= 0, t < snap.metas.count else { return nil }
         return try snap.metas[t].objects.withValue(forKey: key, in: p) { row throws(Realm.Error) in try RowFooter.entry(row) } ?? nil
     }
 
@@ -179,7 +178,7 @@ extension RealmCore {
     /// when its entry names that source. False (nothing changed): the link is in the tree.
     func removeInlineBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64,
                               all: Bool = false, _ w: WriteTransaction) throws -> Bool {
-        guard snap.rowFooters, target >= 0, target < snap.metas.count else { return false }
+        guard target >= 0, target < snap.metas.count else { return false }
         let rewritten: [UInt8]? = try snap.metas[target].objects.withValue(forKey: targetKey, in: w) { row throws(Realm.Error) -> [UInt8]? in
             guard var e = try RowFooter.entry(row), e.names(table: source, column: column, key: sourceKey) else { return nil }
             e.count = all ? 0 : e.count - 1
@@ -196,7 +195,7 @@ extension RealmCore {
     /// key, the repeats left for the tree (0 when the footer took them all).
     func removeInlineBacklinks(target: Int, unique: [UInt64], repeats: [UInt32], source: Int, column: Int,
                                sourceKey: UInt64, _ w: WriteTransaction) throws -> [UInt32] {
-        guard snap.rowFooters, target >= 0, target < snap.metas.count, !unique.isEmpty else { return repeats }
+        guard target >= 0, target < snap.metas.count, !unique.isEmpty else { return repeats }
         var left = repeats
         var batch = FooterRewrites()
         try forEachRow(table: target, keys: unique, w) { i, row in
@@ -238,7 +237,6 @@ extension RealmCore {
     /// Moves every footer entry into the backlink tree (adding to an entry there) and empties
     /// the footers: a migration renumbers columns in the tree only (see the invariants above).
     func spillInlineBacklinks(_ w: WriteTransaction) throws {
-        guard snap.rowFooters else { return }
         for t in snap.metas.indices {
             var batch = FooterRewrites()
             var entries: [InlineBacklink] = []

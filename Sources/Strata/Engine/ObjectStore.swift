@@ -54,7 +54,7 @@ extension RealmCore {
             // The old bytes are kept only for an indexed column (they are then copied on write).
             let before = try maintainedIndexes(table: binding.table, writing) && hasIndex(table: binding.table, column: column.index) ? row.bytes : nil
             try body(&row)
-            if snap.rowFooters && (column.type == .object || column.collection != .none) {
+            if column.type == .object || column.collection != .none {
                 // A link set here may have changed this very row's footer (a link to itself):
                 // the stored footer is the current one, not the copy's.
                 try syncFooter(&row, writing)
@@ -255,15 +255,15 @@ extension RealmCore {
             obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
             do {
                 let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
-                // The footer (files with footers): empty, or the creating link's backlink.
-                let footer = snap.rowFooters ? RowFooter.encodedLength(inline) : 0
+                // The footer: empty, or the creating link's backlink.
+                let footer = RowFooter.encodedLength(inline)
                 try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize + footer, alignment: 8) { buf in
                     guard let dst = buf.baseAddress else { return }
                     dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
                     withExtendedLifetime(obj) {
                         for copy in plain { copy.kind.copy(from: base + copy.valueOffset, to: dst + copy.slotOffset) }
                     }
-                    if footer > 0 { RowFooter.store(inline, at: dst + info.plainRowSize) }
+                    RowFooter.store(inline, at: dst + info.plainRowSize)
                     // Plain rows hold no page references: the rows tree may pack them
                     // (BatchLinks.putPlainRows says why that stays safe, and why not rows
                     // created with an inline backlink).
@@ -331,10 +331,10 @@ extension RealmCore {
                     try info.fields[i].storeUnmanaged(obj, &row, columns[i])
                 }
             }
-            if existingRow == nil, let inline, snap.rowFooters {
+            if existingRow == nil, let inline {
                 row.setInlineBacklink(inline)
                 inlined = true
-            } else if existingRow != nil, snap.rowFooters {
+            } else if existingRow != nil {
                 // Links stored above may have changed this row's footer (a cycle back to it).
                 try syncFooter(&row, writing)
             }

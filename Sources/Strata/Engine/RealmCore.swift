@@ -46,10 +46,6 @@ struct Snapshot {
     var backlinks = BytesTree()
     var metasDirty = false
     var schemaDirty = false
-    /// Rows end with a backlink footer (InlineBacklinks.swift): files written with
-    /// `Catalog.formatMarker2`, and every new file. Files of `Catalog.formatMarker` keep all
-    /// backlinks in the backlink tree and their rows without a footer.
-    var rowFooters = true
 }
 
 /// The storage file shared by a realm and its frozen copies; closed when the last core (live or
@@ -213,19 +209,12 @@ final class RealmCore {
         snap.schemaDirty = false
         if roots[0] == 0 {
             snap = Snapshot()
-            snap.rowFooters = !configuration.writesFirstRowFormat
             snap.version = version
             snapValid = true
             return
         }
-        guard let footers = Catalog.rowFooters(marker: roots[0]) else {
-            if Catalog.isLaterObjectFormat(roots[0]) {
-                throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' was written in a later object format than this version of Strata reads (format marker \(roots[0]))")
-            }
-            throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' is a Strata storage file but was not written by the object layer (format marker \(roots[0]))")
-        }
+        try Catalog.checkFormat(marker: roots[0], of: "'\(fileIdentity)'")
         snap.isFresh = false
-        snap.rowFooters = footers
         // A migration (another core or process) rewrites table schemas in place and raises the
         // schema version: decode the schema again and drop the bindings then.
         let migrated = snap.schemaVersion != roots[1] && !snap.schemas.isEmpty
@@ -494,7 +483,7 @@ final class RealmCore {
                     }
                 }
             }
-            roots[0] = snap.rowFooters ? Catalog.formatMarker2 : Catalog.formatMarker
+            roots[0] = Catalog.formatMarker
             roots[1] = snap.schemaVersion
             roots[2] = UInt64(snap.catalog.root.raw)
             roots[3] = UInt64(snap.backlinks.root.raw)

@@ -15,8 +15,8 @@
 // Invariants:
 // - Nothing here duplicates a layout: catalog roots come from `Catalog.allTreeRoots`, row slots
 //   from `RowLayout`, the schema from the catalog of the very version being walked.
-// - A file without the format marker (0: fresh and empty) has no trees; any other marker is not
-//   ours: `.invalidDatabase`.
+// - A file without the format marker (0: fresh and empty) has no trees; a file of any other
+//   format is refused as open refuses it (`Catalog.checkFormat`).
 import StrataStorage
 
 /// Relocation for files written by the object layer. Registered on every file the layer opens.
@@ -34,9 +34,7 @@ struct ObjectRelocation: PageRelocating {
 
     func plan(for roots: UserRoots, in pages: any PageReading) throws -> any RelocationPlan {
         if roots[0] == 0 { return ObjectRelocationPlan(rootTrees: [], rootDataTrees: [], collectionOffsets: []) }
-        guard Catalog.rowFooters(marker: roots[0]) != nil else {
-            throw Realm.Error(.invalidDatabase, "the file was not written by the object layer (format marker \(roots[0]))")
-        }
+        try Catalog.checkFormat(marker: roots[0], of: "the file")
         let catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))
         let schemaBytes = try Catalog.schemaKey.withUnsafeBytes { k in
             try catalog.withValue(forKey: k, in: pages) { Array($0) }

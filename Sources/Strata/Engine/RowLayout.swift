@@ -121,11 +121,11 @@ public struct _RowBuilder {
     let key: UInt64
     /// A row being created (no previous values: no backlinks or trees to release).
     let isNew: Bool
-    /// Bytes of the backlink footer at the end of `bytes` (0 in files without footers).
+    /// Bytes of the backlink footer at the end of `bytes` (0 when a stored footer is malformed).
     private(set) var footerLength: Int
 
     init(layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
-        footerLength = core.snap.rowFooters ? RowFooter.emptyLength : 0
+        footerLength = RowFooter.emptyLength
         bytes = [UInt8](repeating: 0, count: layout.fixedSize + footerLength)
         isNew = true
         self.layout = layout
@@ -136,7 +136,7 @@ public struct _RowBuilder {
 
     /// A new row in `reused`'s storage (its capacity is kept: no allocation per row).
     init(reusing reused: consuming [UInt8], layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
-        footerLength = core.snap.rowFooters ? RowFooter.emptyLength : 0
+        footerLength = RowFooter.emptyLength
         var b = reused
         b.removeAll(keepingCapacity: true)
         b.append(contentsOf: repeatElement(0, count: layout.fixedSize + footerLength))
@@ -153,7 +153,7 @@ public struct _RowBuilder {
     init(copying row: UnsafeRawBufferPointer, layout: RowLayout, core: RealmCore, table: Int, key: UInt64) {
         bytes = [UInt8](row)
         isNew = false
-        footerLength = core.snap.rowFooters ? (RowFooter.length(row) ?? 0) : 0
+        footerLength = RowFooter.length(row) ?? 0
         if bytes.count - footerLength < layout.fixedSize {
             bytes.insert(contentsOf: repeatElement(0, count: layout.fixedSize - (bytes.count - footerLength)),
                          at: bytes.count - footerLength)
@@ -164,9 +164,8 @@ public struct _RowBuilder {
         self.key = key
     }
 
-    /// Replaces the footer with one holding `entry` (files with footers only).
+    /// Replaces the footer with one holding `entry`.
     mutating func setInlineBacklink(_ entry: InlineBacklink?) {
-        guard core.snap.rowFooters else { return }
         bytes.removeLast(footerLength)
         let n = RowFooter.encodedLength(entry)
         let at = bytes.count

@@ -80,7 +80,7 @@ extension RealmCore {
         try Catalog.schemaKey.withUnsafeBytes { k in try schemaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
         try Catalog.tablesKey.withUnsafeBytes { k in try metaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
         var roots = d.roots
-        roots[0] = snap.rowFooters ? Catalog.formatMarker2 : Catalog.formatMarker
+        roots[0] = Catalog.formatMarker
         roots[1] = snap.schemaVersion
         roots[2] = UInt64(catalog.root.raw)
         roots[3] = UInt64(backlinks.root.raw)

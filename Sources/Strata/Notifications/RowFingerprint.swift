@@ -107,7 +107,7 @@ extension RealmCore {
             } else {
                 // Without the backlink footer (InlineBacklinks.swift): being linked from
                 // somewhere is not a change of the object's properties.
-                let footer = snap.rowFooters ? (RowFooter.length(row) ?? 0) : 0
+                let footer = RowFooter.length(row) ?? 0
                 out.append(contentsOf: row[0 ..< row.count - footer])
                 if depth == 0 {
                     for (c, column) in layout.columns.enumerated() {

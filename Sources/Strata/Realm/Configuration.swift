@@ -92,10 +92,6 @@ extension Realm {
         /// failing with `.corruptFile`. The newer versions are given up: a recovery to ask for
         /// explicitly (e.g. after showing the error), never a default.
         public var recoversToLastIntactVersion = false
-        /// Not public: a new file is written in the first object format (no row footers, every
-        /// backlink in the backlink tree; see InlineBacklinks.swift), so that tests can check
-        /// that files of that format keep working. Existing files keep their format either way.
-        var writesFirstRowFormat = false
 
         /// A configuration; every parameter has the default a new app wants (`default.realm` in the
         /// current directory, plain, read-write, schema version 0, `durability: .full`).

@@ -26,8 +26,12 @@ extension Realm {
             case fileNotFound
             /// The destination of a copy already exists.
             case fileExists
-            /// The file is not a Strata file, or its format version is unknown.
+            /// The file is not a Strata file.
             case invalidDatabase
+            /// The file is a Strata file of another object format version (an earlier or a later
+            /// one), named in the message. Strata reads one format and converts none: the file is
+            /// refused and left unchanged.
+            case unsupportedFileFormat
             /// A page or structure of the file is corrupted (checksum, truncation, inconsistency).
             case corruptFile
             /// The encryption key does not open the file (or a plain file was opened with a key,

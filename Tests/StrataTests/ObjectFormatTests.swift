@@ -1,0 +1,104 @@
+// The object format: Strata reads and writes one (`Catalog.formatMarker`). A file of any other
+// object format version, this project's first one (rows without a backlink footer) or a later
+// one, is refused with `.unsupportedFileFormat` naming its version, and left byte for byte as
+// it was, whichever way it is opened (read-write, read-only, with compaction on launch).
+import Foundation
+import Testing
+@testable import Strata
+import StrataStorage
+
+@Suite struct ObjectFormatTests {
+    /// "STRATA01" as little-endian bytes: the first object format's marker.
+    static let firstFormatMarker: UInt64 = 0x3130_4154_4152_5453
+    /// "STRATA03": a format later than this version's.
+    static let laterFormatMarker: UInt64 = 0x3330_4154_4152_5453
+
+    /// Writes a file of the first object format at `config`'s path: the catalog and trees of
+    /// today's format, every row without its footer (the one byte of an empty footer: no object
+    /// here is linked), and the marker "STRATA01".
+    static func writeFirstFormatFile(_ config: Realm.Configuration) throws {
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                for i in 0..<20 {
+                    let d = Dog()
+                    d.id = "d\(i)"
+                    d.name = "dog \(i)"
+                    d.age = i
+                    realm.add(d)
+                }
+            }
+        }
+        let path = try #require(config.fileURL).path
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+        defer { file.close() }
+        let w = try file.beginWrite()
+        #expect(w.roots[0] == Catalog.formatMarker && w.roots.data.first == Catalog.rootDataTag)
+        let metaBytes = Array(w.roots.data.dropFirst())
+        var metas = try Catalog.decodeMetas(metaBytes, count: Catalog.tableCount(metaBytes))
+        for t in metas.indices {
+            var rows: [(UInt64, [UInt8])] = []
+            try metas[t].objects.forEach(from: 0, in: w) { key, row in
+                #expect(row.last == 0, "an empty footer")
+                rows.append((key, Array(row.dropLast())))
+                return true
+            }
+            for (key, row) in rows {
+                try row.withUnsafeBytes { _ = try metas[t].objects.put(key, $0, in: w) }
+            }
+        }
+        var roots = w.roots
+        roots.data = [Catalog.rootDataTag] + Catalog.encode(metas: metas)
+        roots[0] = firstFormatMarker
+        w.roots = roots
+        try w.commit()
+    }
+
+    /// Every byte of the file at `config`'s path.
+    static func contents(_ config: Realm.Configuration) throws -> Data {
+        try Data(contentsOf: try #require(config.fileURL))
+    }
+
+    static func isUnsupportedFormat(_ error: any Error, version: Int) -> Bool {
+        guard let e = error as? Realm.Error, e.code == .unsupportedFileFormat else { return false }
+        return e.message.contains("object format version \(version)") && e.message.contains("version \(Catalog.formatVersion)")
+    }
+
+    @Test func aFileOfTheFirstFormatIsRefusedAndLeftUnchanged() throws {
+        let config = tempConfig("first")
+        try Self.writeFirstFormatFile(config)
+        let before = try Self.contents(config)
+
+        var readOnly = config
+        readOnly.readOnly = true
+        var compacting = config
+        compacting.shouldCompactOnLaunch = { _, _ in true }
+        for attempt in [config, readOnly, compacting] {
+            #expect { try Realm(configuration: attempt) } throws: { Self.isUnsupportedFormat($0, version: 1) }
+            #expect(try Self.contents(config) == before)
+        }
+    }
+
+    @Test func aLaterFormatIsRefusedAndLeftUnchanged() throws {
+        let config = tempConfig("later")
+        let path = try #require(config.fileURL).path
+        do {
+            let f = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
+            let w = try f.beginWrite()
+            w.roots[0] = Self.laterFormatMarker
+            try w.commit()
+            f.close()
+        }
+        let before = try Self.contents(config)
+        #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 3) }
+        #expect(try Self.contents(config) == before)
+    }
+
+    @Test func theFormatVersionIsReadFromTheMarker() {
+        #expect(Catalog.version(ofMarker: Catalog.formatMarker) == Catalog.formatVersion)
+        #expect(Catalog.version(ofMarker: Self.firstFormatMarker) == 1)
+        #expect(Catalog.version(ofMarker: Self.laterFormatMarker) == 3)
+        #expect(Catalog.version(ofMarker: 12345) == nil)
+        #expect(Catalog.version(ofMarker: 0x4130_4154_4152_5453) == nil, "\"STRATA0A\" is no version")
+    }
+}
