@@ -60,20 +60,8 @@ extension RealmCore {
     func destroyCollection(root: PageRef, kind: CollectionKind, ownerTable: Int, column: Int, owner: UInt64, property: Property) throws {
         guard !root.isNull, let writing = writeTxn else { return }
         if property.type == .object, let targetTableIndex = targetTable(of: property) {
-            var keys: [UInt64] = []
-            if kind == .map {
-                try BytesTree(root: root).forEach(from: nil, in: writing) { _, value in
-                    if value.count == 9, value[0] == 1 { keys.append(UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: value[1...]).loadUnaligned(as: UInt64.self))) }
-                    return true
-                }
-            } else {
-                try PositionalTree(root: root).forEach(from: 0, in: writing) { _, e in
-                    if e.count >= 8 { keys.append(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
-                    return true
-                }
-            }
             let embedded = snap.schemas[targetTableIndex].isEmbedded
-            for objectKey in Set(keys) {
+            for objectKey in try linkedKeys(inCollection: root, kind: kind, writing) {
                 try removeBacklinkEntry(target: targetTableIndex, targetKey: objectKey, source: ownerTable, column: column, sourceKey: owner)
                 if embedded { try deleteObject(table: targetTableIndex, key: objectKey) }
             }
@@ -85,6 +73,23 @@ extension RealmCore {
             var t = PositionalTree(root: root)
             try t.destroy(in: writing)
         }
+    }
+
+    /// The distinct object keys a collection tree of links holds (a map's non-null values).
+    func linkedKeys(inCollection root: PageRef, kind: CollectionKind, _ pages: some PageReading) throws -> Set<UInt64> {
+        var keys = Set<UInt64>()
+        if kind == .map {
+            try BytesTree(root: root).forEach(from: nil, in: pages) { _, value in
+                if value.count == 9, value[0] == 1 { keys.insert(UInt64(littleEndian: UnsafeRawBufferPointer(rebasing: value[1...]).loadUnaligned(as: UInt64.self))) }
+                return true
+            }
+        } else {
+            try PositionalTree(root: root).forEach(from: 0, in: pages) { _, e in
+                if e.count >= 8 { keys.insert(UInt64(littleEndian: e.loadUnaligned(as: UInt64.self))) }
+                return true
+            }
+        }
+        return keys
     }
 
     // MARK: - Positional collections (List, MutableSet)

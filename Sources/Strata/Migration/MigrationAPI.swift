@@ -164,7 +164,7 @@ extension Migration {
             }
             for e in ctx.pendingBacklinks[t]?[oc] ?? [] { try core.putBacklink(e, column: nc, w: w) }
             ctx.pendingBacklinks[t]?[oc] = nil
-            ctx.droppedCollections[t]?.remove(oc)
+            ctx.droppedColumns[t]?.remove(oc)
             core.snap.metasDirty = true
             core.changeCounter &+= 1
             if nc == info.primaryKeyColumn { ctx.pkDirty.insert(t) }

@@ -21,10 +21,11 @@ final class MigrationContext {
     /// Backlink entries of converted tables whose column has no new column (yet): table →
     /// old column → entries. `renameProperty` moves them to the renamed column.
     var pendingBacklinks: [Int: [Int: [(key: [UInt8], value: [UInt8])]]] = [:]
-    /// Collection columns of converted tables that have no new column (removed, or changed in
-    /// type): table → old columns. `renameProperty` takes a column out (its trees move to the
-    /// renamed column); the trees of those left are freed before the commit.
-    var droppedCollections: [Int: Set<Int>] = [:]
+    /// Columns of converted tables that own something and have no new column (removed, or
+    /// changed in type): collections, and links to embedded objects. Table → old columns.
+    /// `renameProperty` takes a column out (what it owns moves to the renamed column); what
+    /// those left own (trees, embedded objects) is freed before the commit.
+    var droppedColumns: [Int: Set<Int>] = [:]
     var error: Realm.Error?
 
     init(core: RealmCore, codeClasses: [ClassInfo]) {

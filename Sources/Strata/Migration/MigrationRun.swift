@@ -17,7 +17,9 @@
 // Collection trees of removed collection properties (or of ones whose type changed) are freed
 // after the block, unless the block renamed the property (the trees then belong to the new one);
 // left allocated, no version would reach their pages and `verify()`, compaction and `writeCopy`
-// would fail on them.
+// would fail on them. Embedded objects held by such a property (a list, set or map of embedded
+// objects, or a link to one) are deleted with it, with what they hold in turn: nothing else
+// owns them, and left in their table they would be objects without a parent.
 //
 // Known limits: classes not in `objectTypes` are not converted (they are bound on first use and a
 // changed one is `.schemaMismatch`); tables of classes removed from the code are kept (use
@@ -63,7 +65,7 @@ extension RealmCore {
                 migration.context = nil
             }
             if let e = ctx.error ?? pendingError { throw e }
-            try freeDroppedCollections(ctx, w: w)
+            try freeDroppedColumns(ctx, w: w)
             for t in ctx.pkDirty.sorted() { try rebuildPrimaryKeys(table: t, w: w) }
             try rebuildAllIndexes(w)
             try commitWrite()
@@ -105,8 +107,10 @@ extension RealmCore {
         if info.primaryKeyColumn != nil { ctx.pkDirty.insert(t) }
         var oldToNew: [Int: Int] = [:]
         for (c, oc) in from.enumerated() { if let oc { oldToNew[oc] = c } }
-        let dropped = oldLayout.columns.filter { $0.collection != .none && oldToNew[$0.index] == nil }.map(\.index)
-        if !dropped.isEmpty { ctx.droppedCollections[t] = Set(dropped) }
+        let dropped = oldLayout.columns.filter { c in
+            oldToNew[c.index] == nil && (c.collection != .none || embeddedTarget(of: old.schema.properties[c.index]) != nil)
+        }.map(\.index)
+        if !dropped.isEmpty { ctx.droppedColumns[t] = Set(dropped) }
         try remapBacklinks(source: t, oldToNew: oldToNew, ctx: ctx, w: w)
         snap.schemas[t] = info.schema
         snap.infos[t] = info
@@ -116,17 +120,40 @@ extension RealmCore {
         changeCounter &+= 1
     }
 
-    /// Frees the trees of every old row's dropped collection columns (`ctx.droppedCollections`).
-    /// Their backlink entries are already out of the backlink tree (`remapBacklinks`).
-    private func freeDroppedCollections(_ ctx: MigrationContext, w: WriteTransaction) throws {
-        for (t, columns) in ctx.droppedCollections where !columns.isEmpty {
+    /// The table of `property`'s target class when that class is embedded.
+    private func embeddedTarget(of property: Property) -> Int? {
+        guard property.type == .object, let target = targetTable(of: property), snap.schemas[target].isEmbedded else { return nil }
+        return target
+    }
+
+    /// Frees what every old row held in its dropped columns (`ctx.droppedColumns`): collection
+    /// trees, and the embedded objects they or a link column held (deleted as any embedded
+    /// object is, with their own collections and embedded objects). The columns' backlink
+    /// entries are already out of the backlink tree (`remapBacklinks`), so deleting an embedded
+    /// object finds no link to it to undo.
+    private func freeDroppedColumns(_ ctx: MigrationContext, w: WriteTransaction) throws {
+        for (t, columns) in ctx.droppedColumns where !columns.isEmpty {
             guard let old = try ctx.old(table: t) else { continue }
             let layout = RowLayout(properties: old.schema.properties)
             for oc in columns.sorted() {
                 let column = layout.columns[oc]
+                let embedded = embeddedTarget(of: old.schema.properties[oc])
                 for (_, oldRow) in old.rows {
+                    if column.collection == .none {
+                        let target: UInt64? = oldRow.withUnsafeBytes { bytes in
+                            let view = _RowView(bytes: bytes, core: self)
+                            return view.isNull(column) ? nil : UInt64(littleEndian: view.load(column, as: UInt64.self))
+                        }
+                        if let embedded, let target { try deleteObject(table: embedded, key: target) }
+                        continue
+                    }
                     let root = oldRow.withUnsafeBytes { PageRef(_RowView(bytes: $0, core: self).load(column, as: UInt32.self)) }
                     if root.isNull { continue }
+                    if let embedded {
+                        for key in try linkedKeys(inCollection: root, kind: column.collection, w) {
+                            try deleteObject(table: embedded, key: key)
+                        }
+                    }
                     if column.collection == .map {
                         var tree = BytesTree(root: root)
                         try tree.destroy(in: w)
@@ -137,7 +164,7 @@ extension RealmCore {
                 }
             }
         }
-        ctx.droppedCollections = [:]
+        ctx.droppedColumns = [:]
     }
 
     /// Copies one column of an old row into a new row. False when the old value is nil and the
