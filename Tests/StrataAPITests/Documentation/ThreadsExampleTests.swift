@@ -1,0 +1,33 @@
+// The example of Strata.docc's "Threads" article, as it shows it, on the "Getting started"
+// model: a dog handed to a queue by reference, changed there, and the change seen here.
+import Dispatch
+import Foundation
+import Strata
+import Testing
+
+extension ArticleExample {
+    @Suite struct ThreadsExampleTests {
+        @Test func aReferenceResolvesOnAnotherThread() throws {
+            let directory = try TemporaryDirectory()
+            let configuration = Realm.Configuration(fileURL: directory.file("dogs.realm"))
+            let realm = try Realm(configuration: configuration)
+            let dog = Dog(value: ["id": 1, "name": "Rex", "age": 3])
+            try realm.write { realm.add(dog) }
+
+            let reference = ThreadSafeReference(to: dog)
+            DispatchQueue.global().async {
+                let realm = try! Realm(configuration: configuration)
+                guard let dog = realm.resolve(reference) else { return }   // deleted meanwhile
+                try? realm.write { dog.age += 1 }
+            }
+
+            // The queue's commit becomes visible here when this realm refreshes.
+            let deadline = Date().addingTimeInterval(30)
+            while dog.age == 3 && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+                realm.refresh()
+            }
+            #expect(dog.age == 4)
+        }
+    }
+}
