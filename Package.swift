@@ -77,10 +77,16 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Tests/StrataProbe"
         ),
+        // The models and helpers the object-layer test targets share (through Strata's public API).
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["Strata", "StrataStorage"],
+            path: "Tests/StrataTestSupport"
+        ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
-        .testTarget(name: "StrataAPITests", dependencies: ["Strata"]),
+        .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataTestSupport"]),
         .testTarget(name: "StrataBenchTests", dependencies: [
             "StrataBench",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -16,7 +16,7 @@ final class Pup: Object {
     @Persisted var weight = 4.5
 }
 
-final class Address: EmbeddedObject {
+final class PostalAddress: EmbeddedObject {
     @Persisted var street = "Main St"
     @Persisted var number = 1
 }
@@ -32,7 +32,7 @@ final class Owner: Object {
 
 /// An embedded object as the default, first among the properties.
 final class Resident: Object {
-    @Persisted var address: Address? = Address()
+    @Persisted var address: PostalAddress? = PostalAddress()
     @Persisted var name = "Ann"
     @Persisted var floor = 7
 }
@@ -81,7 +81,7 @@ final class DerivedRecord: BaseRecord {
 struct NestedDefaultValueTests {
     private func inMemoryRealm(_ name: String = UUID().uuidString) throws -> Realm {
         var configuration = Realm.Configuration(inMemoryIdentifier: name)
-        configuration.objectTypes = [Collar.self, Pup.self, Address.self, Owner.self, Resident.self,
+        configuration.objectTypes = [Collar.self, Pup.self, PostalAddress.self, Owner.self, Resident.self,
                                      Kennel.self, Labelled.self, BaseRecord.self, DerivedRecord.self]
         return try Realm(configuration: configuration)
     }

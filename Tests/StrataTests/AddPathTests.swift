@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 final class RawScalars: Object {
     @Persisted var b = false

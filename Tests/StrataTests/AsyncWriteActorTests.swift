@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 @testable import StrataStorage
 
 /// Runs the actor's jobs on one dispatch queue, so a realm confined to that queue can be used

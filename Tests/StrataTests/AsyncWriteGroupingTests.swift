@@ -6,6 +6,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 @testable import StrataStorage
 
 @Suite("Async commits and grouping")

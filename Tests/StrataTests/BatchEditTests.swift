@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct BatchEditTests {
     private func reading(_ seq: Int) -> Reading {

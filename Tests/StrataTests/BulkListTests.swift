@@ -7,6 +7,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct BulkListTests {
     private static func reading(_ seq: Int) -> Reading {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 @testable import Strata
+import StrataTestSupport
 
 /// Every value the test models hold, in a canonical order (page numbers never appear).
 func dumpObjects(_ realm: Realm) throws -> [String] {

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import StrataStorage
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct ConfigurationTests {
     @Test func inMemoryIdentifierAndFileURLClearEachOther() {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct CopyIndexTests {
     /// Committed dogs and people, then uncommitted inserts, updates of indexed values and

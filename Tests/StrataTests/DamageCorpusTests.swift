@@ -25,6 +25,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 @testable import StrataStorage
 #if canImport(Glibc)
 import Glibc

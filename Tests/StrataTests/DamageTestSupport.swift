@@ -5,6 +5,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

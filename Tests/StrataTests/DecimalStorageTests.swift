@@ -3,12 +3,7 @@
 import Foundation
 import Testing
 @testable import Strata
-
-final class DecimalHolder: Object {
-    @Persisted var amount = Decimal128(0)
-    @Persisted var maybe: Decimal128?
-    @Persisted var history: List<Decimal128>
-}
+import StrataTestSupport
 
 
 @Suite struct DecimalStorageTests {

@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 @testable import StrataStorage
 #if canImport(Glibc)
 import Glibc

@@ -9,6 +9,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_GROUP_BENCH"] == "1"), .serialized)
 struct GroupCommitBenchmarks {

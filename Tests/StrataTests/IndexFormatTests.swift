@@ -6,6 +6,7 @@ import Foundation
 import StrataStorage
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 final class IxMigV1: Object {
     override class func className() -> String { "IxMig" }

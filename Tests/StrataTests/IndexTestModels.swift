@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 enum IxColor: String, PersistableEnum {
     case red, green, blue

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct IndexTests {
     /// Queries over IxItem run both ways after each round. `indexed`: the planner must use an index.

@@ -7,6 +7,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 import StrataStorage
 
 final class LinkNode: Object {

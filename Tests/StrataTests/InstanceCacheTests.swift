@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct InstanceCacheTests {
     /// The cache holds unretained cores (no weak side table): a core must leave it in its deinit,

@@ -7,6 +7,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 @testable import Strata
+import StrataTestSupport
 
 final class LeakNode: Object {
     @Persisted(primaryKey: true) var id = ""

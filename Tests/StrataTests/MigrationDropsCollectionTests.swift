@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Version 1 of "Bookcase": three collection properties beside the ones every version keeps.
 final class BookcaseV1: Object {

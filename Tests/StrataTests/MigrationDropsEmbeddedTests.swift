@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// An embedded object two levels down: held by a plant.
 final class PlantLabelV1: EmbeddedObject {

@@ -14,6 +14,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 final class NotifyBenchItem: Object {
     @Persisted(primaryKey: true) var id: Int

@@ -4,33 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
-
-/// Collects what an observer received.
-final class ChangeLog<C> {
-    var initials = 0
-    var updates: [(deletions: [Int], insertions: [Int], modifications: [Int])] = []
-    var errors: [Swift.Error] = []
-    func record(_ change: RealmCollectionChange<C>) {
-        switch change {
-        case .initial: initials += 1
-        case .update(_, let d, let i, let m): updates.append((d, i, m))
-        case .error(let e): errors.append(e)
-        }
-    }
-}
-
-func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
-    try realm.write {
-        names.map { n in
-            let d = Dog()
-            d.id = n
-            d.name = n
-            d.age = 1
-            realm.add(d)
-            return d
-        }
-    }
-}
+import StrataTestSupport
 
 @Suite struct NotificationCollectionTests {
     @Test func diffReportsDeletionsInsertionsModificationsAndMoves() {
@@ -213,22 +187,4 @@ func addDogs(_ realm: Realm, _ names: [String]) throws -> [Dog] {
 
 final class ToDoItemStub: Object {
     @Persisted var note = ""
-}
-
-/// Runs `body` on a new thread and waits (up to 30 s) for it to finish.
-func runOnNewThread(_ body: @escaping @Sendable () -> Void) throws {
-    let done = DispatchSemaphore(value: 0)
-    let t = Thread {
-        body()
-        done.signal()
-    }
-    t.start()
-    if done.wait(timeout: .now() + 30) == .timedOut { throw Realm.Error(.invalidState, "thread did not finish") }
-}
-
-/// A failure message written by another thread.
-final class FailureBox: Sendable {
-    private let m = Mutex<String?>(nil)
-    func set(_ s: String) { m.withLock { $0 = $0 ?? s } }
-    var value: String? { m.withLock { $0 } }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 // Not serialized. The suite used to be `.serialized` after parallel runs crashed in
 // `ClassInfo.of(Dog)`. At 99fad13 + c99162d, unserialized: 50 of 50 debug runs clean (30 of this

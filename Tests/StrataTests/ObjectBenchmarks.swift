@@ -6,6 +6,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Strata
+import StrataTestSupport
 import StrataStorage
 
 final class BenchItem: Object {

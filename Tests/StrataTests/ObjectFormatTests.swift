@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 import StrataStorage
 
 @Suite struct ObjectFormatTests {

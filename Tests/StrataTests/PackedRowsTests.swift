@@ -7,6 +7,7 @@ import Foundation
 import Testing
 @testable import StrataStorage
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct PackedRowsTests {
     static func reading(_ i: Int) -> Reading {

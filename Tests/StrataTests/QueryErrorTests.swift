@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 struct BadQuery {
     let query: String

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 struct QueryCase {
     let query: String

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// SplitMix64: a small, seeded, reproducible generator.
 struct SplitMix64: RandomNumberGenerator {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct QueryLiteralTests {
     /// The constant on the right of `x == <literal>`.

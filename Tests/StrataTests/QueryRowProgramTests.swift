@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 final class RowQueryItem: Object {
     @Persisted var label = ""

@@ -5,6 +5,7 @@
 // the schema type names are Realm's ("Dog", "Person", …).
 import Foundation
 @testable import Strata
+import StrataTestSupport
 
 struct UnknownTestProperty: Error, Equatable {
     let type: String

@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Asserts that the typed query builds the same tree as the string and that it validates.
 func expectSameTree<T>(_ string: String, _ arguments: [QueryValue] = [], schema: QuerySchema, type typeName: String,

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 import StrataStorage
 
 /// Same class name as TestModels' Dog, different properties: a schema change.
@@ -149,16 +150,6 @@ final class DogV2: Object {
         wrong.encryptionKey = Data(repeating: 1, count: 64)
         #expect { try Realm(configuration: wrong) } throws: { ($0 as? Realm.Error)?.code == .wrongEncryptionKey }
     }
-}
-
-/// A tiny lock-protected box for values set inside @Sendable closures.
-final class LockedBox<T>: @unchecked Sendable {
-    // @unchecked: every access takes `lock`.
-    private var value: T
-    private let lock = NSLock()
-    init(_ v: T) { value = v }
-    func set(_ v: T) { lock.lock(); value = v; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
 }
 
 @Suite struct BadFileTests {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 @Suite struct SchemaDiscoveryTests {
     @Test func dogSchemaIsDiscoveredInDeclarationOrder() throws {

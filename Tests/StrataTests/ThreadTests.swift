@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 /// Runs `body` on a new thread and waits for it.
 func onOtherThread(_ body: @escaping @Sendable () -> Void) {

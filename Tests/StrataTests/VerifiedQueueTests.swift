@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import Strata
+import StrataTestSupport
 
 private struct SetupFailure: Error { let message: String }
 

@@ -1,7 +1,8 @@
 // Writing: transactions, add/create/delete, primary keys, links, backlinks, embedded objects.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct WriteTransactionTests {
     @Test func writeReturnsTheBlockValueAndCommits() throws {

@@ -2,61 +2,8 @@
 // and every error case (typed).
 import Foundation
 import Testing
-@testable import Strata
-
-/// The Exams realm at version 1 with two exams and three marks.
-func examsV1(_ config: Realm.Configuration) throws {
-    var c = config
-    c.schemaVersion = 1
-    c.objectTypes = [ExamV1.self, MarkV1.self]
-    let realm = try Realm(configuration: c)
-    try realm.write {
-        let math = realm.create(ExamV1.self, value: ["id": 1, "name": "Math", "date": Date(timeIntervalSince1970: 1000)])
-        let art = realm.create(ExamV1.self, value: ["id": 2, "name": "Art"])
-        realm.create(MarkV1.self, value: ["mark": 90, "exam": math])
-        realm.create(MarkV1.self, value: ["mark": 40, "exam": math])
-        realm.create(MarkV1.self, value: ["mark": 75, "exam": art])
-    }
-}
-
-/// The block of the app at version 3: steps for each older version (Realm's idiom).
-let examsMigration: Realm.Configuration.MigrationBlock = { migration, oldVersion in
-    if oldVersion < 2 {
-        migration.renameProperty(onType: "Exam", from: "name", to: "title")
-        migration.enumerateObjects(ofType: "Mark") { old, new in
-            let mark = old?["mark"] as? Int ?? 0
-            new?["grade"] = mark >= 50 ? "pass" : "fail"
-        }
-    }
-    if oldVersion < 3 {
-        migration.enumerateObjects(ofType: "Exam") { old, new in
-            new?["id"] = "E\(old?["id"] as? Int ?? -1)"
-        }
-        migration.enumerateObjects(ofType: "Mark") { old, new in
-            new?["score"] = Double(old?["mark"] as? Int ?? 0)
-        }
-    }
-}
-
-/// The block of the app at version 2.
-let examsMigrationV2: Realm.Configuration.MigrationBlock = { migration, oldVersion in
-    if oldVersion < 2 {
-        migration.renameProperty(onType: "Exam", from: "name", to: "title")
-        migration.enumerateObjects(ofType: "Mark") { old, new in
-            let mark = old?["mark"] as? Int ?? 0
-            new?["grade"] = mark >= 50 ? "pass" : "fail"
-        }
-    }
-}
-
-func config(_ base: Realm.Configuration, version: UInt64, types: [Object.Type],
-            block: Realm.Configuration.MigrationBlock? = examsMigration) -> Realm.Configuration {
-    var c = base
-    c.schemaVersion = version
-    c.objectTypes = types
-    c.migrationBlock = block
-    return c
-}
+import Strata
+import StrataTestSupport
 
 @Suite struct MigrationTests {
     @Test func v1ToV2RenamesAddsDefaultsAndTransforms() throws {

@@ -2,7 +2,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct UnmanagedObjectTests {
     @Test func defaultsAndPlainAssignment() {

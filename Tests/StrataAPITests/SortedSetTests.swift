@@ -2,7 +2,8 @@
 // numbers, strings, optionals and objects.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 final class SetHolder: Object {
     @Persisted var numbers: MutableSet<Int>

@@ -3,7 +3,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 /// Applies a change set to `old` the way a UI would (deletions, then insertions taken from
 /// `new`, then modifications re-read from `new`).

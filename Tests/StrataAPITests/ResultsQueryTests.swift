@@ -1,7 +1,8 @@
 // Results.filter / where / sorted / distinct wired to the query engine, over managed objects.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct ResultsQueryTests {
     func seeded() throws -> Realm {

@@ -2,7 +2,8 @@
 // lookup, delete, reopen.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct SensorsSliceTests {
     @Test func sensorsPersistAcrossReopen() throws {

@@ -1,7 +1,8 @@
 // List API, Results, aggregates, value round trips of every type.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct ListAPITests {
     @Test func fullMutatingAPI() throws {
@@ -116,11 +117,6 @@ import Testing
         #expect { try realm.write { realm.add(a) } } throws: { ($0 as? Realm.Error)?.code == .valueTooLarge }
         #expect(realm.objects(AllTypes.self).isEmpty)
     }
-}
-
-extension Results {
-    /// The first `n` objects as an array (test helper).
-    func filterFirst(_ n: Int) -> [Element] { Array(prefix(n)) }
 }
 
 @Suite struct SetAndMapTests {

@@ -1,7 +1,8 @@
 // LinkingObjects lists an object once per link that points at it, as Realm's backlinks do.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct LinkingObjectsPerLinkTests {
     @Test func anObjectAppearsOncePerLink() throws {

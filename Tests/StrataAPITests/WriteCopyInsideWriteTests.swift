@@ -1,7 +1,8 @@
 // writeCopy inside a write transaction copies the uncommitted state, as Realm documents.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
+import StrataTestSupport
 
 @Suite struct WriteCopyInsideWriteTests {
     @Test func copiesTheUncommittedState() throws {
