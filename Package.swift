@@ -71,10 +71,17 @@ let package = Package(
             dependencies: ["StrataStorage"],
             path: "Tests/StrataStorageProbe"
         ),
-        // Child process of the cross-process notification tests of Strata.
+        // The damaged-file corpus's model, file and digest: one declaration for the child that
+        // writes and reads the corpus and for the tests that damage it.
+        .target(
+            name: "StrataCorpus",
+            dependencies: ["Strata"],
+            path: "Tests/StrataCorpus"
+        ),
+        // Child process of the cross-process notification and damage tests of Strata.
         .executableTarget(
             name: "strata-probe",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataCorpus"],
             path: "Tests/StrataProbe"
         ),
         // The models and helpers the object-layer test targets share (through Strata's public API).
@@ -84,7 +91,7 @@ let package = Package(
             path: "Tests/StrataTestSupport"
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCorpus", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
         .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataTestSupport"]),
         .testTarget(name: "StrataBenchTests", dependencies: [

@@ -7,7 +7,7 @@
 //                                        1...count, one commit each, then sets `count = 42` and
 //                                        `name = "changed"` on the object with id 0 in one more
 //                                        commit; prints "done <version-count>".
-//   build <path> <plain|encrypted>       writes the corpus file (CorpusModel.swift); prints
+//   build <path> <plain|encrypted>       writes the corpus file (Tests/StrataCorpus); prints
 //                                        "version <k> <digest>" after each of its commits.
 //   read <path> <plain|encrypted>        opens it and reads everything; prints "digest <hex>
 //                                        <items> <entries>", or "error <code> <message>" (exit 3)
@@ -29,10 +29,11 @@
 // in `read`, 64 on bad usage. A read that meets damage stops the process (a signal) with a
 // "Strata:" message on stderr.
 //
-// The models must stay identical to the ones in the tests (NotificationCrossProcessTests.swift,
-// DamageTestSupport.swift): the schema is checked at open.
+// The corpus model is shared with the tests (Tests/StrataCorpus); the notification models must
+// stay identical to the ones in NotificationCrossProcessTests.swift: the schema is checked at open.
 import Foundation
 import Strata
+import StrataCorpus
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -8,6 +8,7 @@ import Foundation
 import Testing
 @testable import Strata
 import StrataTestSupport
+import StrataCorpus
 @testable import StrataStorage
 #if canImport(Glibc)
 import Glibc
@@ -55,7 +56,7 @@ struct CopyAtomicityTests {
                     let run = try Self.read(target)
                     #expect(run.lines.first?.hasPrefix("digest \(newest) ") == true, "copy \(target): \(run)")
                 } else {
-                    let realm = try Realm(configuration: CorpusFile.configuration(path: source, encrypted: false))
+                    let realm = try Realm(configuration: Corpus.configuration(path: source, encrypted: false))
                     try realm.writeCopy(toFile: URL(fileURLWithPath: target))
                 }
             }

@@ -1,4 +1,4 @@
-// The damaged-file corpus: a realistic file (CorpusModel.swift of strata-probe: 3,000 objects
+// The damaged-file corpus: a realistic file (Tests/StrataCorpus/CorpusModel.swift: 3,000 objects
 // with strings, ints, doubles, an optional and a link, Lists of 2,400 and 50 links, the last
 // commit a durable delete of 1,000 of the objects), plain and AES-GCM encrypted, damaged in
 // ~100 ways each — single bit flips and 8-bit flips (one byte inverted) at offsets drawn across
@@ -26,6 +26,7 @@ import Synchronization
 import Testing
 @testable import Strata
 import StrataTestSupport
+import StrataCorpus
 @testable import StrataStorage
 #if canImport(Glibc)
 import Glibc
@@ -76,7 +77,7 @@ struct DamageCorpusTests {
     /// record (read through the storage layer's own accounting).
     static func livePages(path: String, encrypted: Bool) throws -> [Int] {
         let file = try StorageFile.open(StorageOptions(path: path, durability: .full,
-                                                       encryptionKey: encrypted ? [UInt8](CorpusFile.key) : nil))
+                                                       encryptionKey: encrypted ? [UInt8](Corpus.key) : nil))
         defer { file.close() }
         let w = try file.beginWrite()  // the free space is the writer's
         defer { w.rollback() }

@@ -1,44 +1,17 @@
-// What the damage, copy and corpus tests share: the corpus model (identical to the one of
-// Tests/StrataProbe/CorpusModel.swift: the schema is checked at open), a child `strata-probe`
+// What the damage, copy and corpus tests share beside the corpus model (Tests/StrataCorpus, the
+// one the child `strata-probe` writes with): copies of the corpus file, a child `strata-probe`
 // run with its exit, signal, stdout and stderr, and writing bytes into a file behind Strata's back.
 import Foundation
 import Synchronization
 import Testing
 @testable import Strata
 import StrataTestSupport
+import StrataCorpus
 #if canImport(Glibc)
 import Glibc
 #endif
 
-final class CorpusItem: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var name: String
-    @Persisted var score: Double
-    @Persisted var note: String?
-    @Persisted var partner: CorpusItem?
-}
-
-final class CorpusOwner: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var label: String
-    @Persisted var entries: List<CorpusItem>
-}
-
-final class CorpusMarker: Object {
-    @Persisted(primaryKey: true) var id: Int
-}
-
 enum CorpusFile {
-    static let key = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
-
-    static func configuration(path: String, encrypted: Bool) -> Realm.Configuration {
-        var c = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
-        c.encryptionKey = encrypted ? key : nil
-        c.durability = .full
-        c.objectTypes = [CorpusItem.self, CorpusOwner.self, CorpusMarker.self]
-        return c
-    }
-
     static func directory(_ name: String) -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("strata-\(name)-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

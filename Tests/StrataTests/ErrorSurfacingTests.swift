@@ -7,6 +7,7 @@ import Foundation
 import Testing
 @testable import Strata
 import StrataTestSupport
+import StrataCorpus
 @testable import StrataStorage
 #if canImport(Glibc)
 import Glibc
@@ -119,15 +120,15 @@ import Glibc
         let dir = CorpusFile.directory("surface-open")
         let garbage = dir + "/garbage.realm"
         _ = FileManager.default.createFile(atPath: garbage, contents: Data(repeating: 0x5A, count: 64 * 1024))
-        let g = realmError { _ = try Realm(configuration: CorpusFile.configuration(path: garbage, encrypted: false)) }
+        let g = realmError { _ = try Realm(configuration: Corpus.configuration(path: garbage, encrypted: false)) }
         #expect(g?.storageError != nil, "\(String(describing: g))")
 
         let encrypted = dir + "/e.realm"
         do {
-            let realm = try Realm(configuration: CorpusFile.configuration(path: encrypted, encrypted: true))
+            let realm = try Realm(configuration: Corpus.configuration(path: encrypted, encrypted: true))
             try realm.write { realm.add(CorpusMarker(value: [1])) }
         }
-        var wrong = CorpusFile.configuration(path: encrypted, encrypted: true)
+        var wrong = Corpus.configuration(path: encrypted, encrypted: true)
         wrong.encryptionKey = Data(repeating: 7, count: 64)
         let w = realmError { _ = try Realm(configuration: wrong) }
         #expect(w?.code == .wrongEncryptionKey)

@@ -1,7 +1,8 @@
-// The model of the damaged-file corpus and of the damage and copy tests
-// (Tests/StrataTests/DamageCorpusTests.swift and neighbours keep an identical copy: the schema is
-// checked at open), the realistic file they start from, and the digest of everything a full read
-// sees.
+// The model of the damaged-file corpus and of the damage and copy tests, shared by the child
+// process that writes and reads the corpus (`strata-probe`) and the tests that damage it
+// (Tests/StrataTests/DamageCorpusTests.swift and neighbours): one declaration, so the schema both
+// sides check at open cannot drift. Also the realistic file they start from, and the digest of
+// everything a full read sees.
 //
 // The file: 3,000 items (strings of 10 to ~600 bytes, ints, doubles, an optional string, a link
 // to another item) and two owners with Lists of 2,400 and 50 item links, written in four commits
@@ -12,34 +13,34 @@
 import Foundation
 import Strata
 
-final class CorpusItem: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var name: String
-    @Persisted var score: Double
-    @Persisted var note: String?
-    @Persisted var partner: CorpusItem?
+public final class CorpusItem: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name: String
+    @Persisted public var score: Double
+    @Persisted public var note: String?
+    @Persisted public var partner: CorpusItem?
 }
 
-final class CorpusOwner: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var label: String
-    @Persisted var entries: List<CorpusItem>
+public final class CorpusOwner: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var label: String
+    @Persisted public var entries: List<CorpusItem>
 }
 
 /// Commits made by other processes in the damage tests.
-final class CorpusMarker: Object {
-    @Persisted(primaryKey: true) var id: Int
+public final class CorpusMarker: Object {
+    @Persisted(primaryKey: true) public var id: Int
 }
 
-enum Corpus {
-    static let itemCount = 3_000
-    static let firstBatch = 2_000
-    static let listLength = 2_400
+public enum Corpus {
+    public static let itemCount = 3_000
+    public static let firstBatch = 2_000
+    public static let listLength = 2_400
 
     /// The fixed 64-byte key of the encrypted variant.
-    static let key = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+    public static let key = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
 
-    static func configuration(path: String, encrypted: Bool) -> Realm.Configuration {
+    public static func configuration(path: String, encrypted: Bool) -> Realm.Configuration {
         var c = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
         c.encryptionKey = encrypted ? key : nil
         c.durability = .full
@@ -47,12 +48,12 @@ enum Corpus {
         return c
     }
 
-    static func name(_ i: Int) -> String {
+    public static func name(_ i: Int) -> String {
         "item \(i) " + String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: (i * 37) % 600)
     }
 
     /// Writes the file; returns the digest after each of its four commits.
-    static func build(_ realm: Realm) throws -> [UInt64] {
+    public static func build(_ realm: Realm) throws -> [UInt64] {
         var digests: [UInt64] = []
         try realm.write {
             var made: [CorpusItem] = []
@@ -101,7 +102,7 @@ enum Corpus {
 
     /// Everything a full read sees, through the non-throwing API as an app reads: every object,
     /// every property, every list entry (by iteration and by index), counts, primary-key lookups.
-    static func readAll(_ realm: Realm) -> (digest: UInt64, items: Int, entries: Int) {
+    public static func readAll(_ realm: Realm) -> (digest: UInt64, items: Int, entries: Int) {
         var d = Digest()
         let items = realm.objects(CorpusItem.self)
         d.add(items.count)
@@ -142,19 +143,21 @@ enum Corpus {
 }
 
 /// FNV-1a over what was read.
-struct Digest {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+public struct Digest {
+    public private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
-    mutating func add(_ bytes: some Sequence<UInt8>) {
+    public init() {}
+
+    public mutating func add(_ bytes: some Sequence<UInt8>) {
         for b in bytes {
             value ^= UInt64(b)
             value = value &* 0x100_0000_01b3
         }
     }
 
-    mutating func add(_ n: Int) { add(withUnsafeBytes(of: n.littleEndian) { Array($0) }) }
+    public mutating func add(_ n: Int) { add(withUnsafeBytes(of: n.littleEndian) { Array($0) }) }
 
-    mutating func add(_ s: String) {
+    public mutating func add(_ s: String) {
         add(s.utf8.count)
         add(s.utf8)
     }
