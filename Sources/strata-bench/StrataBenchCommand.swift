@@ -116,6 +116,8 @@ struct ComparePaired: AsyncParsableCommand {
     var counterThresholds: String?
     @Flag(help: "Accept base cases that the current rounds lack.")
     var allowMissing = false
+    @Flag(help: "Judge CPU time only: the rounds ran the builds in alternation (scripts/run-alternating), so wall-clock throughput is shown, not judged.")
+    var noWallClock = false
     @Option(help: "table (default), markdown or csv.")
     var format: String = "table"
     @Flag(help: "Show only regressions, improvements, new and missing cases and cases without enough data.")
@@ -137,7 +139,8 @@ struct ComparePaired: AsyncParsableCommand {
             let thresholds = try counterThresholds.map { try CounterGate.thresholds(path: $0) }
             report = try PairedComparison.compare(basePaths: base, currentPaths: current,
                                                   options: PairedOptions(thresholdPercent: threshold, cpuThresholdPercent: cpuThreshold, confidence: confidence,
-                                                                         counterThresholds: thresholds, allowMissing: allowMissing))
+                                                                         counterThresholds: thresholds, allowMissing: allowMissing,
+                                                                         judgesWallClock: !noWallClock))
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)

@@ -71,6 +71,24 @@ private func pairedLine(_ report: ComparisonReport) -> ComparisonLine? {
 
 @Suite("paired gate")
 struct PairedGateTests {
+    @Test func alternatedRoundsJudgeCPUTimeOnly() throws {
+        // CPU time 20% higher and wall-clock throughput 17% lower: with the builds run in
+        // alternation only the CPU rule may decide; judged as usual, both rules flag it.
+        let (base, current) = try loadedRounds(8, cpuFactor: 1.2, wallNoise: 0.01)
+        var options = PairedOptions()
+        options.judgesWallClock = false
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: options)
+        let wall = try #require(pairedLine(report))
+        #expect(wall.verdict == .info)
+        #expect(wall.rule.contains("alternation"))
+        #expect(wall.paired != nil)
+        #expect(try #require(cpuLine(report)).verdict == .regressed)
+        #expect(PairedComparison.exitCode(report) == 2)
+
+        let judged = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())
+        #expect(try #require(pairedLine(judged)).verdict == .regressed)
+    }
+
     @Test func aTenPercentSlowdownUnderDriftRegresses() throws {
         let (base, current) = try rounds(10, currentFactor: 0.90)
         let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions())

@@ -30,16 +30,20 @@ public struct PairedOptions: Sendable {
     public var confidence: Double
     public var counterThresholds: [CounterThreshold]?
     public var allowMissing: Bool
+    /// False when the rounds ran the two builds in alternation (each stopped while the other ran):
+    /// their wall-clock times include the stops, so throughput is shown, not judged.
+    public var judgesWallClock: Bool
 
     public init(thresholdPercent: Double = PairedComparison.defaultThreshold,
                 cpuThresholdPercent: Double = PairedComparison.defaultCPUThreshold,
                 confidence: Double = PairedComparison.defaultConfidence,
-                counterThresholds: [CounterThreshold]? = nil, allowMissing: Bool = false) {
+                counterThresholds: [CounterThreshold]? = nil, allowMissing: Bool = false, judgesWallClock: Bool = true) {
         self.thresholdPercent = thresholdPercent
         self.cpuThresholdPercent = cpuThresholdPercent
         self.confidence = confidence
         self.counterThresholds = counterThresholds
         self.allowMissing = allowMissing
+        self.judgesWallClock = judgesWallClock
     }
 
     func thresholdPercent(for metric: PairedMetric) -> Double {
@@ -161,6 +165,11 @@ public enum PairedComparison {
         let ratio = PairedRatio(estimate: exp(interval.estimate), lower: exp(interval.lower), upper: exp(interval.upper),
                                 rounds: interval.pairs)
         line.paired = ratio
+        if metric.name == PairedMetric.throughput.name && !options.judgesWallClock {
+            line.verdict = .info
+            line.rule = "shown, not judged: the builds ran in alternation, so wall-clock time includes the time each was stopped"
+            return line
+        }
         if let reason = (base.first { $0.groups[key] != nil }?.groups[key]?.first).flatMap(metric.reasonNotJudged) {
             line.verdict = .info
             line.rule = reason
