@@ -156,6 +156,12 @@ final class RealmCore {
               !StorageFile.isOpenAnywhere(path: options.path) else { return }
         let file = try Realm.Error.wrap { try StorageFile.open(options) }
         defer { file.close() }
+        // A file of another object format is refused here as open refuses it, with its own error
+        // and before anything is written (the relocation would otherwise report it as damage).
+        let reading = try Realm.Error.wrap { try file.beginRead() }
+        let marker = reading.roots[0]
+        reading.end()
+        if marker != 0 { try Catalog.checkFormat(marker: marker, of: "'\(options.path)'") }
         let sizes = try Realm.Error.wrap { try file.sizes() }
         guard should(sizes.totalBytes, sizes.usedBytes) else { return }
         file.setRelocator(ObjectRelocation())  // dense: pages renumbered through the object layer's trees

@@ -3,7 +3,7 @@
 import Foundation
 import Synchronization
 import Testing
-import Strata
+@testable import Strata
 import StrataTestSupport
 
 /// Applies a change set to `old` the way a UI would (deletions, then insertions taken from
