@@ -18,6 +18,8 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case object
     /// The inverse of a link: computed from backlinks, not stored in the row.
     case linkingObjects
+    /// ``AnyRealmValue``: a value of any of the types above, tagged with its type.
+    case any
 
     public var description: String {
         switch self {
@@ -33,6 +35,7 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .uuid: "uuid"
         case .object: "object"
         case .linkingObjects: "linkingObjects"
+        case .any: "any"
         }
     }
 
