@@ -30,6 +30,24 @@ public struct SortDescriptor: Sendable, Hashable {
         self.keyPath = keyPath
         self.ascending = ascending
     }
+
+    /// Creates a sort key from a Swift key path to a persisted property (`\Dog.age`).
+    ///
+    /// - Parameters:
+    ///   - keyPath: a persisted property of the class (not a path through a link).
+    ///   - ascending: whether smaller values come first (the default).
+    public init<Element: Object>(keyPath: PartialKeyPath<Element>, ascending: Bool = true) {
+        self.init(keyPath: persistedPropertyName(keyPath), ascending: ascending)
+    }
+
+    /// The same key in the other direction.
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+}
+
+extension SortDescriptor: CustomStringConvertible {
+    public var description: String {
+        "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
+    }
 }
 
 /// The objects of one class in a realm, optionally filtered, sorted and made distinct.

@@ -155,7 +155,7 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The schema of a realm: the classes it stores.
-public struct Schema: Sendable, CustomStringConvertible {
+public struct Schema: Sendable, Equatable, CustomStringConvertible {
     /// The classes' schemas.
     public var objectSchema: [ObjectSchema]
     /// The schema of a class, or `nil` when the realm stores no class by that name.
@@ -163,6 +163,9 @@ public struct Schema: Sendable, CustomStringConvertible {
     /// - Parameter className: the class's name.
     public subscript(_ className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
     public var description: String { objectSchema.map(\.description).joined(separator: "\n") }
+
+    /// Whether both describe the same classes, in any order.
+    public static func == (lhs: Schema, rhs: Schema) -> Bool { Set(lhs.objectSchema) == Set(rhs.objectSchema) }
 }
 
 /// Limits from Realm's documentation; exceeding one is an error, not a crash.
