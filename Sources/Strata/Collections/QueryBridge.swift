@@ -37,6 +37,7 @@ extension Object: QueryValueSource {
             let b = id.array
             return QueryObjectID(bytes: b).map { .objectId($0) } ?? .null
         case let d as Decimal128: return .decimal(d.value)
+        case let a as AnyRealmValue: return a.queryValue
         default: return QueryValue(converting: value) ?? .null
         }
     }
@@ -105,6 +106,7 @@ extension Schema {
                 case .objectId: type = .objectId
                 case .uuid: type = .uuid
                 case .object, .linkingObjects: type = .object
+                case .any: type = .mixed
                 }
                 let collection: QueryCollectionKind
                 switch p.collection {
@@ -259,7 +261,7 @@ extension Results {
     /// Applies predicate (unless an exact index lookup already decided it), sort and distinct to
     /// candidate keys (ascending).
     func evaluate(keys: [UInt64], table: Int, predicateDecided: Bool = false) throws -> [UInt64] {
-        if predicateDecided && query.sort.isEmpty && query.distinct.isEmpty { return keys }
+        if (predicateDecided || query.predicate == nil) && query.sort.isEmpty && query.distinct.isEmpty { return keys }
         var objects = keys.map { core.materialize(Element.self, info: info, table: table, key: $0) }
         if let p = query.predicate, !predicateDecided {
             if !core.isFrozen { core.indexing.rowsExamined &+= objects.count }

@@ -30,6 +30,24 @@ public struct SortDescriptor: Sendable, Hashable {
         self.keyPath = keyPath
         self.ascending = ascending
     }
+
+    /// Creates a sort key from a Swift key path to a persisted property (`\Dog.age`).
+    ///
+    /// - Parameters:
+    ///   - keyPath: a persisted property of the class (not a path through a link).
+    ///   - ascending: whether smaller values come first (the default).
+    public init<Element: Object>(keyPath: PartialKeyPath<Element>, ascending: Bool = true) {
+        self.init(keyPath: persistedPropertyName(keyPath), ascending: ascending)
+    }
+
+    /// The same key in the other direction.
+    public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
+}
+
+extension SortDescriptor: CustomStringConvertible {
+    public var description: String {
+        "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
+    }
 }
 
 /// The objects of one class in a realm, optionally filtered, sorted and made distinct.
@@ -51,14 +69,17 @@ public struct SortDescriptor: Sendable, Hashable {
 public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
     let core: RealmCore
     let info: ClassInfo
-    private let cache = KeyCache()
+    let cache = KeyCache()
 
     /// The query parts a later issue fills in (predicate, sort, distinct).
     struct QueryParts {
         var predicate: QueryPredicate?
         var sort: [SortDescriptor] = []
         var distinct: [String] = []
-        var isEmpty: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty }
+        /// For results drawn from a list, a set or inverse links (`list.filter(…)`): those objects,
+        /// in the collection's order, instead of the whole class.
+        var base: ResultsBase?
+        var isEmpty: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty && base == nil }
     }
     var query = QueryParts()
 
@@ -116,47 +137,52 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         var decided = false
         do {
             let p = try core.pages()
-            // An `==`/`IN` on an indexed or primary-key property narrows the candidates
-            // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
-            if let predicate = query.predicate, let found = try core.indexCandidates(table: t, predicate: predicate) {
-                out = found.keys
-                if case .comparison = predicate { decided = found.exact }
-                if !core.isFrozen { core.indexing.lastPlan = found.plan }
-                // Candidates that still need the predicate: evaluated on their row bytes when it compiles.
-                if !decided, let program = QueryRowProgram.compile(predicate, info: info) {
-                    if !core.isFrozen { core.indexing.rowsExamined &+= out.count }
-                    var matched: [UInt64] = []
-                    for k in out {
-                        let hit = try core.snap.metas[t].objects.withValue(forKey: k, in: p) {
-                            try program.matches(_RowView(bytes: $0, core: core))
-                        }
-                        if hit == true { matched.append(k) }
-                    }
-                    out = matched
-                    decided = true
-                }
-            } else if let predicate = query.predicate, let program = QueryRowProgram.compile(predicate, info: info) {
-                // A scan evaluated on the stored rows: no object is created (Query/QueryRowProgram.swift).
-                var examined = 0
-                try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, row in
-                    examined &+= 1
-                    if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
-                    return true
-                }
-                if !core.isFrozen {
-                    core.indexing.rowsExamined &+= examined
-                    core.indexing.lastPlan = .scan
-                }
-                decided = true
+            if let base = query.base {
+                // The collection's own objects, in its order (duplicates of a list kept).
+                out = try evaluate(keys: try base.keys(core), table: t)
             } else {
-                out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
-                try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
-                    out.append(k)
-                    return true
+                // An `==`/`IN` on an indexed or primary-key property narrows the candidates
+                // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
+                if let predicate = query.predicate, let found = try core.indexCandidates(table: t, predicate: predicate) {
+                    out = found.keys
+                    if case .comparison = predicate { decided = found.exact }
+                    if !core.isFrozen { core.indexing.lastPlan = found.plan }
+                    // Candidates that still need the predicate: evaluated on their row bytes when it compiles.
+                    if !decided, let program = QueryRowProgram.compile(predicate, info: info) {
+                        if !core.isFrozen { core.indexing.rowsExamined &+= out.count }
+                        var matched: [UInt64] = []
+                        for k in out {
+                            let hit = try core.snap.metas[t].objects.withValue(forKey: k, in: p) {
+                                try program.matches(_RowView(bytes: $0, core: core))
+                            }
+                            if hit == true { matched.append(k) }
+                        }
+                        out = matched
+                        decided = true
+                    }
+                } else if let predicate = query.predicate, let program = QueryRowProgram.compile(predicate, info: info) {
+                    // A scan evaluated on the stored rows: no object is created (Query/QueryRowProgram.swift).
+                    var examined = 0
+                    try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, row in
+                        examined &+= 1
+                        if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
+                        return true
+                    }
+                    if !core.isFrozen {
+                        core.indexing.rowsExamined &+= examined
+                        core.indexing.lastPlan = .scan
+                    }
+                    decided = true
+                } else {
+                    out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
+                    try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
+                        out.append(k)
+                        return true
+                    }
+                    if query.predicate != nil && !core.isFrozen { core.indexing.lastPlan = .scan }
                 }
-                if query.predicate != nil && !core.isFrozen { core.indexing.lastPlan = .scan }
+                if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }
             }
-            if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }
         } catch {
             core.readFailed(error)
         }

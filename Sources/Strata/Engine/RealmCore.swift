@@ -382,6 +382,7 @@ final class RealmCore {
     func beginFailed(_ error: Realm.Error) {
         noteDamage(error)
         write.failedToBegin(error)
+        write.keptAlive = self
     }
 
     /// For throwing APIs.
@@ -439,6 +440,7 @@ final class RealmCore {
             throw error
         }
         write.began(writing, restoring: snap)
+        write.keptAlive = self
         snapshotMoved()
     }
 

@@ -3,7 +3,7 @@
 // Layout (all little-endian, read with loadUnaligned):
 //   [null bitmap: ceil(columns/8) bytes][fixed slots, one per column, in declaration order][var tail]
 // Fixed slot widths: bool 1, float 4, int/double/date/link 8, objectId 12, uuid/decimal128 16,
-// string/data 8 (UInt32 offset from row start + UInt32 length into the var tail),
+// string/data/any 8 (UInt32 offset from row start + UInt32 length into the var tail),
 // list/set/map 4 (the raw PageRef of the collection's tree), linkingObjects 0 (computed).
 //
 // Invariants:
@@ -22,7 +22,7 @@ public struct _Column: Sendable {
     let isOptional: Bool
 
     var isVariable: Bool {
-        collection == .none && (type == .string || type == .data)
+        collection == .none && (type == .string || type == .data || type == .any)
     }
 
     static func width(type: PropertyType, collection: CollectionKind) -> Int {
@@ -31,7 +31,7 @@ public struct _Column: Sendable {
         switch type {
         case .bool: return 1
         case .float: return 4
-        case .int, .double, .date, .object, .string, .data: return 8
+        case .int, .double, .date, .object, .string, .data, .any: return 8
         case .objectId: return 12
         case .uuid, .decimal128: return 16
         case .linkingObjects: return 0

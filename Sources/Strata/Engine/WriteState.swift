@@ -13,6 +13,10 @@
 // - `beginFailure` is a `beginWrite()` that could not begin (it cannot throw, as in Realm): the
 //   write counts as open and failed until `commitWrite()` throws the failure or
 //   `cancelWrite()` drops it.
+// - `keptAlive` holds the core from the begin of a write (failed begins included) to its end, as
+//   Realm keeps a realm in a write alive: `try Realm().beginWrite()` followed by
+//   `try Realm().commitWrite()` on the same thread is one write, although no caller kept the
+//   instance in between (the per-thread cache holds instances weakly).
 // - A class, and `hasFailed` a stored flag: every `add`, `create` and setter asks it, and a
 //   struct read through the core's property was copied (and its references retained) each time.
 import StrataStorage
@@ -31,6 +35,9 @@ final class WriteState {
     private(set) var beginFailure: Realm.Error?
 
     var isOpen: Bool { transaction != nil }
+
+    /// The core whose write this is, from its begin to its end (see the file header).
+    var keptAlive: AnyObject?
 
     /// Whether the open write (or the failed begin) met a failure: later calls do nothing.
     var hasFailed: Bool { failedInsideWrite || beginFailure != nil }
@@ -57,6 +64,7 @@ final class WriteState {
         failedInsideWrite = false
         beginFailure = nil
         updatePolicy = .error
+        keptAlive = nil
     }
 
     /// Keeps `error` unless an earlier failure is already kept.

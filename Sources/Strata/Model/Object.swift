@@ -112,6 +112,23 @@ open class Object: CustomStringConvertible {
     /// The class name used in the schema (the Swift type name without module).
     open class func className() -> String { String(describing: self) }
 
+    /// The name of the class's primary key property (declared with `@Persisted(primaryKey: true)`),
+    /// or `nil` when it has none or breaks a schema rule. The declaration decides: overriding this
+    /// does not change the schema.
+    open class func primaryKey() -> String? {
+        (try? ClassInfo.of(self))?.schema.properties.first { $0.isPrimary }?.name
+    }
+
+    /// The names of the class's indexed properties (declared with `@Persisted(indexed: true)`).
+    /// The declarations decide: overriding this does not change the schema.
+    open class func indexedProperties() -> [String] {
+        ((try? ClassInfo.of(self))?.schema.properties ?? []).filter(\.isIndexed).map(\.name)
+    }
+
+    /// The names of properties Realm would not store. A property that is not `@Persisted` is never
+    /// stored, so this is empty; overriding it does not change the schema.
+    open class func ignoredProperties() -> [String] { [] }
+
     /// The realm managing this object, nil when unmanaged.
     public var realm: Realm? { _binding.map { Realm(core: $0.core) } }
 

@@ -132,7 +132,7 @@ extension ObjectId: _PersistableElement {
 /// invoice.total = try Decimal128(string: "1234.56")
 /// ```
 public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral {
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
     /// The number as a Foundation `Decimal`.
     public var value: Decimal
 
@@ -142,6 +142,11 @@ public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertibl
     public init(_ value: Decimal = 0) { self.value = value }
     public init(integerLiteral v: Int) { value = Decimal(v) }
     public init(floatLiteral v: Double) { value = Decimal(v) }
+    /// A number written as a string literal (`let price: Decimal128 = "12.50"`, `Decimal128("1e3")`).
+    /// A literal that is not a number is NaN, as Realm's is; ``init(string:)`` throws instead.
+    public init(stringLiteral v: String) {
+        value = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) ?? .nan
+    }
     /// Parses a decimal string; throws `.invalidArgument` when it is not a number.
     public init(string: String) throws {
         guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {

@@ -349,7 +349,7 @@ extension UUID: _PersistableElement {
 /// }
 /// let large = realm.objects(Shirt.self).where { $0.size == .large }
 /// ```
-public protocol PersistableEnum: _PersistableElement, RawRepresentable, CaseIterable
+public protocol PersistableEnum: RealmCollectionValue, RawRepresentable, CaseIterable
 where RawValue: _PersistableElement {}
 
 extension PersistableEnum {

@@ -196,6 +196,8 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// The Swift type of the property (what a key path to it reads).
+    var valueType: Any.Type { Any.self }
     /// Where the ordinal word sits inside the wrapper.
     var ordinalOffsetInWrapper: Int { 0 }
     /// The raw copy of this field for `add`, or kind `.none`.
@@ -224,6 +226,8 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override var shape: _PropertyShape { Value._strataShape }
+
+    override var valueType: Any.Type { Value.self }
 
     override var ordinalOffsetInWrapper: Int {
         // A stored property of a struct always has an offset; 0 is unreachable.

@@ -28,7 +28,7 @@ enum QueryTokenKind: Equatable {
     case uuid(UUID)
     case decimal(Decimal)
     case data(Data)
-    /// `%@`
+    /// `%@`, or a printf-style specifier (`%d`, `%f`, `%s`…) standing for a value
     case valueArgument
     /// `%K`
     case keyPathArgument
@@ -76,6 +76,26 @@ struct QueryTokenizer {
 
     private func syntax(_ message: String, _ offset: Int) -> QueryError { QueryError(.syntax, message, offset: offset) }
 
+    /// The length of the printf-style specifier at the current `%` (`%d`, `%i`, `%u`, `%f`, `%e`,
+    /// `%g`, `%s`, with the length modifiers `h`, `hh`, `l`, `ll`, `q`, `z`), nil when there is
+    /// none. NSPredicate takes these besides `%@`, and Realm's queries with it: each stands for a
+    /// value argument, whose own type decides how it compares (the type checker rejects a value
+    /// that does not fit the property).
+    private func printfSpecifierLength() -> Int? {
+        var length = 1
+        for modifier in ["hh", "ll", "h", "l", "q", "z"] {
+            let scalars = Array(modifier.unicodeScalars)
+            if scalars.indices.allSatisfy({ peek(length + $0) == scalars[$0] }) {
+                length += scalars.count
+                break
+            }
+        }
+        guard let conversion = peek(length), "diufegs".unicodeScalars.contains(conversion) else { return nil }
+        // An identifier character right after it is not a specifier (`%dx`).
+        if let following = peek(length + 1), following.properties.isAlphabetic || following == "_" { return nil }
+        return length + 1
+    }
+
     mutating func next() throws(QueryError) -> QueryToken {
         while let c = peek(), c.properties.isWhitespace { index += 1 }
         let start = index
@@ -120,7 +140,9 @@ struct QueryTokenizer {
             switch peek(1) {
             case "@": return simple(.valueArgument, 2)
             case "K": return simple(.keyPathArgument, 2)
-            default: throw syntax("unexpected '%' (expected '%@' or '%K')", start)
+            default:
+                if let length = printfSpecifierLength() { return simple(.valueArgument, length) }
+                throw syntax("unexpected '%' (expected '%@', '%K' or a format specifier such as '%d', '%f', '%s')", start)
             }
         case "'", "\"": return try quotedString(quote: c, start: start)
         case "$":

@@ -490,3 +490,9 @@ public struct Realm {
     }
 }
 
+
+extension Realm: Equatable {
+    /// Whether both are the same realm instance: `Realm()` twice on one thread gives equal
+    /// realms (the thread's cached instance), other threads and frozen copies do not.
+    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.core === rhs.core }
+}

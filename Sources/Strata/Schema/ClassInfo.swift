@@ -42,12 +42,20 @@ final class ClassInfo: @unchecked Sendable {
     let plainRowSize: Int
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
+    /// Every class discovered in this process by class name (what an `AnyRealmValue` link stores).
+    private static let byName = Mutex<[String: ClassInfo]>([:])
+
+    /// The info of the class named `className`, if this process has discovered it.
+    static func registered(named className: String) -> ClassInfo? {
+        byName.withLock { $0[className] }
+    }
 
     /// The info of `type`, discovered and validated the first time. Throws `.invalidSchema`.
     static func of(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         let id = ObjectIdentifier(type)
         if let hit = cache.withLock({ $0[id] }) { return hit }
         let info = try discover(type)
+        byName.withLock { $0[info.schema.className] = info }
         return cache.withLock { c in
             if let hit = c[id] { return hit }
             c[id] = info

@@ -18,6 +18,8 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
     case object
     /// The inverse of a link: computed from backlinks, not stored in the row.
     case linkingObjects
+    /// ``AnyRealmValue``: a value of any of the types above, tagged with its type.
+    case any
 
     public var description: String {
         switch self {
@@ -33,6 +35,7 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
         case .uuid: "uuid"
         case .object: "object"
         case .linkingObjects: "linkingObjects"
+        case .any: "any"
         }
     }
 
@@ -152,7 +155,7 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// The schema of a realm: the classes it stores.
-public struct Schema: Sendable, CustomStringConvertible {
+public struct Schema: Sendable, Equatable, CustomStringConvertible {
     /// The classes' schemas.
     public var objectSchema: [ObjectSchema]
     /// The schema of a class, or `nil` when the realm stores no class by that name.
@@ -160,6 +163,9 @@ public struct Schema: Sendable, CustomStringConvertible {
     /// - Parameter className: the class's name.
     public subscript(_ className: String) -> ObjectSchema? { objectSchema.first { $0.className == className } }
     public var description: String { objectSchema.map(\.description).joined(separator: "\n") }
+
+    /// Whether both describe the same classes, in any order.
+    public static func == (lhs: Schema, rhs: Schema) -> Bool { Set(lhs.objectSchema) == Set(rhs.objectSchema) }
 }
 
 /// Limits from Realm's documentation; exceeding one is an error, not a crash.

@@ -1,0 +1,117 @@
+// Swift key-path forms of the calls that name properties by string: `sorted(by: \.age)`,
+// `distinct(by: [\.name])`, `sum(of: \.age)` and the other aggregates, `observe(keyPaths: [\.name])`
+// on collections and objects.
+//
+// Invariant: a key path is turned into the name of the one persisted property it reads, checked
+// by its value type, so it can only mean what its string form means. A key path that reads
+// something else (a property that is not persisted, or a path through a link such as
+// `\.owner.name`) stops with a `Strata:` message that says to use the string form.
+import Foundation
+
+/// The persisted property `keyPath` reads on `T`.
+func persistedPropertyName<T: Object>(_ keyPath: PartialKeyPath<T>) -> String {
+    guard let name = _strataPropertyName(for: keyPath),
+          let info = try? ClassInfo.of(T.self), let field = info.field(named: name),
+          ObjectIdentifier(field.valueType) == ObjectIdentifier(type(of: keyPath).valueType) else {
+        Stop.now("Strata: invalidArgument: \(keyPath) is not a persisted property of '\(T.className())'; a path through a link needs the string form (\"owner.name\")")
+    }
+    return name
+}
+
+extension RealmCollection where Element: Object {
+    /// The objects sorted by one property.
+    ///
+    /// ```swift
+    /// let byAge = realm.objects(Dog.self).sorted(by: \.age, ascending: false)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPath: a persisted property of the element class.
+    ///   - ascending: whether smaller values come first.
+    public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
+        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath), ascending: ascending)
+    }
+
+    /// The objects sorted by one optional property (nil first when ascending).
+    ///
+    /// - Parameters:
+    ///   - keyPath: a persisted optional property of the element class.
+    ///   - ascending: whether smaller values come first.
+    public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T?>, ascending: Bool = true) -> Results<Element> {
+        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath), ascending: ascending)
+    }
+
+    /// The first object of each distinct combination of the properties' values.
+    ///
+    /// - Parameter keyPaths: persisted properties of the element class.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
+        queryableResults.distinct(by: keyPaths.map { persistedPropertyName($0) })
+    }
+
+    /// The smallest value of a property, or `nil` when no object has one.
+    ///
+    /// - Parameter keyPath: a persisted property of the element class.
+    public func min<T: _PersistableElement & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+        queryableResults.min(ofProperty: persistedPropertyName(keyPath))
+    }
+
+    /// The largest value of a property, or `nil` when no object has one.
+    ///
+    /// - Parameter keyPath: a persisted property of the element class.
+    public func max<T: _PersistableElement & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
+        queryableResults.max(ofProperty: persistedPropertyName(keyPath))
+    }
+
+    /// The sum of a numeric property; zero when there is no object.
+    ///
+    /// - Parameter keyPath: a persisted numeric property of the element class.
+    public func sum<T: _PersistableElement & AdditiveArithmetic>(of keyPath: KeyPath<Element, T>) -> T {
+        queryableResults.sum(ofProperty: persistedPropertyName(keyPath))
+    }
+
+    /// The mean of a floating-point property, or `nil` when there is no object.
+    ///
+    /// - Parameter keyPath: a persisted `Float` or `Double` property of the element class.
+    public func average<T: BinaryFloatingPoint & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
+        queryableResults.average(ofProperty: persistedPropertyName(keyPath))
+    }
+
+    /// The mean of an integer property, truncated to the property's type as Realm returns it, or
+    /// `nil` when there is no object.
+    ///
+    /// - Parameter keyPath: a persisted integer property of the element class.
+    public func average<T: BinaryInteger & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
+        let mean: Double? = queryableResults.average(ofProperty: persistedPropertyName(keyPath))
+        return mean.map { T($0.rounded(.towardZero)) }
+    }
+
+    /// Observes the collection, counting as modifications only changes of the given properties.
+    ///
+    /// ```swift
+    /// let token = realm.objects(Dog.self).observe(keyPaths: [\.name]) { change in print(change) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyPaths: persisted properties of the element class.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map { persistedPropertyName($0) }, on: queue, block)
+    }
+}
+
+extension Object {
+    /// Observes this object, reporting changes of the given properties only.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: persisted properties of the object's class.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
+    public func observe<T: Object>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
+                                   _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map { persistedPropertyName($0) }, on: queue, block)
+    }
+}

@@ -1,0 +1,283 @@
+// `AnyRealmValue`: a property or collection element that holds a value of any storable type
+// (Realm's "mixed").
+//
+// Stored encoding (a row's variable tail for a property, the element bytes in a List, MutableSet
+// or Map): one tag byte naming the case, then that case's payload. A property holding `.none`
+// sets its null bit and stores nothing.
+//   1 int       8 bytes, Int64 little-endian
+//   2 bool      1 byte, 0 or 1
+//   3 float     4 bytes, bit pattern little-endian
+//   4 double    8 bytes, bit pattern little-endian
+//   5 string    UTF-8 bytes (the rest of the value)
+//   6 data      the bytes (the rest of the value)
+//   7 date      8 bytes, timeIntervalSinceReferenceDate's bit pattern little-endian
+//   8 objectId  12 bytes
+//   9 decimal128 16 bytes, as a Decimal128 property stores them
+//  10 uuid      16 bytes
+//  11 object    8 bytes object key little-endian, then the class name in UTF-8
+//   0 none      (collection elements only) nothing
+//
+// Invariants:
+// - The tag alone decides the case read back: a payload whose length does not match its tag, or a
+//   tag not listed here, is a damaged file (reported as `.corruptFile`), never another case.
+// - A link names its class, not a table number, so it survives compaction and migrations that
+//   renumber tables. It is not a tracked link (no backlink): a link whose object was deleted reads
+//   back as `.none`, which object keys make exact because they are never reused in a table.
+import Foundation
+
+/// A value of any type a property can store: Realm's mixed type.
+///
+/// ```swift
+/// final class Setting: Object {
+///     @Persisted var key = ""
+///     @Persisted var value: AnyRealmValue        // .none until set
+///     @Persisted var history: List<AnyRealmValue>
+/// }
+/// setting.value = .int(3)
+/// setting.value = .string("three")
+/// let threes = realm.objects(Setting.self).filter("value == %@", 3)
+/// ```
+///
+/// The case read back is always the case stored: `.int(1)` and `.double(1)` stay distinct values,
+/// though a query's `==` compares numbers across the numeric cases as Realm's does.
+public enum AnyRealmValue: Hashable {
+    /// No value (a new property's value).
+    case none
+    case int(Int)
+    case bool(Bool)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    /// A link to an object of any class; reads back as `.none` once that object is deleted.
+    case object(Object)
+    case objectId(ObjectId)
+    case decimal128(Decimal128)
+    case uuid(UUID)
+
+    /// `.none`.
+    public init() { self = .none }
+
+    /// The value when it is an `.int`, else nil.
+    public var intValue: Int? { if case .int(let v) = self { v } else { nil } }
+    /// The value when it is a `.bool`, else nil.
+    public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    /// The value when it is a `.float`, else nil.
+    public var floatValue: Float? { if case .float(let v) = self { v } else { nil } }
+    /// The value when it is a `.double`, else nil.
+    public var doubleValue: Double? { if case .double(let v) = self { v } else { nil } }
+    /// The value when it is a `.string`, else nil.
+    public var stringValue: String? { if case .string(let v) = self { v } else { nil } }
+    /// The value when it is a `.data`, else nil.
+    public var dataValue: Data? { if case .data(let v) = self { v } else { nil } }
+    /// The value when it is a `.date`, else nil.
+    public var dateValue: Date? { if case .date(let v) = self { v } else { nil } }
+    /// The value when it is an `.objectId`, else nil.
+    public var objectIdValue: ObjectId? { if case .objectId(let v) = self { v } else { nil } }
+    /// The value when it is a `.decimal128`, else nil.
+    public var decimal128Value: Decimal128? { if case .decimal128(let v) = self { v } else { nil } }
+    /// The value when it is a `.uuid`, else nil.
+    public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
+
+    /// The linked object when this is an `.object` of class `objectType`, else nil.
+    ///
+    /// - Parameter objectType: the class the caller expects.
+    public func object<T: Object>(_ objectType: T.Type) -> T? {
+        if case .object(let o) = self { o as? T } else { nil }
+    }
+
+    /// The wrapped Swift value (`Int`, `String`, an `Object`…), nil for `.none`.
+    var wrapped: Any? {
+        switch self {
+        case .none: nil
+        case .int(let v): v
+        case .bool(let v): v
+        case .float(let v): v
+        case .double(let v): v
+        case .string(let v): v
+        case .data(let v): v
+        case .date(let v): v
+        case .object(let v): v
+        case .objectId(let v): v
+        case .decimal128(let v): v
+        case .uuid(let v): v
+        }
+    }
+
+    /// The case that holds `any` (itself an `AnyRealmValue` or a value of one of the cases' types;
+    /// every integer width becomes `.int`); nil when no case holds it.
+    init?(wrapping any: Any?) {
+        guard let any else { self = .none; return }
+        switch any {
+        case let v as AnyRealmValue: self = v
+        case is NSNull: self = .none
+        case let v as Int: self = .int(v)
+        case let v as Int64: self = .int(Int(v))
+        case let v as Int32: self = .int(Int(v))
+        case let v as Int16: self = .int(Int(v))
+        case let v as Int8: self = .int(Int(v))
+        case let v as Bool: self = .bool(v)
+        case let v as Float: self = .float(v)
+        case let v as Double: self = .double(v)
+        case let v as String: self = .string(v)
+        case let v as Data: self = .data(v)
+        case let v as Date: self = .date(v)
+        case let v as Object: self = .object(v)
+        case let v as ObjectId: self = .objectId(v)
+        case let v as Decimal128: self = .decimal128(v)
+        case let v as UUID: self = .uuid(v)
+        default:
+            if case Optional<Any>.none = any as Any? { self = .none; return }
+            return nil
+        }
+    }
+}
+
+extension AnyRealmValue: QueryValueConvertible {
+    /// The wrapped value as a query constant or argument (``QueryValue/null`` for `.none`).
+    public var queryValue: QueryValue { Object.queryValue(of: wrapped) }
+}
+
+// MARK: - Storage
+
+/// The tags of the stored encoding (see the file header); stored in files, so never renumbered.
+enum AnyRealmValueTag: UInt8 {
+    case none = 0, int, bool, float, double, string, data, date, objectId, decimal128, uuid, object
+}
+
+extension AnyRealmValue: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .any, isOptional: true) }
+    public static func _strataDefault() -> AnyRealmValue { .none }
+    public var _strataAny: Any? { wrapped }
+
+    public static func _strataFromAny(_ any: Any?) -> AnyRealmValue? { AnyRealmValue(wrapping: any) }
+
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> AnyRealmValue? {
+        if row.isNull(column) { return AnyRealmValue.none }
+        let bytes = row.variable(column)
+        // An empty slot is a row written before the column existed (a migration added it).
+        if bytes.isEmpty { return AnyRealmValue.none }
+        return decode(bytes, core: row.core)
+    }
+
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        if case .none = self {
+            row.setNull(column, true)
+            return
+        }
+        var buffer = _ElementBuffer(core: row.core, ownerTable: row.table, ownerKey: row.key, ownerColumn: column.index)
+        try _strataEncodeElement(&buffer)
+        buffer.bytes.withUnsafeBytes { row.storeVariable($0, column) }
+    }
+
+    public static func _strataDecodeElement(_ element: _ElementView) -> AnyRealmValue {
+        decode(element.bytes, core: element.core)
+    }
+
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        func put<T: FixedWidthInteger>(_ tag: AnyRealmValueTag, _ bits: T) {
+            out.bytes.append(tag.rawValue)
+            withUnsafeBytes(of: bits.littleEndian) { out.bytes.append(contentsOf: $0) }
+        }
+        func putBytes(_ tag: AnyRealmValueTag, _ bytes: some Collection<UInt8>) throws {
+            guard bytes.count <= SchemaLimits.maxValueBytes else {
+                throw Realm.Error(.valueTooLarge, "an AnyRealmValue of \(bytes.count) bytes exceeds the 16 MB limit")
+            }
+            out.bytes.append(tag.rawValue)
+            out.bytes.append(contentsOf: bytes)
+        }
+        switch self {
+        case .none: out.bytes.append(AnyRealmValueTag.none.rawValue)
+        case .int(let v): put(.int, Int64(v))
+        case .bool(let v): put(.bool, UInt8(v ? 1 : 0))
+        case .float(let v): put(.float, v.bitPattern)
+        case .double(let v): put(.double, v.bitPattern)
+        case .date(let v): put(.date, v.timeIntervalSinceReferenceDate.bitPattern)
+        case .string(let v): try putBytes(.string, v.utf8)
+        case .data(let v): try putBytes(.data, v)
+        case .objectId(let v):
+            out.bytes.append(AnyRealmValueTag.objectId.rawValue)
+            try v._strataEncodeElement(&out)
+        case .uuid(let v):
+            out.bytes.append(AnyRealmValueTag.uuid.rawValue)
+            try v._strataEncodeElement(&out)
+        case .decimal128(let v):
+            out.bytes.append(AnyRealmValueTag.decimal128.rawValue)
+            try v._strataEncodeElement(&out)
+        case .object(let o):
+            let key = try out.core.keyForLinking(o, from: out.ownerTable)
+            put(.object, key)
+            out.bytes.append(contentsOf: type(of: o).className().utf8)
+        }
+    }
+
+    /// Decodes the tagged bytes; a malformed value stops the read as a damaged file (see the header).
+    static func decode(_ bytes: UnsafeRawBufferPointer, core: RealmCore) -> AnyRealmValue {
+        guard let first = bytes.first, let tag = AnyRealmValueTag(rawValue: first) else {
+            core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue has an unknown type tag \(bytes.first.map(String.init) ?? "(empty)")"))
+        }
+        let payload = UnsafeRawBufferPointer(rebasing: bytes.dropFirst())
+        func fixed<T: FixedWidthInteger>(_: T.Type) -> T {
+            guard payload.count == MemoryLayout<T>.size else {
+                core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue \(tag) has \(payload.count) bytes instead of \(MemoryLayout<T>.size)"))
+            }
+            return T(littleEndian: payload.loadUnaligned(as: T.self))
+        }
+        func exactly(_ count: Int) -> UnsafeRawBufferPointer {
+            guard payload.count == count else {
+                core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue \(tag) has \(payload.count) bytes instead of \(count)"))
+            }
+            return payload
+        }
+        let view = _ElementView(bytes: payload, core: core)
+        switch tag {
+        case .none:
+            _ = exactly(0)
+            return .none
+        case .int: return .int(Int(truncatingIfNeeded: fixed(Int64.self)))
+        case .bool: return .bool(fixed(UInt8.self) != 0)
+        case .float: return .float(Float(bitPattern: fixed(UInt32.self)))
+        case .double: return .double(Double(bitPattern: fixed(UInt64.self)))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: fixed(UInt64.self))))
+        case .string: return .string(String(decoding: payload, as: UTF8.self))
+        case .data: return .data(Data(payload))
+        case .objectId:
+            _ = exactly(12)
+            return .objectId(ObjectId._strataDecodeElement(view))
+        case .decimal128:
+            _ = exactly(16)
+            return .decimal128(Decimal128._strataDecodeElement(view))
+        case .uuid: return .uuid(UUID.fromBytes(exactly(16)))
+        case .object:
+            guard payload.count > 8 else {
+                core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue link has \(payload.count) bytes, too few for a key and a class name"))
+            }
+            let key = UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))
+            let className = String(decoding: UnsafeRawBufferPointer(rebasing: payload.dropFirst(8)), as: UTF8.self)
+            return core.anyLinkTarget(className: className, key: key).map { .object($0) } ?? .none
+        }
+    }
+}
+
+extension RealmCore {
+    /// The object an `AnyRealmValue` link names, nil when it no longer exists. The class is the
+    /// one this realm has bound to that name, else the one this process discovered under it (used,
+    /// or listed in `objectTypes`); a link to a class this process never met cannot be
+    /// materialised and is reported as a read failure naming it.
+    func anyLinkTarget(className: String, key: UInt64) -> Object? {
+        do {
+            let snapshotPages = try pages()
+            guard let known = snap.tableByName[className] else { return nil }
+            let bound = known < snap.infos.count ? snap.infos[known] : nil
+            guard let info = bound ?? ClassInfo.registered(named: className) else {
+                readFailed(Realm.Error(.invalidArgument, "an AnyRealmValue links to a '\(className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
+            }
+            guard let table = try tableIndex(for: info, create: false),
+                  try snap.metas[table].objects.contains(key, in: snapshotPages) else { return nil }
+            return materializeAny(info: info, table: table, key: key)
+        } catch {
+            readFailed(error)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+// `RealmCollection` and `AnyRealmCollection`: one generic function over Results, List,
+// MutableSet and LinkingObjects of objects; queries, sorts and aggregates on a list keep to the
+// list's objects; frozen collections thaw; equality is identity of the stored collection.
+import Foundation
+import Strata
+import Testing
+
+final class Shelf: Object {
+    @Persisted var name = ""
+    @Persisted var books: List<Book>
+    @Persisted var favourites: MutableSet<Book>
+    @Persisted var ratings: List<Int>
+}
+
+final class Book: Object {
+    @Persisted var title = ""
+    @Persisted var pages = 0
+    @Persisted var price = 0.0
+    @Persisted var rating: Int?
+    @Persisted var shelf: Shelf?
+    @Persisted(originProperty: "shelf") var shelvedOn: LinkingObjects<Shelf>
+    @Persisted(originProperty: "books") var listedOn: LinkingObjects<Shelf>
+}
+
+/// Generic code as an app writes it against RealmSwift.
+private func longTitles<C: RealmCollection>(_ books: C) -> [String] where C.Element == Book {
+    books.filter("pages > %@", 100).sorted(byKeyPath: "title").map(\.title)
+}
+
+private func totalPages<C: RealmCollection>(_ books: C) -> Int where C.Element == Book {
+    books.sum(of: \.pages)
+}
+
+@Suite("RealmCollection over every collection type")
+struct RealmCollectionTests {
+    private func realmWithShelf() throws -> (Realm, Shelf) {
+        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        configuration.objectTypes = [Shelf.self, Book.self]
+        let realm = try Realm(configuration: configuration)
+        let shelf = Shelf(value: ["name": "fiction"])
+        try realm.write {
+            realm.add(shelf)
+            for (title, pages, price) in [("Dune", 412, 9.5), ("Emma", 90, 4.0), ("Ulysses", 730, 12.0), ("Beloved", 324, 8.5)] {
+                realm.add(Book(value: ["title": title, "pages": pages, "price": price]))
+            }
+            realm.add(Book(value: ["title": "Unlisted", "pages": 500]))
+            let listed = realm.objects(Book.self).filter("title != 'Unlisted'")
+            shelf.books.append(objectsIn: listed.sorted(byKeyPath: "pages"))
+            shelf.favourites.insert(objectsIn: listed.filter("price > 8"))
+        }
+        return (realm, shelf)
+    }
+
+    @Test func genericCodeRunsOnEveryCollectionType() throws {
+        let (realm, shelf) = try realmWithShelf()
+        #expect(longTitles(realm.objects(Book.self)) == ["Beloved", "Dune", "Ulysses", "Unlisted"])
+        #expect(longTitles(shelf.books) == ["Beloved", "Dune", "Ulysses"])
+        #expect(longTitles(shelf.favourites) == ["Beloved", "Dune", "Ulysses"])
+        #expect(longTitles(AnyRealmCollection(shelf.books)) == ["Beloved", "Dune", "Ulysses"])
+        #expect(totalPages(shelf.books) == 412 + 90 + 730 + 324)
+        #expect(totalPages(realm.objects(Book.self)) == 412 + 90 + 730 + 324 + 500)
+
+        let dune = try #require(realm.objects(Book.self).filter("title == 'Dune'").first)
+        try realm.write { dune.shelf = shelf }
+        let shelves = try #require(realm.objects(Shelf.self).first)
+        #expect(longTitles(shelves.books.first!.listedOn.first!.books) == ["Beloved", "Dune", "Ulysses"])
+        #expect(dune.shelvedOn.filter("name == 'fiction'").count == 1)
+        #expect(dune.listedOn.where { $0.name == "poetry" }.isEmpty)
+    }
+
+    @Test func aListsQueriesKeepItsOrderAndItsDuplicates() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let emma = try #require(realm.objects(Book.self).filter("title == 'Emma'").first)
+        try realm.write { shelf.books.append(emma) }
+        #expect(shelf.books.map(\.title) == ["Emma", "Beloved", "Dune", "Ulysses", "Emma"])
+        #expect(shelf.books.filter("pages < 400").map(\.title) == ["Emma", "Beloved", "Emma"])
+        #expect(shelf.books.sorted(by: \.price, ascending: false).map(\.title) == ["Ulysses", "Dune", "Beloved", "Emma", "Emma"])
+        #expect(shelf.books.distinct(by: [\.title]).map(\.title) == ["Emma", "Beloved", "Dune", "Ulysses"])
+        #expect(shelf.books.index(matching: "title == %@", "Dune") == 2)
+        let cheap = shelf.books.where { $0.price < 9 }
+        #expect(cheap.count == 3)
+        try realm.write { shelf.books.remove(at: 0) }
+        #expect(cheap.count == 2, "results drawn from a list stay live")
+    }
+
+    @Test func keyPathAggregatesMatchTheirStringForms() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let books = realm.objects(Book.self)
+        #expect(books.min(of: \.pages) == books.min(ofProperty: "pages") as Int?)
+        #expect(books.max(of: \.price) == 12.0)
+        #expect(shelf.books.max(of: \.pages) == 730)
+        #expect(shelf.books.sum(of: \.price) == 34.0)
+        #expect(shelf.books.average(of: \.price) == 8.5)
+        #expect(shelf.books.average(of: \.pages) == (412 + 90 + 730 + 324) / 4)
+        #expect(books.sorted(by: \.rating).count == 5)
+    }
+
+    @Test func keyPathObservationWatchesOnlyThoseProperties() throws {
+        let (realm, shelf) = try realmWithShelf()
+        var updates: [[Int]] = []
+        let token = shelf.books.observe(keyPaths: [\.price]) { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change,
+               !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) {
+                updates.append(modifications)
+            }
+        }
+        defer { token.invalidate() }
+        try realm.write { shelf.books[0].title = "Emma (annotated)" }
+        try realm.write { shelf.books[1].price = 1 }
+        #expect(updates == [[1]])
+    }
+
+    @Test func anyRealmCollectionForwardsToWhatItWraps() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let wrapped: [AnyRealmCollection<Book>] = [AnyRealmCollection(realm.objects(Book.self)), AnyRealmCollection(shelf.books),
+                                                   AnyRealmCollection(shelf.favourites)]
+        #expect(wrapped.map(\.count) == [5, 4, 3])
+        #expect(wrapped[1][0].title == "Emma")
+        #expect(wrapped[1].realm == realm)
+        #expect(wrapped[1] == AnyRealmCollection(shelf.books))
+        #expect(wrapped[1] != wrapped[2])
+        let frozen = wrapped[1].freeze()
+        #expect(frozen.isFrozen)
+        #expect(frozen.thaw()?.isFrozen == false)
+    }
+
+    @Test func aMutableSetHasPositions() throws {
+        let (_, shelf) = try realmWithShelf()
+        let titles = (0..<shelf.favourites.count).map { shelf.favourites[$0].title }
+        #expect(Set(titles) == ["Dune", "Ulysses", "Beloved"])
+        #expect(titles == shelf.favourites.map(\.title))
+    }
+
+    @Test func frozenCollectionsThawToLiveOnes() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let frozenBooks = shelf.books.freeze()
+        let frozenResults = realm.objects(Book.self).filter("pages > 100").freeze()
+        try realm.write { shelf.books.removeAll() }
+        #expect(frozenBooks.count == 4)
+        #expect(frozenBooks.thaw()?.count == 0)
+        #expect(frozenResults.thaw()?.count == 4)
+        #expect(frozenResults.thaw()?.isFrozen == false)
+        let frozenFavourites = shelf.favourites.freeze()
+        try realm.write { realm.delete(shelf) }
+        #expect(frozenFavourites.thaw() == nil, "the owner is gone")
+        #expect(shelf.books.isInvalidated)
+    }
+
+    @Test func equalityIsIdentityOfTheStoredCollection() throws {
+        let (realm, shelf) = try realmWithShelf()
+        #expect(shelf.books == shelf.books, "two accessors of one list")
+        let sameShelf = try #require(realm.objects(Shelf.self).first)
+        #expect(shelf.books == sameShelf.books)
+        #expect(shelf.favourites == sameShelf.favourites)
+        let unmanaged = List<Book>()
+        #expect(unmanaged == unmanaged)
+        #expect(unmanaged != List<Book>())
+        let results = realm.objects(Book.self)
+        let copy = results
+        #expect(results == copy)
+        #expect(results != realm.objects(Book.self))
+        let dune = try #require(results.filter("title == 'Dune'").first)
+        #expect(dune.listedOn == dune.listedOn)
+        #expect(shelf.books.freeze() != shelf.books, "a frozen list is another instance's")
+    }
+}
