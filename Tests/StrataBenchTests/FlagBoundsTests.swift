@@ -162,7 +162,10 @@ struct ExtremeCaseTests {
         let began = monotonicNanos()
         let result = try await BenchRunner(cases: [spec]).run().first.unwrap()
         let wall = Double(monotonicNanos() - began) / 1e9
-        #expect(wall < 30, "the case took \(wall) s")
+        // What this rules out is waiting for the next reading (~50 minutes away), not slowness:
+        // the main-queue strategies wait for the main queue, which other suites running in
+        // parallel can hold for tens of seconds on a loaded machine (34.6 s seen in CI).
+        #expect(wall < 100, "the case took \(wall) s")
         #expect(result.lost == 0)
         #expect(result.readings == 3)  // each sensor's first reading, due at the start
         #expect(result.verified, "\(result.note)")

@@ -62,7 +62,7 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
             BadQuery("age == 12abc", .syntax, at: 7, mentions: "12a"),
             BadQuery("age & 5", .syntax, at: 4, mentions: "&&"),
             BadQuery("age | 5", .syntax, at: 4, mentions: "||"),
-            BadQuery("age == %d", .syntax, at: 7, mentions: "%"),
+            BadQuery("age == %y", .syntax, at: 7, mentions: "%"),
             BadQuery("#", .syntax, at: 0, mentions: "#"),
             BadQuery("name BEGINSWITH[x] 'a'", .syntax, at: 16, mentions: "[x]"),
             BadQuery("name BEGINSWITH[c 'a'", .syntax, at: 18, mentions: "']'"),
@@ -129,6 +129,7 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
     @Test func argumentErrors() {
         expectErrors([
             BadQuery("age > %@", [], .argumentCount, at: 6, mentions: "%@"),
+            BadQuery("age == %d", [], .argumentCount, at: 7, mentions: "argument 0"),
             BadQuery("age > %@ AND name == %@", [.int(1)], .argumentCount, at: 21, mentions: "argument 1"),
             BadQuery("name == $2", [.string("a")], .argumentCount, at: 8, mentions: "$2"),
             BadQuery("%K == 1", [], .argumentCount, at: 0, mentions: "%K"),
