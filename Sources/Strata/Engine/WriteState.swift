@@ -39,19 +39,20 @@ final class WriteState {
     /// The core whose write this is, from its begin to its end (see the file header).
     var keptAlive: AnyObject?
 
-    /// Whether the open write (or the failed begin) met a failure: later calls do nothing.
-    var hasFailed: Bool { failedInsideWrite || beginFailure != nil }
-    /// `firstError` was recorded while a transaction was open (kept in step by the methods below).
-    private var failedInsideWrite = false
+    /// Whether the open write (or the failed begin) met a failure: later calls do nothing. Kept
+    /// in step by the methods below, never derived from the optional errors: reading an optional
+    /// `Realm.Error` copies it, which showed in the CPU time of every `add`.
+    private(set) var hasFailed = false
 
     /// Marks a `beginWrite()` that could not begin (see the file header).
     func failedToBegin(_ error: Realm.Error) {
         beginFailure = error
+        hasFailed = true
     }
 
     func began(_ transaction: WriteTransaction, restoring snapshot: Snapshot) {
         self.transaction = transaction
-        failedInsideWrite = firstError != nil
+        hasFailed = firstError != nil || beginFailure != nil
         snapshotAtBegin = snapshot
         updatePolicy = .error
     }
@@ -61,8 +62,8 @@ final class WriteState {
         transaction = nil
         snapshotAtBegin = nil
         firstError = nil
-        failedInsideWrite = false
         beginFailure = nil
+        hasFailed = false
         updatePolicy = .error
         keptAlive = nil
     }
@@ -70,12 +71,12 @@ final class WriteState {
     /// Keeps `error` unless an earlier failure is already kept.
     func record(_ error: Realm.Error) {
         if firstError == nil { firstError = error }
-        if transaction != nil { failedInsideWrite = true }
+        if transaction != nil { hasFailed = true }
     }
 
     /// Returns the failure kept outside a write and forgets it (it is reported once).
     func takeError() -> Realm.Error? {
-        defer { firstError = nil; failedInsideWrite = false }
+        defer { firstError = nil; hasFailed = beginFailure != nil }
         return firstError
     }
 }
