@@ -4,20 +4,7 @@
 // page. What "reads back the same" means is the caller's: it is handed every Realm to check.
 import Foundation
 import Strata
-import StrataStorage
 import Testing
-
-/// The page accounting of the file `realm` has open, through a second handle to the same file
-/// (handles to one path in one process share its state, so this is the Realm's own accounting).
-public func pageAccounting(of realm: Realm) throws -> PageAccounting {
-    let config = realm.configuration
-    let url = try #require(config.fileURL, "an on-disk Realm")
-    let file = try StorageFile.open(StorageOptions(
-        path: url.path, durability: config.durability,
-        encryptionKey: config.encryptionKey.map { Array($0) }, mustExist: true))
-    defer { file.close() }
-    return try file.verify()
-}
 
 /// Opens `config` (which migrates the file), then its `writeCopy` copy, then the file again with
 /// compaction on launch; hands each Realm to `expectContents` with what it is ("after the
