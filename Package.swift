@@ -78,10 +78,17 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Tests/StrataCorpus"
         ),
+        // The cross-process notification check's model and commits: one declaration for the
+        // child that writes and for the test that observes.
+        .target(
+            name: "StrataCrossProcess",
+            dependencies: ["Strata"],
+            path: "Tests/StrataCrossProcess"
+        ),
         // Child process of the cross-process notification and damage tests of Strata.
         .executableTarget(
             name: "strata-probe",
-            dependencies: ["Strata", "StrataCorpus"],
+            dependencies: ["Strata", "StrataCorpus", "StrataCrossProcess"],
             path: "Tests/StrataProbe"
         ),
         // The models and helpers the object-layer test targets share (through Strata's public API).
@@ -93,7 +100,7 @@ let package = Package(
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCorpus", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
-        .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataCrossProcess", "StrataTestSupport"]),
         .testTarget(name: "StrataBenchTests", dependencies: [
             "StrataBench",
             .product(name: "GRDB", package: "GRDB.swift"),

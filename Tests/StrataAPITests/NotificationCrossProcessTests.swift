@@ -1,19 +1,13 @@
 // Cross-process notifications: a child process (`strata-probe`, Tests/StrataProbe) writes
-// through Strata while this process observes a Results and a single object on a queue-confined
+// through Strata (the commits of Tests/StrataCrossProcess) while this process observes a Results and a single object on a queue-confined
 // realm; the changes must arrive (picked up by the version watcher, no refresh called).
 // Timeouts are generous (30 s per step): the machine running the suite may be loaded.
 import Foundation
 import Synchronization
 import Testing
 import Strata
+import StrataCrossProcess
 import StrataTestSupport
-
-/// Must stay identical to the model of Tests/StrataProbe/main.swift.
-final class ProbeItem: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var name: String
-    @Persisted var count: Int
-}
 
 @Suite struct NotificationCrossProcessTests {
     @Test func anotherProcessesCommitsReachResultsAndObjectObservers() throws {
@@ -45,7 +39,7 @@ final class ProbeItem: Object {
                     case .update(let r, _, let i, _):
                         resultsLog.withLock { $0.append("update \(r.count) +\(i.count)") }
                         // Commits coalesce: done once every item (and the change to 0) is seen.
-                        if r.count == count + 1, r.first?.count == 42 { resultsSaw.signal() }
+                        if r.count == count + 1, r.first?.count == CrossProcessWrites.changedCount { resultsSaw.signal() }
                     case .error(let e): resultsLog.withLock { $0.append("error \(e)") }
                     }
                 })
@@ -69,14 +63,15 @@ final class ProbeItem: Object {
         queue.sync {}   // the Results' .initial has run
         #expect(resultsLog.withLock { $0 } == ["initial 1"])
 
-        let child = try StrataProbe.run(["write", path, "\(count)", config.durability.rawValue])
+        let child = try StrataProbe.run(CrossProcessWrites.arguments(path: path, count: count, durability: config.durability))
         #expect(child.status == 0, "probe output: \(child.output)")
-        #expect(child.output.contains("done \(count + 1)"))
+        #expect(child.output.contains(CrossProcessWrites.doneLine(count: count)))
 
         #expect(resultsSaw.wait(timeout: .now() + 30) == .success, "results log: \(resultsLog.withLock { $0 })")
         #expect(objectSaw.wait(timeout: .now() + 30) == .success, "object log: \(objectLog.withLock { $0 })")
         queue.sync {
-            #expect(objectLog.withLock { $0 }.last == "[\"count\", \"name\"] 42 changed")
+            #expect(objectLog.withLock { $0 }.last
+                    == "[\"count\", \"name\"] \(CrossProcessWrites.changedCount) \(CrossProcessWrites.changedName)")
             #expect(!resultsLog.withLock { $0 }.contains { $0.hasPrefix("error") })
             for t in holder.tokens { t.invalidate() }
         }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 private func scratch() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-cli-\(UUID())").path

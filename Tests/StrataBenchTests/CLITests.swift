@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// Runs the built `strata-bench` executable (built beside the test bundle by `swift build
 /// --build-tests` / `swift test`) and captures its exit status, stdout and stderr.

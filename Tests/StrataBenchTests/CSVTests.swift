@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 @Suite("CSV writing and reading")
 struct CSVTests {

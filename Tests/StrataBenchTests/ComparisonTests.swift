@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// Synthetic summary CSVs: one case per `Row`, repetitions as separate rows.
 private struct Row {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// One synthetic case (the fields the gate reads), as a summary CSV table.
 private func run(readingsPerSecond: Double, lost: Int = 0, verified: String = "true",

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import GRDB
-@testable import StrataBench
+import StrataBench
 
 private func runOne(_ spec: CaseSpec) async throws -> CaseResult {
     try await BenchRunner(cases: [spec]).run().first.unwrap()

@@ -1,7 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// Numeric flags: read from their text, bounded by what the machine can do. Property-based over
 /// the whole range of each type, plus the extreme spellings a user can type.

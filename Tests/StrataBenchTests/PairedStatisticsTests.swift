@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// SplitMix64: a seeded generator, so the distribution tests are reproducible.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// The plot script is Python; this test runs it on the committed sample run
 /// (results/examples/sample.csv) and checks that every chart is a non-empty PNG.

@@ -2,7 +2,7 @@
 // before or during a case, it is; after the last case settled, the run is complete.
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 @Suite("run completion under a stop request")
 struct RunCompletionTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 @Suite("summary CSV cells and host identity")
 struct SummaryValidationTests {

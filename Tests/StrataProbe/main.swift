@@ -3,10 +3,10 @@
 //
 // Commands (stdout lines are written one by one with write(2), so the parent sees each line as
 // soon as it is printed):
-//   write <path> <count> <durability>   opens the realm at <path>, adds ProbeItem objects with ids
-//                                        1...count, one commit each, then sets `count = 42` and
-//                                        `name = "changed"` on the object with id 0 in one more
-//                                        commit; prints "done <version-count>".
+//   write <path> <count> <durability>   the writer of the cross-process notification check
+//                                        (Tests/StrataCrossProcess: adds ProbeItem objects 1...count,
+//                                        one commit each, then changes object 0; prints
+//                                        "done <commit-count>").
 //   build <path> <plain|encrypted>       writes the corpus file (Tests/StrataCorpus); prints
 //                                        "version <k> <digest>" after each of its commits.
 //   read <path> <plain|encrypted>        opens it and reads everything; prints "digest <hex>
@@ -29,20 +29,15 @@
 // in `read`, 64 on bad usage. A read that meets damage stops the process (a signal) with a
 // "Strata:" message on stderr.
 //
-// The corpus model is shared with the tests (Tests/StrataCorpus); the notification models must
-// stay identical to the ones in NotificationCrossProcessTests.swift: the schema is checked at open.
+// The corpus model (Tests/StrataCorpus) and the notification check's model and commits
+// (Tests/StrataCrossProcess) are declared once for this child and the tests.
 import Foundation
 import Strata
 import StrataCorpus
+import StrataCrossProcess
 #if canImport(Glibc)
 import Glibc
 #endif
-
-final class ProbeItem: Object {
-    @Persisted(primaryKey: true) var id: Int
-    @Persisted var name: String
-    @Persisted var count: Int
-}
 
 func say(_ line: String) {
     let bytes = Array((line + "\n").utf8)
@@ -50,32 +45,6 @@ func say(_ line: String) {
 }
 
 func hex(_ v: UInt64) -> String { String(v, radix: 16) }
-
-func writeItems(_ args: [String]) throws -> Int32 {
-    guard args.count == 3, let count = Int(args[1]), count >= 0, let durability = Durability(rawValue: args[2]) else {
-        return usage()
-    }
-    var config = Realm.Configuration(fileURL: URL(fileURLWithPath: args[0]))
-    config.durability = durability
-    let realm = try Realm(configuration: config)
-    for id in stride(from: 1, through: count, by: 1) {
-        try realm.write {
-            let item = ProbeItem()
-            item.id = id
-            item.name = "item \(id)"
-            realm.add(item)
-        }
-    }
-    try realm.write {
-        guard let first = realm.object(ofType: ProbeItem.self, forPrimaryKey: 0) else {
-            throw Realm.Error(.invalidState, "the parent's object with id 0 is missing")
-        }
-        first.count = 42
-        first.name = "changed"
-    }
-    say("done \(count + 1)")
-    return 0
-}
 
 func usage() -> Int32 {
     say("usage: strata-probe write|build|read|touch|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
@@ -85,7 +54,11 @@ func usage() -> Int32 {
 func run(_ args: [String]) throws -> Int32 {
     guard let command = args.first else { return usage() }
     let rest = Array(args.dropFirst())
-    if command == "write" { return try writeItems(rest) }
+    if command == CrossProcessWrites.command {
+        guard let done = try CrossProcessWrites.writeItems(rest) else { return usage() }
+        say(done)
+        return 0
+    }
     guard rest.count >= 2, ["plain", "encrypted"].contains(rest[1]) else { return usage() }
     let config = Corpus.configuration(path: rest[0], encrypted: rest[1] == "encrypted")
     switch (command, rest.count) {

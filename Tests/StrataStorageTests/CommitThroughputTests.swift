@@ -9,7 +9,7 @@
 
 import Foundation
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite("Commit throughput", .serialized,
        .enabled(if: ProcessInfo.processInfo.environment["STRATA_STORAGE_THROUGHPUT"] != nil))

@@ -5,7 +5,7 @@
 
 import Foundation
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite("Compaction", .serialized)
 struct CompactionTests {

@@ -4,7 +4,7 @@
 
 import Foundation
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite("Full nodes placed apart")
 struct DetachedSplitTests {

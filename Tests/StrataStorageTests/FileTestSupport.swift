@@ -3,7 +3,7 @@
 // exactly which version's bytes they read.
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 enum ProbeLocator {
     /// The probe executable in the build products directory (where the test bundle lives).

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 /// The generation layout written by the probe: root 0 = directory page, root 1 = value;
 /// every page listed in the directory carries the value at payload offset 8.

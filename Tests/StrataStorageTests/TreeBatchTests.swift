@@ -5,7 +5,7 @@
 // values, batches into an empty tree. Bad batches throw their typed error and change nothing.
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite struct TreeBatchTests {
     // MARK: Helpers

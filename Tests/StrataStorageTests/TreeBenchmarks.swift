@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 private let benchEnabled = getenv("STRATA_TREE_BENCH").map { String(cString: $0) == "1" } ?? false
 

@@ -2,7 +2,7 @@
 // entry only when the predicate says so (reference counts stored as values).
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite struct TreeConditionalRemoveTests {
     struct Refused: Error {}

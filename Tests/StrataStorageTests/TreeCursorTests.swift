@@ -2,7 +2,7 @@
 // random, across leaves, after the tree changed (new root), and out of range (typed error).
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite struct TreeCursorTests {
     @Test func cursorReadsEqualPlainReads() throws {

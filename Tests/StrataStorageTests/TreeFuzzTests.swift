@@ -3,7 +3,7 @@
 // committed page.
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite struct TreeFuzzTests {
     /// Codes a damaged tree may legitimately produce. `.invalidState` is the double refusing a

@@ -3,7 +3,7 @@
 // (append + remove first) and snapshots.
 
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 @Suite struct TreePositionalTests {
     static func verify(_ tree: PositionalTree, _ model: [[UInt8]], _ pages: TreeTestPages) throws {

@@ -8,7 +8,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
-@testable import StrataStorage
+import StrataStorage
 
 private let stressEnabled = getenv("STRATA_TREE_STRESS").map { String(cString: $0) == "1" } ?? false
 

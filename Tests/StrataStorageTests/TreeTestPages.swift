@@ -12,7 +12,7 @@
 // pager keeps them for older readers, so snapshot roots can still be read after a mutation.
 // Single-threaded, like a write transaction.
 
-@testable import StrataStorage
+import StrataStorage
 
 final class TreeTestPages: PageWriting {
     enum State { case free, owned, committed, retired }

@@ -5,9 +5,9 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
-@testable import StrataStorage
+import StrataStorage
 
 /// Runs the actor's jobs on one dispatch queue, so a realm confined to that queue can be used
 /// from the actor.
@@ -59,7 +59,7 @@ actor ToDoWriter {
 
     func count() throws -> Int { try open().objects(ToDoItem.self).count }
     func isInWriteTransaction() throws -> Bool { try open().isInWriteTransaction }
-    func flushCount() throws -> Int { try open().core.file.flushCount }
+    func flushCount() throws -> Int { try StrataTestSupport.flushCount(of: open()) }
     func isPerformingAsyncWork() throws -> Bool { try open().isPerformingAsynchronousWriteOperations }
     func close() { realm = nil }
 }

@@ -4,7 +4,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 import StrataCorpus
 #if canImport(Glibc)

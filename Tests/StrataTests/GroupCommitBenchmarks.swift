@@ -8,7 +8,7 @@
 
 import Foundation
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 
 @Suite(.enabled(if: ProcessInfo.processInfo.environment["STRATA_GROUP_BENCH"] == "1"), .serialized)
@@ -21,7 +21,7 @@ struct GroupCommitBenchmarks {
                 setup.add(try Sensor.make(value: ["symbol": "w\(w)"]))
             }
         }
-        let flushesBefore = setup.core.file.flushCount
+        let flushesBefore = try flushCount(of: setup)
         let stop = Date().addingTimeInterval(seconds)
         let counts = UnsafeMutableBufferPointer<Int>.allocate(capacity: writers)
         counts.initialize(repeating: 0)
@@ -51,7 +51,7 @@ struct GroupCommitBenchmarks {
         done.wait()
         let elapsed = Date().timeIntervalSince(started)
         let total = counts.reduce(0, +)
-        let flushes = max(1, setup.core.file.flushCount - flushesBefore)
+        let flushes = max(1, try flushCount(of: setup) - flushesBefore)
         return (Double(total) / elapsed, Double(total) / Double(flushes))
     }
 

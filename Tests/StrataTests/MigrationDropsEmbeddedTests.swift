@@ -172,30 +172,8 @@ struct MigrationDropsEmbeddedTests {
         var config = base
         config.schemaVersion = 2
         config.objectTypes = [type] + embedded
-        let copyURL = base.fileURL!.deletingLastPathComponent().appendingPathComponent("copy.realm")
-        do {
-            let realm = try Realm(configuration: config)
-            try expectEverythingRemaining(realm, type, "after the migration")
-            let accounting = try realm.core.file.verify()
-            #expect(accounting.balances, "after the migration: \(accounting)")
-            try realm.writeCopy(toFile: copyURL)
-        }
-        do {
-            var copy = config
-            copy.fileURL = copyURL
-            let realm = try Realm(configuration: copy)
-            try expectEverythingRemaining(realm, type, "the copy")
-            #expect(try realm.core.file.verify().balances, "the copy")
-        }
-        do {
-            var compacting = config
-            let asked = LockedBox<Bool>(false)
-            compacting.shouldCompactOnLaunch = { _, _ in asked.set(true); return true }
-            let realm = try Realm(configuration: compacting)
-            #expect(asked.get(), "compaction on launch was not offered")
-            try expectEverythingRemaining(realm, type, "after compaction")
-            let accounting = try realm.core.file.verify()
-            #expect(accounting.balances && accounting.freePages == 0, "after compaction: \(accounting)")
+        try expectMigratedFileConsistent(config) { realm, context in
+            try expectEverythingRemaining(realm, type, context)
         }
     }
 
@@ -210,7 +188,7 @@ struct MigrationDropsEmbeddedTests {
         }
         let realm = try Realm(configuration: config)
         try expectEverythingRemaining(realm, GardenRenamedPlants.self, "after the rename")
-        let accounting = try realm.core.file.verify()
+        let accounting = try pageAccounting(of: realm)
         #expect(accounting.balances, "\(accounting)")
     }
 }

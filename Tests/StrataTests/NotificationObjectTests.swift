@@ -84,7 +84,7 @@ import StrataTestSupport
         var count = 0
         let token = realm.observe { n, r in
             #expect(n == .didChange)
-            #expect(r.core === realm.core)
+            #expect(r == realm)
             count += 1
         }
         _ = try addDogs(realm, ["a"])

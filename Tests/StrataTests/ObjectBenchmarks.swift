@@ -5,7 +5,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 import StrataStorage
 
@@ -119,9 +119,9 @@ struct ObjectBenchmarks {
                 s.readings.append(Self.reading(i))
             }
         }
-        let flushesBefore = setup.core.file.flushCount
+        let flushesBefore = try flushCount(of: setup)
         let single = try seconds { for i in 0..<(perThread * threads) { try writeOne(setup, i) } }
-        let flushesSingle = setup.core.file.flushCount - flushesBefore
+        let flushesSingle = try flushCount(of: setup) - flushesBefore
         let failures = Mutex(0)
         let concurrent = seconds {
             let group = DispatchGroup()
@@ -137,7 +137,7 @@ struct ObjectBenchmarks {
             }
             group.wait()
         }
-        let flushesConcurrent = setup.core.file.flushCount - flushesBefore - flushesSingle
+        let flushesConcurrent = try flushCount(of: setup) - flushesBefore - flushesSingle
         #expect(failures.withLock { $0 } == 0)
         setup.refresh()
         #expect(setup.objects(Reading.self).count == 2 * perThread * threads)

@@ -2,7 +2,7 @@
 import Dispatch
 import Foundation
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 
 /// Runs `body` on a new thread and waits for it.
@@ -196,7 +196,7 @@ struct Unchecked<T>: @unchecked Sendable {
                     let realm = try Realm(configuration: config, queue: .main)
                     try realm.write { realm.add(try Sensor.make(value: ["symbol": "main"])) }
                     let again = try Realm(configuration: config, queue: .main)
-                    cont.resume(returning: again.core === realm.core ? "ok \(again.objects(Sensor.self).count)" : "not cached")
+                    cont.resume(returning: again == realm ? "ok \(again.objects(Sensor.self).count)" : "not cached")
                 } catch {
                     cont.resume(returning: "\(error)")
                 }

@@ -4,7 +4,7 @@
 // property renamed by the block keeps its trees.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 
 /// Version 1 of "Bookcase": three collection properties beside the ones every version keeps.
@@ -144,30 +144,8 @@ struct MigrationDropsCollectionTests {
         var config = base
         config.schemaVersion = 2
         config.objectTypes = [type]
-        let copyURL = base.fileURL!.deletingLastPathComponent().appendingPathComponent("copy.realm")
-        do {
-            let realm = try Realm(configuration: config)
-            expectEverythingRemaining(realm, type, "after the migration")
-            let accounting = try realm.core.file.verify()
-            #expect(accounting.balances, "after the migration: \(accounting)")
-            try realm.writeCopy(toFile: copyURL)
-        }
-        do {
-            var copy = config
-            copy.fileURL = copyURL
-            let realm = try Realm(configuration: copy)
-            expectEverythingRemaining(realm, type, "the copy")
-            #expect(try realm.core.file.verify().balances, "the copy")
-        }
-        do {
-            var compacting = config
-            let asked = LockedBox<Bool>(false)
-            compacting.shouldCompactOnLaunch = { _, _ in asked.set(true); return true }
-            let realm = try Realm(configuration: compacting)
-            #expect(asked.get(), "compaction on launch was not offered")
-            expectEverythingRemaining(realm, type, "after compaction")
-            let accounting = try realm.core.file.verify()
-            #expect(accounting.balances && accounting.freePages == 0, "after compaction: \(accounting)")
+        try expectMigratedFileConsistent(config) { realm, context in
+            expectEverythingRemaining(realm, type, context)
         }
     }
 
@@ -188,7 +166,7 @@ struct MigrationDropsCollectionTests {
             #expect(Set(shelf.labels) == Set(Self.labels(shelf.id)), "labels of \(shelf.id)")
             #expect(Array(shelf.kept) == Self.kept(shelf.id), "kept of \(shelf.id)")
         }
-        let accounting = try realm.core.file.verify()
+        let accounting = try pageAccounting(of: realm)
         #expect(accounting.balances, "\(accounting)")
     }
 }

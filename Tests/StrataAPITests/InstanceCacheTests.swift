@@ -1,7 +1,7 @@
 // The per-thread instance cache: opening and releasing realms on many threads leaves no entry.
 import Foundation
 import Testing
-@testable import Strata
+import Strata
 import StrataTestSupport
 
 @Suite struct InstanceCacheTests {
@@ -12,7 +12,7 @@ import StrataTestSupport
         do {
             let realm = try Realm(configuration: config)
             try realm.write { realm.add(ToDoItem()) }
-            #expect(try Realm(configuration: config).core === realm.core)
+            #expect(try Realm(configuration: config) == realm)
         }
         let failures = LockedBox(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
@@ -20,7 +20,7 @@ import StrataTestSupport
                 do {
                     let r = try Realm(configuration: config)
                     let again = try Realm(configuration: config)
-                    if r.core !== again.core || r.objects(ToDoItem.self).count != 1 { failures.set(1) }
+                    if r != again || r.objects(ToDoItem.self).count != 1 { failures.set(1) }
                 } catch {
                     failures.set(1)
                 }
