@@ -88,7 +88,7 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
         do {
             try self.init(string: text)
         } catch {
-            preconditionFailure("Strata: invalidArgument: ObjectId literal '\(text)' is not 24 hexadecimal digits")
+            Stop.now("Strata: invalidArgument: ObjectId literal '\(text)' is not 24 hexadecimal digits")
         }
     }
 
