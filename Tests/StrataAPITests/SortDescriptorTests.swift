@@ -1,4 +1,4 @@
-// `SortDescriptor` as RealmSwift has it: from a key path, reversed, described.
+// `SortDescriptor` as RealmSwift has it: from a key path or a string literal, reversed, described.
 import Foundation
 import Strata
 import Testing
@@ -36,5 +36,14 @@ struct SortDescriptorTests {
         }
         let fastestLast = realm.objects(Runner.self).sorted(by: [SortDescriptor(keyPath: \Runner.time).reversed()])
         #expect(fastestLast.map(\.name) == ["c", "b", "a"])
+        #expect(realm.objects(Runner.self).sorted(by: ["name"]).map(\.name) == ["a", "b", "c"])
+    }
+
+    @Test func aStringLiteralIsAnAscendingKey() {
+        let byName: Strata.SortDescriptor = "name"
+        #expect(byName == SortDescriptor(keyPath: "name", ascending: true))
+        let keys: [Strata.SortDescriptor] = ["owner.name", "time"]
+        #expect(keys.map(\.keyPath) == ["owner.name", "time"])
+        #expect(keys.map(\.ascending) == [true, true])
     }
 }

@@ -25,7 +25,7 @@ extension Object: QueryValueSource {
         guard let i = info.columnIndex(named: key) else {
             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
         }
-        return Object.queryValue(of: info.fields[i].getAny(self))
+        return Object.queryValue(of: info.fields[i].storedAny(self))
     }
 
     static func queryValue(of value: Any?) -> QueryValue {

@@ -44,6 +44,15 @@ public struct SortDescriptor: Sendable, Hashable {
     public func reversed() -> SortDescriptor { SortDescriptor(keyPath: keyPath, ascending: !ascending) }
 }
 
+extension SortDescriptor: ExpressibleByStringLiteral {
+    /// An ascending sort key written as the property's name (`sorted(by: ["owner.name", "age"])`).
+    ///
+    /// - Parameter keyPath: the property to sort by.
+    public init(stringLiteral keyPath: String) {
+        self.init(keyPath: keyPath)
+    }
+}
+
 extension SortDescriptor: CustomStringConvertible {
     public var description: String {
         "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"

@@ -13,7 +13,7 @@ extension RealmCore {
         let known = try configuration.objectTypes.map { try ClassInfo.closure(of: $0) } ?? []
         if snap.isFresh {
             if configuration.readOnly {
-                throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' is empty and the configuration is read-only")
+                throw Realm.Error(.invalidDatabase, "'\(fileIdentity)' is empty and the configuration is read-only", fileURL: configuration.fileURL)
             }
             try beginWrite()
             snap.schemaVersion = configuration.schemaVersion
@@ -22,7 +22,7 @@ extension RealmCore {
             return
         }
         if snap.schemaVersion > configuration.schemaVersion {
-            throw Realm.Error(.invalidSchemaVersion, "'\(fileIdentity)' has schema version \(snap.schemaVersion), newer than the configuration's \(configuration.schemaVersion)")
+            throw Realm.Error(.invalidSchemaVersion, "'\(fileIdentity)' has schema version \(snap.schemaVersion), newer than the configuration's \(configuration.schemaVersion)", fileURL: configuration.fileURL)
         }
         if configuration.schemaVersion > snap.schemaVersion && !configuration.readOnly {
             try migrate(known: known)  // Migration/MigrationRun.swift
@@ -60,7 +60,7 @@ extension RealmCore {
         let name = info.schema.className
         if let t = snap.tableByName[name] {
             if let d = info.schema.difference(fromStored: snap.schemas[t]) {
-                throw Realm.Error(.schemaMismatch, "the schema of '\(fileIdentity)' differs from the code: \(d) (raise schemaVersion to migrate it, with objectTypes listing the class, or set deleteRealmIfMigrationNeeded)")
+                throw Realm.Error(.schemaMismatch, "the schema of '\(fileIdentity)' differs from the code: \(d) (raise schemaVersion to migrate it, with objectTypes listing the class, or set deleteRealmIfMigrationNeeded)", fileURL: configuration.fileURL)
             }
             snap.tableByClass[ObjectIdentifier(info.type)] = t
             snap.infos[t] = info

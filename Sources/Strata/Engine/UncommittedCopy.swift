@@ -20,7 +20,7 @@ extension RealmCore {
     func writeUncommittedCopy(toPath path: String, encryptionKey: [UInt8]?) throws {
         let w = try requireWriteThrowing("copy the uncommitted state")
         if FileManager.default.fileExists(atPath: path) {
-            throw Realm.Error(.fileExists, "'\(path)' already exists; writeCopy needs a new file")
+            throw Realm.Error(.fileExists, "'\(path)' already exists; writeCopy needs a new file", fileURL: URL(fileURLWithPath: path))
         }
         try flushCollections(w)
         // Bring every table's index list in line with the schema first (what the write's first

@@ -119,8 +119,9 @@ open class Object: CustomStringConvertible {
         (try? ClassInfo.of(self))?.schema.properties.first { $0.isPrimary }?.name
     }
 
-    /// The names of the class's indexed properties (declared with `@Persisted(indexed: true)`).
-    /// The declarations decide: overriding this does not change the schema.
+    /// The names of the class's indexed properties: those declared with
+    /// `@Persisted(indexed: true)` and the primary key, which is always indexed. The declarations
+    /// decide: overriding this does not change the schema.
     open class func indexedProperties() -> [String] {
         ((try? ClassInfo.of(self))?.schema.properties ?? []).filter(\.isIndexed).map(\.name)
     }

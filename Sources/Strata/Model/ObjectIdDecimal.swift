@@ -54,10 +54,48 @@ public struct ObjectId: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// The all-zero id (the default value of a non-optional ObjectId property).
     public init() { bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0) }
 
-    /// Parses a decimal number written with `.` as the decimal separator.
+    /// Creates an id for a given creation time, machine and process, as a distributed id
+    /// generator does; the last three bytes are this process's counter, so two calls with the same
+    /// arguments still give different ids.
     ///
-    /// - Parameter string: the number, such as `"-12.5"` or `"1e3"`.
-    /// - Throws: `Realm.Error` with code `.invalidArgument` when `string` is not a number.
+    /// The id has room for the low 24 bits of `machineId` and the low 16 bits of `processId`
+    /// (higher bits are dropped), and for `timestamp` in whole seconds from 1970 to 2106.
+    ///
+    /// - Parameters:
+    ///   - timestamp: the creation time ``timestamp`` returns (to the second).
+    ///   - machineId: the machine identifier.
+    ///   - processId: the process identifier.
+    public init(timestamp: Date, machineId: Int, processId: Int) {
+        let seconds = UInt32(clamping: Int64(timestamp.timeIntervalSince1970.rounded(.down)))
+        let c = Self.counter.wrappingAdd(1, ordering: .relaxed).newValue & 0xFF_FFFF
+        let m = UInt32(truncatingIfNeeded: machineId) & 0xFF_FFFF
+        let p = UInt16(truncatingIfNeeded: processId)
+        self.init(bytes: (UInt8(seconds >> 24), UInt8((seconds >> 16) & 0xFF), UInt8((seconds >> 8) & 0xFF), UInt8(seconds & 0xFF),
+                          UInt8(m >> 16), UInt8((m >> 8) & 0xFF), UInt8(m & 0xFF),
+                          UInt8(p >> 8), UInt8(p & 0xFF),
+                          UInt8(c >> 16), UInt8((c >> 8) & 0xFF), UInt8(c & 0xFF)))
+    }
+
+    /// Creates an id from 24 hexadecimal digits written in the source, as in
+    /// `ObjectId("6058f12b957ba06156586a7c")`.
+    ///
+    /// A literal that is not 24 hexadecimal digits is a programming error and stops the process
+    /// with a `Strata:` message; use ``init(string:)`` for text that comes from outside the program.
+    ///
+    /// - Parameter literal: the id's 24 hexadecimal digits.
+    public init(_ literal: StaticString) {
+        let text = literal.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        do {
+            try self.init(string: text)
+        } catch {
+            Stop.now("Strata: invalidArgument: ObjectId literal '\(text)' is not 24 hexadecimal digits")
+        }
+    }
+
+    /// Parses an id from its 24 hexadecimal digits (upper or lower case).
+    ///
+    /// - Parameter string: the id, such as ``stringValue`` returns it.
+    /// - Throws: `Realm.Error` with code `.invalidArgument` when `string` is not 24 hexadecimal digits.
     public init(string: String) throws {
         let hex = Array(string.utf8)
         guard hex.count == 24 else { throw Realm.Error(.invalidArgument, "ObjectId string '\(string)' is not 24 hex digits") }

@@ -1,11 +1,12 @@
 // The protocols that make a Swift type storable in a `@Persisted` property, and the scalar
 // conformances (Bool, integers, Float, Double, String, Data, Date, UUID, ObjectId, Decimal128,
-// optionals, `PersistableEnum`).
+// optionals, `PersistableEnum`; `CustomPersistable` types map onto these in CustomPersistable.swift).
 //
 // Invariants:
 // - Every conformance lives in this module: the requirements name public types whose members are
 //   internal (`_RowView`, `_RowBuilder`, `_Column`), so other modules cannot add storage types
-//   except through `PersistableEnum`, which is mapped onto its raw value here.
+//   except through `PersistableEnum` (mapped onto its raw value here) and `CustomPersistable`
+//   (mapped onto its persisted value).
 // - Managed access is static dispatch on `Value` (a witness call), never an existential box: the
 //   `@Persisted` subscript calls `Value._strataGet/_strataSet` with the object and the column.
 // - A scalar's element encoding (lists, sets, map values, primary-key index) is its fixed slot
@@ -22,7 +23,7 @@ public struct _PropertyShape: Sendable {
 }
 
 /// A type a `@Persisted` property can hold. Conformances are provided by Strata; do not conform
-/// your own types (use `PersistableEnum` for enums).
+/// your own types (use `PersistableEnum` for enums, `CustomPersistable` for other types).
 public protocol _Persistable {
     static var _strataShape: _PropertyShape { get }
     /// The value of a fresh unmanaged property declared without an initial value.
@@ -40,9 +41,13 @@ public protocol _Persistable {
     static func _strataFromAny(_ any: Any?) -> Self?
     /// The element encoding of this value when it is a primary key (throws for other types).
     func _strataEncodeKey(_ out: inout _ElementBuffer) throws
+    /// The managed value as stored, as `Any?` for queries (a custom mapping's persisted value,
+    /// read without converting it; otherwise what `_strataAny` gives).
+    static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any?
 }
 
 extension _Persistable {
+    public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { _strataGet(obj, ordinal)._strataAny }
     public static func _strataFromAny(_ any: Any?) -> Self? { any as? Self }
     public func _strataEncodeKey(_ out: inout _ElementBuffer) throws {
         throw Realm.Error(.invalidSchema, "\(Self.self) cannot be a primary key")
@@ -93,6 +98,13 @@ public protocol _PersistableElement: _Persistable {
     static func _strataStoreNull(_ row: inout _RowBuilder, _ column: _Column) throws
     static func _strataDecodeElement(_ element: _ElementView) -> Self
     func _strataEncodeElement(_ out: inout _ElementBuffer) throws
+    /// Reads the slot as the wrapped value of an optional: nil when the slot is null or holds a
+    /// value this type cannot represent (a failable custom mapping; others read as `_strataRead`).
+    static func _strataReadInOptional(_ row: _RowView, _ column: _Column) -> Self?
+    /// Decodes an element of an optional collection: nil when this type cannot represent it.
+    static func _strataDecodeElementInOptional(_ element: _ElementView) -> Self?
+    /// `_strataGetStored` of an optional property of this type.
+    static func _strataGetStoredInOptional(_ obj: Object, _ ordinal: Int) -> Any?
 }
 
 /// The bytes of one collection element, valid only inside the tree callback.
@@ -131,6 +143,12 @@ extension _PersistableElement {
     public var _strataAny: Any? { self }
 
     public func _strataEncodeKey(_ out: inout _ElementBuffer) throws { try _strataEncodeElement(&out) }
+
+    public static func _strataReadInOptional(_ row: _RowView, _ column: _Column) -> Self? { _strataRead(row, column) }
+    public static func _strataDecodeElementInOptional(_ element: _ElementView) -> Self? { _strataDecodeElement(element) }
+    public static func _strataGetStoredInOptional(_ obj: Object, _ ordinal: Int) -> Any? {
+        Optional<Self>._strataGet(obj, ordinal)._strataAny
+    }
 }
 
 // MARK: - Optional
@@ -142,6 +160,9 @@ extension Optional: _Persistable where Wrapped: _PersistableElement {
         return s
     }
     public static func _strataDefault() -> Self { nil }
+    public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? {
+        Wrapped._strataGetStoredInOptional(obj, ordinal)
+    }
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
         switch self {
         case .none: try Wrapped._strataStoreNull(&row, column)
@@ -166,11 +187,11 @@ extension Optional: _Persistable where Wrapped: _PersistableElement {
 extension Optional: _PersistableElement where Wrapped: _PersistableElement {
     public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
         if row.isNull(column) { return .some(nil) }
-        return .some(Wrapped._strataRead(row, column))
+        return .some(Wrapped._strataReadInOptional(row, column))
     }
     public static func _strataDecodeElement(_ element: _ElementView) -> Self {
         guard let tag = element.bytes.first, tag == 1 else { return nil }
-        return Wrapped._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: element.bytes.dropFirst()), core: element.core))
+        return Wrapped._strataDecodeElementInOptional(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: element.bytes.dropFirst()), core: element.core))
     }
     public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
         switch self {

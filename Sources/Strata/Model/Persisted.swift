@@ -206,6 +206,9 @@ class AnyFieldIO {
     func flags(_ obj: Object) -> (primaryKey: Bool, indexed: Bool, origin: String?) { (false, false, nil) }
     func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {}
     func getAny(_ obj: Object) -> Any? { nil }
+    /// The value as stored, for queries: a custom-mapped value is its persisted value even when
+    /// its type cannot convert it.
+    func storedAny(_ obj: Object) -> Any? { getAny(obj) }
     func setAny(_ obj: Object, _ value: Any?) throws {}
     /// The unmanaged value when it is a linked object / collection of objects (for cascading adds).
     func unmanagedValue(_ obj: Object) -> Any? { nil }
@@ -284,6 +287,12 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
             return Value._strataGet(obj, Int(o))._strataAny
         }
         return withExtendedLifetime(obj) { pointer(obj).pointee.value._strataAny }
+    }
+
+    override func storedAny(_ obj: Object) -> Any? {
+        guard obj._binding != nil else { return getAny(obj) }
+        let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
+        return Value._strataGetStored(obj, Int(o))
     }
 
     override func primaryKeyIndexKey(_ obj: Object, core: RealmCore) throws -> [UInt8] {

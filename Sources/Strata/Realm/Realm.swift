@@ -481,7 +481,7 @@ public struct Realm {
         if config.isInMemory { return false }
         let path = config.identity
         if !InstanceCache.shared.liveCores(identity: path).isEmpty || StorageFile.isOpenAnywhere(path: path) {
-            throw Realm.Error(.alreadyOpen, "'\(path)' is open; close every Realm instance of it first")
+            throw Realm.Error(.alreadyOpen, "'\(path)' is open; close every Realm instance of it first", fileURL: URL(fileURLWithPath: path))
         }
         let existed = FileManager.default.fileExists(atPath: path)
         try Realm.Error.wrap { try StorageFile.deleteFiles(path: path) }

@@ -10,6 +10,7 @@
 // - Every public throwing entry point of Strata passes what it throws through `surfacing(_:)`:
 //   one `catch let e as Realm.Error` handles every failure of the library. Errors thrown by the
 //   caller's own code (a `write` block, a migration block) pass through unchanged, as in Realm.
+import Foundation
 import StrataStorage
 
 extension Realm {
@@ -97,14 +98,22 @@ extension Realm {
         /// kind (syntax, unknown property, type mismatch, argument count, unsupported) and the
         /// offset of the offending token in the query text. Nil for every other error.
         public let queryError: QueryError?
+        /// The file the error is about (the realm file, a copy's destination, a file being
+        /// deleted); nil when it concerns no file or an in-memory realm.
+        public let fileURL: URL?
 
         /// An error of `code` with `message`, for code that reports failures the way Strata does
         /// (a migration block, a wrapper around a realm).
         public init(_ code: Code, _ message: String) {
+            self.init(code, message, fileURL: nil)
+        }
+
+        init(_ code: Code, _ message: String, fileURL: URL?) {
             self.code = code
             self.message = message
             self.storageError = nil
             self.queryError = nil
+            self.fileURL = fileURL
         }
 
         init(_ code: Code, _ message: String, storageError: StorageError?) {
@@ -112,6 +121,7 @@ extension Realm {
             self.message = message
             self.storageError = storageError
             self.queryError = nil
+            self.fileURL = storageError?.path.map { URL(fileURLWithPath: $0) }
         }
 
         /// A rejected query, keeping the query engine's kind and offset.
@@ -120,6 +130,7 @@ extension Realm {
             self.message = queryError.description
             self.storageError = nil
             self.queryError = queryError
+            self.fileURL = nil
         }
 
         /// Whether the error reports damage to the file's contents (a page failing its checksum

@@ -1,0 +1,164 @@
+// `CustomPersistable` and `FailableCustomPersistable`: a type of the app stored as one of the
+// types a property can hold (its "persisted type"), as RealmSwift maps them.
+//
+// Invariants:
+// - The stored bytes, the schema and queries are the persisted type's: a custom type adds no
+//   column kind, so a file written with `@Persisted var x: Int` reads with a wrapper of `Int`.
+// - A failable mapping that cannot convert a stored value never reads as another value: in an
+//   optional context (`T?`, `List<T?>`, `Map<_, T?>`) it reads as nil, in a non-optional one it
+//   stops the process with a `Strata:` message — RealmSwift's documented behaviour, because the
+//   property getter cannot throw. Queries read the persisted value of a property without
+//   converting it, so they see (and never stop on) such values; collection elements are
+//   converted, as reading them is.
+import Foundation
+
+/// A type of your app stored in a realm as one of the types a property can hold.
+///
+/// Declare the persisted type, how to build your type from it and how to turn your type into it;
+/// the type can then be a `@Persisted` property, an optional one, and an element of `List`,
+/// `MutableSet` and `Map`. Queries compare the persisted value: a value of your type in a query
+/// stands for its ``persistableValue``.
+///
+/// ```swift
+/// struct Temperature: CustomPersistable {
+///     typealias PersistedType = Double
+///     var celsius: Double
+///     init(celsius: Double) { self.celsius = celsius }
+///     init(persistedValue: Double) { celsius = persistedValue }
+///     var persistableValue: Double { celsius }
+/// }
+///
+/// final class Reading: Object {
+///     @Persisted var temperature = Temperature(celsius: 20)
+///     @Persisted var history: List<Temperature>
+/// }
+/// let warm = realm.objects(Reading.self).where { $0.temperature.persistableValue > 25 }
+/// ```
+public protocol CustomPersistable: _CustomPersistable {
+    /// Builds a value from its stored form.
+    init(persistedValue: PersistedType)
+    /// The stored form of this value.
+    var persistableValue: PersistedType { get }
+}
+
+/// A ``CustomPersistable`` type for which not every stored value can be converted back, such as
+/// a URL stored as a string.
+///
+/// A stored value the type cannot convert reads as `nil` where the property or the collection
+/// element is optional; where it is not optional, reading it stops the process with a `Strata:`
+/// message, as RealmSwift raises an exception there. Declare the property optional when stored
+/// data may not convert. `init(persistedValue:)` must succeed for the persisted type's default
+/// value (`0`, `""`, …), which a property declared without an initial value starts with.
+public protocol FailableCustomPersistable: _CustomPersistable {
+    /// Builds a value from its stored form, or nil when the stored value has no counterpart.
+    init?(persistedValue: PersistedType)
+    /// The stored form of this value.
+    var persistableValue: PersistedType { get }
+}
+
+/// What ``CustomPersistable`` and ``FailableCustomPersistable`` share.
+public protocol _CustomPersistable: RealmCollectionValue, QueryValueConvertible {
+    /// The type the value is stored as.
+    associatedtype PersistedType: RealmCollectionValue
+    /// The stored form of this value.
+    var persistableValue: PersistedType { get }
+    /// Converts a stored value; nil when the type has no counterpart for it.
+    static func _strataConvert(_ persisted: PersistedType) -> Self?
+}
+
+extension CustomPersistable {
+    public static func _strataConvert(_ persisted: PersistedType) -> Self? { Self(persistedValue: persisted) }
+}
+
+extension FailableCustomPersistable {
+    public static func _strataConvert(_ persisted: PersistedType) -> Self? { Self(persistedValue: persisted) }
+}
+
+extension _CustomPersistable {
+    public static var _strataShape: _PropertyShape { PersistedType._strataShape }
+
+    public static func _strataDefault() -> Self {
+        converted(PersistedType._strataDefault())
+    }
+
+    /// The value a stored value stands for, where it cannot be nil.
+    static func converted(_ persisted: PersistedType) -> Self {
+        guard let value = _strataConvert(persisted) else {
+            Stop.now("Strata: invalidArgument: the stored value '\(persisted)' cannot be converted to \(Self.self) in a non-optional context")
+        }
+        return value
+    }
+
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Self? {
+        PersistedType._strataRead(row, column).map(converted)
+    }
+
+    public static func _strataReadInOptional(_ row: _RowView, _ column: _Column) -> Self? {
+        PersistedType._strataRead(row, column).flatMap(_strataConvert)
+    }
+
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        try persistableValue._strataStore(&row, column)
+    }
+
+    public static func _strataDecodeElement(_ element: _ElementView) -> Self {
+        converted(PersistedType._strataDecodeElement(element))
+    }
+
+    public static func _strataDecodeElementInOptional(_ element: _ElementView) -> Self? {
+        _strataConvert(PersistedType._strataDecodeElement(element))
+    }
+
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        try persistableValue._strataEncodeElement(&out)
+    }
+
+    public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? {
+        PersistedType._strataGet(obj, ordinal)._strataAny
+    }
+
+    public static func _strataGetStoredInOptional(_ obj: Object, _ ordinal: Int) -> Any? {
+        Optional<PersistedType>._strataGet(obj, ordinal)._strataAny
+    }
+
+    public func _strataEncodeKey(_ out: inout _ElementBuffer) throws {
+        try persistableValue._strataEncodeKey(&out)
+    }
+
+    /// Accepts a value of this type or of its persisted type (as `init(value:)` and
+    /// `create(_:value:)` receive them); a persisted value the type cannot convert does not fit.
+    public static func _strataFromAny(_ any: Any?) -> Self? {
+        if let value = any as? Self { return value }
+        return PersistedType._strataFromAny(any).flatMap(_strataConvert)
+    }
+
+    /// Key-value coding hands out the persisted value, as RealmSwift's `value(forKey:)` does.
+    public var _strataAny: Any? { persistableValue._strataAny }
+
+    /// In a query, a value stands for its persisted value.
+    public var queryValue: QueryValue { Object.queryValue(of: persistableValue._strataAny) }
+
+    public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
+}
+
+extension Query where T: _CustomPersistable {
+    /// The persisted value of the property, to compare it in ways the custom type does not offer
+    /// (ranges, string operators) or to find values the type cannot convert.
+    public var persistableValue: Query<T.PersistedType> { retyped() }
+}
+
+extension Query where T: QueryOptionalType, T.Wrapped: _CustomPersistable {
+    /// The persisted value of the optional property (nil stays nil).
+    public var persistableValue: Query<T.Wrapped.PersistedType?> { retyped() }
+}
+
+extension Query {
+    /// The same expression, seen as a value of another Swift type (one stored alike).
+    fileprivate func retyped<V>() -> Query<V> {
+        switch node {
+        case .expression(let expression): Query<V>(.expression(expression), quantifier: quantifier)
+        case .predicate(let predicate): Query<V>(.predicate(predicate), quantifier: quantifier)
+        case .failure(let error): Query<V>(.failure(error), quantifier: quantifier)
+        }
+    }
+}
