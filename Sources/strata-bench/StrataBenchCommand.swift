@@ -16,11 +16,11 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self],
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
-    static let commandNames = ["run", "compare", "baseline", "list", "history"]
+    static let commandNames = ["run", "compare", "baseline", "list", "history", "report"]
 }
 
 /// Writes a line to stderr.
