@@ -79,6 +79,10 @@ struct ChangePointTests {
         // Too short to judge, constant, or not finite: nothing.
         #expect(ChangePoints.find([1, 2]).isEmpty)
         #expect(ChangePoints.find(Array(repeating: 5, count: 10)).isEmpty)
+        // Equal large values: rounding in the sums of squares is not a change.
+        for value in [48_467.7, 16_216.05, 7.275, 1.234e12] {
+            #expect(ChangePoints.find(Array(repeating: value, count: 40)).isEmpty, "\(value)")
+        }
         #expect(ChangePoints.find([1, 1, .nan, 5, 5]).isEmpty)
     }
 }

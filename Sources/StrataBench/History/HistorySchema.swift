@@ -3,7 +3,9 @@
 //
 // Tables: `runs` (one per run: digest, time, revision, host, machine facts, suite, source),
 // `results` (one per summary row: the case and the row's CSV text, so nothing of the run is
-// lost), `measurements` (one per numeric cell: the values `history show` and `changes` follow).
+// lost), `measurements` (one per numeric cell: the values `history show` and `changes` follow),
+// `metrics` (the column names measurements refer to by number: a run has ~35 numeric cells per
+// row, and a name repeated in each of them doubled the file).
 
 import GRDB
 
@@ -49,13 +51,16 @@ enum HistorySchema {
                     UNIQUE (run_id, row_index)
                 );
                 CREATE INDEX results_case ON results (workload, engine, strategy);
+                CREATE TABLE metrics (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE
+                );
                 CREATE TABLE measurements (
                     result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,
-                    metric TEXT NOT NULL,
+                    metric_id INTEGER NOT NULL REFERENCES metrics(id),
                     value REAL NOT NULL,
-                    PRIMARY KEY (result_id, metric)
+                    PRIMARY KEY (result_id, metric_id)
                 ) WITHOUT ROWID;
-                CREATE INDEX measurements_metric ON measurements (metric);
                 """)
         }
         return migrator

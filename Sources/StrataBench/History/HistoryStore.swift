@@ -81,6 +81,16 @@ public final class HistoryStore: Sendable {
                                      record.build, record.suite, record.source, record.caseCount,
                                      record.table.rows.count, CSVWriter.line(record.table.header)])
                 let runID = db.lastInsertedRowID
+                var metricIDs: [String: Int64] = [:]
+                func metricID(_ name: String) throws -> Int64 {
+                    if let known = metricIDs[name] { return known }
+                    try db.execute(sql: "INSERT OR IGNORE INTO metrics (name) VALUES (?)", arguments: [name])
+                    guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM metrics WHERE name = ?", arguments: [name]) else {
+                        throw BenchError(.io, "the metric '\(name)' was not stored", path: path)
+                    }
+                    metricIDs[name] = id
+                    return id
+                }
                 for index in record.table.rows.indices {
                     let row = record.table.record(index)
                     try db.execute(sql: """
@@ -92,8 +102,8 @@ public final class HistoryStore: Sendable {
                                          Int(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
                     let resultID = db.lastInsertedRowID
                     for (metric, value) in record.measurements(row: index) {
-                        try db.execute(sql: "INSERT INTO measurements (result_id, metric, value) VALUES (?, ?, ?)",
-                                       arguments: [resultID, metric, value])
+                        try db.execute(sql: "INSERT INTO measurements (result_id, metric_id, value) VALUES (?, ?, ?)",
+                                       arguments: [resultID, try metricID(metric), value])
                     }
                 }
                 return .added(id: runID, rows: record.table.rows.count)
@@ -159,7 +169,7 @@ public final class HistoryStore: Sendable {
 
     /// Every stored value of `metric` in rows matching `filter`, oldest run first.
     public func observations(metric: String, filter: Filter) throws -> [Observation] {
-        var conditions = ["m.metric = ?"]
+        var conditions = ["k.name = ?"]
         var arguments: [(any DatabaseValueConvertible)?] = [metric]
         for (column, value) in [("r.workload", filter.workload), ("r.engine", filter.engine), ("r.strategy", filter.strategy),
                                 ("r.durability", filter.durability), ("r.encryption", filter.encryption), ("u.host", filter.host)] {
@@ -170,7 +180,8 @@ public final class HistoryStore: Sendable {
         }
         let sql = """
             SELECT r.case_key, u.id, u.run_time, u.revision, u.host, m.value
-            FROM measurements m JOIN results r ON r.id = m.result_id JOIN runs u ON u.id = r.run_id
+            FROM metrics k JOIN measurements m ON m.metric_id = k.id JOIN results r ON r.id = m.result_id
+                JOIN runs u ON u.id = r.run_id
             WHERE \(conditions.joined(separator: " AND "))
             ORDER BY u.run_time, u.id, r.row_index
             """
@@ -184,7 +195,7 @@ public final class HistoryStore: Sendable {
     /// The metrics stored, sorted.
     public func metrics() throws -> [String] {
         try reading {
-            try String.fetchAll($0, sql: "SELECT DISTINCT metric FROM measurements ORDER BY metric")
+            try String.fetchAll($0, sql: "SELECT name FROM metrics ORDER BY name")
         }
     }
 
