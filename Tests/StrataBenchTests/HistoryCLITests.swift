@@ -101,7 +101,7 @@ struct HistoryCLITests {
             }
         }
         let executable = try #require(CLI.executable)
-        let children = try batches.map { files -> Process in
+        let children = batches.map { files -> Process in
             let child = Process()
             child.executableURL = URL(fileURLWithPath: executable)
             // One import per file: every append opens the store, as parallel CI jobs would.

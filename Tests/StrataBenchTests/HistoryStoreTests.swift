@@ -112,7 +112,7 @@ struct HistoryStoreTests {
             let store = try HistoryStore(path: path)
             try store.append(RunRecord(table: CSVReader.parse(SyntheticRun.csv(revision: "a", time: "t", readingsPerSecond: Array(repeating: 5, count: 200))),
                                        path: "x", suite: "s", source: "x"))
-            try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             try store.pool.close()
             // Scribble over the second half of the file (the pages, not the header).
             var data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -121,7 +121,7 @@ struct HistoryStoreTests {
         case "newer-schema":
             let store = try HistoryStore(path: path)
             try store.pool.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')") }
-            try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             try store.pool.close()
         default:
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
