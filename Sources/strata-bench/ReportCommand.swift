@@ -23,6 +23,11 @@ struct Report: AsyncParsableCommand {
     var out: String
 
     func run() async throws {
+        // A report reads a history; it never creates one where none was.
+        if let historyPath, !FileManager.default.fileExists(atPath: historyPath) {
+            note("error: \(historyPath): no history there (runs append to \(HistoryStore.defaultPath) unless --no-history)")
+            throw ExitCode(1)
+        }
         let history = try historyPath.map { try openHistory($0) }
         try failingWithExit1 {
             let html = try RunHTMLReport.render(RunHTMLReport.Inputs(runPath: runCSV, timelinePath: timeline, baselinePath: baseline,

@@ -53,5 +53,10 @@ struct HTMLReportTests {
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("other.csv") && bad.stderr.contains("invalidCSV"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir + "/bad.html"))
+        let noHistory = try CLI.run(["report", "run.csv", "--history", "none.sqlite", "--out", "none.html"], in: dir)
+        #expect(noHistory.status == 1)
+        #expect(noHistory.stderr.contains("none.sqlite: no history there"), "\(noHistory.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/none.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: dir + "/none.html"))
     }
 }
