@@ -9,7 +9,7 @@ import StrataBench
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The run history: every run's rows, by revision (default results/history.sqlite).",
-        subcommands: [HistoryList.self, HistoryShow.self, HistoryImport.self, HistoryChanges.self])
+        subcommands: [HistoryList.self, HistoryShow.self, HistoryImport.self, HistoryChanges.self, HistoryExportCommand.self])
 }
 
 struct HistoryLocation: ParsableArguments {
@@ -168,5 +168,30 @@ struct HistoryChanges: AsyncParsableCommand {
         }
         print(TextTable.render(header: ["case", "metric", "revisions", "before", "after", "change %", "revisions seen"],
                                rows: rows, rightAligned: [3, 4, 5, 6]), terminator: "")
+    }
+}
+
+struct HistoryExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the history as InfluxDB line protocol or OpenMetrics text on stdout (one point per row; tags: the case, repetition, host, rev).")
+
+    @OptionGroup var location: HistoryLocation
+    @Option(help: "influx or openmetrics.")
+    var format: String
+    @Option(help: ArgumentHelp("Only runs at or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z).", valueName: "time"))
+    var since: String?
+
+    func validate() throws {
+        guard HistoryExport.Format(rawValue: format) != nil else { throw ValidationError("--format \(format): must be influx or openmetrics") }
+        if let since, HistoryExport.parseTime(since) == nil {
+            throw ValidationError("--since \(since): not an ISO 8601 time such as 2026-11-01T00:00:00Z")
+        }
+    }
+
+    func run() async throws {
+        let store = try location.open()
+        let points = try failingWithExit1 { try HistoryExport.points(store, since: since.flatMap(HistoryExport.parseTime)) }
+        print(HistoryExport.render(points, format: HistoryExport.Format(rawValue: format) ?? .influx), terminator: "")
     }
 }

@@ -199,7 +199,7 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    private func reading<T>(_ body: (Database) throws -> T) throws -> T {
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
         do {
             return try pool.read(body)
         } catch {
