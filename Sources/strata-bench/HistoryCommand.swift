@@ -181,17 +181,33 @@ struct HistoryExportCommand: AsyncParsableCommand {
     var format: String
     @Option(help: ArgumentHelp("Only runs at or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z).", valueName: "time"))
     var since: String?
+    @Option(help: ArgumentHelp("Send the line protocol to this URL (InfluxDB 1.x /write, VictoriaMetrics /write) instead of printing it.", valueName: "url"))
+    var push: String?
 
     func validate() throws {
         guard HistoryExport.Format(rawValue: format) != nil else { throw ValidationError("--format \(format): must be influx or openmetrics") }
         if let since, HistoryExport.parseTime(since) == nil {
             throw ValidationError("--since \(since): not an ISO 8601 time such as 2026-11-01T00:00:00Z")
         }
+        if push != nil && format != HistoryExport.Format.influx.rawValue {
+            throw ValidationError("--push sends line protocol: use --format influx")
+        }
     }
 
     func run() async throws {
         let store = try location.open()
         let points = try failingWithExit1 { try HistoryExport.points(store, since: since.flatMap(HistoryExport.parseTime)) }
-        print(HistoryExport.render(points, format: HistoryExport.Format(rawValue: format) ?? .influx), terminator: "")
+        let text = HistoryExport.render(points, format: HistoryExport.Format(rawValue: format) ?? .influx)
+        guard let push else {
+            print(text, terminator: "")
+            return
+        }
+        do {
+            try await HistoryPush.push(text, to: push)
+        } catch let error as BenchError {
+            note("error: \(error) (the local history is unchanged)")
+            throw ExitCode(1)
+        }
+        print("pushed \(points.count) points to \(push)")
     }
 }

@@ -115,4 +115,21 @@ struct HistoryExportTests {
         let badTime = try CLI.run(["history", "export", "--history", "h.sqlite", "--format", "influx", "--since", "yesterday"], in: dir)
         #expect(badTime.status == 64 && badTime.stderr.contains("--since yesterday"))
     }
+
+    @Test func aServerThatIsDownOrABadURLIsAClearErrorAndTheHistoryIsUnchanged() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let history = try store(dir)
+        let before = HistoryExport.render(try HistoryExport.points(history), format: .influx)
+        // Port 9 (discard) on loopback: nothing listens there.
+        let down = try CLI.run(["history", "export", "--history", "h.sqlite", "--format", "influx", "--push", "http://127.0.0.1:9/write"], in: dir)
+        #expect(down.status == 1)
+        #expect(down.stderr.contains("cannot reach http://127.0.0.1:9/write") && down.stderr.contains("the local history is unchanged"), "\(down.stderr)")
+        let notHTTP = try CLI.run(["history", "export", "--history", "h.sqlite", "--format", "influx", "--push", "ftp://example/write"], in: dir)
+        #expect(notHTTP.status == 1 && notHTTP.stderr.contains("not an http(s) URL"), "\(notHTTP.stderr)")
+        let wrongFormat = try CLI.run(["history", "export", "--history", "h.sqlite", "--format", "openmetrics", "--push", "http://127.0.0.1:9/write"], in: dir)
+        #expect(wrongFormat.status == 64)
+        #expect(HistoryExport.render(try HistoryExport.points(HistoryStore(path: dir + "/h.sqlite")), format: .influx) == before)
+        #expect(try HistoryStore(path: dir + "/h.sqlite").runs().count == 2)
+    }
 }
