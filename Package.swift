@@ -56,6 +56,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "DequeModule", package: "swift-collections"),
+                // The digest that identifies a run in the history (History/RunDigest.swift).
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

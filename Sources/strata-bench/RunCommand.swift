@@ -47,6 +47,10 @@ struct Run: AsyncParsableCommand {
     var timeline: String?
     @Option(help: ArgumentHelp("Directory for the stores under test (default: the system temp directory).", valueName: "dir"))
     var dir: String?
+    @Option(name: .customLong("history"), help: ArgumentHelp("History database the run is appended to (default \(HistoryStore.defaultPath)).", valueName: "file.sqlite"))
+    var historyPath: String = HistoryStore.defaultPath
+    @Flag(help: "Do not append the run to the history.")
+    var noHistory = false
     @Flag(help: "No progress, skip or 'wrote' lines on stderr (errors and failures are still reported).")
     var quiet = false
     /// Words that are no flag: a mistyped subcommand lands here (run is the default command).
@@ -101,6 +105,8 @@ struct Run: AsyncParsableCommand {
             note("error: \(error.message)")
             throw ExitCode(64)
         }
+        // Opened (and checked) before the first case: a bad history fails the run at once.
+        let history = noHistory ? nil : try openHistory(historyPath)
         let quiet = self.quiet
         let finished = FinishedCases()
         let progress: ProgressHandler = { event in
@@ -158,10 +164,31 @@ struct Run: AsyncParsableCommand {
         let saved = files.save(results, interrupted: false)
         if !saved.complete { throw ExitCode(1) }
         if !quiet { note("wrote \(outPath) and \(timelinePath) (\(String(format: "%.0f", Date().timeIntervalSince(started)))s)") }
+        if let history, !results.isEmpty {
+            try appendToHistory(history, results: results, summaryPath: saved.summary ?? outPath)
+        }
         let failed = results.filter { $0.lost != 0 || !$0.verified }
         if !failed.isEmpty {
             for result in failed { note("FAILED: \(result.spec.label): lost \(result.lost); \(result.note)") }
             throw ExitCode(3)
+        }
+    }
+}
+
+extension Run {
+    /// Appends the run's summary, read back from the file just written, so that the history
+    /// holds exactly the CSV's rows (and `history import` of that file later adds nothing).
+    func appendToHistory(_ history: HistoryStore, results: [CaseResult], summaryPath: String) throws {
+        let label = suite ?? (workloads.isEmpty && engines.isEmpty && strategies.isEmpty ? Suite.sensors.rawValue : "custom")
+        do {
+            let table = try CSVReader.read(path: summaryPath)
+            let record = try RunRecord(table: table, path: summaryPath, suite: label, source: "run")
+            if case .added(let id, _) = try history.append(record), !quiet {
+                note("history: run \(id) in \(history.path)")
+            }
+        } catch let error as BenchError {
+            note("error: the run is saved but not in the history: \(error)")
+            throw ExitCode(1)
         }
     }
 }

@@ -1,7 +1,7 @@
 // strata-bench: argument parsing and wiring only. Everything else lives in StrataBench.
 //
 // stdout carries only the result (table, markdown or CSV); progress and notes go to stderr.
-// Exit status: 0 success; 1 invalid input file (compare/baseline), an I/O failure, or a baseline
+// Exit status: 0 success; 1 invalid input file (compare/baseline/history), an I/O failure, or a baseline
 // that exists (without --force); 2 compare found a regression; 3 a run finished but lost readings
 // or failed its end-of-run check; 64 bad usage; 130/143 a run stopped by SIGINT/SIGTERM (the
 // finished cases are written, marked interrupted).
@@ -16,11 +16,11 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self],
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
-    static let commandNames = ["run", "compare", "baseline", "list"]
+    static let commandNames = ["run", "compare", "baseline", "list", "history", "report"]
 }
 
 /// Writes a line to stderr.

@@ -23,6 +23,8 @@ public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
         case interrupted
         /// Refused because it would replace something without being told to (`--force`).
         case refused
+        /// A history database is not one strata-bench wrote, is damaged, or is of a newer schema.
+        case invalidHistory
     }
 
     public let code: Code

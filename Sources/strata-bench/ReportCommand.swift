@@ -1,0 +1,39 @@
+// `strata-bench report RUN.csv [--baseline B.csv] [--history DB] --out report.html`: one
+// self-contained HTML page for a run (StrataBench/Reports/HTML).
+// Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), or
+// the page cannot be written; 64 bad usage.
+
+import ArgumentParser
+import Foundation
+import StrataBench
+
+struct Report: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write one self-contained HTML report of a run: its table, charts, verdicts against a baseline, trends from the history.")
+
+    @Argument(help: ArgumentHelp("The run's summary CSV.", valueName: "run.csv"))
+    var runCSV: String
+    @Option(help: ArgumentHelp("Timeline CSV (default: RUN.timeline.csv beside the run, when it exists).", valueName: "file.csv"))
+    var timeline: String?
+    @Option(help: ArgumentHelp("Baseline summary CSV: adds compare's verdicts.", valueName: "baseline.csv"))
+    var baseline: String?
+    @Option(name: .customLong("history"), help: ArgumentHelp("History database: adds the trend of each gated metric.", valueName: "file.sqlite"))
+    var historyPath: String?
+    @Option(help: ArgumentHelp("Where to write the page.", valueName: "report.html"))
+    var out: String
+
+    func run() async throws {
+        // A report reads a history; it never creates one where none was.
+        if let historyPath, !FileManager.default.fileExists(atPath: historyPath) {
+            note("error: \(historyPath): no history there (runs append to \(HistoryStore.defaultPath) unless --no-history)")
+            throw ExitCode(1)
+        }
+        let history = try historyPath.map { try openHistory($0) }
+        try failingWithExit1 {
+            let html = try RunHTMLReport.render(RunHTMLReport.Inputs(runPath: runCSV, timelinePath: timeline, baselinePath: baseline,
+                                                                     history: history))
+            try OutputFiles.write(html, to: out)
+        }
+        print(out)
+    }
+}
