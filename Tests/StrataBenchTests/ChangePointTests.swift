@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// A seeded generator (SplitMix64) and Gaussian noise (Box–Muller): the series are the same on
 /// every run, so a failure is reproducible.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import StrataBench
+import StrataBench
 
 @Suite("history on the command line", .serialized)
 struct HistoryCLITests {

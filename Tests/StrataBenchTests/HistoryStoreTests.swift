@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import StrataBench
+import StrataBench
 
 /// Synthetic run reports: valid summary CSVs with chosen values.
 enum SyntheticRun {
@@ -109,20 +109,19 @@ struct HistoryStoreTests {
             try queue.write { try $0.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')") }
             try queue.close()
         case "damaged":
-            let store = try HistoryStore(path: path)
-            try store.append(RunRecord(table: CSVReader.parse(SyntheticRun.csv(revision: "a", time: "t", readingsPerSecond: Array(repeating: 5, count: 200))),
-                                       path: "x", suite: "s", source: "x"))
-            _ = try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-            try store.pool.close()
+            do {
+                let store = try HistoryStore(path: path)
+                try store.append(RunRecord(table: CSVReader.parse(SyntheticRun.csv(revision: "a", time: "t", readingsPerSecond: Array(repeating: 5, count: 200))),
+                                           path: "x", suite: "s", source: "x"))
+            }
+            try checkpointAndClose(path)
             // Scribble over the second half of the file (the pages, not the header).
             var data = try Data(contentsOf: URL(fileURLWithPath: path))
             for index in stride(from: data.count / 2, to: data.count, by: 1) { data[index] = 0xA5 }
             try data.write(to: URL(fileURLWithPath: path))
         case "newer-schema":
-            let store = try HistoryStore(path: path)
-            try store.pool.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')") }
-            _ = try store.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
-            try store.pool.close()
+            _ = try HistoryStore(path: path)
+            try checkpointAndClose(path) { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v9-from-the-future')") }
         default:
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
         }
@@ -137,4 +136,13 @@ struct HistoryStoreTests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
     }
+}
+
+/// Opens a history file the store has let go of with a connection of the test's own, runs `change`
+/// in one transaction, and folds the WAL into the main file, so what follows sees one file.
+private func checkpointAndClose(_ path: String, _ change: (Database) throws -> Void = { _ in }) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.write(change)
+    _ = try queue.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+    try queue.close()
 }

@@ -259,10 +259,8 @@ public enum Comparison {
     }
 
     static func median(_ rows: [[String: String]], _ column: String) -> Double? {
-        let values = rows.compactMap { $0[column].flatMap { Double($0) } }.sorted()
-        guard !values.isEmpty else { return nil }
-        let middle = values.count / 2
-        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+        let values = rows.compactMap { $0[column].flatMap { Double($0) } }
+        return values.isEmpty ? nil : Statistics.median(values)
     }
 
     /// One side of a comparison: validated rows grouped by case key, keys in first-seen order.

@@ -142,10 +142,8 @@ public enum PairedComparison {
     static func judge(_ metric: PairedMetric, key: String, base: [Comparison.Side], current: [Comparison.Side],
                       options: PairedOptions) -> ComparisonLine {
         func median(_ rows: [[String: String]]) -> Double? {
-            let values = rows.compactMap(metric.value).sorted()
-            guard !values.isEmpty else { return nil }
-            let middle = values.count / 2
-            return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+            let values = rows.compactMap(metric.value)
+            return values.isEmpty ? nil : Statistics.median(values)
         }
         var logRatios: [Double] = []
         for round in 0..<min(base.count, current.count) {

@@ -93,6 +93,15 @@ public enum ChangePoints {
         public var before: Double
         public var after: Double
         public var changePercent: Double? { before != 0 ? (after / before - 1) * 100 : nil }
+
+        public init(caseKey: String, metric: String, revision: String, previousRevision: String, before: Double, after: Double) {
+            self.caseKey = caseKey
+            self.metric = metric
+            self.revision = revision
+            self.previousRevision = previousRevision
+            self.before = before
+            self.after = after
+        }
     }
 
     /// The steps in `series` (one point per revision; each point's value is its median).

@@ -19,11 +19,24 @@ public struct MetricSeries: Sendable {
         public var maximum: Double { values.max() ?? .nan }
         /// (max − min) / median, in percent: how far the revision's own repetitions spread.
         public var spreadPercent: Double? { median != 0 ? (maximum - minimum) / abs(median) * 100 : nil }
+
+        public init(revision: String, firstRun: String, runs: Int, values: [Double]) {
+            self.revision = revision
+            self.firstRun = firstRun
+            self.runs = runs
+            self.values = values
+        }
     }
 
     public var caseKey: String
     public var metric: String
     public var points: [Point]
+
+    public init(caseKey: String, metric: String, points: [Point]) {
+        self.caseKey = caseKey
+        self.metric = metric
+        self.points = points
+    }
 
     /// Groups observations into one series per case (in order of first appearance).
     public static func make(_ observations: [HistoryStore.Observation], metric: String) -> [MetricSeries] {
@@ -61,21 +74,5 @@ public struct MetricSeries: Sendable {
              CSVNumber.format(point.minimum), CSVNumber.format(point.maximum), CSVNumber.format(point.spreadPercent, digits: 1)]
         }
         return TextTable.render(header: header, rows: rows, rightAligned: Set(2..<8))
-    }
-}
-
-/// Small order statistics shared by the history's summaries and change detection.
-public enum Statistics {
-    public static func median(_ values: [Double]) -> Double {
-        guard !values.isEmpty else { return .nan }
-        let sorted = values.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-
-    /// Median absolute deviation from the median (unscaled).
-    public static func mad(_ values: [Double]) -> Double {
-        let center = median(values)
-        return median(values.map { abs($0 - center) })
     }
 }
