@@ -2,7 +2,13 @@
 """Checks the DOM Chromium rendered from a `strata-bench report` page against the run's CSV
 (stdlib only): the run table shows every row's cells exactly as the CSV has them, every bar of the
 throughput and latency charts is the median of its rows, the facts (rows, lost readings) are the
-CSV's, and nothing in the page refers to another resource. Exit 1 with one line per mismatch."""
+CSV's, and nothing in the page refers to another resource. With the run's timeline (RUN.timeline.csv
+beside the run, as the report finds it), every file-size line holds the timeline's points: their
+count, last and peak value. The encryption and compaction bars are the medians of their rows.
+Exit 1 with one line per mismatch."""
+import math
+import os
+import re
 import csv
 import statistics
 import sys
@@ -21,6 +27,8 @@ class Page(HTMLParser):
         super().__init__()
         self.table_rows = []      # run-table: list of {col: text}
         self.bars = []            # (figure id, category, series, value)
+        self.lines = []           # (figure title, series, points, last, peak, polyline vertices)
+        self.figure_title = None
         self.facts = {}
         self.external = []
         self.figure = None
@@ -38,6 +46,12 @@ class Page(HTMLParser):
             self.external.append(f"<{tag}>")
         if tag == "figure":
             self.figure = a.get("id", "")
+            self.figure_title = a.get("data-title")
+        if tag == "g" and a.get("class") == "line":
+            self.lines.append([self.figure_title, a.get("data-series"), a.get("data-points"), a.get("data-last"),
+                               a.get("data-peak"), None])
+        if tag == "polyline" and self.lines and self.lines[-1][5] is None:
+            self.lines[-1][5] = len((a.get("points") or "").split())
         if tag == "table" and a.get("id") == "run-table":
             self.in_table = True
         if self.in_table and tag == "tr":
@@ -72,13 +86,95 @@ class Page(HTMLParser):
             self.fact[1] += data
 
 
-def main():
-    dom_path, run_path = sys.argv[1], sys.argv[2]
+def number(text):
+    """The CSV cell as the harness parses it (None when it is not a number)."""
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def close(shown, expected):
+    value = number(shown)
+    return value is not None and abs(value - expected) <= 1e-6 * max(1.0, abs(expected))
+
+
+def check_grouped_bars(page, figure, expected, problems):
+    """expected: {(category, series): median}; every bar drawn in `figure` and none missing."""
+    drawn = {(c, s): v for f, c, s, v in page.bars if f == figure}
+    if set(drawn) != set(expected):
+        problems.append(f"{figure}: bars drawn {sorted(drawn)}, the CSV has {sorted(expected)}")
+    for key in set(drawn) & set(expected):
+        if not close(drawn[key], expected[key]):
+            problems.append(f"{figure} {key[1]}/{key[0]}: bar {drawn[key]}, median of the CSV {expected[key]}")
+    return len(set(drawn) & set(expected))
+
+
+def medians(rows, column, key):
+    groups = {}
+    for row in rows:
+        value = number(row.get(column))
+        if value is None or not math.isfinite(value):
+            continue
+        groups.setdefault(key(row), []).append(value)
+    return {k: statistics.median(v) for k, v in groups.items()}
+
+
+def check_encryption_and_compaction(page, rows, problems):
+    """The encryption chart (readings/s per engine and durability, key off and on) and the two
+    compaction charts (bytes before and after, time) of the workloads that compact a file."""
+    encrypted = [r for r in rows if r["workload"] == "encryption"]
+    expected = {(engine_durability, "encryption " + encryption): value for (engine_durability, encryption), value in
+                medians(encrypted, "readings_per_s", lambda r: (r["engine"] + " " + r["durability"], r["encryption"])).items()}
+    checked = check_grouped_bars(page, "encryption", expected, problems)
+    compacted = [r for r in rows if r["workload"] in ("compaction", "pinned-growth", "bulk-insert")
+                 and number(r.get("file_bytes_compacted")) is not None]
+    key = lambda r: " ".join([r["engine"], r["workload"], r["durability"]])
+    expected = {}
+    for column, label in (("file_bytes_peak", "before (peak)"), ("file_bytes_compacted", "after compaction")):
+        expected.update({(k, label): v for k, v in medians(compacted, column, key).items()})
+    checked += check_grouped_bars(page, "compaction-bytes", expected, problems)
+    expected = {(k, "compact ms"): v for k, v in medians(compacted, "compact_ms", key).items()}
+    checked += check_grouped_bars(page, "compaction-time", expected, problems)
+    return checked
+
+
+def check_file_size_lines(page, timeline, problems):
+    """The report's panels: repetition 1, one per workload (and strategy, for the sensors and
+    read-while-write workloads), durability and encryption; a line per engine; the first 32 panels."""
+    panels, points = [], {}
+    for row in timeline:
+        if row.get("repetition") != "1" or row.get("workload") in ("bulk-insert", "encryption"):
+            continue
+        elapsed, size = number(row.get("elapsed_ms")), number(row.get("file_bytes"))
+        if elapsed is None or size is None:
+            continue
+        strategy = row.get("strategy", "") if row["workload"] in ("sensors", "read-while-write") else ""
+        title = " ".join(p for p in (row["workload"], strategy, row.get("durability", ""),
+                                     "enc on" if row.get("encryption") == "on" else "") if p)
+        if title not in points:
+            panels.append(title)
+            points[title] = {}
+        points[title].setdefault(row.get("engine", ""), []).append(size)
+    expected = {(t, e): ys for t in panels[:32] for e, ys in points[t].items()}
+    drawn = {(t, s): (n, last, peak, vertices) for t, s, n, last, peak, vertices in page.lines}
+    if set(drawn) != set(expected):
+        problems.append(f"file-size lines: drawn {sorted(drawn)}, the timeline has {sorted(expected)}")
+    for key in set(drawn) & set(expected):
+        n, last, peak, vertices = drawn[key]
+        ys = expected[key]
+        finite = sum(1 for y in ys if math.isfinite(y))
+        if n != str(len(ys)) or vertices != finite:
+            problems.append(f"file-size {key}: {n} points ({vertices} drawn), the timeline has {len(ys)}")
+        if not close(last, ys[-1]) or not close(peak, max(ys)):
+            problems.append(f"file-size {key}: last {last} peak {peak}, the timeline has last {ys[-1]:g} peak {max(ys):g}")
+    return len(set(drawn) & set(expected))
+
+
+def check(dom, rows, timeline):
+    """(problems, summary) of one rendered page against the run's rows and timeline (or None)."""
     page = Page()
-    with open(dom_path, encoding="utf-8") as handle:
-        page.feed(handle.read())
-    with open(run_path, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    page.feed(dom)
     problems = []
     if page.external:
         problems.append(f"the page refers to other resources: {page.external[:5]}")
@@ -116,11 +212,64 @@ def main():
     lost = sum(float(r["lost"]) for r in rows)
     if float(page.facts.get("lost readings", "nan")) != lost:
         problems.append(f"facts: lost readings {page.facts.get('lost readings')!r}, the CSV has {lost:g}")
+    checked += check_encryption_and_compaction(page, rows, problems)
+    lines = 0
+    if timeline is not None:
+        lines = check_file_size_lines(page, timeline, problems)
+    elif page.lines:
+        problems.append("file-size lines drawn, but there is no timeline beside the run")
+    return problems, f"{len(page.table_rows)} rows x {len(columns)} columns, {checked} bars and {lines} file-size lines"
+
+
+# One altered value per kind of mark: the check must notice each (a check that cannot fail proves nothing).
+ALTERATIONS = [
+    ("a run-table cell", r'(data-col="readings_per_s"[^>]*>)([0-9.]+)'),
+    ("a throughput bar", r'(id="throughput-[^"]*".*?class="bar"[^>]*data-value=")([0-9.]+)'),
+    ("an encryption bar", r'(id="encryption".*?class="bar"[^>]*data-value=")([0-9.]+)'),
+    ("a compaction bar", r'(id="compaction-bytes".*?class="bar"[^>]*data-value=")([0-9.]+)'),
+    ("a file-size line's peak", r'(data-peak=")([0-9.]+)'),
+]
+
+
+def alter(dom, pattern):
+    """The page with the first match's number changed by 0.1% (None when the page has no such mark)."""
+    match = re.search(pattern, dom, flags=re.S)
+    if not match:
+        return None
+    changed = formatted(float(match.group(2)) * 1.001 + 1)
+    return dom[:match.start(2)] + changed + dom[match.end(2):]
+
+
+def formatted(value):
+    return repr(round(value, 6))
+
+
+def main():
+    dom_path, run_path = sys.argv[1], sys.argv[2]
+    with open(dom_path, encoding="utf-8") as handle:
+        dom = handle.read()
+    with open(run_path, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    timeline_path = run_path[:-4] + ".timeline.csv" if run_path.endswith(".csv") else run_path + ".timeline.csv"
+    timeline = None
+    if os.path.exists(timeline_path):
+        with open(timeline_path, newline="", encoding="utf-8") as handle:
+            timeline = list(csv.DictReader(handle))
+    problems, summary = check(dom, rows, timeline)
     for problem in problems:
         print("check-report: " + problem, file=sys.stderr)
     if problems:
         return 1
-    print(f"check-report: {len(page.table_rows)} rows x {len(columns)} columns and {checked} bars match {run_path}")
+    caught = []
+    for name, pattern in ALTERATIONS:
+        altered = alter(dom, pattern)
+        if altered is None:
+            continue
+        if not check(altered, rows, timeline)[0]:
+            print(f"check-report: {name} changed by 0.1% went unnoticed: the check is broken", file=sys.stderr)
+            return 1
+        caught.append(name)
+    print(f"check-report: {summary} match {run_path}; altered, each of {', '.join(caught)} was noticed")
     return 0
 
 

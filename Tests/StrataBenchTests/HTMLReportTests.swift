@@ -22,6 +22,23 @@ struct HTMLReportTests {
         #expect(html.contains("<td data-col=\"readings_per_s\">300</td>"))
     }
 
+    @Test func fileSizeLinesCarryTheTimelinesPointsOfTheFirstRepetition() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try SyntheticRun.write(SyntheticRun.csv(revision: "r", time: "t", readingsPerSecond: [1]), to: dir + "/run.csv")
+        let header = "workload,engine,strategy,writers,batch_size,encryption,durability,repetition,elapsed_ms,file_bytes,live_objects,total_writes\n"
+        let points = [("strata", "1", 0, 4096), ("strata", "1", 100, 12288), ("strata", "1", 200, 8192),
+                      ("sqlite", "1", 0, 4096), ("sqlite", "1", 100, 20480),
+                      ("strata", "2", 0, 999_999)]  // a second repetition is not drawn
+        try SyntheticRun.write(header + points.map { "sensors,\($0.0),dedicated,1,1,off,full,\($0.1),\($0.2),\($0.3),0,0" }.joined(separator: "\n") + "\n",
+                               to: dir + "/run.timeline.csv")
+        let html = try RunHTMLReport.render(.init(runPath: dir + "/run.csv"))
+        #expect(html.contains("data-title=\"sensors dedicated full\""))
+        #expect(html.contains("data-series=\"strata\" data-points=\"3\" data-last=\"8192\" data-peak=\"12288\""))
+        #expect(html.contains("data-series=\"sqlite\" data-points=\"2\" data-last=\"20480\" data-peak=\"20480\""))
+        #expect(!html.contains("999999"))
+    }
+
     @Test func aCSVThatIsNotARunReportIsATypedError() throws {
         let dir = try historyScratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

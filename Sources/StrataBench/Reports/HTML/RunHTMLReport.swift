@@ -192,7 +192,13 @@ public enum RunHTMLReport {
             let distinct = ordered(Set(records.compactMap { $0[column] }.filter { !$0.isEmpty }), by: [])
             return distinct.isEmpty ? "unknown" : distinct.joined(separator: ", ")
         }
-        let facts = [("run", path), ("time", values("timestamp")), ("revision", values("git_rev")), ("host", values("host")),
+        // A run assembled from many processes (the gate's rounds) has a time per process: its span.
+        func span(_ column: String) -> String {
+            let times = Set(records.compactMap { $0[column] }.filter { !$0.isEmpty }).sorted()
+            guard let first = times.first, let last = times.last, times.count > 2 else { return values(column) }
+            return "\(first) to \(last) (\(times.count) distinct start times)"
+        }
+        let facts = [("run", path), ("time", span("timestamp")), ("revision", values("git_rev")), ("host", values("host")),
                      ("CPU", values("cpu_model")), ("cores", values("cores")), ("build", values("build")),
                      ("rows", String(records.count)),
                      ("cases", String(Set(records.map { CaseKey.make(row: $0) }).count)),

@@ -70,7 +70,7 @@ enum SVGCharts {
     static func lines(title: String, xUnit: String, yUnit: String, series: [(name: String, points: [(x: Double, y: Double)])],
                       id: String, width: Double = 360, height: Double = 200) -> String {
         let left = 60.0, right = 10.0, top = 40.0, bottom = 40.0
-        var svg = "<figure class=\"chart\" id=\(HTML.attribute(id))><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\">"
+        var svg = "<figure class=\"chart\" id=\(HTML.attribute(id)) data-title=\(HTML.attribute(title))><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\">"
         svg += titleLines(title + " — " + yUnit, x: width / 2)
         let all = series.flatMap(\.points).filter { $0.x.isFinite && $0.y.isFinite }
         guard let maxX = all.map(\.x).max(), let maxY = all.map(\.y).max(), maxY > 0 else {
@@ -89,7 +89,8 @@ enum SVGCharts {
             let color = palette[index % palette.count]
             let path = line.points.filter { $0.x.isFinite && $0.y.isFinite }.map { "\(px($0.x)),\(py($0.y))" }.joined(separator: " ")
             let last = line.points.last.map { CSVNumber.format($0.y) } ?? ""
-            svg += "<g class=\"line\" data-series=\(HTML.attribute(line.name)) data-last=\(HTML.attribute(last))><title>\(HTML.text("\(line.name): last \(last) \(yUnit)"))</title>"
+            let peak = line.points.map(\.y).max().map { CSVNumber.format($0) } ?? ""
+            svg += "<g class=\"line\" data-series=\(HTML.attribute(line.name)) data-points=\"\(line.points.count)\" data-last=\(HTML.attribute(last)) data-peak=\(HTML.attribute(peak))><title>\(HTML.text("\(line.name): last \(last) \(yUnit)"))</title>"
             svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(path)\"/></g>"
             svg += "<rect x=\"\(left + Double(index) * 100)\" y=\"\(Int(height - 14))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
             svg += "<text x=\"\(left + Double(index) * 100 + 14)\" y=\"\(Int(height - 5))\" class=\"tick\">\(HTML.text(line.name))</text>"
