@@ -31,7 +31,8 @@ import Foundation
 /// ```
 public final class List<Element: _PersistableElement>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
     var storage: [Element] = []
-    let ref: CollectionRef?
+    /// Set once: at creation for an accessor, or by `add` adopting an unmanaged collection.
+    var ref: CollectionRef?
 
     /// An empty unmanaged list.
     public init() { ref = nil }

@@ -41,7 +41,8 @@ extension String: _MapKey {
 /// ```
 public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, CustomStringConvertible {
     var storage: [Key: Value] = [:]
-    let ref: CollectionRef?
+    /// Set once: at creation for an accessor, or by `add` adopting an unmanaged collection.
+    var ref: CollectionRef?
 
     /// An empty unmanaged map.
     public init() { ref = nil }

@@ -32,7 +32,8 @@ import Foundation
 /// ```
 public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence, CustomStringConvertible {
     var storage: [Element] = []
-    let ref: CollectionRef?
+    /// Set once: at creation for an accessor, or by `add` adopting an unmanaged collection.
+    var ref: CollectionRef?
 
     /// An empty unmanaged set.
     public init() { ref = nil }

@@ -358,9 +358,14 @@ extension RealmCore {
             obj._binding = nil
             throw error
         }
-        // The object is managed now: its unmanaged links are stored and never read again. Dropping
-        // them breaks cycles between objects linked both ways before `add` (which would keep the
-        // objects, this core and its file alive; see AnyFieldIO.holdsObjects).
+        // The object is managed now. Its collections become views of the stored ones, so a
+        // reference taken before `add` reads and writes the realm (and holds no objects any more).
+        // Its unmanaged links are stored and never read again: dropping them breaks cycles between
+        // objects linked both ways before `add` (which would keep the objects, this core and its
+        // file alive; see AnyFieldIO.holdsObjects).
+        if let binding = obj._binding {
+            for i in info.collectionFields { info.fields[i].adoptUnmanagedCollection(obj, binding) }
+        }
         for i in info.objectHoldingFields { info.fields[i].dropUnmanagedValue(obj) }
         snap.metasDirty = true
         changeCounter &+= 1

@@ -217,6 +217,9 @@ class AnyFieldIO {
     /// Resets the wrapper's unmanaged value to the type's default, releasing what it referenced
     /// (called on fields with `holdsObjects` once the object is managed; see ObjectStore.addObject).
     func dropUnmanagedValue(_ obj: Object) {}
+    /// Makes the wrapper's unmanaged collection the accessor of the stored one (called on
+    /// collection fields once the object is managed; see ObjectStore.addObject).
+    func adoptUnmanagedCollection(_ obj: Object, _ binding: ObjectBinding) {}
 }
 
 final class FieldIO<Value: _Persistable>: AnyFieldIO {
@@ -310,6 +313,17 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
             return v
         }
         withExtendedLifetime(old) {}
+    }
+
+    override func adoptUnmanagedCollection(_ obj: Object, _ binding: ObjectBinding) {
+        let (value, ordinal) = withExtendedLifetime(obj) { (pointer(obj).pointee.value, pointer(obj).pointee.ordinal) }
+        // A collection that is already managed (assigned from another object) stays what it is;
+        // the wrapper lets go of it, as of any other value it no longer reads.
+        guard let collection = value as? _AdoptableCollection,
+              collection._adopt(binding.collectionRef(ordinal: Int(ordinal))) else {
+            dropUnmanagedValue(obj)
+            return
+        }
     }
 
     override func unmanagedValue(_ obj: Object) -> Any? {

@@ -34,6 +34,8 @@ final class ClassInfo: @unchecked Sendable {
     let rawStores: [RawFieldStore]
     /// The columns whose unmanaged value can hold objects (dropped once the object is managed).
     let objectHoldingFields: [Int]
+    /// The List, MutableSet and Map properties: `add` makes their unmanaged instances managed.
+    let collectionFields: [Int]
     /// For a class whose stored columns are all non-optional raw scalars (no string, link,
     /// collection or optional; no primary key), the copies that make a whole new row: `add`
     /// then builds it on the stack. nil for other classes.
@@ -84,7 +86,9 @@ final class ClassInfo: @unchecked Sendable {
         for (i, f) in fields.enumerated() { idx[f.name] = i }
         fieldIndex = idx
         rawStores = fields.map { f in f.shape.isOptional ? RawFieldStore(kind: .none, valueOffset: 0) : f.rawStore }
-        objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects }
+        let collections = fields.indices.filter { fields[$0].shape.collection != .none && fields[$0].shape.type != .linkingObjects }
+        collectionFields = collections
+        objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects && !collections.contains($0) }
         var plain: [PlainRowCopy]? = primaryKeyColumn == nil ? [] : nil
         for (i, c) in layout.columns.enumerated() where c.type != .linkingObjects {
             guard rawStores[i].kind != .none, !c.isOptional, c.collection == .none else { plain = nil; break }
