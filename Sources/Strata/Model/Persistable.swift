@@ -178,7 +178,8 @@ extension Optional: _Persistable where Wrapped: _PersistableElement {
     public static func _strataFromAny(_ any: Any?) -> Self? {
         guard let any else { return .some(nil) }
         if any is NSNull { return .some(nil) }
-        if case Optional<Any>.none = any as Any? { return .some(nil) }
+        // A nil of any optional type boxed in `Any` (`Int?.none as Any`) is a nil, too.
+        if let boxed = any as? _BoxedOptional, boxed._isNil { return .some(nil) }
         guard let w = Wrapped._strataFromAny(any) else { return nil }
         return .some(w)
     }
@@ -397,4 +398,13 @@ extension PersistableEnum {
         if let v = any as? Self { return v }
         return RawValue._strataFromAny(any).flatMap { Self(rawValue: $0) }
     }
+}
+
+/// Recognises an optional boxed in `Any`, whatever its wrapped type.
+protocol _BoxedOptional {
+    var _isNil: Bool { get }
+}
+
+extension Optional: _BoxedOptional {
+    var _isNil: Bool { self == nil }
 }
