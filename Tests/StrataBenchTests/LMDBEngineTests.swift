@@ -145,6 +145,14 @@ struct OptionalLibraryTests {
         #expect(reason.detail.contains("sqlite3_key"), "\(reason)")
     }
 
+    /// CI installs both libraries (.ci/run): there, an absent one fails here by name, besides the
+    /// failures of its engine's suite, which runs anyway.
+    @Test(arguments: [EngineKind.lmdb, .sqlcipher])
+    func ciHasEveryPeerLibrary(kind: EngineKind) {
+        guard PeerLibrary.inCI else { return }
+        #expect(Engines.isAvailable(kind), "\(kind.rawValue): \(Engines.unavailability(kind) ?? "")")
+    }
+
     /// `list`'s line for each engine: available, or the install line.
     @Test func everyEngineIsListedAvailableOrWithTheLineThatInstallsIt() {
         for kind in EngineKind.allCases {
