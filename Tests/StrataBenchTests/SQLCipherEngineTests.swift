@@ -27,7 +27,9 @@ struct SQLCipherEngineTests {
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let engine = try SQLCipherEngine(EngineConfiguration(directory: dir, durability: durability, encryptionKey: Self.key))
         defer { try? engine.close() }
-        #expect(engine.effectiveSettings.hasPrefix(expected + ";encryption=on;cipher_version=3."), "\(engine.effectiveSettings)")
+        #expect(engine.effectiveSettings.hasPrefix(expected + ";encryption=on;cipher_version="), "\(engine.effectiveSettings)")
+        // The version SQLCipher itself answers (3.4.1 on Debian 12), not an empty pragma.
+        #expect(engine.effectiveSettings.last?.isNumber == true, "\(engine.effectiveSettings)")
     }
 
     @Test func aWrongKeyIsRefusedAtOpen() throws {
@@ -90,8 +92,10 @@ struct SQLCipherEngineTests {
         try writer.createSensors(["o3"])
         _ = try writer.addReadings(sensor: "o3", readings: [SensorReading(value: 42.5, seq: 1, timestamp: 0)])
         let cipher = try #require(try engine.cipherVersion())
-        #expect(cipher.hasPrefix("3."), "\(cipher)")
+        #expect(cipher.first?.isNumber == true, "\(cipher)")
+        // SQL run through SQLCipher reaches SQLCipher's own SQLite, not the one GRDB loaded.
         let sqlcipherSQLite = try #require(try engine.sqliteVersion())
+        #expect(sqlcipherSQLite == (try SQLCipherLibrary.shared.get().sqliteVersion))
 
         let plain = try DatabaseQueue()
         let (systemVersion, systemCipher) = try plain.read { db in
@@ -99,7 +103,11 @@ struct SQLCipherEngineTests {
         }
         #expect(systemCipher == nil)
         #expect(systemVersion == String(cString: sqlite3_libversion()))
-        #expect(systemVersion != sqlcipherSQLite, "both report SQLite \(sqlcipherSQLite)")
+        // On Debian 12 they differ (3.40.1 and SQLCipher 3.4.1's 3.15.2); when they do, each side
+        // reports its own.
+        if String(cString: sqlite3_libversion()) != (try SQLCipherLibrary.shared.get().sqliteVersion) {
+            #expect(systemVersion != sqlcipherSQLite)
+        }
 
         // The encrypted file, to the system SQLite, is not a database; the marker never appears in it.
         let path = (dir as NSString).appendingPathComponent("bench.sqlite")
