@@ -37,7 +37,7 @@ import matplotlib.ticker  # noqa: E402
 
 STRATEGY_ORDER = ["main-sync", "main-async", "gcd", "threads", "dedicated", "batched", "async"]
 DURABILITY_ORDER = ["full", "unsafe", "memory"]
-ENGINE_COLORS = {"strata": "#1f77b4", "sqlite": "#ff7f0e"}
+ENGINE_COLORS = {"strata": "#1f77b4", "sqlite": "#ff7f0e", "lmdb": "#2ca02c", "sqlcipher": "#d62728"}
 VERDICT_COLORS = OrderedDict([
     ("regressed", "#d62728"),
     ("improved", "#2ca02c"),

@@ -17,7 +17,7 @@ struct Run: AsyncParsableCommand {
     var suite: String?
     @Option(name: .customLong("workload"), help: "Workload to run (repeatable): sensors, bulk-insert, pinned-growth, compaction, encryption, read-while-write.")
     var workloads: [String] = []
-    @Option(name: .customLong("engine"), help: "Engine (repeatable): strata, sqlite, all (default: every engine built in).")
+    @Option(name: .customLong("engine"), help: "Engine (repeatable): strata, sqlite, lmdb, sqlcipher, all (default: strata and sqlite; lmdb and sqlcipher need their libraries: see list).")
     var engines: [String] = []
     @Option(name: .customLong("strategy"), help: "Writer strategy (repeatable): main-sync, main-async, gcd, threads, dedicated, batched, async, all.")
     var strategies: [String] = []

@@ -194,8 +194,9 @@ struct List: AsyncParsableCommand {
         for strategy in StrategyKind.allCases { text += "  \(pad(strategy.rawValue))\(strategy.summary)\n" }
         text += "engines:\n"
         for engine in EngineKind.allCases {
-            let state = Engines.isAvailable(engine) ? "available" : "not available in this build"
-            text += "  \(pad(engine.rawValue))\(state)\n"
+            let state = Engines.unavailability(engine) ?? "available"
+            let runs = engine.isBuiltIn ? "" : " (runs when named: --engine \(engine.rawValue) or --engine all)"
+            text += "  \(pad(engine.rawValue))\(state)\(Engines.unavailability(engine) == nil ? runs : "")\n"
         }
         text += "suites:\n"
         for suite in Suite.allCases { text += "  \(pad(suite.rawValue))\(suite.summary)\n" }

@@ -25,6 +25,11 @@ public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
         case refused
         /// A history database is not one strata-bench wrote, is damaged, or is of a newer schema.
         case invalidHistory
+        /// An optional engine's shared library is not installed (the message names the
+        /// `apt-get install` line that adds it).
+        case unavailable
+        /// An encrypted store cannot be opened with the key given.
+        case wrongKey
     }
 
     public let code: Code

@@ -29,6 +29,15 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
 public enum EngineKind: String, CaseIterable, Sendable, Codable {
     case strata
     case sqlite
+    /// LMDB (liblmdb, loaded at run time when installed).
+    case lmdb
+    /// SQLCipher, encrypted SQLite (libsqlcipher, loaded at run time when installed).
+    case sqlcipher
+
+    /// Whether the engine is built into every binary. The peers loaded at run time run when named
+    /// (`--engine lmdb`, `--engine all`), so a run without `--engine` (and the perf gate's base
+    /// builds, which have no such engines) compares the same cases on every machine.
+    public var isBuiltIn: Bool { self == .strata || self == .sqlite }
 }
 
 /// How writes travel from the producers to the engine (WORKLOADS.md, "Writer strategies").

@@ -153,18 +153,30 @@ public enum Engines {
     /// Whether `kind` can honour `encryption`.
     public static func supports(_ kind: EngineKind, encryption: EncryptionSetting) -> Bool {
         switch kind {
-        case .sqlite: return encryption == .off
+        case .sqlite, .lmdb: return encryption == .off
         case .strata: return StrataEngine.isAvailable
+        case .sqlcipher: return isAvailable(.sqlcipher)
         }
     }
 
     /// Whether `kind` is built into this binary and usable.
     public static func isAvailable(_ kind: EngineKind) -> Bool {
+        unavailability(kind) == nil
+    }
+
+    /// Why `kind` cannot run here (its library is not installed: the line that installs it), or
+    /// nil when it can.
+    public static func unavailability(_ kind: EngineKind) -> String? {
         switch kind {
-        case .sqlite: return true
-        case .strata: return StrataEngine.isAvailable
+        case .sqlite: return nil
+        case .strata: return StrataEngine.isAvailable ? nil : "not available in this build"
+        case .lmdb: return LMDBLibrary.shared.failure?.description
+        case .sqlcipher: return SQLCipherLibrary.shared.failure?.description
         }
     }
+
+    /// The engines a run without `--engine` compares: the built-in ones.
+    public static var defaultKinds: [EngineKind] { EngineKind.allCases.filter { $0.isBuiltIn && isAvailable($0) } }
 
     /// The engine `run` uses when none is named: the embedded engine once it can run the
     /// sensors workload, SQLite until then.
@@ -175,6 +187,16 @@ public enum Engines {
         switch kind {
         case .sqlite: return try SQLiteEngine(configuration)
         case .strata: return try StrataEngine(configuration)
+        case .lmdb: return try LMDBEngine(configuration)
+        case .sqlcipher: return try SQLCipherEngine(configuration)
         }
+    }
+}
+
+extension Result {
+    /// The error of a failed result, nil on success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

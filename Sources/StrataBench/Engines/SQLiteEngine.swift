@@ -1,10 +1,6 @@
 // The SQLite engine, through GRDB: the peer a Swift user would otherwise pick.
 //
-// Schema (one row per object of the sensors model):
-//   sensor (symbol TEXT PRIMARY KEY, live INTEGER)            -- live = length of the list
-//   reading(id INTEGER PRIMARY KEY, sensor TEXT NULL, value REAL, seq INTEGER, timestamp REAL)
-//   index reading_by_sensor(sensor, id)                        -- list order = id order
-// A standalone reading has `sensor` NULL.
+// Schema and statements: `SensorSQL` (shared with the SQLCipher engine).
 //
 // Durability, the same promise as Strata's (`Durability`):
 //   full   → DatabasePool (WAL), PRAGMA synchronous=FULL on the writer
@@ -84,12 +80,7 @@ public final class SQLiteEngine: BenchEngine {
                 effectiveSettings = "journal_mode=\(journal);synchronous=\(syncName)"
             }
             try writer.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE sensor(symbol TEXT PRIMARY KEY NOT NULL, live INTEGER NOT NULL);
-                    CREATE TABLE reading(id INTEGER PRIMARY KEY, sensor TEXT, value REAL NOT NULL,
-                                         seq INTEGER NOT NULL, timestamp REAL NOT NULL);
-                    CREATE INDEX reading_by_sensor ON reading(sensor, id);
-                    """)
+                try db.execute(sql: SensorSQL.schema)
             }
         } catch let error as BenchError {
             throw error
@@ -171,7 +162,7 @@ final class SQLiteWriter: SensorWriter {
     func createSensors(_ symbols: [String]) throws {
         try run("create sensors") { db in
             for symbol in symbols {
-                try db.execute(sql: "INSERT OR IGNORE INTO sensor(symbol, live) VALUES (?, 0)", arguments: [symbol])
+                try db.execute(sql: SensorSQL.createSensor, arguments: [symbol])
             }
         }
     }
@@ -192,7 +183,7 @@ final class SQLiteWriter: SensorWriter {
 
     func insertStandalone(_ readings: [SensorReading]) throws {
         try run("insert standalone readings") { db in
-            let insert = try db.cachedStatement(sql: "INSERT INTO reading(sensor, value, seq, timestamp) VALUES (NULL, ?, ?, ?)")
+            let insert = try db.cachedStatement(sql: SensorSQL.insertStandalone)
             for reading in readings {
                 try insert.execute(arguments: [reading.value, reading.seq, reading.timestamp])
             }
@@ -201,7 +192,7 @@ final class SQLiteWriter: SensorWriter {
 
     func deleteStandalone(seqBelow bound: Int64) throws -> Int {
         try run("delete standalone readings") { db in
-            try db.execute(sql: "DELETE FROM reading WHERE sensor IS NULL AND seq < ?", arguments: [bound])
+            try db.execute(sql: SensorSQL.deleteStandalone, arguments: [bound])
             return db.changesCount
         }
     }
@@ -210,26 +201,23 @@ final class SQLiteWriter: SensorWriter {
 
     /// The book's `addReadings`: fetch the sensor by key, append, trim to `SensorModel.keep`.
     private static func append(_ db: Database, sensor: String, readings: [SensorReading]) throws -> Int {
-        let fetch = try db.cachedStatement(sql: "SELECT live FROM sensor WHERE symbol = ?")
+        let fetch = try db.cachedStatement(sql: SensorSQL.sensorLive)
         guard let live = try Int.fetchOne(fetch, arguments: [sensor]) else {
             throw BenchError(.engine, "no sensor '\(sensor)' in the SQLite store")
         }
-        let insert = try db.cachedStatement(sql: "INSERT INTO reading(sensor, value, seq, timestamp) VALUES (?, ?, ?, ?)")
+        let insert = try db.cachedStatement(sql: SensorSQL.insertReading)
         for reading in readings {
             try insert.execute(arguments: [sensor, reading.value, reading.seq, reading.timestamp])
         }
         var count = live + readings.count
         var deleted = 0
         if count > SensorModel.keep {
-            let trim = try db.cachedStatement(sql: """
-                DELETE FROM reading WHERE id IN
-                  (SELECT id FROM reading WHERE sensor = ? ORDER BY id LIMIT ?)
-                """)
+            let trim = try db.cachedStatement(sql: SensorSQL.trimOldest)
             try trim.execute(arguments: [sensor, count - SensorModel.keep])
             deleted = db.changesCount
             count -= deleted
         }
-        let update = try db.cachedStatement(sql: "UPDATE sensor SET live = ? WHERE symbol = ?")
+        let update = try db.cachedStatement(sql: SensorSQL.updateLive)
         try update.execute(arguments: [count, sensor])
         return deleted
     }
@@ -259,13 +247,11 @@ final class SQLiteReader: SensorReader {
 
     func stats() throws -> StoreStats {
         try run("stats") { db in
-            let readings = try Int.fetchOne(db, sql: "SELECT count(*) FROM reading") ?? 0
-            let sensors = try Int.fetchOne(db, sql: "SELECT count(*) FROM sensor") ?? 0
+            let readings = try Int.fetchOne(db, sql: SensorSQL.countReadings) ?? 0
+            let sensors = try Int.fetchOne(db, sql: SensorSQL.countSensors) ?? 0
             var averages: [String: Double?] = [:]
-            let average = try db.cachedStatement(sql: """
-                SELECT avg(value) FROM (SELECT value FROM reading WHERE sensor = ? ORDER BY id DESC LIMIT ?)
-                """)
-            for symbol in try String.fetchAll(db, sql: "SELECT symbol FROM sensor ORDER BY symbol") {
+            let average = try db.cachedStatement(sql: SensorSQL.averageOfLatest)
+            for symbol in try String.fetchAll(db, sql: SensorSQL.symbols) {
                 averages[symbol] = try Double.fetchOne(average, arguments: [symbol, SensorModel.keep])
             }
             return StoreStats(readings: readings, sensors: sensors, averages: averages)
@@ -274,13 +260,13 @@ final class SQLiteReader: SensorReader {
 
     func sequences(sensor: String) throws -> [Int64] {
         try run("sequences") { db in
-            try Int64.fetchAll(db, sql: "SELECT seq FROM reading WHERE sensor = ? ORDER BY id", arguments: [sensor])
+            try Int64.fetchAll(db, sql: SensorSQL.sequences, arguments: [sensor])
         }
     }
 
     func readingCount(sensor: String) throws -> Int? {
         try run("lookup") { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT live FROM sensor WHERE symbol = ?"), arguments: [sensor])
+            try Int.fetchOne(db.cachedStatement(sql: SensorSQL.sensorLive), arguments: [sensor])
         }
     }
 

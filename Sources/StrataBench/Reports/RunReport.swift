@@ -88,6 +88,12 @@ public enum RunReport {
         } else if engines == [.sqlite] {
             parts.append("SQLite alone (add --engine strata to compare)")
         }
+        if engines.contains(.lmdb) {
+            parts.append("lmdb = LMDB (liblmdb; full = flush per commit, unsafe = MDB_NOSYNC, memory = a file on tmpfs)")
+        }
+        if engines.contains(.sqlcipher) {
+            parts.append("sqlcipher = SQLCipher (libsqlcipher, WAL) with the SQLite engine's statements; enc on = raw AES-256 key")
+        }
         if results.contains(where: { $0.spec.rate == nil && ($0.spec.workload == .sensors || $0.spec.workload == .readWhileWrite) }) {
             parts.append("closed loop: e2e p50 is readings in flight (up to \(SensorsWorkload.closedLoopWindow)) / throughput, not a wait of the writer")
         }

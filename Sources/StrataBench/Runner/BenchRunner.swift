@@ -61,7 +61,8 @@ public struct BenchRunner: Sendable {
             if stop.isRequested { cutShort = true; break }
             let index = offset + 1
             if !Engines.supports(spec.engine, encryption: spec.encryption) {
-                progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (no encryption in this build); case skipped, not faked"))
+                let why = spec.engine == .lmdb ? "LMDB has no encryption" : "no encryption in this build"
+                progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (\(why)); case skipped, not faked"))
                 continue
             }
             progress?(.caseStarted(index: index, total: cases.count, label: spec.label))

@@ -98,7 +98,7 @@ public enum RunPlan {
         // it compares with the one a Swift user would otherwise pick (SQLite), at the same
         // durability.
         let engines = options.engines.isEmpty
-            ? EngineKind.allCases.filter { Engines.isAvailable($0) }
+            ? Engines.defaultKinds
             : try parseEngines(options.engines)
         let chosenStrategies = try parseStrategies(options.strategies)
         let workloads = options.workloads.isEmpty ? workloads(of: suite) : unique(options.workloads)
@@ -169,12 +169,12 @@ public enum RunPlan {
             if name == "all" {
                 engines += EngineKind.allCases.filter { Engines.isAvailable($0) }
             } else if let engine = EngineKind(rawValue: name) {
-                guard Engines.isAvailable(engine) else {
-                    throw BenchError(.invalidOption, "--engine \(name): not available in this build")
+                if let reason = Engines.unavailability(engine) {
+                    throw BenchError(.invalidOption, "--engine \(name): \(reason)")
                 }
                 engines.append(engine)
             } else {
-                throw BenchError(.invalidOption, "--engine \(name): unknown engine (expected strata, sqlite or all)")
+                throw BenchError(.invalidOption, "--engine \(name): unknown engine (expected \(EngineKind.allCases.map(\.rawValue).joined(separator: ", ")) or all)")
             }
         }
         return unique(engines)
