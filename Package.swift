@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataBench", targets: ["StrataBench"]),
         .executable(name: "strata-bench", targets: ["strata-bench"]),
+        .executable(name: "strata", targets: ["strata"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -67,6 +68,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The `strata` tool's verbs (reports, export, key files), testable without a process;
+        // the executable `strata` is only their command line.
+        .target(name: "StrataTool", dependencies: ["Strata", "StrataStorage"]),
+        .executableTarget(
+            name: "strata",
+            dependencies: [
+                "StrataTool",
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // Child process used by the crash and two-process tests of StrataStorage.
         .executableTarget(
             name: "strata-storage-probe",
@@ -103,6 +115,7 @@ let package = Package(
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCorpus", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
         .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataCrossProcess", "StrataTestSupport"]),
+        .testTarget(name: "StrataToolTests", dependencies: ["StrataTool", "Strata", "StrataStorage", "StrataCorpus", "StrataTestSupport"]),
         .testTarget(name: "StrataBenchTests", dependencies: [
             "StrataBench",
             .product(name: "GRDB", package: "GRDB.swift"),

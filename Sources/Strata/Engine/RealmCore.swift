@@ -106,7 +106,9 @@ final class RealmCore {
     var inlineBacklinksSuspended = false
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
-    init(configuration: Realm.Configuration, queue: DispatchQueue?) throws {
+    /// `inspecting`: leave the directory as it is (no removal of a failed compaction's copy), for
+    /// tools that look at a file without changing anything (StrataFile.swift).
+    init(configuration: Realm.Configuration, queue: DispatchQueue?, inspecting: Bool = false) throws {
         let options = try configuration.storageOptions()
         self.configuration = configuration
         self.queue = queue
@@ -116,7 +118,7 @@ final class RealmCore {
         if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {
             try Self.compactIfAsked(options: options, should)
         }
-        if !configuration.isInMemory { StorageFile.removeStaleCopies(besideFileAt: options.path) }
+        if !configuration.isInMemory && !inspecting { StorageFile.removeStaleCopies(besideFileAt: options.path) }
         self.handle = SharedStorageFile(try Realm.Error.wrap { try StorageFile.open(options) })
         // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
         handle.file.setRelocator(ObjectRelocation())

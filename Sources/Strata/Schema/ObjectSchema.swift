@@ -175,3 +175,20 @@ enum SchemaLimits {
     /// String and Data values: 16 MB.
     static let maxValueBytes = 16 * 1024 * 1024
 }
+
+extension Property {
+    /// A property description, for code that writes a file by schema (`StrataFileWriter`) rather
+    /// than through model classes.
+    public init(name: String, type: PropertyType, collection: CollectionKind = .none, isOptional: Bool = false,
+                objectClassName: String? = nil, isPrimary: Bool = false, isIndexed: Bool = false, originProperty: String? = nil) {
+        self.init(name: name, type: type, isOptional: isOptional, collection: collection, objectClassName: objectClassName,
+                  isPrimary: isPrimary, isIndexed: isIndexed, linkOriginPropertyName: originProperty)
+    }
+}
+
+extension ObjectSchema {
+    /// A class description, for code that writes a file by schema (`StrataFileWriter`).
+    public init(className: String, properties: [Property], embedded: Bool = false) {
+        self.init(className: className, properties: properties, isEmbedded: embedded)
+    }
+}

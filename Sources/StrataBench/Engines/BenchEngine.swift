@@ -96,6 +96,9 @@ public protocol BenchEngine: AnyObject, Sendable {
     func makeReader(placement: WriterPlacement) throws -> any SensorReader
     /// Bytes the store occupies on disk (all its files), nil for in-memory stores.
     func fileBytes() -> Int64?
+    /// One line on the state of the store's file (what `strata info` says first), for the report
+    /// of a case that failed its end-of-run check; nil when the engine has none to give.
+    func storeSummary() -> String?
     /// The work the store did since it was opened, as far as the engine can count it
     /// (`EngineWork` says what each figure means per engine). Call with no write in progress.
     func work() -> EngineWork
@@ -199,4 +202,8 @@ extension Result {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+extension BenchEngine {
+    public func storeSummary() -> String? { nil }
 }

@@ -107,6 +107,12 @@ public final class StrataEngine: BenchEngine, @unchecked Sendable {
         return total
     }
 
+    /// `strata info`'s summary line of the store's file (read-only; the engine's realm may stay open).
+    public func storeSummary() -> String? {
+        guard let path else { return nil }
+        return StrataFile.summaryLine(path: path, encryptionKey: configuration.encryptionKey.map { [UInt8]($0) })
+    }
+
     /// `Realm.storageStatistics` of the store's file, through the anchor (no realm is opened).
     public func work() -> EngineWork {
         lock.lock()

@@ -128,8 +128,17 @@ public struct BenchRunner: Sendable {
         result.cpuSystemSeconds = after.systemSeconds - before.systemSeconds
         result.peakRSSBytes = PeakMemory.peakBytes()
         result.allocatorFigures = AllocatorStats.current()
+        Self.attachStoreSummary(&result, engine: engine)
         try engine.close()
         return result
+    }
+
+    /// For a case that lost readings or failed its end-of-run check: the state of the store it
+    /// failed on, as `strata info` summarises it, appended to the case's note (the store itself
+    /// is deleted with the case's directory).
+    public static func attachStoreSummary(_ result: inout CaseResult, engine: any BenchEngine) {
+        guard result.lost != 0 || !result.verified, let summary = engine.storeSummary() else { return }
+        result.note += (result.note.isEmpty ? "" : "; ") + "store: " + summary
     }
 
     /// For each encrypted row with an unencrypted twin (same case, same repetition): the

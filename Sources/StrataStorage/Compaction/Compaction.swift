@@ -33,7 +33,7 @@ extension FileCore {
         }
         let targetCipher: PageCipher?
         if let encryptionKey { targetCipher = try PageCipher(key: encryptionKey, path: destination) } else { targetCipher = nil }
-        _ = try acquireWriter()
+        _ = try acquireWriter(toRead: true)
         defer { releaseWriter() }
         let temporary = try CopyTemporary.create(for: destination, suffix: CopyTemporary.copySuffix)
         do throws(StorageError) {

@@ -317,10 +317,31 @@ final class LockFile: @unchecked Sendable {
 
     /// Appends the versions pinned by slot `i` if its owner is alive.
     private func readPins(ofSlot i: Int, into result: inout [ClosedRange<UInt64>]) {
+        if let pins = livePins(ofSlot: i) { result.append(contentsOf: pins.versions) }
+    }
+
+    /// The other cores that have the file open (in this process or others), with the process
+    /// that owns each and the versions it pins (empty when it pins none). For inspection.
+    func liveReaders() -> [(pid: Int, versions: [ClosedRange<UInt64>])] {
+        var result: [(pid: Int, versions: [ClosedRange<UInt64>])] = []
+        for w in 0..<LockFile.occupancyWords {
+            var bits = words[LockFile.occupancyWord + w].load(ordering: .acquiring)
+            while bits != 0 {
+                let i = w * 64 + bits.trailingZeroBitCount
+                bits &= bits &- 1
+                if i != slot, let pins = livePins(ofSlot: i) { result.append(pins) }
+            }
+        }
+        return result
+    }
+
+    /// The owner's pid and pinned versions of slot `i`; nil when no live core owns the slot.
+    private func livePins(ofSlot i: Int) -> (pid: Int, versions: [ClosedRange<UInt64>])? {
         let base = slotBase(i)
-        if words[base].load(ordering: .acquiring) == 0 { return }  // never used, or closed
+        if words[base].load(ordering: .acquiring) == 0 { return nil }  // never used, or closed
         // A slot whose ownership byte is unlocked belongs to a closed core or a dead process.
-        guard LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + i) else { return }
+        guard LockFile.isLocked(fd, type: F_WRLCK, byte: 1024 + i) else { return nil }
+        let pid = Int(truncatingIfNeeded: words[base + 1].load(ordering: .relaxed))
         for _ in 0..<10_000 {
             let before = words[base].load(ordering: .acquiring)
             if before & 1 == 1 { continue }
@@ -338,10 +359,9 @@ final class LockFile: @unchecked Sendable {
             }
             atomicMemoryFence(ordering: .acquiringAndReleasing)
             if words[base].load(ordering: .relaxed) != before { continue }
-            result.append(contentsOf: ranges)
-            return
+            return (pid, ranges)
         }
         // A live owner that never settles: be conservative and assume it pins everything.
-        result.append(0...UInt64.max)
+        return (pid, [0...UInt64.max])
     }
 }

@@ -43,8 +43,10 @@ extension FileCore {
     /// commits, promotes free pages no reader needs, and returns the version to build on.
     /// With `waiting: false` (compaction, which holds the handle registry's lock and so must never
     /// wait for a writer that may itself need the registry) a busy writer lock throws `.fileInUse`.
-    func acquireWriter(waiting: Bool = true) throws(StorageError) -> CommittedVersion {
-        guard !options.readOnly else {
+    /// `toRead`: the caller only reads under the writer lock (an inspection or a copy, which
+    /// need the free space of the newest version to stay put), so a read-only handle may take it.
+    func acquireWriter(waiting: Bool = true, toRead: Bool = false) throws(StorageError) -> CommittedVersion {
+        guard toRead || !options.readOnly else {
             throw StorageError(.readOnly, "the file was opened read-only", path: path)
         }
         if waiting {

@@ -20,7 +20,12 @@ extension FileCore {
     func verify() throws(StorageError) -> PageAccounting {
         _ = try acquireWriter()
         defer { releaseWriter() }
-        let current = try currentVersion()
+        return try accounting(of: try currentVersion())
+    }
+
+    /// The accounting of `current` against the writer state (`freeSpace`, `freeListPages`,
+    /// `overflowPages`), which must describe that very version.
+    func accounting(of current: CommittedVersion) throws(StorageError) -> PageAccounting {
         let pageCount = Int(current.pageCount)
         var seen = [Bool](repeating: false, count: pageCount)
         for p in 0..<min(pageCount, MetaLayout.headerPages) { seen[p] = true }

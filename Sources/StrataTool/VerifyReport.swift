@@ -1,0 +1,36 @@
+// `strata verify`: every check of `StrataFile.verify()`, with the file opened so that every page
+// of the newest version is checked before anything is read. Exit 0 when clean, 1 with each
+// problem on its own line.
+import Foundation
+import Strata
+import StrataStorage
+
+public enum VerifyReport {
+    /// The report, whether the file is clean, and the cause when it could not even be opened.
+    public static func run(path: String, encryptionKey: [UInt8]?) -> (text: String, clean: Bool, openFailure: String?) {
+        let file: StrataFile
+        do {
+            file = try StrataFile(path: path, encryptionKey: encryptionKey, verifyingAllPages: true)
+        } catch {
+            // Damage found while opening (a page failing its checksum, a commit record, the meta)
+            // is a verification result, not a usage error: it is reported the same way.
+            let line = "\(path): \(error.code.rawValue): \(error.message)"
+            return (line + "\n", false, line)
+        }
+        defer { file.close() }
+        let problems = file.verify()
+        guard problems.isEmpty else {
+            let lines = problems.map { "\(path): \($0)" }
+            return (lines.joined(separator: "\n") + "\n\(problems.count) problem\(problems.count == 1 ? "" : "s") found\n", false, nil)
+        }
+        var objects = 0
+        for schema in file.schema { objects += (try? file.objectCount(of: schema.className)) ?? 0 }
+        let pages = (try? file.storage().accounting.totalPages) ?? 0
+        return ("\(path): ok: \(pages) pages, \(file.schema.count) classes, \(objects) objects; every page's "
+                + "\(fileIsEncrypted(file) ? "authentication tag" : "checksum"), the page accounting, every row, link, backlink and index checked\n", true, nil)
+    }
+
+    static func fileIsEncrypted(_ file: StrataFile) -> Bool {
+        (try? file.storage().isEncrypted) ?? false
+    }
+}
