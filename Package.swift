@@ -2,7 +2,8 @@
 // Strata: an embedded object database for Swift on Linux with Realm's programming model,
 // and strata-bench, the harness that measures it against SQLite.
 //
-// Dependencies point one way: strata-bench → StrataBench → Strata → StrataStorage.
+// Dependencies point one way: strata-bench → StrataBench → Strata → StrataStorage, and
+// strata (the file tool) → StrataTool → Strata → StrataStorage.
 // package-benchmark micro-benchmarks live in the nested package `Benchmarks/` so that
 // `swift build` / `swift test` of this package never pay for building it.
 import PackageDescription

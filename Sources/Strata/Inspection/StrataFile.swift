@@ -24,6 +24,7 @@ public final class StrataFile {
     /// Opens `path` read-only.
     ///
     /// - Parameters:
+    ///   - path: the file; it must exist.
     ///   - encryptionKey: the 64-byte key of an encrypted file, nil for a plain one.
     ///   - verifyingAllPages: check the checksum (or authentication tag) of every page of the
     ///     newest version before anything is read, whatever the file's size.
