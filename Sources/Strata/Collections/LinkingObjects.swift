@@ -204,25 +204,3 @@ extension List where Element: Object {
         r.core.forEachValue(T.self, info: info, property: property, source: linkedSource(r, info), body)
     }
 }
-
-extension List where Element: Comparable {
-    /// The smallest element, or `nil` for an empty list.
-    public func min() -> Element? { elements.min() }
-    /// The largest element, or `nil` for an empty list.
-    public func max() -> Element? { elements.max() }
-}
-
-extension List where Element: AdditiveArithmetic {
-    /// The sum of the elements; zero for an empty list.
-    public func sum() -> Element { elements.reduce(.zero, +) }
-}
-
-extension List where Element: BinaryFloatingPoint {
-    /// The mean of the elements, or `nil` for an empty list.
-    public func average() -> Element? { isEmpty ? nil : elements.reduce(.zero, +) / Element(count) }
-}
-
-extension List where Element: BinaryInteger {
-    /// The mean of the integer elements as a `Double`, or `nil` for an empty list.
-    public func average() -> Double? { isEmpty ? nil : Double(elements.reduce(.zero, +)) / Double(count) }
-}

@@ -53,6 +53,13 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     /// Whether this is a frozen map (from ``freeze()``), which never changes and is readable on any
     /// thread.
     public var isFrozen: Bool { ref?.core.isFrozen ?? false }
+    /// Whether the map can no longer be read: its owner was deleted or its realm invalidated.
+    ///
+    /// Always `false` for an unmanaged map.
+    public var isInvalidated: Bool {
+        guard let r = ref else { return false }
+        return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
+    }
 
     /// The number of entries.
     public var count: Int {

@@ -1,0 +1,274 @@
+// Realm's value protocols — `MinMaxType`, `AddableType`, `SortableType`,
+// `_RealmCollectionValueInsideOptional` — and the aggregates of collections of values they
+// enable: `min()`, `max()`, `sum()`, `average()` on lists, sets, maps and `AnyRealmCollection`s of
+// numbers, dates, decimals and `AnyRealmValue`s, optional elements included.
+//
+// Invariants:
+// - The conformances are RealmSwift's: MinMaxType for the integers, Float, Double, Date,
+//   Decimal128 and AnyRealmValue; AddableType for the same minus Date; SortableType for those
+//   plus String and Data; each for an Optional of a conforming type.
+// - Aggregates skip nil elements (and `AnyRealmValue`s that are not numbers) as Realm's do: an
+//   empty or all-nil collection has no min, max or average (nil) and sums to zero.
+// - Integers sum in 64 bits (wrapping, as Realm's int64 sum), Float and Double in Double,
+//   Decimal128 in Decimal; an AnyRealmValue sum is Decimal128 (Realm sums mixed values as
+//   decimals). An average is the sum over the count, given as the requested AddableType.
+import Foundation
+
+/// A sum (or mean) on its way to the type the caller asked for. Public only so that the
+/// protocols' requirements can name it.
+public enum _StrataNumber: Sendable {
+    case int(Int64)
+    case double(Double)
+    case decimal(Decimal)
+
+    static func + (a: _StrataNumber, b: _StrataNumber) -> _StrataNumber {
+        switch (a, b) {
+        case let (.int(x), .int(y)): return .int(x &+ y)
+        case (.decimal, _), (_, .decimal): return .decimal(a.decimal + b.decimal)
+        default: return .double(a.double + b.double)
+        }
+    }
+
+    var double: Double {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .decimal(let d): return NSDecimalNumber(decimal: d).doubleValue
+        }
+    }
+
+    var decimal: Decimal {
+        switch self {
+        case .int(let i): return Decimal(i)
+        case .double(let d): return Decimal(d)
+        case .decimal(let d): return d
+        }
+    }
+
+    /// The mean of `count` values whose sum this is: integers divide as doubles.
+    func divided(by count: Int) -> _StrataNumber {
+        switch self {
+        case .int, .double: return .double(double / Double(count))
+        case .decimal(let d): return .decimal(d / Decimal(count))
+        }
+    }
+
+    var int64: Int64 {
+        switch self {
+        case .int(let i): return i
+        case .double(let d): return d.isFinite ? Int64(clamping: Int(exactly: d.rounded(.towardZero)) ?? (d < 0 ? .min : .max)) : 0
+        case .decimal(let d): return NSDecimalNumber(decimal: d).int64Value
+        }
+    }
+}
+
+/// Types whose collections have `min()` and `max()`.
+public protocol MinMaxType {
+    /// Nil for a value min and max skip (a nil optional, an AnyRealmValue that is not a number).
+    var _strataOrdered: _StrataNumberOrDate? { get }
+}
+
+/// A value min and max compare: a number or a date.
+public enum _StrataNumberOrDate: Sendable {
+    case number(_StrataNumber)
+    case date(Date)
+
+    func precedes(_ other: _StrataNumberOrDate) -> Bool {
+        switch (self, other) {
+        case let (.date(a), .date(b)): return a < b
+        case let (.number(.int(a)), .number(.int(b))): return a < b
+        case let (.number(a), .number(b)):
+            if case .decimal = a { return a.decimal < b.decimal }
+            if case .decimal = b { return a.decimal < b.decimal }
+            return a.double < b.double
+        default: return false
+        }
+    }
+}
+
+/// Types whose collections have `sum()` and `average()`.
+public protocol AddableType {
+    /// Nil for a value sums skip (a nil optional, an AnyRealmValue that is not a number).
+    var _strataAddend: _StrataNumber? { get }
+    /// The requested type's form of a sum or mean.
+    static func _strataFrom(_ number: _StrataNumber) -> Self
+}
+
+/// Types whose collections can be sorted and made distinct by value in RealmSwift
+/// (`sorted(ascending:)`, `distinct()`).
+public protocol SortableType {}
+
+/// The types a Realm collection can hold inside an `Optional` (every value type but `Object`
+/// subclasses, which a collection of links holds non-optional).
+public protocol _RealmCollectionValueInsideOptional: RealmCollectionValue {}
+
+// MARK: - Conformances
+
+extension Int: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int { Int(truncatingIfNeeded: n.int64) }
+}
+extension Int8: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int8 { Int8(truncatingIfNeeded: n.int64) }
+}
+extension Int16: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int16 { Int16(truncatingIfNeeded: n.int64) }
+}
+extension Int32: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int32 { Int32(truncatingIfNeeded: n.int64) }
+}
+extension Int64: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(self)) }
+    public var _strataAddend: _StrataNumber? { .int(self) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int64 { n.int64 }
+}
+extension Float: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { isNaN ? nil : .number(.double(Double(self))) }
+    public var _strataAddend: _StrataNumber? { .double(Double(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Float { Float(n.double) }
+}
+extension Double: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { isNaN ? nil : .number(.double(self)) }
+    public var _strataAddend: _StrataNumber? { .double(self) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Double { n.double }
+}
+extension Decimal128: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { value.isNaN ? nil : .number(.decimal(value)) }
+    public var _strataAddend: _StrataNumber? { .decimal(value) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Decimal128 { Decimal128(n.decimal) }
+}
+extension Date: MinMaxType, SortableType, _RealmCollectionValueInsideOptional {
+    public var _strataOrdered: _StrataNumberOrDate? { .date(self) }
+}
+extension AnyRealmValue: MinMaxType, AddableType, SortableType {
+    public var _strataOrdered: _StrataNumberOrDate? {
+        if case .date(let d) = self { return .date(d) }
+        return _strataAddend.map { .number($0) }
+    }
+    public var _strataAddend: _StrataNumber? {
+        switch self {
+        case .int(let i): return .int(Int64(i))
+        case .float(let f): return f.isNaN ? nil : .double(Double(f))
+        case .double(let d): return d.isNaN ? nil : .double(d)
+        case .decimal128(let d): return d.value.isNaN ? nil : .decimal(d.value)
+        default: return nil
+        }
+    }
+    public static func _strataFrom(_ n: _StrataNumber) -> AnyRealmValue { .decimal128(Decimal128(n.decimal)) }
+}
+extension String: SortableType, _RealmCollectionValueInsideOptional {}
+extension Data: SortableType, _RealmCollectionValueInsideOptional {}
+extension Bool: _RealmCollectionValueInsideOptional {}
+extension UUID: _RealmCollectionValueInsideOptional {}
+extension ObjectId: _RealmCollectionValueInsideOptional {}
+
+extension Optional: MinMaxType where Wrapped: MinMaxType {
+    public var _strataOrdered: _StrataNumberOrDate? { self?._strataOrdered }
+}
+extension Optional: AddableType where Wrapped: AddableType {
+    public var _strataAddend: _StrataNumber? { self?._strataAddend }
+    public static func _strataFrom(_ n: _StrataNumber) -> Wrapped? { Wrapped._strataFrom(n) }
+}
+extension Optional: SortableType where Wrapped: SortableType {}
+
+// MARK: - Aggregating a sequence of values
+
+enum ValueAggregate {
+    static func extreme<S: Sequence>(_ values: S, smallest: Bool) -> S.Element? where S.Element: MinMaxType {
+        var best: (S.Element, _StrataNumberOrDate)? = nil
+        for v in values {
+            guard let key = v._strataOrdered else { continue }
+            if let (_, b) = best {
+                if smallest ? key.precedes(b) : b.precedes(key) { best = (v, key) }
+            } else {
+                best = (v, key)
+            }
+        }
+        return best?.0
+    }
+
+    static func sum<S: Sequence>(_ values: S) -> (total: _StrataNumber, count: Int) where S.Element: AddableType {
+        var total: _StrataNumber? = nil, count = 0
+        for v in values {
+            guard let n = v._strataAddend else { continue }
+            total = total.map { $0 + n } ?? n
+            count += 1
+        }
+        return (total ?? .int(0), count)
+    }
+
+    static func average<S: Sequence, T: AddableType>(_ values: S) -> T? where S.Element: AddableType {
+        let (total, count) = sum(values)
+        return count == 0 ? nil : T._strataFrom(total.divided(by: count))
+    }
+}
+
+/// Optionals, for the aggregates that return the wrapped type (`min()` of `[Int?]` is an `Int?`).
+public protocol _StrataOptional {
+    associatedtype Wrapped
+    var _strataWrapped: Wrapped? { get }
+}
+extension Optional: _StrataOptional {
+    public var _strataWrapped: Wrapped? { self }
+}
+
+// MARK: - The aggregates on collections
+
+extension RealmCollection where Element: MinMaxType {
+    /// The smallest value (nil elements skipped), or `nil` when there is none.
+    public func min() -> Element? { ValueAggregate.extreme(self, smallest: true) }
+    /// The largest value (nil elements skipped), or `nil` when there is none.
+    public func max() -> Element? { ValueAggregate.extreme(self, smallest: false) }
+}
+
+extension RealmCollection where Element: _StrataOptional & MinMaxType, Element.Wrapped: MinMaxType {
+    /// The smallest non-nil value, or `nil` when there is none.
+    public func min() -> Element.Wrapped? { ValueAggregate.extreme(self, smallest: true)?._strataWrapped }
+    /// The largest non-nil value, or `nil` when there is none.
+    public func max() -> Element.Wrapped? { ValueAggregate.extreme(self, smallest: false)?._strataWrapped }
+}
+
+extension RealmCollection where Element: AddableType {
+    /// The sum of the values (nil elements skipped); zero when there is none.
+    public func sum() -> Element { Element._strataFrom(ValueAggregate.sum(self).total) }
+    /// The mean of the values (nil elements skipped) as `T`, or `nil` when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.average(self) }
+}
+
+extension RealmCollection where Element: _StrataOptional & AddableType, Element.Wrapped: AddableType {
+    /// The sum of the non-nil values; zero when there is none.
+    public func sum() -> Element.Wrapped { Element.Wrapped._strataFrom(ValueAggregate.sum(self).total) }
+}
+
+extension Map where Value: MinMaxType {
+    /// The smallest value (nil values skipped), or `nil` when there is none.
+    public func min() -> Value? { ValueAggregate.extreme(values, smallest: true) }
+    /// The largest value (nil values skipped), or `nil` when there is none.
+    public func max() -> Value? { ValueAggregate.extreme(values, smallest: false) }
+}
+
+extension Map where Value: _StrataOptional & MinMaxType, Value.Wrapped: MinMaxType {
+    /// The smallest non-nil value, or `nil` when there is none.
+    public func min() -> Value.Wrapped? { ValueAggregate.extreme(values, smallest: true)?._strataWrapped }
+    /// The largest non-nil value, or `nil` when there is none.
+    public func max() -> Value.Wrapped? { ValueAggregate.extreme(values, smallest: false)?._strataWrapped }
+}
+
+extension Map where Value: AddableType {
+    /// The sum of the values (nil values skipped); zero when there is none.
+    public func sum() -> Value { Value._strataFrom(ValueAggregate.sum(values).total) }
+    /// The mean of the values (nil values skipped) as `T`, or `nil` when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.average(values) }
+}
+
+extension Map where Value: _StrataOptional & AddableType, Value.Wrapped: AddableType {
+    /// The sum of the non-nil values; zero when there is none.
+    public func sum() -> Value.Wrapped { Value.Wrapped._strataFrom(ValueAggregate.sum(values).total) }
+}
