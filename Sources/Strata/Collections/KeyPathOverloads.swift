@@ -2,20 +2,22 @@
 // `distinct(by: [\.name])`, `sum(of: \.age)` and the other aggregates, `observe(keyPaths: [\.name])`
 // on collections and objects.
 //
-// Invariant: a key path is turned into the name of the one persisted property it reads, checked
-// by its value type, so it can only mean what its string form means. A key path that reads
-// something else (a property that is not persisted, or a path through a link such as
-// `\.owner.name`) stops with a `Strata:` message that says to use the string form.
+// Invariant: a key path is turned into the property path it reads (KeyPathNames.swift), checked
+// by its value type, so it can only mean what its string form means. Sorting, distinct and
+// observing take paths through links (`\.owner?.name` is "owner.name"), as their string forms do;
+// the aggregates take one property of the class. A key path that reads something else (a
+// property that is not persisted) stops with a `Strata:` message.
 import Foundation
 
-/// The persisted property `keyPath` reads on `T`.
-func persistedPropertyName<T: Object>(_ keyPath: PartialKeyPath<T>) -> String {
-    guard let name = _strataPropertyName(for: keyPath),
-          let info = try? ClassInfo.of(T.self), let field = info.field(named: name),
-          ObjectIdentifier(field.valueType) == ObjectIdentifier(type(of: keyPath).valueType) else {
-        Stop.now("Strata: invalidArgument: \(keyPath) is not a persisted property of '\(T.className())'; a path through a link needs the string form (\"owner.name\")")
+/// The persisted property `keyPath` reads on `T`; with `throughLinks`, the dotted path through
+/// links and embedded objects (`\.owner?.name` → "owner.name") for the calls whose string form
+/// takes one (sorting, distinct, observing).
+func persistedPropertyName<T: Object>(_ keyPath: PartialKeyPath<T>, throughLinks: Bool = false) -> String {
+    guard let steps = persistedPath(of: keyPath), throughLinks || steps.count == 1 else {
+        Stop.now("Strata: invalidArgument: \(keyPath) is not a persisted property of '\(T.className())'"
+            + (throughLinks ? "" : "; a path through a link needs the string form (\"owner.name\")"))
     }
-    return name
+    return steps.map(\.name).joined(separator: ".")
 }
 
 extension RealmCollection where Element: Object {
@@ -29,7 +31,7 @@ extension RealmCollection where Element: Object {
     ///   - keyPath: a persisted property of the element class.
     ///   - ascending: whether smaller values come first.
     public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
-        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath), ascending: ascending)
+        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath, throughLinks: true), ascending: ascending)
     }
 
     /// The objects sorted by one optional property (nil first when ascending).
@@ -38,14 +40,14 @@ extension RealmCollection where Element: Object {
     ///   - keyPath: a persisted optional property of the element class.
     ///   - ascending: whether smaller values come first.
     public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T?>, ascending: Bool = true) -> Results<Element> {
-        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath), ascending: ascending)
+        queryableResults.sorted(byKeyPath: persistedPropertyName(keyPath, throughLinks: true), ascending: ascending)
     }
 
     /// The first object of each distinct combination of the properties' values.
     ///
     /// - Parameter keyPaths: persisted properties of the element class.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == PartialKeyPath<Element> {
-        queryableResults.distinct(by: keyPaths.map { persistedPropertyName($0) })
+        queryableResults.distinct(by: keyPaths.map { persistedPropertyName($0, throughLinks: true) })
     }
 
     /// The smallest value of a property, or `nil` when no object has one.
@@ -98,7 +100,7 @@ extension RealmCollection where Element: Object {
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map { persistedPropertyName($0) }, on: queue, block)
+        observe(keyPaths: keyPaths.map { persistedPropertyName($0, throughLinks: true) }, on: queue, block)
     }
 }
 
@@ -112,6 +114,6 @@ extension Object {
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<T: Object>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths.map { persistedPropertyName($0) }, on: queue, block)
+        observe(keyPaths: keyPaths.map { persistedPropertyName($0, throughLinks: true) }, on: queue, block)
     }
 }

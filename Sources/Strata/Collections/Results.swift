@@ -34,10 +34,10 @@ public struct SortDescriptor: Sendable, Hashable {
     /// Creates a sort key from a Swift key path to a persisted property (`\Dog.age`).
     ///
     /// - Parameters:
-    ///   - keyPath: a persisted property of the class (not a path through a link).
+    ///   - keyPath: a persisted property of the class, or a path through links (`\Dog.owner?.name`).
     ///   - ascending: whether smaller values come first (the default).
     public init<Element: Object>(keyPath: PartialKeyPath<Element>, ascending: Bool = true) {
-        self.init(keyPath: persistedPropertyName(keyPath), ascending: ascending)
+        self.init(keyPath: persistedPropertyName(keyPath, throughLinks: true), ascending: ascending)
     }
 
     /// The same key in the other direction.

@@ -219,6 +219,11 @@ extension Optional: _StrataOptional {
     public var _strataWrapped: Wrapped? { self }
 }
 
+extension _StrataOptional {
+    /// The wrapped type, for code that has only the optional's metatype.
+    static var _strataWrappedType: Any.Type { Wrapped.self }
+}
+
 // MARK: - The aggregates on collections
 
 extension RealmCollection where Element: MinMaxType {

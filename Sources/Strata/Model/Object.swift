@@ -310,18 +310,3 @@ extension Object: _PersistableElement {
         }
     }
 }
-
-/// The persisted property name that `keyPath` reads on `T` (its first component), nil when the
-/// key path does not read a `@Persisted` property. Used by the type-safe `where {}` builder.
-///
-/// Works by reading the key path on a probe instance in "recording" mode: the `@Persisted`
-/// getter reports its ordinal instead of doing anything else.
-public func _strataPropertyName<T: Object>(for keyPath: PartialKeyPath<T>) -> String? {
-    guard let info = try? ClassInfo.of(T.self) else { return nil }
-    let probe = T()
-    probe._isProbe = true
-    _ = probe[keyPath: keyPath]
-    let o = Int(probe._probeOrdinal)
-    guard o >= 0, o < info.schema.properties.count else { return nil }
-    return info.schema.properties[o].name
-}

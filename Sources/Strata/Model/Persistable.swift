@@ -44,9 +44,13 @@ public protocol _Persistable {
     /// The managed value as stored, as `Any?` for queries (a custom mapping's persisted value,
     /// read without converting it; otherwise what `_strataAny` gives).
     static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any?
+    /// For a link: a probe object of the linked class, as the property's value, so that a key
+    /// path read on a probe goes on through the link (KeyPathNames.swift); nil for other types.
+    static func _strataProbeValue() -> Self?
 }
 
 extension _Persistable {
+    public static func _strataProbeValue() -> Self? { nil }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { _strataGet(obj, ordinal)._strataAny }
     public static func _strataFromAny(_ any: Any?) -> Self? { any as? Self }
     public func _strataEncodeKey(_ out: inout _ElementBuffer) throws {
@@ -162,6 +166,13 @@ extension Optional: _Persistable where Wrapped: _PersistableElement {
     public static func _strataDefault() -> Self { nil }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? {
         Wrapped._strataGetStoredInOptional(obj, ordinal)
+    }
+    public static func _strataProbeValue() -> Self? {
+        guard let type = Wrapped.self as? Object.Type else { return nil }
+        let probe = type.init()
+        probe._isProbe = true
+        guard let value = probe as? Wrapped else { return nil }
+        return .some(.some(value))
     }
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
         switch self {

@@ -93,7 +93,14 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         @inline(__always) get {
             if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
-            if obj._isProbe { obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal }
+            if obj._isProbe {
+                obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal
+                KeyPathProbe.read(wrappedKeyPath, on: obj)
+                if let target = Value._strataProbeValue(), let probe = target as? Object {
+                    KeyPathProbe.linked(from: obj, to: probe)
+                    return target
+                }
+            }
             return obj[keyPath: storageKeyPath].value
         }
         @inline(__always) set {

@@ -127,6 +127,11 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter name: the property's name.
     public subscript(_ name: String) -> Property? { properties.first { $0.name == name } }
 
+    /// The model class of this schema in this process, as RealmSwift's `objectClass`. A class the
+    /// file stores but no code of this process declares (a file read by its stored schema) has
+    /// none; it reads as `Object.self`, as RealmSwift gives its dynamic object class.
+    public var objectClass: Object.Type { ClassInfo.registered(named: className)?.type ?? Object.self }
+
     public var description: String {
         "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)\n" }.joined() + "}"
     }

@@ -1,0 +1,104 @@
+// The names a Swift key path reads on a model class: `\Dog.name` is "name", and through links and
+// embedded objects `\Dog.owner?.name` is "owner.name" (Realm's `_name(for:)`), so key paths can
+// stand wherever a property path string can.
+//
+// How: the key path is read on a probe instance, whose `@Persisted` getters record their ordinal
+// instead of doing anything else; a link getter answers with a probe of the linked class, recorded
+// here as the next step, so the rest of the key path is read on it.
+//
+// Invariants:
+// - Only probes (objects created here, never managed) record anything; the links between them live
+//   in `KeyPathProbe` only while one key path is read, and are removed before the names are given.
+// - A key path that reads anything other than persisted properties — a computed property, a
+//   method, a collection's member — gives no name (nil / ""): a one-step key path must be the
+//   property's own (compared with the key path its getter was read through), and the value type
+//   of a longer one must be its last property's. (A computed property whose getter itself follows
+//   links is the one shape not told apart from the path it reads.)
+import Foundation
+
+/// The probe objects a key path went through, each to the probe its link getter answered with.
+@usableFromInline
+final class KeyPathProbe: @unchecked Sendable {
+    // @unchecked: `next` is only touched under `lock`.
+    private static let shared = KeyPathProbe()
+    private let lock = NSLock()
+    private var next: [ObjectIdentifier: Object] = [:]
+    private var lastRead: [ObjectIdentifier: AnyKeyPath] = [:]
+
+    /// Records the key path of the property a probe's getter was read through.
+    @usableFromInline
+    static func read(_ keyPath: AnyKeyPath, on probe: Object) {
+        shared.lock.withLock { shared.lastRead[ObjectIdentifier(probe)] = keyPath }
+    }
+
+    /// Removes and returns the key path of the last property read on `probe`.
+    static func takeRead(on probe: Object) -> AnyKeyPath? {
+        shared.lock.withLock { shared.lastRead.removeValue(forKey: ObjectIdentifier(probe)) }
+    }
+
+    /// Records that reading a link of `parent` (a probe) went on to `child`.
+    @usableFromInline
+    static func linked(from parent: Object, to child: Object) {
+        shared.lock.withLock { shared.next[ObjectIdentifier(parent)] = child }
+    }
+
+    /// Removes and returns the probe reached through `parent`'s link, if any.
+    static func take(after parent: Object) -> Object? {
+        shared.lock.withLock { shared.next.removeValue(forKey: ObjectIdentifier(parent)) }
+    }
+}
+
+/// One step of a key path: the class and the persisted property read on it.
+struct KeyPathStep {
+    let info: ClassInfo
+    let name: String
+}
+
+/// The persisted properties `keyPath` reads on `T`, in order; nil when it reads anything else.
+func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>) -> [KeyPathStep]? {
+    let root = T()
+    root._isProbe = true
+    _ = root[keyPath: keyPath]
+    var steps: [KeyPathStep] = []
+    var current: Object? = root
+    var valid = true
+    var rootRead: AnyKeyPath? = nil
+    while let probe = current {
+        let next = KeyPathProbe.take(after: probe)
+        let read = KeyPathProbe.takeRead(on: probe)
+        if probe === root { rootRead = read }
+        let ordinal = Int(probe._probeOrdinal)
+        if ordinal >= 0, let info = try? ClassInfo.of(type(of: probe)), ordinal < info.schema.properties.count {
+            steps.append(KeyPathStep(info: info, name: info.schema.properties[ordinal].name))
+        } else if next != nil || steps.isEmpty {
+            valid = false  // a link was read on a probe whose property could not be named
+        }
+        current = next
+    }
+    guard valid, let last = steps.last, let field = last.info.field(named: last.name),
+          readsValue(of: field.valueType, as: type(of: keyPath).valueType) else { return nil }
+    // One step: the key path must be the property's own, not a computed property that reads it.
+    if steps.count == 1, rootRead != keyPath { return nil }
+    return steps
+}
+
+/// Whether a key path whose value is `pathValue` ends by reading a property of type `property`:
+/// the same type, or its optional (a path through an optional link makes the value optional).
+private func readsValue(of property: Any.Type, as pathValue: Any.Type) -> Bool {
+    if ObjectIdentifier(property) == ObjectIdentifier(pathValue) { return true }
+    guard let optional = pathValue as? any _StrataOptional.Type else { return false }
+    return ObjectIdentifier(optional._strataWrappedType) == ObjectIdentifier(property)
+}
+
+/// The persisted property name `keyPath` reads on `T` (its first component), nil when it reads no
+/// persisted property. Used by the type-safe `where {}` builder.
+public func _strataPropertyName<T: Object>(for keyPath: PartialKeyPath<T>) -> String? {
+    persistedPath(of: keyPath)?.first?.name
+}
+
+/// The property path a key path reads, dotted through links and embedded objects, as RealmSwift's
+/// `_name(for:)` gives it: `_name(for: \Dog.owner?.name)` is `"owner.name"`; an empty string when
+/// the key path reads something other than persisted properties.
+public func _name<T: Object>(for keyPath: PartialKeyPath<T>) -> String {
+    persistedPath(of: keyPath)?.map(\.name).joined(separator: ".") ?? ""
+}
