@@ -195,6 +195,10 @@ public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     public var description: String { value.description }
     public static func < (l: Decimal128, r: Decimal128) -> Bool { l.value < r.value }
+    // Written out: Strideable's default `==` (by `distance(to:) == 0`) would otherwise replace the
+    // synthesized one and recurse through the Stride, which is Decimal128 itself.
+    public static func == (l: Decimal128, r: Decimal128) -> Bool { l.value == r.value }
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
 }
 
 extension Decimal128: _PersistableElement {

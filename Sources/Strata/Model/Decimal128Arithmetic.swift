@@ -1,0 +1,119 @@
+// Decimal128 as a number, with RealmSwift's API: conversions (`init(value:)`, `init(number:)`,
+// `init?(exactly:)`), arithmetic (`+ - * /`, `magnitude`, negation), `Strideable`, `min` and
+// `max`, the NaN queries, `stringValue`, and `Codable` (a string, or a JSON number when decoding).
+//
+// Invariants:
+// - Arithmetic is Foundation `Decimal` arithmetic (38 significant digits); a stored value keeps 34
+//   (ObjectIdDecimal.swift rounds on write), so a result reads back as RealmSwift's decimal128
+//   would hold it for every value of at most 34 digits.
+// - `min` and `max` are the extremes a stored value can hold here: the largest coefficient of the
+//   stored form (2¹¹² − 1, 34 digits) with its largest exponent (127). IEEE 754 decimal128 reaches
+//   further (exponent 6144); a value beyond this range cannot be written by Strata.
+// - A value `init(value:)` cannot convert (an unsupported type, text that is not a number) is
+//   NaN, never a stop: RealmSwift aborts there, and a non-throwing initializer has no other way
+//   to say it. `init(string:)` throws instead.
+import Foundation
+
+extension Decimal128 {
+    /// Converts an integer of any width, a `Float`, `Double`, `Decimal`, `NSNumber`, `String` or
+    /// another `Decimal128`; anything else (or text that is not a number) gives NaN.
+    ///
+    /// - Parameter value: the value to convert.
+    public init(value: Any) {
+        switch value {
+        case let d as Decimal128: self = d
+        case let d as Decimal: self.init(d)
+        case is Bool: self.init(Decimal.nan)
+        case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan)
+        case let f as any BinaryFloatingPoint: self.init(Decimal(Double(f)))
+        case let n as NSNumber: self.init(number: n)
+        case let s as String: self.init(stringLiteral: s)
+        default: self.init(Decimal.nan)
+        }
+    }
+
+    /// Converts a number exactly (an integer, or the decimal form of a floating-point value).
+    ///
+    /// - Parameter number: the number to convert.
+    public init(number: NSNumber) {
+        self.init(number.decimalValue)
+    }
+
+    /// The value of an integer, or nil when it has more significant digits than a stored
+    /// Decimal128 keeps (34), so that the value would not read back exactly.
+    ///
+    /// - Parameter source: the integer to convert.
+    public init?<T: BinaryInteger>(exactly source: T) {
+        let digits = "\(source.magnitude)".reversed().drop { $0 == "0" }.count
+        guard digits <= 34, let d = Decimal(string: "\(source)") else { return nil }
+        self.init(d)
+    }
+
+    /// The smallest value a stored Decimal128 holds: −(2¹¹² − 1) × 10¹²⁷.
+    public static var min: Decimal128 { Decimal128(-extreme) }
+    /// The largest value a stored Decimal128 holds: (2¹¹² − 1) × 10¹²⁷ (the largest coefficient
+    /// and exponent of the stored form, ObjectIdDecimal.swift).
+    public static var max: Decimal128 { Decimal128(extreme) }
+
+    private static var extreme: Decimal {
+        Decimal(sign: .plus, exponent: 127, significand: Decimal(string: "5192296858534827628530496329220095") ?? 0)
+    }
+
+    /// Whether this is not a number.
+    public var isNaN: Bool { value.isNaN }
+    /// Whether this is a signaling NaN: every NaN here, as in RealmSwift.
+    public var isSignaling: Bool { value.isNaN }
+    /// Whether this is a signaling NaN: every NaN here, as in RealmSwift.
+    public var isSignalingNaN: Bool { value.isNaN }
+    /// The number as text (`"12.345"`, `"NaN"`).
+    public var stringValue: String { value.isNaN ? "NaN" : value.description }
+}
+
+extension Decimal128: SignedNumeric {
+    public typealias Magnitude = Decimal128
+
+    /// The absolute value.
+    public var magnitude: Decimal128 { Decimal128(value.magnitude) }
+
+    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value + rhs.value) }
+    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value - rhs.value) }
+    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value * rhs.value) }
+    /// The quotient; division by zero is NaN.
+    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value / rhs.value) }
+    public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
+    public static func -= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs - rhs }
+    public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
+    public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
+    public static prefix func - (operand: Decimal128) -> Decimal128 { Decimal128(-operand.value) }
+    public mutating func negate() { value.negate() }
+}
+
+extension Decimal128: Strideable {
+    public typealias Stride = Decimal128
+    /// The difference `other - self`.
+    public func distance(to other: Decimal128) -> Decimal128 { other - self }
+    /// `self + n`.
+    public func advanced(by n: Decimal128) -> Decimal128 { self + n }
+}
+
+extension Decimal128: Codable {
+    /// Decodes a string (`"12.5"`) or a number; anything else is a `DecodingError`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self = try Decimal128(string: text)
+        } else if let integer = try? container.decode(Int64.self) {
+            self.init(Decimal(integer))
+        } else if let double = try? container.decode(Double.self) {
+            self.init(Decimal(double))
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "a Decimal128 is a string or a number")
+        }
+    }
+
+    /// Encodes the number as its text, so no digit is lost.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(stringValue)
+    }
+}

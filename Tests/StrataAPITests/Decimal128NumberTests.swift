@@ -1,0 +1,73 @@
+// Decimal128 as a number, with RealmSwift's API: conversions, exact decimal arithmetic, range,
+// striding, NaN and Codable; and values at the ends of the range survive being stored.
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+@Suite("Decimal128 numbers")
+struct Decimal128NumberTests {
+    @Test func arithmeticIsDecimal() {
+        let a: Decimal128 = 0.1, b: Decimal128 = "0.2"
+        #expect(a + b == "0.3")  // exact, unlike Double
+        #expect(Decimal128(string: "12.5", or: 0) * 2 == 25 && Decimal128(10) - 0.5 == "9.5")
+        #expect((Decimal128(1) / 4) == "0.25" && (Decimal128(1) / 0).isNaN)
+        var c: Decimal128 = 5
+        c += 1; c *= 3; c -= 2; c /= 4
+        #expect(c == 4)
+        #expect((-Decimal128(3)).magnitude == 3)
+        var d: Decimal128 = 7
+        d.negate()
+        #expect(d == -7)
+        #expect(stride(from: Decimal128(0), to: 1, by: 0.25).map { $0 } == [0, 0.25, 0.5, 0.75])
+    }
+
+    @Test func conversionsFromOtherValues() {
+        #expect(Decimal128(value: Int8(-3)) == -3 && Decimal128(value: UInt64.max) == Decimal128(string: "18446744073709551615", or: 0))
+        #expect(Decimal128(value: Float(0.5)) == 0.5 && Decimal128(value: 2.25) == 2.25)
+        #expect(Decimal128(value: "1e3") == 1000 && Decimal128(value: Decimal(string: "4.5")!) == 4.5)
+        #expect(Decimal128(value: NSNumber(value: 7)) == 7 && Decimal128(number: NSNumber(value: 1.5)) == 1.5)
+        #expect(Decimal128(value: Decimal128(9)) == 9)
+        // Not a number: NaN, never a stop.
+        #expect(Decimal128(value: "twelve").isNaN && Decimal128(value: Date()).isNaN && Decimal128(value: true).isNaN)
+        #expect(Decimal128(exactly: Int.max) == Decimal128(string: "\(Int.max)", or: 0))
+        #expect(Decimal128(exactly: UInt128.max) == nil)  // 39 digits: more than a stored value keeps
+        #expect(Decimal128(exactly: UInt128(String(repeating: "9", count: 34))!) != nil)
+        #expect(Decimal128(exactly: UInt128(String(repeating: "9", count: 35))!) == nil)
+        #expect(Decimal128(exactly: UInt128("1" + String(repeating: "0", count: 37))!) != nil)  // one significant digit
+    }
+
+    @Test func nanAndText() {
+        let nan = Decimal128(value: "x")
+        #expect(nan.isNaN && nan.isSignaling && nan.isSignalingNaN && nan.stringValue == "NaN")
+        #expect(Decimal128(12.5).stringValue == "12.5" && !Decimal128(1).isNaN)
+    }
+
+    @Test func theRangeIsWhatAStoredValueHolds() throws {
+        #expect(Decimal128.min < -1 && Decimal128.max > 1 && Decimal128.min == -Decimal128.max)
+        #expect(Decimal128.max.stringValue.hasPrefix("5192296858534827628530496329220095"))
+        let realm = try Realm(configuration: memoryConfig())
+        let holder = DecimalHolder()
+        holder.amount = .max
+        holder.maybe = .min
+        try realm.write { realm.add(holder) }
+        let read = try #require(realm.objects(DecimalHolder.self).first)
+        #expect(read.amount == .max && read.maybe == .min)
+    }
+
+    @Test func codableAsText() throws {
+        let encoded = try JSONEncoder().encode([Decimal128("12.5")])
+        #expect(String(decoding: encoded, as: UTF8.self) == "[\"12.5\"]")
+        let decoded = try JSONDecoder().decode([Decimal128].self, from: Data("[\"1.25\", 3, 0.5]".utf8))
+        #expect(decoded == ["1.25", 3, 0.5])
+        #expect(throws: (any Error).self) { try JSONDecoder().decode([Decimal128].self, from: Data("[\"pear\"]".utf8)) }
+        #expect(throws: (any Error).self) { try JSONDecoder().decode([Decimal128].self, from: Data("[true]".utf8)) }
+    }
+}
+
+extension Decimal128 {
+    /// A test shorthand: the parsed string, or `fallback` when it is not a number.
+    init(string: String, or fallback: Decimal128) {
+        self = (try? Decimal128(string: string)) ?? fallback
+    }
+}
