@@ -123,3 +123,37 @@ struct MapInvalidationTests {
         #expect(map.isInvalidated)
     }
 }
+
+@Suite("average(ofProperty:) as any AddableType")
+struct AverageOfPropertyTests {
+    @Test func theMeanComesInTheRequestedType() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write {
+            for (amount, maybe) in [(Decimal128(1), Decimal128?.none), (Decimal128(2), Decimal128(10)), (Decimal128(4), Decimal128(20))] {
+                let holder = DecimalHolder()
+                holder.amount = amount
+                holder.maybe = maybe
+                realm.add(holder)
+            }
+        }
+        let holders = realm.objects(DecimalHolder.self)
+        let decimalMean: Decimal128? = holders.average(ofProperty: "amount")
+        #expect(decimalMean == Decimal128(Decimal(7) / Decimal(3)))  // decimal arithmetic, not Double
+        #expect(holders.average(ofProperty: "maybe") as Decimal128? == 15)  // nil skipped
+        #expect(holders.average(of: \.amount) == decimalMean)
+        #expect(holders.sum(ofProperty: "amount") as Decimal128 == 7)
+        let dogs = try Realm(configuration: memoryConfig())
+        try dogs.write {
+            for (id, age) in [("a", 3), ("b", 4)] {
+                let dog = Dog()
+                dog.id = id
+                dog.age = age
+                dogs.add(dog)
+            }
+        }
+        #expect(dogs.objects(Dog.self).average(ofProperty: "age") as Double? == 3.5)
+        #expect(dogs.objects(Dog.self).average(ofProperty: "age") as Decimal128? == 3.5)
+        #expect(dogs.objects(Dog.self).average(of: \.age) == 3)  // the property's type, truncated
+        #expect(dogs.objects(Dog.self).filter("age > 10").average(ofProperty: "age") as Double? == nil)
+    }
+}

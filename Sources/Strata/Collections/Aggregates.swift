@@ -71,4 +71,32 @@ extension RealmCore {
             }
         }
     }
+
+    /// Each non-null value of a numeric property (integer, Float, Double or Decimal128) as a
+    /// number to add, for sums and means of any `AddableType`.
+    func forEachAddend(info: ClassInfo, property: String, source: RowSource?, _ body: (_StrataNumber) -> Void) {
+        let c = aggregateColumn(info: info, property: property)
+        guard c.type == .int || c.type == .float || c.type == .double || c.type == .decimal128 else {
+            misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
+        }
+        scanRows(source) { row in
+            if c.isOptional && row.isNull(c) { return }
+            switch c.type {
+            case .int: body(.int(Int64(littleEndian: row.load(c, as: Int64.self))))
+            case .float: body(.double(Double(Float(bitPattern: UInt32(littleEndian: row.load(c, as: UInt32.self))))))
+            case .decimal128: if let d = Decimal128._strataRead(row, c), !d.isNaN { body(.decimal(d.value)) }
+            default: body(.double(row.loadDouble(c)))
+            }
+        }
+    }
+
+    /// The mean of a numeric property as `T` (see `forEachAddend`), nil when no row has a value.
+    func average<T: AddableType>(info: ClassInfo, property: String, source: RowSource?) -> T? {
+        var total: _StrataNumber? = nil, count = 0
+        forEachAddend(info: info, property: property, source: source) { n in
+            total = total.map { $0 + n } ?? n
+            count += 1
+        }
+        return total.map { T._strataFrom($0.divided(by: count)) }
+    }
 }

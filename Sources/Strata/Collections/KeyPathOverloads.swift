@@ -71,20 +71,12 @@ extension RealmCollection where Element: Object {
         queryableResults.sum(ofProperty: persistedPropertyName(keyPath))
     }
 
-    /// The mean of a floating-point property, or `nil` when there is no object.
+    /// The mean of a numeric property as the property's own type (an integer mean truncated, as
+    /// Realm returns it), or `nil` when there is no object.
     ///
-    /// - Parameter keyPath: a persisted `Float` or `Double` property of the element class.
-    public func average<T: BinaryFloatingPoint & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
+    /// - Parameter keyPath: a persisted integer, `Float`, `Double` or `Decimal128` property.
+    public func average<T: AddableType & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
         queryableResults.average(ofProperty: persistedPropertyName(keyPath))
-    }
-
-    /// The mean of an integer property, truncated to the property's type as Realm returns it, or
-    /// `nil` when there is no object.
-    ///
-    /// - Parameter keyPath: a persisted integer property of the element class.
-    public func average<T: BinaryInteger & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
-        let mean: Double? = queryableResults.average(ofProperty: persistedPropertyName(keyPath))
-        return mean.map { T($0.rounded(.towardZero)) }
     }
 
     /// Observes the collection, counting as modifications only changes of the given properties.

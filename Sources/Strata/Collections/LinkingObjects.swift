@@ -120,11 +120,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     /// The mean of a numeric property over the linking objects, or `nil` when none has a value.
     ///
     /// - Parameter property: the name of a numeric persisted property of the linking class.
-    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
         guard let s = source, let o = origin() else { return nil }
-        var total = 0.0, n = 0
-        s.core.forEachNumber(info: o.info, property: property, source: .keys(o.table, keys)) { total += $0; n += 1 }
-        return n == 0 ? nil : T(total / Double(n))
+        return s.core.average(info: o.info, property: property, source: .keys(o.table, keys))
     }
 }
 
@@ -174,14 +172,14 @@ extension List where Element: Object {
     /// The mean of a numeric property over the linked objects, or `nil` when none has a value.
     ///
     /// - Parameter property: the name of a numeric persisted property of the element class.
-    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
         guard let r = ref, let info = try? ClassInfo.of(Element.self) else {
-            let vals = storage.compactMap { ($0.value(forKey: property) as? Double) ?? ($0.value(forKey: property) as? Int).map(Double.init) }
-            return vals.isEmpty ? nil : T(vals.reduce(0, +) / Double(vals.count))
+            // Unmanaged: the values the objects hold, each as a number to add (nil ones skipped).
+            let values = storage.compactMap { ($0.value(forKey: property) as? any AddableType)?._strataAddend }
+            guard let first = values.first else { return nil }
+            return T._strataFrom(values.dropFirst().reduce(first, +).divided(by: values.count))
         }
-        var total = 0.0, n = 0
-        r.core.forEachNumber(info: info, property: property, source: linkedSource(r, info)) { total += $0; n += 1 }
-        return n == 0 ? nil : T(total / Double(n))
+        return r.core.average(info: info, property: property, source: linkedSource(r, info))
     }
 
     private func linkedSource(_ r: CollectionRef, _ info: ClassInfo) -> RowSource? {

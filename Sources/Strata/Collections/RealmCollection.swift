@@ -139,7 +139,7 @@ extension RealmCollection where Element: Object {
     /// The mean of a numeric property, or `nil` when no object has a value.
     ///
     /// - Parameter property: the name of a numeric persisted property.
-    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
         queryableResults.average(ofProperty: property)
     }
 

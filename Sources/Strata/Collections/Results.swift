@@ -330,13 +330,13 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
 
     /// The mean of a numeric property over the matching objects, or `nil` when none has a value.
     ///
-    /// Integer, `Float` and `Double` properties are averaged as `Double`; null values are skipped. Any
-    /// other property stops the program with a `Strata:` message.
+    /// Integer, `Float` and `Double` properties are averaged in `Double`, `Decimal128` ones in
+    /// decimal arithmetic, and the mean is given as `T` (`let mean: Double? = …`,
+    /// `… as Decimal128?`); null values are skipped. Any other property stops the program with a
+    /// `Strata:` message.
     ///
     /// - Parameter property: the name of a numeric persisted property.
-    public func average<T: BinaryFloatingPoint>(ofProperty property: String) -> T? {
-        var total = 0.0, n = 0
-        core.forEachNumber(info: info, property: property, source: rowSource) { total += $0; n += 1 }
-        return n == 0 ? nil : T(total / Double(n))
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        core.average(info: info, property: property, source: rowSource)
     }
 }

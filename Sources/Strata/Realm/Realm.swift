@@ -80,7 +80,11 @@ public struct Realm {
     /// The schema of the file (every class stored in it).
     public var schema: Schema {
         do { _ = try core.pages() } catch { core.readFailed(error) }
-        return Schema(objectSchema: core.snap.schemas)
+        return Schema(objectSchema: core.snap.schemas.enumerated().map { table, stored in
+            var schema = stored
+            schema.boundClass = core.snap.infos[table]?.type
+            return schema
+        })
     }
 
     /// True when the realm holds no objects.

@@ -119,7 +119,8 @@ final class ClassInfo: @unchecked Sendable {
                 objectClassName: shape.objectType?.className(), isPrimary: flags.primaryKey,
                 isIndexed: flags.indexed || flags.primaryKey, linkOriginPropertyName: flags.origin))
         }
-        let schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
+        var schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
+        schema.boundClass = type
         try validate(schema, linked: linked)
         return ClassInfo(type: type, schema: schema, fields: fields, linked: linked)
     }

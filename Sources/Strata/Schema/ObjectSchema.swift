@@ -118,6 +118,9 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     public var properties: [Property]
     /// Whether objects of the class are embedded: owned by the one object that links to them.
     public var isEmbedded: Bool
+    /// The model class this schema was discovered from or bound to, when known (not part of
+    /// equality: a schema is what is stored, whichever class describes it).
+    var boundClass: Object.Type? = nil
 
     /// The primary key property, or `nil` when the class has none.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
@@ -127,10 +130,22 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// - Parameter name: the property's name.
     public subscript(_ name: String) -> Property? { properties.first { $0.name == name } }
 
-    /// The model class of this schema in this process, as RealmSwift's `objectClass`. A class the
-    /// file stores but no code of this process declares (a file read by its stored schema) has
-    /// none; it reads as `Object.self`, as RealmSwift gives its dynamic object class.
-    public var objectClass: Object.Type { ClassInfo.registered(named: className)?.type ?? Object.self }
+    /// The model class of this schema, as RealmSwift's `objectClass`: the class a realm bound the
+    /// stored class to (or, for a schema not taken from a realm, the class of that name this
+    /// process uses). A class the file stores but no code of this process declares (a file read
+    /// by its stored schema) has none; it reads as `Object.self`, as RealmSwift gives its dynamic
+    /// object class.
+    public var objectClass: Object.Type { boundClass ?? ClassInfo.registered(named: className)?.type ?? Object.self }
+
+    public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
+        lhs.className == rhs.className && lhs.properties == rhs.properties && lhs.isEmbedded == rhs.isEmbedded
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(className)
+        hasher.combine(properties)
+        hasher.combine(isEmbedded)
+    }
 
     public var description: String {
         "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)\n" }.joined() + "}"
