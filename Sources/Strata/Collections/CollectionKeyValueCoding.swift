@@ -1,0 +1,63 @@
+// Key-value coding on collections, as RealmSwift has it: `value(forKey:)` and
+// `value(forKeyPath:)` give each element's value as one array, `setValue(_:forKey:)` sets a
+// property on every object, and `isEqual(_:)` is the collections' `==`.
+//
+// Invariants:
+// - The array has one entry per element, in the collection's order; a nil value (or an unknown
+//   key, as `Object.value(forKey:)` reads it) is `NSNull`, so positions never shift.
+// - `setValue(_:forKey:)` is each object's own `setValue(_:forKey:)`: inside a write a failure
+//   fails the write (nothing half set is committed), outside one it stops with a `Strata:`
+//   message, as for one object.
+import Foundation
+
+extension RealmCollection {
+    /// The value of `key` on each element, as an array (`NSNull` for nil); `"self"` gives the
+    /// elements themselves.
+    ///
+    /// ```swift
+    /// let names = person.dogs.value(forKey: "name") as? [String]
+    /// ```
+    ///
+    /// - Parameter key: a persisted property of the elements, or `"self"`.
+    public func value(forKey key: String) -> Any? {
+        map { (element: Element) -> Any in Self.value(of: element, forKey: key) ?? NSNull() }
+    }
+
+    /// The value at a dotted path (`"owner.name"`) from each element, as an array (`NSNull` where
+    /// a link on the way, or the value, is nil).
+    ///
+    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        return map { (element: Element) -> Any in
+            var current: Any? = element
+            for key in keys {
+                guard let here = current else { break }
+                current = Self.value(of: here, forKey: key)
+            }
+            return current ?? NSNull()
+        }
+    }
+
+    /// Whether `object` is this same collection (see `==`).
+    public func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? Self else { return false }
+        return other == self
+    }
+
+    private static func value(of element: Any, forKey key: String) -> Any? {
+        if key == "self" { return element }
+        return (element as? Object)?.value(forKey: key)
+    }
+}
+
+extension RealmCollection where Element: Object {
+    /// Sets the persisted property `key` of every object (inside a write for managed objects).
+    ///
+    /// - Parameters:
+    ///   - value: the new value.
+    ///   - key: a persisted property of the elements.
+    public func setValue(_ value: Any?, forKey key: String) {
+        for object in Array(self) { object.setValue(value, forKey: key) }
+    }
+}
