@@ -72,28 +72,6 @@ struct SQLiteEngineTests {
         #expect(!Engines.supports(.sqlite, encryption: .on))
     }
 
-    @Test func addReadingsTrimsToTheNewestTenThousandAndReportsDeletions() throws {
-        try withUnsafeStore { _, engine, writer in
-            let readings = (1...10_050).map { SensorReading(value: Double($0), seq: Int64($0), timestamp: 0) }
-            #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.prefix(10_000))) == 0)
-            #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.suffix(50))) == 50)
-            let reader = try engine.makeReader(placement: .currentThread)
-            let sequences = try reader.sequences(sensor: "o3")
-            #expect(sequences.count == 10_000)
-            #expect(sequences.first == 51)
-            #expect(sequences.last == 10_050)
-            let stats = try reader.stats()
-            #expect(stats.readings == 10_000)
-            #expect(stats.sensors == 1)
-            let average = try #require(stats.averages["o3"] ?? nil)
-            #expect(abs(average - 5050.5) < 1e-9)
-            #expect(try reader.readingCount(sensor: "o3") == 10_000)
-            #expect(try reader.readingCount(sensor: "none") == nil)
-            let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
-            #expect(unknown?.code == .engine)
-        }
-    }
-
     /// Another connection (here a second handle; in a run, a WAL reader re-reading a changing
     /// wal-index header) may hold SQLite's write lock for a moment. The engine's writer waits
     /// for it instead of failing the transaction with SQLITE_BUSY and losing the reading.
@@ -190,6 +168,42 @@ struct StrategyTests {
         default: #expect(result.writerHandles == 1)
         }
         #expect(result.endToEnd?.count == 301)
+    }
+
+    @Test(arguments: engines)
+    func addReadingsTrimsTheOldest(engine: EngineKind) throws {
+        try Self.checkAddReadingsTrimsTheOldest(engine: engine)
+    }
+
+    /// One writer's `addReadings` directly: 10,000 readings stored, 50 more trim the 50 oldest
+    /// (reported as deleted); the reader sees the newest 10,000, both sensors, their averages (nil
+    /// for one without readings) and counts; an unknown sensor is an engine error.
+    static func checkAddReadingsTrimsTheOldest(engine kind: EngineKind) throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let engine = try Engines.open(kind, EngineConfiguration(directory: dir, durability: .unsafe))
+        defer { try? engine.close() }
+        let writer = try engine.makeWriter(placement: .currentThread)
+        defer { writer.close() }
+        try writer.createSensors(["o3", "no2"])
+        let readings = (1...10_050).map { SensorReading(value: Double($0), seq: Int64($0), timestamp: 0) }
+        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.prefix(10_000))) == 0)
+        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.suffix(50))) == 50)
+        let reader = try engine.makeReader(placement: .currentThread)
+        defer { reader.close() }
+        let sequences = try reader.sequences(sensor: "o3")
+        #expect(sequences.count == 10_000)
+        #expect(sequences.first == 51)
+        #expect(sequences.last == 10_050)
+        let stats = try reader.stats()
+        #expect(stats.readings == 10_000)
+        #expect(stats.sensors == 2)
+        #expect(abs(try #require(stats.averages["o3"] ?? nil) - 5050.5) < 1e-9)
+        #expect(stats.averages["no2"] == .some(nil))
+        #expect(try reader.readingCount(sensor: "o3") == 10_000)
+        #expect(try reader.readingCount(sensor: "none") == nil)
+        let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
+        #expect(unknown?.code == .engine)
     }
 
     /// 30,300 readings in memory: the lists are trimmed to 10,000 each, 300 deleted, none lost.

@@ -33,29 +33,7 @@ struct LMDBEngineTests {
     }
 
     @Test func addReadingsTrimsTheOldestKeysAndReportsDeletions() throws {
-        let dir = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let engine = try LMDBEngine(EngineConfiguration(directory: dir, durability: .unsafe))
-        defer { try? engine.close() }
-        let writer = try engine.makeWriter(placement: .currentThread)
-        try writer.createSensors(["o3", "no2"])
-        let readings = (1...10_050).map { SensorReading(value: Double($0), seq: Int64($0), timestamp: 0) }
-        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.prefix(10_000))) == 0)
-        #expect(try writer.addReadings(sensor: "o3", readings: Array(readings.suffix(50))) == 50)
-        let reader = try engine.makeReader(placement: .currentThread)
-        let sequences = try reader.sequences(sensor: "o3")
-        #expect(sequences.count == 10_000)
-        #expect(sequences.first == 51)
-        #expect(sequences.last == 10_050)
-        let stats = try reader.stats()
-        #expect(stats.readings == 10_000)
-        #expect(stats.sensors == 2)
-        #expect(abs(try #require(stats.averages["o3"] ?? nil) - 5050.5) < 1e-9)
-        #expect(stats.averages["no2"] == .some(nil))
-        #expect(try reader.readingCount(sensor: "o3") == 10_000)
-        #expect(try reader.readingCount(sensor: "none") == nil)
-        let unknown = #expect(throws: BenchError.self) { try writer.addReadings(sensor: "none", readings: [readings[0]]) }
-        #expect(unknown?.code == .engine)
+        try StrategyTests.checkAddReadingsTrimsTheOldest(engine: .lmdb)
     }
 
     /// A map too small for the data grows (doubling) instead of failing the write.

@@ -16,6 +16,10 @@ struct SQLCipherEngineTests {
         try await StrategyTests.checkEveryStrategyLosesNothing(engine: .sqlcipher, strategy: strategy)
     }
 
+    @Test func addReadingsTrimsTheOldest() throws {
+        try StrategyTests.checkAddReadingsTrimsTheOldest(engine: .sqlcipher)
+    }
+
     @Test func trimmingIsAccountedForAsDeletedNotLost() async throws {
         try await StrategyTests.checkTrimmingIsAccountedForAsDeletedNotLost(engine: .sqlcipher)
     }
