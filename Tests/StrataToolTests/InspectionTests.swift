@@ -108,4 +108,25 @@ struct InspectionTests {
         #expect(run.stdout.hasPrefix("pages: \(storage.accounting.totalPages) in all = \(storage.accounting.metaPages) meta + \(storage.accounting.reachablePages) reachable"))
         #expect(run.stdout.contains("CorpusItem objects"))
     }
+
+    /// A write left open elsewhere makes inspection give up with its cause, never hang.
+    @Test func aWriteLeftOpenIsWaitedForThenNamed() throws {
+        let dir = toolTestDirectory()
+        let path = dir + "/f.realm"
+        try ToolFixture.write(path)
+        let realm = try Realm(configuration: ToolFixture.configuration(path))
+        realm.beginWrite()
+        let file = try StrataFile(path: path)
+        defer { file.close() }
+        let started = Date()
+        do {
+            _ = try file.storage(patience: 0.3)
+            Issue.record("inspection did not notice the open write")
+        } catch {
+            #expect(error.code == .alreadyOpen && error.message.contains("a write transaction stayed open elsewhere for 0.3 s"), "\(error)")
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        realm.cancelWrite()
+        #expect(try file.storage(patience: 0.3).accounting.balances)
+    }
 }

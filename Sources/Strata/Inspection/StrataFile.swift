@@ -116,8 +116,11 @@ public final class StrataFile {
 
     /// Pages, free space, held pages and the processes that have the file open (walks every
     /// page of the newest version; `.corruptFile` when its accounting fails).
-    public func storage() throws(Realm.Error) -> StorageInspection {
-        try Realm.Error.wrap { try core.file.inspect() }
+    ///
+    /// - Parameter patience: how long to wait, in seconds, for a write transaction open
+    ///   elsewhere to end; past it, `.alreadyOpen` naming the cause (never a hang).
+    public func storage(patience: Double = 5) throws(Realm.Error) -> StorageInspection {
+        try Realm.Error.wrap { try core.file.inspect(patience: patience) }
     }
 
     /// Releases the file. Also done when the value goes away.

@@ -9,6 +9,11 @@
 // - The accounting describes exactly the newest version, with its own free space.
 // - Nothing is written to the data file; a read-only handle cannot (its descriptor is O_RDONLY).
 
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+
 /// Pages of the file, as runs.
 public struct PageRun: Hashable, Sendable {
     public var start: Int
@@ -70,8 +75,11 @@ extension StorageFile {
     /// The state of the newest version, without writing to the file; works on read-only handles.
     /// Walks every page of the version (through the registered relocator or walker) and checks
     /// the accounting, so it throws `.corruptFile` where `verify()` would.
-    public func inspect() throws -> StorageInspection {
-        try core.inspect()
+    ///
+    /// - Parameter patience: how long to wait for a write transaction open elsewhere (in this
+    ///   or another process) to end, in seconds; past it, `.fileInUse`.
+    public func inspect(patience: Double = 5) throws -> StorageInspection {
+        try core.inspect(patience: patience)
     }
 
     /// The other cores (this process's other handles included) that have the file open, from
@@ -82,11 +90,22 @@ extension StorageFile {
 }
 
 extension FileCore {
-    func inspect() throws(StorageError) -> StorageInspection {
+    func inspect(patience: Double) throws(StorageError) -> StorageInspection {
         guard fd >= 0 else {
             throw StorageError(.invalidArgument, "an in-memory file has no pages to inspect", path: path)
         }
-        _ = try acquireWriter(toRead: true)
+        // A tool must not hang behind a write left open elsewhere: try, then give up with a cause.
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(0, patience) * 1e9)
+        while true {
+            do {
+                _ = try acquireWriter(waiting: false, toRead: true)
+                break
+            } catch where error.code == .fileInUse && DispatchTime.now().uptimeNanoseconds < deadline {
+                usleep(10_000)
+            } catch where error.code == .fileInUse {
+                throw StorageError(.fileInUse, "a write transaction stayed open elsewhere for \(patience) s; inspect again once it ends", path: path)
+            }
+        }
         defer { releaseWriter() }
         return try inspectWriterState(of: try currentVersion())
     }
