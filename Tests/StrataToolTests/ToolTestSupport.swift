@@ -1,6 +1,9 @@
 // What the `strata` tool's tests share: the `strata` executable run as a child process, a model
 // with every kind of property, and a file of it with known contents.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Strata
 import StrataTool
 import Testing
@@ -30,48 +33,83 @@ enum StrataCLI {
     }
 
     /// Runs `strata` with `arguments`; killed after `timeout` seconds.
+    ///
+    /// Spawned with posix_spawn and waited for on the calling thread (poll on its pipes, then
+    /// waitpid): no dispatch source, no thread blocked per child. The suites start hundreds of
+    /// these while others run; a version that parked a global-queue thread per child for its
+    /// timeout made libdispatch start overcommit threads, and one full run crashed inside
+    /// libdispatch's event loop.
     static func run(_ arguments: [String], stdin: Data? = nil, timeout: Double = 120) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path())
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let killed = Flag()
-        DispatchQueue.global().async {
-            if exited.wait(timeout: .now() + timeout) == .timedOut {
-                killed.set()
-                process.terminate()
-            } else {
-                exited.signal()
+        let executable = try path()
+        var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1], inPipe: [Int32] = [-1, -1]
+        // Close-on-exec at once, so that a child another test spawns meanwhile does not keep
+        // these pipes open (pipe2 is not exported to Swift; the window is a few instructions).
+        for i in 0..<3 {
+            var ends: [Int32] = [-1, -1]
+            guard pipe(&ends) == 0 else { throw ToolError("pipe failed: errno \(errno)") }
+            _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+            if i == 0 { outPipe = ends } else if i == 1 { errPipe = ends } else { inPipe = ends }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
+        guard spawned == 0 else {
+            close(inPipe[1]); close(outPipe[0]); close(errPipe[0])
+            throw ToolError("posix_spawn \(executable) failed: \(spawned)")
+        }
+        // The verbs read all of their input before writing anything, so writing it first cannot
+        // deadlock against a full output pipe.
+        if let stdin {
+            stdin.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let n = write(inPipe[1], buffer.baseAddress! + offset, buffer.count - offset)
+                    if n <= 0 { break }
+                    offset += n
+                }
             }
         }
-        if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
+        close(inPipe[1])
+        let deadline = Date().addingTimeInterval(timeout)
+        var out = Data(), err = Data()
+        var open: [Int32] = [outPipe[0], errPipe[0]]
+        var timedOut = false
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while !open.isEmpty {
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 {
+                timedOut = true
+                kill(pid, SIGKILL)
+                break
+            }
+            var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let ready = poll(&fds, nfds_t(fds.count), Int32(min(left, 1) * 1000))
+            if ready < 0 && errno != EINTR { break }
+            for f in fds where f.revents != 0 {
+                let n = read(f.fd, &chunk, chunk.count)
+                if n > 0 {
+                    if f.fd == outPipe[0] { out.append(contentsOf: chunk[0..<n]) } else { err.append(contentsOf: chunk[0..<n]) }
+                } else {
+                    open.removeAll { $0 == f.fd }
+                }
+            }
         }
-        // stdout (an export) may exceed a pipe's buffer: it is read to its end while the child
-        // runs; stderr is short and read after.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal && !killed.isSet,
-                       timedOut: killed.isSet,
-                       stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        close(outPipe[0]); close(errPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signaled = (status & 0x7f) != 0 && (status & 0x7f) != 0x7f
+        return Outcome(status: signaled ? 128 + (status & 0x7f) : (status >> 8) & 0xff, signaled: signaled && !timedOut, timedOut: timedOut,
+                       stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
-}
-
-/// A flag set on one thread and read on another.
-final class Flag: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
 }
 
 /// A fresh directory for one test.
