@@ -96,7 +96,21 @@ struct HistoryStoreTests {
 
     /// A file given as history that is not ours: refused with a typed error, and byte for byte
     /// the same afterwards.
-    @Test(arguments: ["text", "foreign-sqlite", "damaged", "newer-schema", "directory"])
+    /// A history another process is creating at this moment (its migrator has committed only the
+    /// empty table of applied migrations) is opened and completed, not refused: two CI jobs
+    /// starting on a new history at once both succeed.
+    @Test func aHistoryBeingCreatedElsewhereIsOpened() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/h.sqlite"
+        try checkpointAndClose(path) { try $0.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)") }
+        let store = try HistoryStore(path: path)
+        try store.append(RunRecord(table: CSVReader.parse(SyntheticRun.csv(revision: "a", time: "t", readingsPerSecond: [5])),
+                                   path: "x", suite: "s", source: "x"))
+        #expect(try store.runs().count == 1)
+    }
+
+    @Test(arguments: ["text", "foreign-sqlite", "foreign-grdb", "damaged", "newer-schema", "directory"])
     func aFileThatIsNotAHistoryIsRefusedAndUntouched(kind: String) throws {
         let dir = try historyScratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -108,6 +122,11 @@ struct HistoryStoreTests {
             let queue = try DatabaseQueue(path: path)
             try queue.write { try $0.execute(sql: "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')") }
             try queue.close()
+        case "foreign-grdb":
+            // Another GRDB application's database: its migrations are applied, its id is not ours.
+            try checkpointAndClose(path) {
+                try $0.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY); INSERT INTO grdb_migrations VALUES ('v1')")
+            }
         case "damaged":
             do {
                 let store = try HistoryStore(path: path)

@@ -36,11 +36,7 @@ public final class HistoryStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(HistoryStore.busyTimeout)
         configuration.foreignKeysEnabled = true
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw BenchError(.invalidHistory, "cannot open the history database: \(HistoryStore.describe(error))", path: path)
-        }
+        pool = try HistoryStore.openPool(path: path, configuration: configuration)
         do {
             try HistorySchema.migrator.migrate(pool)
         } catch {
@@ -50,6 +46,22 @@ public final class HistoryStore: Sendable {
             let complete = (try? pool.read { try HistorySchema.migrator.hasCompletedMigrations($0) }) ?? false
             if !complete {
                 throw BenchError(.invalidHistory, "cannot set up the history schema: \(HistoryStore.describe(error))", path: path)
+            }
+        }
+    }
+
+    /// Opens the pool, retrying while another process holds the lock that switching a new file
+    /// to WAL needs: SQLite reports that conflict as SQLITE_BUSY at once, without the busy
+    /// handler, so two processes creating one history at the same moment would otherwise fail.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(20_000)
+            } catch {
+                throw BenchError(.invalidHistory, "cannot open the history database: \(HistoryStore.describe(error))", path: path)
             }
         }
     }
@@ -241,6 +253,14 @@ public final class HistoryStore: Sendable {
                 let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                 if application == 0 && tables.isEmpty { return }
+                // Another process is creating this history right now: its migrator commits the
+                // empty table of applied migrations before the first migration (which sets the
+                // application id). Nothing else can have written exactly that; the migrator here
+                // waits for the other one and finds the schema complete.
+                if application == 0 && tables == ["grdb_migrations"],
+                   try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") == 0 {
+                    return
+                }
                 guard application == HistorySchema.applicationID else {
                     throw BenchError(.invalidHistory, "a SQLite database that strata-bench did not write (tables: \(tables.prefix(5).joined(separator: ", "))); left untouched", path: path)
                 }
