@@ -1,20 +1,53 @@
-// ThreadSafeReference: hands a managed object to another thread.
+// ThreadSafeReference: hands a managed object, list, set or map — or a realm — to another thread.
 //
 // Invariants:
 // - The reference pins the version it was made at (it holds a read transaction) until resolved
 //   or deallocated, as Realm documents: an unresolved reference keeps that version's pages.
-// - It resolves at most once; later calls return nil. Resolving finds the object by its key in
-//   the target realm's newest version (nil when it was deleted since).
+// - It resolves at most once; later calls return nil. Resolving finds the object, or the
+//   collection's owner, by its key in the target realm's newest version (nil when it was deleted
+//   since). Table and column numbers are the same in every realm of one file (tables are only
+//   ever appended), so a collection is found again by (table, column, owner key).
 import Synchronization
 import StrataStorage
 
-/// A handle to a managed object that can cross to another thread or queue and be resolved there.
+/// What can be handed to another thread with a ``ThreadSafeReference``: an `Object`, a `List`,
+/// `MutableSet` or `Map` of a managed object, or a ``Realm``.
+public protocol ThreadConfined {
+    /// How to find this value again in another realm of the same file; nil when unmanaged.
+    var _strataHandover: _Handover? { get }
+    /// The value `handover` describes, in `realm` (nil when it no longer exists there).
+    static func _strataResolve(_ handover: _Handover, in realm: Realm) -> Self?
+}
+
+/// Where a thread-confined value lives in its file. Public only so that `ThreadConfined`'s
+/// requirements can name it.
+public struct _Handover: @unchecked Sendable {
+    // @unchecked: `configuration` is only copied and read.
+    enum Place {
+        case object(key: UInt64)
+        case collection(table: Int, column: Int, owner: UInt64)
+        case realm(Realm.Configuration)
+    }
+    let place: Place
+    let identity: String
+    /// The core it was made in, to pin its version (dropped once the reference is made).
+    let core: RealmCore?
+
+    /// The configuration of the realm the value belongs to, when known.
+    var configuration: Realm.Configuration? {
+        if case .realm(let configuration) = place { return configuration }
+        return core?.configuration
+    }
+}
+
+/// A handle to a managed object, list, set or map, or to a realm, that can cross to another
+/// thread or queue and be resolved there.
 ///
-/// Managed objects are confined to their realm's thread. To use one elsewhere, wrap it in a
-/// reference, send the reference, and resolve it with ``Realm/resolve(_:)`` in a realm of the
-/// same file on the destination. A reference resolves once. Until it is resolved or released it
-/// keeps the version it was made at readable, so the file cannot reuse that version's space:
-/// resolve references promptly.
+/// Managed objects and collections are confined to their realm's thread. To use one elsewhere,
+/// wrap it in a reference, send the reference, and resolve it with ``Realm/resolve(_:)`` in a
+/// realm of the same file on the destination. A reference resolves once. Until it is resolved or
+/// released it keeps the version it was made at readable, so the file cannot reuse that version's
+/// space: resolve references promptly.
 ///
 /// ```swift
 /// let reference = ThreadSafeReference(to: dog)
@@ -24,31 +57,27 @@ import StrataStorage
 ///     try? realm.write { dog.age += 1 }
 /// }
 /// ```
-public final class ThreadSafeReference<Confined: Object>: Sendable {
+public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     private struct State: @unchecked Sendable {
         // @unchecked: the pinned ReadTransaction is thread-safe for reads and only ended here.
         var pin: ReadTransaction?
         var resolved = false
     }
     private let state: Mutex<State>
-    let key: UInt64
-    let identity: String
-    private let infoBox: TypeList
+    let handover: _Handover?
 
-    /// Creates a reference to a managed object.
+    /// Creates a reference to a managed value.
     ///
-    /// - Parameter object: a managed object of a realm open on the calling thread. A reference to an
-    ///   unmanaged object resolves to nothing.
-    public init(to object: Confined) {
-        let b = object._binding
-        key = b?.key ?? 0
-        identity = b?.core.fileIdentity ?? ""
-        infoBox = TypeList(types: [Swift.type(of: object)])
-        state = Mutex(State(pin: try? b?.core.file.beginRead(), resolved: b == nil))
+    /// - Parameter value: a managed object or collection of a realm open on the calling thread, or
+    ///   a realm. A reference to an unmanaged value resolves to nothing.
+    public init(to value: Confined) {
+        let made = value._strataHandover
+        handover = made.map { _Handover(place: $0.place, identity: $0.identity, core: nil) }
+        state = Mutex(State(pin: try? made?.core?.file.beginRead(), resolved: made == nil))
     }
 
     /// Whether the reference can no longer be resolved: it was resolved already, or was made from an
-    /// unmanaged object.
+    /// unmanaged value.
     public var isInvalidated: Bool { state.withLock { $0.resolved } }
 
     func take() -> Bool {
@@ -60,31 +89,91 @@ public final class ThreadSafeReference<Confined: Object>: Sendable {
             return true
         }
     }
-
-    var type: Object.Type { infoBox.types[0] }
 }
 
 extension Realm {
-    /// Returns the object a reference points to, as seen by this realm's newest version.
+    /// Returns the value a reference points to, as seen by this realm's newest version.
     ///
-    /// This realm moves to its newest version first (unless a write is open), so the object reflects
+    /// This realm moves to its newest version first (unless a write is open), so the value reflects
     /// every commit made up to now.
     ///
     /// - Parameter reference: a reference made in a realm of the same file.
-    /// - Returns: the object, or `nil` when it was deleted since, when the reference was already
-    ///   resolved or belongs to another file, or when called off this realm's thread (the reference
-    ///   then stays resolvable).
-    public func resolve<Confined: Object>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
+    /// - Returns: the value, or `nil` when it (or a collection's owner) was deleted since, when the
+    ///   reference was already resolved or belongs to another file, or when called off this realm's
+    ///   thread (the reference then stays resolvable).
+    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         // Check the thread first so a call from the wrong thread does not consume the reference.
-        guard core.confinement.isCurrent, reference.identity == core.fileIdentity, reference.take() else { return nil }
-        guard let info = try? ClassInfo.of(Confined.self) else { return nil }
-        // A failure to move to the newest version or to read the object (damage, too many
-        // versions) stops, as any read that cannot throw does: nil would say "deleted".
+        guard core.confinement.isCurrent, let handover = reference.handover, handover.identity == core.fileIdentity,
+              reference.take() else { return nil }
+        // A failure to move to the newest version (damage, too many versions) stops, as any read
+        // that cannot throw does: nil would say "deleted".
         do {
             if !core.isInWriteTransaction { _ = try core.refresh() }
-            return try core.objectIfExists(Confined.self, info: info, key: reference.key)
         } catch {
             core.readFailed(error)
         }
+        return Confined._strataResolve(handover, in: self)
+    }
+}
+
+// MARK: - Conformances
+
+extension Object: ThreadConfined {
+    public var _strataHandover: _Handover? {
+        _binding.map { _Handover(place: .object(key: $0.key), identity: $0.core.fileIdentity, core: $0.core) }
+    }
+
+    public static func _strataResolve(_ handover: _Handover, in realm: Realm) -> Self? {
+        guard case .object(let key) = handover.place, let info = try? ClassInfo.of(self) else { return nil }
+        do { return try realm.core.objectIfExists(self, info: info, key: key) } catch { realm.core.readFailed(error) }
+    }
+}
+
+extension Realm: ThreadConfined {
+    public var _strataHandover: _Handover? {
+        _Handover(place: .realm(configuration), identity: core.fileIdentity, core: nil)
+    }
+
+    /// The realm of the same configuration on the resolving thread.
+    public static func _strataResolve(_ handover: _Handover, in realm: Realm) -> Realm? {
+        guard case .realm(let configuration) = handover.place else { return nil }
+        return try? Realm(configuration: configuration)
+    }
+}
+
+extension CollectionRef {
+    var handover: _Handover {
+        _Handover(place: .collection(table: table, column: column.index, owner: owner), identity: core.fileIdentity, core: core)
+    }
+
+    /// The collection `handover` describes in `realm`, nil when its owner no longer exists.
+    static func resolving(_ handover: _Handover, in realm: Realm) -> CollectionRef? {
+        guard case .collection(let table, let column, let owner) = handover.place, table < realm.core.snap.schemas.count else { return nil }
+        let columns = realm.core.layout(ofTable: table).columns
+        guard column < columns.count else { return nil }
+        let ref = CollectionRef(core: realm.core, table: table, column: columns[column], owner: owner)
+        guard (try? realm.core.collectionState(table: table, column: ref.column, owner: owner)) != nil else { return nil }
+        return ref
+    }
+}
+
+extension List: ThreadConfined {
+    public var _strataHandover: _Handover? { ref?.handover }
+    public static func _strataResolve(_ handover: _Handover, in realm: Realm) -> List<Element>? {
+        CollectionRef.resolving(handover, in: realm).map { List(ref: $0) }
+    }
+}
+
+extension MutableSet: ThreadConfined {
+    public var _strataHandover: _Handover? { ref?.handover }
+    public static func _strataResolve(_ handover: _Handover, in realm: Realm) -> MutableSet<Element>? {
+        CollectionRef.resolving(handover, in: realm).map { MutableSet(ref: $0) }
+    }
+}
+
+extension Map: ThreadConfined {
+    public var _strataHandover: _Handover? { ref?.handover }
+    public static func _strataResolve(_ handover: _Handover, in realm: Realm) -> Map<Key, Value>? {
+        CollectionRef.resolving(handover, in: realm).map { Map(ref: $0) }
     }
 }

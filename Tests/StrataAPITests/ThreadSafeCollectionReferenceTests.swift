@@ -1,0 +1,125 @@
+// ThreadSafeReference to lists, sets, maps and realms: resolved on another thread as the same
+// stored collection (at the resolving realm's newest version), once; nil when the owner is gone.
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+@Suite("ThreadSafeReference to collections and realms")
+struct ThreadSafeCollectionReferenceTests {
+    private func fileConfig() -> Realm.Configuration {
+        var config = tempConfig("handover")
+        config.objectTypes = [Person.self, Dog.self, Profile.self]
+        return config
+    }
+
+    @Test func aListIsResolvedOnAnotherThreadAsTheSameStoredList() throws {
+        let config = fileConfig()
+        let realm = try Realm(configuration: config)
+        let tim = Person()
+        tim.name = "Tim"
+        tim.tags.append(objectsIn: ["a", "b"])
+        try realm.write { realm.add(tim) }
+        let reference = ThreadSafeReference(to: tim.tags)
+        // A commit made after the reference: the resolving realm reads its newest version.
+        try realm.write { tim.tags.append("c") }
+        let seen = LockedBox<[String]?>(nil)
+        let again = LockedBox(true)
+        try runOnNewThread {
+            guard let other = try? Realm(configuration: config), let tags = other.resolve(reference) else { return }
+            seen.set(Array(tags))
+            try? other.write { tags.append("from the other thread") }
+            again.set(other.resolve(reference) != nil)
+        }
+        #expect(seen.get() == ["a", "b", "c"])
+        #expect(again.get() == false && reference.isInvalidated)
+        realm.refresh()
+        #expect(Array(tim.tags) == ["a", "b", "c", "from the other thread"])
+    }
+
+    @Test func setsAndMapsAreResolved() throws {
+        let config = fileConfig()
+        let realm = try Realm(configuration: config)
+        let profile = Profile()
+        profile.tags.insert(objectsIn: ["x", "y"])
+        profile.scores["math"] = 9
+        try realm.write { realm.add(profile) }
+        let tags = ThreadSafeReference(to: profile.tags)
+        let scores = ThreadSafeReference(to: profile.scores)
+        let seen = LockedBox<(Set<String>, Int?)?>(nil)
+        try runOnNewThread {
+            guard let other = try? Realm(configuration: config),
+                  let t = other.resolve(tags), let s = other.resolve(scores) else { return }
+            seen.set((Set(t), s["math"]))
+        }
+        #expect(seen.get()?.0 == ["x", "y"] && seen.get()?.1 == 9)
+    }
+
+    @Test func aCollectionWhoseOwnerWasDeletedResolvesToNil() throws {
+        let config = fileConfig()
+        let realm = try Realm(configuration: config)
+        let tim = Person()
+        try realm.write { realm.add(tim) }
+        let reference = ThreadSafeReference(to: tim.dogs)
+        try realm.write { realm.delete(tim) }
+        let resolved = LockedBox(true)
+        try runOnNewThread {
+            guard let other = try? Realm(configuration: config) else { return }
+            resolved.set(other.resolve(reference) != nil)
+        }
+        #expect(resolved.get() == false)
+    }
+
+    @Test func anUnmanagedCollectionAndARealmHandOver() throws {
+        let config = fileConfig()
+        let unmanaged = ThreadSafeReference(to: List<Int>())
+        #expect(unmanaged.isInvalidated)
+        let realm = try Realm(configuration: config)
+        #expect(realm.resolve(unmanaged) == nil)
+        let realmReference = ThreadSafeReference(to: realm)
+        let path = LockedBox<String?>(nil)
+        try runOnNewThread {
+            guard let other = try? Realm(configuration: config), let resolved = other.resolve(realmReference) else { return }
+            path.set(resolved.configuration.fileURL?.path)
+        }
+        #expect(path.get() == config.fileURL?.path)
+    }
+}
+
+final class DogHolder: @unchecked Sendable {
+    @ThreadSafe var dog: Dog?
+    @ThreadSafe var dogs: List<Dog>?
+}
+
+@Suite("@ThreadSafe")
+struct ThreadSafeWrapperTests {
+    @Test func aThreadSafePropertyReadsOnAnyThreadAnyNumberOfTimes() throws {
+        var config = tempConfig("threadsafe")
+        config.objectTypes = [Person.self, Dog.self]
+        let realm = try Realm(configuration: config)
+        let rex = Dog()
+        rex.id = "rex"
+        rex.name = "Rex"
+        let tim = Person()
+        try realm.write {
+            realm.add(rex)
+            tim.dogs.append(rex)
+            realm.add(tim)
+        }
+        let holder = DogHolder()
+        holder.dog = rex
+        holder.dogs = tim.dogs
+        #expect(holder.dog?.name == "Rex" && holder.dog?.name == "Rex")  // twice on this thread
+        let seen = LockedBox<[String?]>([])
+        try runOnNewThread {
+            seen.set([holder.dog?.name, holder.dog?.id, holder.dogs?.first?.name])
+        }
+        #expect(seen.get() == ["Rex", "rex", "Rex"])
+        try realm.write { realm.delete(rex) }
+        let afterDelete = LockedBox<Bool>(true)
+        try runOnNewThread { afterDelete.set(holder.dog != nil) }
+        #expect(afterDelete.get() == false)
+        holder.dog = nil
+        #expect(holder.dog == nil && holder.dogs?.count == 0)
+    }
+}
