@@ -4,6 +4,41 @@ import Strata
 import StrataStorage
 
 public enum InfoReport {
+    /// The same facts as `text(_:)`, as one JSON object (for scripts).
+    public static func json(_ file: StrataFile) throws(ToolError) -> String {
+        let s: StorageInspection
+        do { s = try file.storage() } catch { throw ToolError(error, path: file.path) }
+        var classes: [JSONValue] = []
+        for schema in file.schema {
+            let count: Int
+            do { count = try file.objectCount(of: schema.className) } catch { throw ToolError(error, path: file.path) }
+            classes.append(.object([("name", .string(schema.className)), ("objects", .number(String(count))), ("embedded", .bool(schema.isEmbedded))]))
+        }
+        func number(_ n: some BinaryInteger) -> JSONValue { .number(String(n)) }
+        let readers = s.readers.map { reader in
+            JSONValue.object([("processID", number(reader.processID)),
+                              ("versions", .array(reader.versions.map { .array([number($0.lowerBound), number($0.upperBound)]) }))])
+        }
+        return JSONValue.object([
+            ("file", .string(file.path)),
+            ("pageFileFormat", number(s.formatVersion)),
+            ("objectFormat", number(file.objectFormatVersion)),
+            ("pageSize", number(s.pageSize)),
+            ("encrypted", .bool(s.isEncrypted)),
+            ("version", number(s.version)),
+            ("durableVersion", number(s.durableVersion)),
+            ("schemaVersion", number(file.schemaVersion)),
+            ("totalBytes", number(s.totalBytes)),
+            ("usedBytes", number(s.usedBytes)),
+            ("freeBytes", number(s.freeBytes)),
+            ("heldBytes", number(s.heldBytes)),
+            ("preallocatedPages", number(s.preallocatedPages)),
+            ("readers", .array(readers)),
+            ("classes", .array(classes)),
+            ("reclaimableBytes", number(s.totalBytes - s.usedBytes)),
+        ]).text() + "\n"
+    }
+
     public static func text(_ file: StrataFile) throws(ToolError) -> String {
         let s: StorageInspection
         do { s = try file.storage() } catch { throw ToolError(error, path: file.path) }

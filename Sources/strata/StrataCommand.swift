@@ -55,12 +55,15 @@ struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Format, version, sizes (used, free, held for readers), open readers, classes with object counts, what compaction would reclaim.")
     @OptionGroup var options: FileOptions
+    @Option(help: "text (default) or json.")
+    var format: String = "text"
 
     func run() throws {
         try running { () throws(ToolError) in
+            guard format == "text" || format == "json" else { throw ToolError("--format is text or json, not '\(format)'", exitCode: 64) }
             let file = try options.open()
             defer { file.close() }
-            print(try InfoReport.text(file), terminator: "")
+            print(format == "json" ? try InfoReport.json(file) : try InfoReport.text(file), terminator: "")
         }
     }
 }

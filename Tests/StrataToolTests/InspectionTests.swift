@@ -76,10 +76,27 @@ struct InspectionTests {
         #expect(alone.stdout.contains("format      page file 4, objects 2; pages of 4096 bytes; not encrypted"))
         let holder = try HeldByAnotherProcess(corpus: path)
         let held = try StrataCLI.run(["info", path])
+        let heldJSON = try StrataCLI.run(["info", path, "--format", "json"])
         holder.release()
         let file = try StrataFile(path: path)
         defer { file.close() }
         #expect(held.stdout.contains("readers     process \(holder.processID) pins version \(file.version)"), "\(held.stdout)")
+        // The same facts for scripts: the JSON parses, and names the reader and the counts.
+        guard case .object(let info) = try JSONParser.parse(heldJSON.stdout, source: "info --format json") else {
+            Issue.record("not a JSON object: \(heldJSON.stdout)")
+            return
+        }
+        let members = Dictionary(uniqueKeysWithValues: info)
+        #expect(members["version"] == .number(String(file.version)) && members["encrypted"] == .bool(false))
+        #expect(members["readers"] == .array([.object([("processID", .number(String(holder.processID))),
+                                                        ("versions", .array([.array([.number(String(file.version)), .number(String(file.version))])]))])]))
+        #expect(members["classes"] == .array([
+            .object([("name", .string("CorpusMarker")), ("objects", .number("0")), ("embedded", .bool(false))]),
+            .object([("name", .string("CorpusOwner")), ("objects", .number("2")), ("embedded", .bool(false))]),
+            .object([("name", .string("CorpusItem")), ("objects", .number("2000")), ("embedded", .bool(false))]),
+        ]))
+        let storage = try file.storage()
+        #expect(members["totalBytes"] == .number(String(storage.totalBytes)) && members["usedBytes"] == .number(String(storage.usedBytes)))
     }
 
     /// The file's figures add up: the trees' pages plus the pager's are the reachable pages, and
