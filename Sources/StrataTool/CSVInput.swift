@@ -48,8 +48,8 @@ enum CSVInput {
         case .bool:
             guard field.text == "true" || field.text == "false" else { throw ToolError("\(place): '\(field.text)' is not true or false") }
             return .bool(field.text == "true")
-        case .int, .date: return .number(field.text)
-        case .float, .double:
+        case .int: return .number(field.text)
+        case .float, .double, .date:
             return ["nan", "inf", "-inf"].contains(field.text) ? .string(field.text) : .number(field.text)
         default: return .string(field.text)
         }

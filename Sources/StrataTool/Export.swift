@@ -6,7 +6,8 @@
 //   the array of C's objects.
 // - an object: its stored properties in schema order (LinkingObjects are computed, so left out).
 // - values: bool, int and floating-point as JSON numbers (a non-finite float as the string
-//   "nan", "inf" or "-inf"); string; data as base64; date as seconds since 1970-01-01 UTC;
+//   "nan", "inf" or "-inf"); string; data as base64; date as seconds since 1970-01-01 UTC,
+//   exact (DateText.swift);
 //   ObjectId as 24 hex digits; UUID and Decimal128 as strings; a list or set as an array in
 //   stored order; a map as an object in key order; an AnyRealmValue as a one-member object
 //   naming the type it holds ({"int": 5}; a link as {"link": {"Dog": <link>}}); nil as null.
@@ -190,7 +191,7 @@ func scalarJSON(_ value: StoredValue, _ path: String) throws(ToolError) -> JSONV
     case .double(let d): return floating(d, text: "\(d)")
     case .string(let s): return .string(s)
     case .data(let bytes): return .string(Data(bytes).base64EncodedString())
-    case .date(let d): return floating(d.timeIntervalSince1970, text: "\(d.timeIntervalSince1970)")
+    case .date(let d): return DateText.json(d)
     case .objectId(let id): return .string(id.stringValue)
     case .uuid(let u): return .string(u.uuidString)
     case .decimal128(let d): return .string(d.description)

@@ -48,9 +48,9 @@ enum ValueInput {
         case (.data, .string(let s)):
             guard let d = Data(base64Encoded: s) else { throw fail("data is base64 text") }
             return .data([UInt8](d))
-        case (.date, .number(let t)):
-            guard let seconds = Double(t) else { throw fail("a date is seconds since 1970 (\(t))") }
-            return .date(Date(timeIntervalSince1970: seconds))
+        case (.date, _):
+            guard let date = DateText.date(from: json) else { throw fail("a date is a number of seconds since 1970, not \(json.text(indent: nil))") }
+            return .date(date)
         case (.objectId, .string(let s)):
             guard let id = try? ObjectId(string: s) else { throw fail("'\(s)' is not an ObjectId (24 hexadecimal digits)") }
             return .objectId(id)
