@@ -40,6 +40,10 @@ enum ValueInput {
         case (.int, .number(let t)):
             guard let i = Int64(t) else { throw fail("\(t) is not a 64-bit integer") }
             return .int(i)
+        case (.float, .number(let t)):
+            // Parsed as a Float directly: through a Double, the value would be rounded twice.
+            guard let f = Float(t) else { throw fail("\(t) is not a number") }
+            return .float(f)
         case (.float, _):
             return .float(Float(try floating(json, place: place, source: source)))
         case (.double, _):

@@ -315,3 +315,4 @@ struct DateTextTests {
         #expect(try StrataCLI.run(["export", copy]).stdout == exported.stdout)
     }
 }
+
