@@ -34,49 +34,95 @@ public struct Exporter {
 
     public init(file: StrataFile) throws(ToolError) {
         self.file = file
-        do {
-            for schema in file.schema {
-                let objects = try file.objects(of: schema.className)
-                if schema.isEmbedded {
-                    embedded[schema.className] = Dictionary(uniqueKeysWithValues: objects.map { ($0.key, $0) })
-                    continue
+        // One pass per class, keeping only what links need: keys, primary keys, and the
+        // (nested) embedded objects; the objects themselves are streamed by the writers.
+        for schema in file.schema {
+            let pk = schema.properties.firstIndex(where: \.isPrimary)
+            var positions: [UInt64: Int] = [:]
+            var keys: [UInt64: JSONValue] = [:]
+            var embedded: [UInt64: StoredObject] = [:]
+            var failure: ToolError? = nil
+            do throws(Realm.Error) {
+                try file.forEachObject(of: schema.className) { object in
+                    if schema.isEmbedded {
+                        embedded[object.key] = object
+                        return true
+                    }
+                    positions[object.key] = positions.count
+                    if let pk {
+                        do throws(ToolError) { keys[object.key] = try scalarJSON(object.values[pk], file.path) } catch {
+                            failure = error
+                            return false
+                        }
+                    }
+                    return true
                 }
-                positions[schema.className] = Dictionary(uniqueKeysWithValues: objects.enumerated().map { ($1.key, $0) })
-                if let pk = schema.properties.firstIndex(where: \.isPrimary) {
-                    var keys: [UInt64: JSONValue] = [:]
-                    for o in objects { keys[o.key] = try scalarJSON(o.values[pk], file.path) }
-                    primaryKeys[schema.className] = keys
-                }
+            } catch {
+                throw ToolError(error, path: file.path)
             }
-        } catch let error as ToolError {
-            throw error
-        } catch let error as Realm.Error {
-            throw ToolError(error, path: file.path)
-        } catch {
-            throw ToolError("\(file.path): \(error)")
+            if let failure { throw failure }
+            if schema.isEmbedded {
+                self.embedded[schema.className] = embedded
+            } else {
+                self.positions[schema.className] = positions
+                if pk != nil { primaryKeys[schema.className] = keys }
+            }
         }
     }
 
     /// The JSON export of one class, or of every top-level class when `className` is nil.
     public func json(className: String?) throws(ToolError) -> String {
-        if let className {
-            return try classArray(className).text() + "\n"
-        }
-        var members: [(String, JSONValue)] = []
-        for schema in file.schema where !schema.isEmbedded {
-            members.append((schema.className, try classArray(schema.className)))
-        }
-        return JSONValue.object(members).text() + "\n"
+        var out = ""
+        try writeJSON(className: className) { out += $0 }
+        return out
     }
 
-    private func classArray(_ className: String) throws(ToolError) -> JSONValue {
+    /// The JSON export, written piece by piece to `sink` (one object at a time, so the export
+    /// of a large file never exists whole in memory). The same bytes as `json(className:)`.
+    public func writeJSON(className: String?, to sink: (String) -> Void) throws(ToolError) {
+        if let className {
+            try writeArray(className, indent: 0, to: sink)
+            sink("\n")
+            return
+        }
+        let classes = file.schema.filter { !$0.isEmbedded }
+        sink("{")
+        for (i, schema) in classes.enumerated() {
+            if i > 0 { sink(",") }
+            var name = ""
+            JSONValue.quote(schema.className, into: &name)
+            sink("\n  " + name + ": ")
+            try writeArray(schema.className, indent: 1, to: sink)
+        }
+        sink(classes.isEmpty ? "}\n" : "\n}\n")
+    }
+
+    /// One class's objects as a JSON array whose brackets sit at `indent` (JSONValue's layout).
+    private func writeArray(_ className: String, indent: Int, to sink: (String) -> Void) throws(ToolError) {
         let schema = try objectSchema(className)
         guard !schema.isEmbedded else {
             throw ToolError("'\(className)' is an embedded class: its objects are exported inside their owners", exitCode: 64)
         }
-        let objects: [StoredObject]
-        do { objects = try file.objects(of: className) } catch { throw ToolError(error, path: file.path) }
-        return .array(try objects.map { (o) throws(ToolError) -> JSONValue in try objectJSON(o, schema) })
+        let pad = String(repeating: "  ", count: indent + 1)
+        var first = true
+        var failure: ToolError? = nil
+        do throws(Realm.Error) {
+            try file.forEachObject(of: className) { object in
+                do throws(ToolError) {
+                    let text = try objectJSON(object, schema).text(indent: indent + 1)
+                    sink((first ? "[" : ",") + "\n" + pad + text)
+                    first = false
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch {
+            throw ToolError(error, path: file.path)
+        }
+        if let failure { throw failure }
+        sink(first ? "[]" : "\n" + String(repeating: "  ", count: indent) + "]")
     }
 
     private func objectSchema(_ className: String) throws(ToolError) -> ObjectSchema {
@@ -148,29 +194,45 @@ public struct Exporter {
 
     /// The CSV export of one class.
     public func csv(className: String) throws(ToolError) -> String {
+        var out = ""
+        try writeCSV(className: className) { out += $0 }
+        return out
+    }
+
+    /// The CSV export, written a line at a time to `sink`.
+    public func writeCSV(className: String, to sink: (String) -> Void) throws(ToolError) {
         let schema = try objectSchema(className)
         guard !schema.isEmbedded else {
             throw ToolError("'\(className)' is an embedded class: its objects are exported inside their owners", exitCode: 64)
         }
         let stored = schema.properties.enumerated().filter { $0.element.type != .linkingObjects }
-        var out = stored.map { Self.csvField($0.element.name) }.joined(separator: ",") + "\n"
-        let objects: [StoredObject]
-        do { objects = try file.objects(of: className) } catch { throw ToolError(error, path: file.path) }
-        for object in objects {
-            var fields: [String] = []
-            for (i, _) in stored {
-                let json = try valueJSON(object.values[i])
-                switch json {
-                case .null: fields.append("")
-                case .string(let s): fields.append(Self.csvField(s, quoteEmpty: true))
-                case .number(let n): fields.append(n)
-                case .bool(let b): fields.append(b ? "true" : "false")
-                case .array, .object: fields.append(Self.csvField(json.text(indent: nil)))
+        sink(stored.map { Self.csvField($0.element.name) }.joined(separator: ",") + "\n")
+        var failure: ToolError? = nil
+        do throws(Realm.Error) {
+            try file.forEachObject(of: className) { object in
+                do throws(ToolError) {
+                    var fields: [String] = []
+                    for (i, _) in stored {
+                        let json = try valueJSON(object.values[i])
+                        switch json {
+                        case .null: fields.append("")
+                        case .string(let s): fields.append(Self.csvField(s, quoteEmpty: true))
+                        case .number(let n): fields.append(n)
+                        case .bool(let b): fields.append(b ? "true" : "false")
+                        case .array, .object: fields.append(Self.csvField(json.text(indent: nil)))
+                        }
+                    }
+                    sink(fields.joined(separator: ",") + "\n")
+                    return true
+                } catch {
+                    failure = error
+                    return false
                 }
             }
-            out += fields.joined(separator: ",") + "\n"
+        } catch {
+            throw ToolError(error, path: file.path)
         }
-        return out
+        if let failure { throw failure }
     }
 
     /// RFC 4180 quoting: a field with a comma, quote or line break is quoted, quotes doubled.

@@ -19,6 +19,22 @@ struct StrataCommand: ParsableCommand {
         subcommands: [Info.self, Schema.self, Verify.self, Stat.self, Export.self, Import.self, Compact.self, Copy.self])
 }
 
+/// Standard output in 64 KiB writes.
+final class BufferedOutput {
+    private var buffer: [UInt8] = []
+
+    func write(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(buffer))
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
 /// Writes a line to stderr.
 func note(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
@@ -129,7 +145,14 @@ struct Export: ParsableCommand {
             let file = try options.open()
             defer { file.close() }
             let exporter = try Exporter(file: file)
-            print(format == "csv" ? try exporter.csv(className: className!) : try exporter.json(className: className), terminator: "")
+            // Streamed: a large file's export never exists whole in memory.
+            let out = BufferedOutput()
+            defer { out.flush() }
+            if format == "csv", let className {
+                try exporter.writeCSV(className: className, to: out.write)
+            } else {
+                try exporter.writeJSON(className: className, to: out.write)
+            }
         }
     }
 }

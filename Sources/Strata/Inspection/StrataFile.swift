@@ -86,6 +86,12 @@ public final class StrataFile {
         return out
     }
 
+    /// Calls `body` with each object of `className` in object-key order, one at a time (for
+    /// files too large to hold as an array); `body` returns false to stop.
+    public func forEachObject(of className: String, _ body: (StoredObject) -> Bool) throws(Realm.Error) {
+        try forEachObjectWhile(table: try table(className), body)
+    }
+
     /// The object with key `key` of `className`, nil when there is none.
     public func object(of className: String, key: UInt64) throws(Realm.Error) -> StoredObject? {
         let t = try table(className)
@@ -98,13 +104,20 @@ public final class StrataFile {
     }
 
     func forEachObject(table t: Int, _ body: (StoredObject) throws(Realm.Error) -> Void) throws(Realm.Error) {
+        try forEachObjectWhile(table: t, { (object) throws(Realm.Error) -> Bool in
+            try body(object)
+            return true
+        })
+    }
+
+    /// Each object of table `t` in key order, until `body` returns false.
+    func forEachObjectWhile(table t: Int, _ body: (StoredObject) throws(Realm.Error) -> Bool) throws(Realm.Error) {
         let decoder = StoredValueDecoder(core: core, pages: try core.pages())
         var failure: Realm.Error? = nil
         try Realm.Error.wrap {
             try core.snap.metas[t].objects.forEach(from: 0, in: decoder.pages) { key, row in
                 do throws(Realm.Error) {
-                    try body(try decoder.object(table: t, key: key, row: row))
-                    return true
+                    return try body(try decoder.object(table: t, key: key, row: row))
                 } catch {
                     failure = error
                     return false
