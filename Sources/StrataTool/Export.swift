@@ -41,26 +41,14 @@ public struct Exporter {
             var positions: [UInt64: Int] = [:]
             var keys: [UInt64: JSONValue] = [:]
             var embedded: [UInt64: StoredObject] = [:]
-            var failure: ToolError? = nil
-            do throws(Realm.Error) {
-                try file.forEachObject(of: schema.className) { object in
-                    if schema.isEmbedded {
-                        embedded[object.key] = object
-                        return true
-                    }
-                    positions[object.key] = positions.count
-                    if let pk {
-                        do throws(ToolError) { keys[object.key] = try scalarJSON(object.values[pk], file.path) } catch {
-                            failure = error
-                            return false
-                        }
-                    }
-                    return true
+            try eachObject(of: schema.className) { (object) throws(ToolError) in
+                if schema.isEmbedded {
+                    embedded[object.key] = object
+                    return
                 }
-            } catch {
-                throw ToolError(error, path: file.path)
+                positions[object.key] = positions.count
+                if let pk { keys[object.key] = try scalarJSON(object.values[pk], file.path) }
             }
-            if let failure { throw failure }
             if schema.isEmbedded {
                 self.embedded[schema.className] = embedded
             } else {
@@ -105,23 +93,10 @@ public struct Exporter {
         }
         let pad = String(repeating: "  ", count: indent + 1)
         var first = true
-        var failure: ToolError? = nil
-        do throws(Realm.Error) {
-            try file.forEachObject(of: className) { object in
-                do throws(ToolError) {
-                    let text = try objectJSON(object, schema).text(indent: indent + 1)
-                    sink((first ? "[" : ",") + "\n" + pad + text)
-                    first = false
-                    return true
-                } catch {
-                    failure = error
-                    return false
-                }
-            }
-        } catch {
-            throw ToolError(error, path: file.path)
+        try eachObject(of: className) { (object) throws(ToolError) in
+            sink((first ? "[" : ",") + "\n" + pad + (try objectJSON(object, schema).text(indent: indent + 1)))
+            first = false
         }
-        if let failure { throw failure }
         sink(first ? "[]" : "\n" + String(repeating: "  ", count: indent) + "]")
     }
 
@@ -207,22 +182,30 @@ public struct Exporter {
         }
         let stored = schema.properties.enumerated().filter { $0.element.type != .linkingObjects }
         sink(stored.map { Self.csvField($0.element.name) }.joined(separator: ",") + "\n")
+        try eachObject(of: className) { (object) throws(ToolError) in
+            var fields: [String] = []
+            for (i, _) in stored {
+                let json = try valueJSON(object.values[i])
+                switch json {
+                case .null: fields.append("")
+                case .string(let s): fields.append(Self.csvField(s, quoteEmpty: true))
+                case .number(let n): fields.append(n)
+                case .bool(let b): fields.append(b ? "true" : "false")
+                case .array, .object: fields.append(Self.csvField(json.text(indent: nil)))
+                }
+            }
+            sink(fields.joined(separator: ",") + "\n")
+        }
+    }
+
+    /// Each object of a class, one at a time, with the failures of the file and of `body` as the
+    /// tool's error.
+    private func eachObject(of className: String, _ body: (StoredObject) throws(ToolError) -> Void) throws(ToolError) {
         var failure: ToolError? = nil
         do throws(Realm.Error) {
             try file.forEachObject(of: className) { object in
                 do throws(ToolError) {
-                    var fields: [String] = []
-                    for (i, _) in stored {
-                        let json = try valueJSON(object.values[i])
-                        switch json {
-                        case .null: fields.append("")
-                        case .string(let s): fields.append(Self.csvField(s, quoteEmpty: true))
-                        case .number(let n): fields.append(n)
-                        case .bool(let b): fields.append(b ? "true" : "false")
-                        case .array, .object: fields.append(Self.csvField(json.text(indent: nil)))
-                        }
-                    }
-                    sink(fields.joined(separator: ",") + "\n")
+                    try body(object)
                     return true
                 } catch {
                     failure = error
