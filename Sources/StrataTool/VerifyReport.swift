@@ -25,12 +25,9 @@ public enum VerifyReport {
         }
         var objects = 0
         for schema in file.schema { objects += (try? file.objectCount(of: schema.className)) ?? 0 }
-        let pages = (try? file.storage().accounting.totalPages) ?? 0
-        return ("\(path): ok: \(pages) pages, \(file.schema.count) classes, \(objects) objects; every page's "
-                + "\(fileIsEncrypted(file) ? "authentication tag" : "checksum"), the page accounting, every row, link, backlink and index checked\n", true, nil)
-    }
-
-    static func fileIsEncrypted(_ file: StrataFile) -> Bool {
-        (try? file.storage().isEncrypted) ?? false
+        // One more walk of the pages for the summary line (each `storage()` walks them all).
+        let storage = try? file.storage()
+        return ("\(path): ok: \(storage?.accounting.totalPages ?? 0) pages, \(file.schema.count) classes, \(objects) objects; every page's "
+                + "\(storage?.isEncrypted == true ? "authentication tag" : "checksum"), the page accounting, every row, link, backlink and index checked\n", true, nil)
     }
 }
