@@ -12,7 +12,7 @@ import Foundation
 
 /// A type a Realm collection can hold: the storable scalars, their optionals, objects, enums and
 /// ``AnyRealmValue``.
-public protocol RealmCollectionValue: _PersistableElement, Hashable {}
+public protocol RealmCollectionValue: _PersistableElement, Hashable, _HasPersistedType {}
 
 extension Int: RealmCollectionValue {}
 extension Int8: RealmCollectionValue {}

@@ -180,11 +180,14 @@ extension Optional: SortableType where Wrapped: SortableType {}
 
 // MARK: - Aggregating a sequence of values
 
+/// Aggregates over the stored forms of values (`PersistedType`), so that an enum aggregates its
+/// raw values and a custom type its persisted ones, as the engine's queries do.
 enum ValueAggregate {
-    static func extreme<S: Sequence>(_ values: S, smallest: Bool) -> S.Element? where S.Element: MinMaxType {
+    static func extreme<S: Sequence>(_ values: S, smallest: Bool) -> S.Element?
+    where S.Element: _HasPersistedType, S.Element.PersistedType: MinMaxType {
         var best: (S.Element, _StrataNumberOrDate)? = nil
         for v in values {
-            guard let key = v._strataOrdered else { continue }
+            guard let key = v._strataPersistedValue._strataOrdered else { continue }
             if let (_, b) = best {
                 if smallest ? key.precedes(b) : b.precedes(key) { best = (v, key) }
             } else {
@@ -194,19 +197,26 @@ enum ValueAggregate {
         return best?.0
     }
 
-    static func sum<S: Sequence>(_ values: S) -> (total: _StrataNumber, count: Int) where S.Element: AddableType {
+    static func sum<S: Sequence>(_ values: S) -> (total: _StrataNumber, count: Int)
+    where S.Element: _HasPersistedType, S.Element.PersistedType: AddableType {
         var total: _StrataNumber? = nil, count = 0
         for v in values {
-            guard let n = v._strataAddend else { continue }
+            guard let n = v._strataPersistedValue._strataAddend else { continue }
             total = total.map { $0 + n } ?? n
             count += 1
         }
         return (total ?? .int(0), count)
     }
 
-    static func average<S: Sequence, T: AddableType>(_ values: S) -> T? where S.Element: AddableType {
+    /// A sum or mean as `T`, through `T`'s stored form.
+    static func value<T: _HasPersistedType>(_ number: _StrataNumber, as: T.Type) -> T where T.PersistedType: AddableType {
+        T._strataConverted(T.PersistedType._strataFrom(number))
+    }
+
+    static func average<S: Sequence, T: _HasPersistedType>(_ values: S) -> T?
+    where S.Element: _HasPersistedType, S.Element.PersistedType: AddableType, T.PersistedType: AddableType {
         let (total, count) = sum(values)
-        return count == 0 ? nil : T._strataFrom(total.divided(by: count))
+        return count == 0 ? nil : value(total.divided(by: count), as: T.self)
     }
 }
 
@@ -226,54 +236,54 @@ extension _StrataOptional {
 
 // MARK: - The aggregates on collections
 
-extension RealmCollection where Element: MinMaxType {
+extension RealmCollection where Element.PersistedType: MinMaxType {
     /// The smallest value (nil elements skipped), or `nil` when there is none.
     public func min() -> Element? { ValueAggregate.extreme(self, smallest: true) }
     /// The largest value (nil elements skipped), or `nil` when there is none.
     public func max() -> Element? { ValueAggregate.extreme(self, smallest: false) }
 }
 
-extension RealmCollection where Element: _StrataOptional & MinMaxType, Element.Wrapped: MinMaxType {
+extension RealmCollection where Element: _StrataOptional, Element.PersistedType: MinMaxType {
     /// The smallest non-nil value, or `nil` when there is none.
     public func min() -> Element.Wrapped? { ValueAggregate.extreme(self, smallest: true)?._strataWrapped }
     /// The largest non-nil value, or `nil` when there is none.
     public func max() -> Element.Wrapped? { ValueAggregate.extreme(self, smallest: false)?._strataWrapped }
 }
 
-extension RealmCollection where Element: AddableType {
+extension RealmCollection where Element.PersistedType: AddableType {
     /// The sum of the values (nil elements skipped); zero when there is none.
-    public func sum() -> Element { Element._strataFrom(ValueAggregate.sum(self).total) }
+    public func sum() -> Element { ValueAggregate.value(ValueAggregate.sum(self).total, as: Element.self) }
     /// The mean of the values (nil elements skipped) as `T`, or `nil` when there is none.
-    public func average<T: AddableType>() -> T? { ValueAggregate.average(self) }
+    public func average<T: _HasPersistedType>() -> T? where T.PersistedType: AddableType { ValueAggregate.average(self) }
 }
 
-extension RealmCollection where Element: _StrataOptional & AddableType, Element.Wrapped: AddableType {
+extension RealmCollection where Element: _StrataOptional, Element.PersistedType: AddableType, Element.Wrapped: _HasPersistedType, Element.Wrapped.PersistedType: AddableType {
     /// The sum of the non-nil values; zero when there is none.
-    public func sum() -> Element.Wrapped { Element.Wrapped._strataFrom(ValueAggregate.sum(self).total) }
+    public func sum() -> Element.Wrapped { ValueAggregate.value(ValueAggregate.sum(self).total, as: Element.Wrapped.self) }
 }
 
-extension Map where Value: MinMaxType {
+extension Map where Value: _HasPersistedType, Value.PersistedType: MinMaxType {
     /// The smallest value (nil values skipped), or `nil` when there is none.
     public func min() -> Value? { ValueAggregate.extreme(values, smallest: true) }
     /// The largest value (nil values skipped), or `nil` when there is none.
     public func max() -> Value? { ValueAggregate.extreme(values, smallest: false) }
 }
 
-extension Map where Value: _StrataOptional & MinMaxType, Value.Wrapped: MinMaxType {
+extension Map where Value: _StrataOptional & _HasPersistedType, Value.PersistedType: MinMaxType {
     /// The smallest non-nil value, or `nil` when there is none.
     public func min() -> Value.Wrapped? { ValueAggregate.extreme(values, smallest: true)?._strataWrapped }
     /// The largest non-nil value, or `nil` when there is none.
     public func max() -> Value.Wrapped? { ValueAggregate.extreme(values, smallest: false)?._strataWrapped }
 }
 
-extension Map where Value: AddableType {
+extension Map where Value: _HasPersistedType, Value.PersistedType: AddableType {
     /// The sum of the values (nil values skipped); zero when there is none.
-    public func sum() -> Value { Value._strataFrom(ValueAggregate.sum(values).total) }
+    public func sum() -> Value { ValueAggregate.value(ValueAggregate.sum(values).total, as: Value.self) }
     /// The mean of the values (nil values skipped) as `T`, or `nil` when there is none.
-    public func average<T: AddableType>() -> T? { ValueAggregate.average(values) }
+    public func average<T: _HasPersistedType>() -> T? where T.PersistedType: AddableType { ValueAggregate.average(values) }
 }
 
-extension Map where Value: _StrataOptional & AddableType, Value.Wrapped: AddableType {
+extension Map where Value: _StrataOptional & _HasPersistedType, Value.PersistedType: AddableType, Value.Wrapped: _HasPersistedType, Value.Wrapped.PersistedType: AddableType {
     /// The sum of the non-nil values; zero when there is none.
-    public func sum() -> Value.Wrapped { Value.Wrapped._strataFrom(ValueAggregate.sum(values).total) }
+    public func sum() -> Value.Wrapped { ValueAggregate.value(ValueAggregate.sum(values).total, as: Value.Wrapped.self) }
 }

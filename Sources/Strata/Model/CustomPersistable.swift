@@ -57,9 +57,8 @@ public protocol FailableCustomPersistable: _CustomPersistable {
 }
 
 /// What ``CustomPersistable`` and ``FailableCustomPersistable`` share.
-public protocol _CustomPersistable: RealmCollectionValue, QueryValueConvertible {
-    /// The type the value is stored as.
-    associatedtype PersistedType: RealmCollectionValue
+public protocol _CustomPersistable: RealmCollectionValue, QueryValueConvertible
+where PersistedType: RealmCollectionValue {
     /// The stored form of this value.
     var persistableValue: PersistedType { get }
     /// Converts a stored value; nil when the type has no counterpart for it.

@@ -67,6 +67,9 @@ extension Decimal128 {
     public var isSignalingNaN: Bool { value.isNaN }
     /// The number as text (`"12.345"`, `"NaN"`).
     public var stringValue: String { value.isNaN ? "NaN" : value.description }
+
+    /// The nearest `Double` (NaN for NaN).
+    public var doubleValue: Double { value.isNaN ? .nan : NSDecimalNumber(decimal: value).doubleValue }
 }
 
 extension Decimal128: SignedNumeric {

@@ -383,7 +383,7 @@ extension UUID: _PersistableElement {
 /// let large = realm.objects(Shirt.self).where { $0.size == .large }
 /// ```
 public protocol PersistableEnum: RealmCollectionValue, RawRepresentable, CaseIterable
-where RawValue: _PersistableElement {}
+where RawValue: _PersistableElement, PersistedType == RawValue {}
 
 extension PersistableEnum {
     public static var _strataShape: _PropertyShape { RawValue._strataShape }
