@@ -20,8 +20,8 @@ final class NumberBag: Object {
 }
 
 // Generic code over the protocols compiles as it does against RealmSwift.
-func total<C: RealmCollection>(_ c: C) -> C.Element where C.Element: AddableType { c.sum() }
-func lowest<C: RealmCollection>(_ c: C) -> C.Element? where C.Element: MinMaxType { c.min() }
+func total<C: RealmCollection>(_ c: C) -> C.Element where C.Element.PersistedType: AddableType { c.sum() }
+func lowest<C: RealmCollection>(_ c: C) -> C.Element? where C.Element.PersistedType: MinMaxType { c.min() }
 func sortable<T: SortableType>(_: T.Type) -> Bool { true }
 func storableInsideOptional<T: _RealmCollectionValueInsideOptional>(_: T.Type) -> Bool { true }
 

@@ -136,8 +136,7 @@ extension RealmOptional: _Persistable {
     public var _strataAny: Any? { value._strataAny }
     public static func _strataFromAny(_ any: Any?) -> RealmOptional<Wrapped>? {
         if let box = any as? RealmOptional<Wrapped> { return RealmOptional(box.value) }
-        if any == nil || (any as? _BoxedOptional)?._isNil == true { return RealmOptional(nil) }
-        return Wrapped._strataFromAny(any).map { RealmOptional($0) }
+        return Wrapped?._strataFromAny(any).map { RealmOptional($0) }
     }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Wrapped?._strataGetStored(obj, ordinal) }
 }
