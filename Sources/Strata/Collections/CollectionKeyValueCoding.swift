@@ -61,3 +61,47 @@ extension RealmCollection where Element: Object {
         for object in Array(self) { object.setValue(value, forKey: key) }
     }
 }
+
+// List and MutableSet give the values as `[AnyObject]`, as RealmSwift's do (the other collections
+// give `Any?`, the protocol's form).
+extension List {
+    /// The value of `key` on each element, as an array (`NSNull` for nil); `"self"` gives the
+    /// elements themselves.
+    ///
+    /// - Parameter key: a persisted property of the elements, or `"self"`.
+    public func value(forKey key: String) -> [AnyObject] { boxedValues(Array(self), keyPath: key) }
+
+    /// The value at a dotted path from each element, as an array (`NSNull` where a link on the
+    /// way, or the value, is nil).
+    ///
+    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`.
+    public func value(forKeyPath keyPath: String) -> [AnyObject] { boxedValues(Array(self), keyPath: keyPath) }
+}
+
+extension MutableSet {
+    /// The value of `key` on each element, as an array (`NSNull` for nil); `"self"` gives the
+    /// elements themselves.
+    ///
+    /// - Parameter key: a persisted property of the elements, or `"self"`.
+    public func value(forKey key: String) -> [AnyObject] { boxedValues(Array(self), keyPath: key) }
+
+    /// The value at a dotted path from each element, as an array (`NSNull` where a link on the
+    /// way, or the value, is nil).
+    ///
+    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`.
+    public func value(forKeyPath keyPath: String) -> [AnyObject] { boxedValues(Array(self), keyPath: keyPath) }
+}
+
+/// Each element's value at `keyPath`, boxed (`NSNull` for nil).
+private func boxedValues<E>(_ elements: [E], keyPath: String) -> [AnyObject] {
+    let keys = keyPath.split(separator: ".").map(String.init)
+    return elements.map { element -> AnyObject in
+        var current: Any? = element
+        for key in keys where key != "self" {
+            guard let object = current as? Object else { current = nil; break }
+            current = object.value(forKey: key)
+        }
+        if let storable = current as? any _Persistable { current = storable._strataAny }
+        return (current ?? NSNull()) as AnyObject
+    }
+}

@@ -26,7 +26,7 @@ struct ResultsBase {
     }
 }
 
-extension Results {
+extension Results where Element: Object {
     /// Results over the objects of a collection, with its order.
     init(core: RealmCore, base: ResultsBase) {
         let info: ClassInfo

@@ -122,7 +122,7 @@ extension Schema {
     }
 }
 
-extension Results {
+extension Results where Element: Object {
     /// Returns the objects that also match a query written in Realm's query language.
     ///
     /// Placeholders `%@` stand for values and `%K` for property names, taken from `args` in order.
@@ -258,11 +258,14 @@ extension Results {
         return r
     }
 
+}
+
+extension Results {
     /// Applies predicate (unless an exact index lookup already decided it), sort and distinct to
     /// candidate keys (ascending).
     func evaluate(keys: [UInt64], table: Int, predicateDecided: Bool = false) throws -> [UInt64] {
         if (predicateDecided || query.predicate == nil) && query.sort.isEmpty && query.distinct.isEmpty { return keys }
-        var objects = keys.map { core.materialize(Element.self, info: info, table: table, key: $0) }
+        var objects = keys.map { core.materializeAny(info: info, table: table, key: $0) }
         if let p = query.predicate, !predicateDecided {
             if !core.isFrozen { core.indexing.rowsExamined &+= objects.count }
             let matcher = QueryMatcher(p)

@@ -175,12 +175,14 @@ extension LinkingObjects: ObjectResultsSource { var anyObjectResults: Any { obje
 // MARK: - Conformances
 
 extension Results: RealmCollection {
-    /// Results stay readable as long as their realm is open.
-    public var isInvalidated: Bool { false }
+    /// Results of objects stay readable as long as their realm is open; results of values as
+    /// long as their source collection is.
+    public var isInvalidated: Bool { valueSource?.isInvalidated() ?? false }
 
     /// The same query on the live realm of the calling thread; live results return themselves.
     public func thaw() -> Results<Element>? {
         guard isFrozen else { return self }
+        if let valueSource { return valueSource.thawed().map { Results(values: $0) } }
         guard let live = try? Realm(configuration: core.configuration) else { return nil }
         var thawed = Results(core: live.core, info: info)
         thawed.query = query

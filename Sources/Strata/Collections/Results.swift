@@ -75,9 +75,13 @@ extension SortDescriptor: CustomStringConvertible {
 /// for dog in puppies { print(dog.name) }
 /// let meanAge: Double? = dogs.average(ofProperty: "age")
 /// ```
-public struct Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
-    let core: RealmCore
-    let info: ClassInfo
+public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
+    // Results of objects read the class's table through `core` and `info`; results of values
+    // (`list.sorted(ascending:)`, `set.distinct()`) read their source collection through
+    // `valueSource` and have neither (ValueResults.swift). Exactly one of the two is set.
+    private let objectCore: RealmCore?
+    private let objectInfo: ClassInfo?
+    let valueSource: ValueResultsSource<Element>?
     let cache = KeyCache()
 
     /// The query parts a later issue fills in (predicate, sort, distinct).
@@ -99,15 +103,37 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     }
 
     init(core: RealmCore, info: ClassInfo) {
-        self.core = core
-        self.info = info
+        self.objectCore = core
+        self.objectInfo = info
+        self.valueSource = nil
     }
 
-    /// The realm the results read.
-    public var realm: Realm? { Realm(core: core) }
+    init(values: ValueResultsSource<Element>) {
+        self.objectCore = nil
+        self.objectInfo = nil
+        self.valueSource = values
+    }
+
+    /// The realm of results of objects (only their code reads it).
+    var core: RealmCore { objectCore! }
+    /// The class of results of objects (only their code reads it).
+    var info: ClassInfo { objectInfo! }
+
+    /// The realm the results read (for results of values, their source collection's).
+    public var realm: Realm? {
+        if let valueSource { return valueSource.realm() }
+        return Realm(core: core)
+    }
     /// Whether these results come from a frozen realm, so they never change and can be read on any
     /// thread.
-    public var isFrozen: Bool { core.isFrozen }
+    public var isFrozen: Bool { valueSource?.isFrozen ?? core.isFrozen }
+
+    /// The object of these results at `key`: `Element` is the class of `info` whenever `core` is
+    /// set, so the object made from the class is an `Element`.
+    @inline(__always)
+    private func object(table: Int, key: UInt64) -> Element {
+        unsafeBitCast(core.materializeAny(info: info, table: table, key: key), to: Element.self)
+    }
 
     /// The table of the class (nil: no object of it was ever added). A failure to read the
     /// catalog stops (RealmCore.readFailed) rather than reading as an empty class.
@@ -126,6 +152,7 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Without a filter the class's object count is read directly; with one, the query is evaluated
     /// (and its keys cached until the realm changes).
     public var count: Int {
+        if let valueSource { return valueSource.current().count }
         core.checkThread()
         if !query.isEmpty { return keys.count }
         guard let t = table else { return 0 }
@@ -207,20 +234,28 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     public func index(before i: Int) -> Int { i - 1 }
 
     public subscript(position: Int) -> Element {
+        if let valueSource {
+            let values = valueSource.current()
+            guard position >= 0, position < values.count else {
+                Stop.now("Strata: invalidArgument: index \(position) is out of range 0..<\(values.count)")
+            }
+            return values[position]
+        }
         let k = keys
         guard position >= 0, position < k.count, let t = table else {
             core.misuse(.invalidArgument, "index \(position) is out of range 0..<\(k.count)")
         }
-        return core.materialize(Element.self, info: info, table: t, key: k[position])
+        return object(table: t, key: k[position])
     }
 
     /// The first object in the results' order, or `nil` when none matches.
     ///
     /// Without a query this is the object with the smallest key, found without building the key list.
     public var first: Element? {
+        if let valueSource { return valueSource.current().first }
         core.checkThread()
         guard let t = table else { return nil }
-        if !query.isEmpty { return keys.first.map { core.materialize(Element.self, info: info, table: t, key: $0) } }
+        if !query.isEmpty { return keys.first.map { object(table: t, key: $0) } }
         var key: UInt64?
         do {
             try core.snap.metas[t].objects.forEach(from: 0, in: try core.pages()) { k, _ in
@@ -228,17 +263,18 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
                 return false
             }
         } catch { core.readFailed(error) }
-        return key.map { core.materialize(Element.self, info: info, table: t, key: $0) }
+        return key.map { object(table: t, key: $0) }
     }
 
     /// The last object in the results' order, or `nil` when none matches.
     public var last: Element? {
+        if let valueSource { return valueSource.current().last }
         core.checkThread()
         guard let t = table else { return nil }
-        if !query.isEmpty { return keys.last.map { core.materialize(Element.self, info: info, table: t, key: $0) } }
+        if !query.isEmpty { return keys.last.map { object(table: t, key: $0) } }
         do {
             let k = try core.snap.metas[t].objects.lastKey(in: try core.pages())
-            return k.map { core.materialize(Element.self, info: info, table: t, key: $0) }
+            return k.map { object(table: t, key: $0) }
         } catch {
             core.readFailed(error)
         }
@@ -247,7 +283,8 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Iterates the objects that match when iteration starts; objects added later during the loop are
     /// not visited.
     public func makeIterator() -> Iterator {
-        Iterator(results: self, keys: keys, table: table ?? 0)
+        if let valueSource { return Iterator(results: self, keys: [], table: 0, values: valueSource.current()) }
+        return Iterator(results: self, keys: keys, table: table ?? 0, values: nil)
     }
 
     /// Iterates the objects of ``Results`` that matched when the iterator was made.
@@ -255,20 +292,19 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
         let results: Results<Element>
         let keys: [UInt64]
         let table: Int
+        /// The values of results of values, as they were when iteration started.
+        let values: [Element]?
         var i = 0
         public mutating func next() -> Element? {
+            if let values {
+                guard i < values.count else { return nil }
+                defer { i += 1 }
+                return values[i]
+            }
             guard i < keys.count else { return nil }
             defer { i += 1 }
-            return results.core.materialize(Element.self, info: results.info, table: table, key: keys[i])
+            return results.object(table: table, key: keys[i])
         }
-    }
-
-    /// The position of `object` in these results, or `nil` when it is unmanaged or does not match.
-    ///
-    /// - Parameter object: a managed object of the results' class.
-    public func index(of object: Element) -> Int? {
-        guard let b = object._binding else { return nil }
-        return keys.firstIndex(of: b.key)
     }
 
     /// A frozen copy (immutable, usable anywhere). Inside a write transaction, or on a storage
@@ -279,12 +315,26 @@ public struct Results<Element: Object>: RandomAccessCollection, CustomStringConv
     /// Task.detached { print(frozen.count) }
     /// ```
     public func freeze() -> Results<Element> {
+        if let valueSource { return Results(values: valueSource.frozen()) }
         var frozen = Results(core: core.frozenCoreOrStop(), info: info)
         frozen.query = query
         return frozen
     }
 
-    public var description: String { "Results<\(info.schema.className)>(\(count) objects)" }
+    public var description: String {
+        if valueSource != nil { return "Results<\(Element.self)>(\(count) values)" }
+        return "Results<\(info.schema.className)>(\(count) objects)"
+    }
+}
+
+extension Results where Element: Object {
+    /// The position of `object` in these results, or `nil` when it is unmanaged or does not match.
+    ///
+    /// - Parameter object: a managed object of the results' class.
+    public func index(of object: Element) -> Int? {
+        guard let b = object._binding else { return nil }
+        return keys.firstIndex(of: b.key)
+    }
 
     // MARK: Aggregates
 

@@ -92,6 +92,14 @@ extension RealmCore {
         return object
     }
 
+    /// A managed object of `info`'s class (the type is only known at run time here).
+    func materializeAny(info: ClassInfo, table: Int, key: UInt64) -> Object {
+        // `info.type.init()` (not a generic `T()`): the dynamic class must be instantiated.
+        let o = info.type.init()
+        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        return o
+    }
+
     /// The object a link points to (no existence check: links are nullified on delete).
     /// The class and table of the last target are remembered for the current snapshot (a
     /// list read element by element asks for the same class each time); frozen cores, read from

@@ -137,13 +137,3 @@ final class MigrationContext {
         }
     }
 }
-
-extension RealmCore {
-    /// A managed object of `info`'s class (the type is only known at run time here).
-    func materializeAny(info: ClassInfo, table: Int, key: UInt64) -> Object {
-        // `info.type.init()` (not a generic `T()`): the dynamic class must be instantiated.
-        let o = info.type.init()
-        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
-        return o
-    }
-}

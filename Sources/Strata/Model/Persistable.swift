@@ -24,7 +24,7 @@ public struct _PropertyShape: Sendable {
 
 /// A type a `@Persisted` property can hold. Conformances are provided by Strata; do not conform
 /// your own types (use `PersistableEnum` for enums, `CustomPersistable` for other types).
-public protocol _Persistable {
+public protocol _Persistable: _RealmSchemaDiscoverable {
     static var _strataShape: _PropertyShape { get }
     /// The value of a fresh unmanaged property declared without an initial value.
     static func _strataDefault() -> Self

@@ -6,7 +6,7 @@
 import Dispatch
 import StrataStorage
 
-final class ResultsObserver<Element: Object>: ChangeObserver {
+final class ResultsObserver<Element: RealmCollectionValue>: ChangeObserver {
     let flag: ObserverFlag
     let info: ClassInfo
     let query: Results<Element>.QueryParts
@@ -109,6 +109,7 @@ extension Results {
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
+        if let valueSource { return observeValues(valueSource, on: queue, block) }
         let flag = ObserverFlag()
         let token = core.isFrozen ? NotificationToken(flag: flag) : NotificationToken(flag: flag, retaining: core)
         if let queue, core.confinement != .queue(Confinement.queueIdentity(queue)) {
