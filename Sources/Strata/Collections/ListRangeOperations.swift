@@ -121,3 +121,19 @@ extension List {
         Stop.now("Strata: invalidArgument: \(message)")
     }
 }
+
+extension List {
+    /// The elements at `indexes`, in index order.
+    ///
+    /// An index outside the list stops with a `Strata:` message, as Realm's raises.
+    ///
+    /// - Parameter indexes: positions in the list.
+    /// - Returns: the elements at those positions.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let count = self.count
+        if let last = indexes.last, last >= count {
+            Stop.now("Strata: invalidArgument: indexes \(Array(indexes)) are out of bounds 0..<\(count)")
+        }
+        return indexes.map { self[$0] }
+    }
+}

@@ -16,6 +16,8 @@ import Foundation
 enum ValueResultsStep {
     case sort(ascending: Bool)
     case distinct
+    /// Keeps the values that match (ValueQueries.swift).
+    case filter((Any) -> Bool)
 }
 
 /// Where results of values read from, and how they follow their source (see the file header).
@@ -76,6 +78,8 @@ final class ValueResultsSource<Element: RealmCollectionValue> {
             case .distinct:
                 var seen = Set<Element>()
                 out = out.filter { seen.insert($0).inserted }
+            case .filter(let matches):
+                out = out.filter { matches($0) }
             }
         }
         return out
