@@ -149,9 +149,26 @@ struct RealmCollectionTests {
         let sameShelf = try #require(realm.objects(Shelf.self).first)
         #expect(shelf.books == sameShelf.books)
         #expect(shelf.favourites == sameShelf.favourites)
+        // Unmanaged collections compare their elements, as RealmSwift's do.
         let unmanaged = List<Book>()
         #expect(unmanaged == unmanaged)
-        #expect(unmanaged != List<Book>())
+        #expect(unmanaged == List<Book>())
+        let book = Book()
+        unmanaged.append(book)
+        let same = List<Book>()
+        same.append(book)
+        #expect(unmanaged == same && unmanaged != List<Book>())
+        let set = MutableSet<Int>(), other = MutableSet<Int>()
+        set.insert(objectsIn: [1, 2])
+        other.insert(objectsIn: [2, 1])
+        #expect(set == other)
+        other.insert(3)
+        #expect(set != other)
+        let map = Map<String, Int>(), otherMap = Map<String, Int>()
+        map["a"] = 1
+        otherMap["a"] = 1
+        #expect(map == otherMap && map != Map<String, Int>())
+        #expect(shelf.books != List<Book>(), "managed and unmanaged")
         let results = realm.objects(Book.self)
         let copy = results
         #expect(results == copy)

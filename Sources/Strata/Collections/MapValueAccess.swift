@@ -106,6 +106,19 @@ extension Map {
     }
 }
 
+extension Map: Equatable where Value: Hashable {
+    /// Equal when they are the same stored map, or two unmanaged maps of equal entries
+    /// (as lists and sets compare).
+    public static func == (lhs: Map<Key, Value>, rhs: Map<Key, Value>) -> Bool {
+        if lhs === rhs { return true }
+        if lhs.ref == nil && rhs.ref == nil {
+            return Dictionary(uniqueKeysWithValues: lhs.entries.map { ($0.key, $0.value) })
+                == Dictionary(uniqueKeysWithValues: rhs.entries.map { ($0.key, $0.value) })
+        }
+        return CollectionRef.same(lhs.ref, rhs.ref)
+    }
+}
+
 extension Map where Value: RealmCollectionValue, Value.PersistedType: SortableType {
     /// The map's values sorted by themselves, as live results.
     ///

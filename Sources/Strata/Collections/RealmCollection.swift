@@ -5,9 +5,9 @@
 // Invariants:
 // - Querying, sorting and aggregating a collection of objects go through `Results` drawn from
 //   it (CollectionResults.swift), so every collection answers a query exactly as `Results` does.
-// - Equality is identity of the stored collection, not equal contents (Realm compares the
-//   collections behind the values): two accessors of one managed list are equal; unmanaged
-//   collections are equal only to themselves.
+// - Equality of managed collections is identity of the stored collection, not equal contents
+//   (Realm compares the collections behind the values): two accessors of one managed list are
+//   equal. Two unmanaged collections are equal when their elements are, as RealmSwift's.
 import Foundation
 
 /// A type a Realm collection can hold: the storable scalars, their optionals, objects, enums and
@@ -198,9 +198,11 @@ extension List: RealmCollection where Element: RealmCollectionValue {}
 
 extension List: Equatable where Element: RealmCollectionValue {
     /// Managed lists are equal when they are the same property of the same object in the same
-    /// realm instance; unmanaged lists only to themselves.
+    /// realm instance; two unmanaged lists when they hold equal elements in the same order.
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
-        lhs === rhs || CollectionRef.same(lhs.ref, rhs.ref)
+        if lhs === rhs { return true }
+        if lhs.ref == nil && rhs.ref == nil { return lhs.elements == rhs.elements }
+        return CollectionRef.same(lhs.ref, rhs.ref)
     }
 
     /// The live list of a frozen one; `nil` when its owner was deleted since.
@@ -236,9 +238,12 @@ extension MutableSet: RealmCollection where Element: RealmCollectionValue {
 }
 
 extension MutableSet: Equatable where Element: RealmCollectionValue {
-    /// Equal when they are the same stored set (see `List.==`).
+    /// Equal when they are the same stored set, or two unmanaged sets of equal elements
+    /// (see `List.==`).
     public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool {
-        lhs === rhs || CollectionRef.same(lhs.ref, rhs.ref)
+        if lhs === rhs { return true }
+        if lhs.ref == nil && rhs.ref == nil { return Set(lhs.elements) == Set(rhs.elements) }
+        return CollectionRef.same(lhs.ref, rhs.ref)
     }
 
     /// The live set of a frozen one; `nil` when its owner was deleted since.
