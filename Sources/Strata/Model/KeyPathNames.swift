@@ -23,17 +23,18 @@ final class KeyPathProbe: @unchecked Sendable {
     private static let shared = KeyPathProbe()
     private let lock = NSLock()
     private var next: [ObjectIdentifier: Object] = [:]
-    private var lastRead: [ObjectIdentifier: AnyKeyPath] = [:]
+    private var lastReturned: [ObjectIdentifier: Any] = [:]
 
-    /// Records the key path of the property a probe's getter was read through.
+    /// Records the value a probe's persisted getter returned. (The getter cannot record its key
+    /// path: naming the key path there makes every getter call build it.)
     @usableFromInline
-    static func read(_ keyPath: AnyKeyPath, on probe: Object) {
-        shared.lock.withLock { shared.lastRead[ObjectIdentifier(probe)] = keyPath }
+    static func returned(_ value: Any, on probe: Object) {
+        shared.lock.withLock { shared.lastReturned[ObjectIdentifier(probe)] = value }
     }
 
-    /// Removes and returns the key path of the last property read on `probe`.
-    static func takeRead(on probe: Object) -> AnyKeyPath? {
-        shared.lock.withLock { shared.lastRead.removeValue(forKey: ObjectIdentifier(probe)) }
+    /// Removes and returns the value the last persisted getter read on `probe` returned.
+    static func takeReturned(on probe: Object) -> Any? {
+        shared.lock.withLock { shared.lastReturned.removeValue(forKey: ObjectIdentifier(probe)) }
     }
 
     /// Records that reading a link of `parent` (a probe) went on to `child`.
@@ -58,15 +59,15 @@ struct KeyPathStep {
 func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>) -> [KeyPathStep]? {
     let root = T()
     root._isProbe = true
-    _ = root[keyPath: keyPath]
+    let result = root[keyPath: keyPath]
     var steps: [KeyPathStep] = []
     var current: Object? = root
     var valid = true
-    var rootRead: AnyKeyPath? = nil
+    var rootReturned: Any? = nil
     while let probe = current {
         let next = KeyPathProbe.take(after: probe)
-        let read = KeyPathProbe.takeRead(on: probe)
-        if probe === root { rootRead = read }
+        let returned = KeyPathProbe.takeReturned(on: probe)
+        if probe === root { rootReturned = returned }
         let ordinal = Int(probe._probeOrdinal)
         if ordinal >= 0, let info = try? ClassInfo.of(type(of: probe)), ordinal < info.schema.properties.count {
             steps.append(KeyPathStep(info: info, name: info.schema.properties[ordinal].name))
@@ -77,9 +78,20 @@ func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>) -> [KeyPathStep]? {
     }
     guard valid, let last = steps.last, let field = last.info.field(named: last.name),
           readsValue(of: field.valueType, as: type(of: keyPath).valueType) else { return nil }
-    // One step: the key path must be the property's own, not a computed property that reads it.
-    if steps.count == 1, rootRead != keyPath { return nil }
+    // One step: the key path must give what the property's getter gave, not something computed
+    // from it (`var nickname: String { "the " + name }`).
+    if steps.count == 1, let returned = rootReturned, !isSameValue(result, returned) { return nil }
     return steps
+}
+
+/// Whether two values read on a probe are the same: the same instance for classes, equal for
+/// hashable values; values that are neither are taken as the same.
+private func isSameValue(_ a: Any, _ b: Any) -> Bool {
+    if type(of: a) is AnyClass, type(of: b) is AnyClass {
+        return ObjectIdentifier(a as AnyObject) == ObjectIdentifier(b as AnyObject)
+    }
+    if let x = a as? AnyHashable, let y = b as? AnyHashable { return x == y }
+    return true
 }
 
 /// Whether a key path whose value is `pathValue` ends by reading a property of type `property`:

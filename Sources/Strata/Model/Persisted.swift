@@ -95,11 +95,12 @@ public struct Persisted<Value: _Persistable> {
             if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
             if obj._isProbe {
                 obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal
-                KeyPathProbe.read(wrappedKeyPath, on: obj)
                 if let target = Value._strataProbeValue(), let probe = target as? Object {
                     KeyPathProbe.linked(from: obj, to: probe)
+                    KeyPathProbe.returned(target, on: obj)
                     return target
                 }
+                KeyPathProbe.returned(obj[keyPath: storageKeyPath].value, on: obj)
             }
             return obj[keyPath: storageKeyPath].value
         }
