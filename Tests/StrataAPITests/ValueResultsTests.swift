@@ -202,3 +202,43 @@ struct MapKeyValueCodingTests {
         #expect(Int._rlmType == .int && !Int._rlmOptional && Double?._rlmOptional && Dog._rlmType == .object)
     }
 }
+
+@Suite("Smaller RealmSwift forms")
+struct SmallerRealmFormsTests {
+    @Test func iteratingAListVisitsWhatItHeldWhenTheLoopStarted() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let card = ScoreCard()
+        card.scores.append(objectsIn: [1, 2])
+        var seen: [Int] = []
+        for s in card.scores {
+            seen.append(s)
+            card.scores.append(s * 10)
+        }
+        #expect(seen == [1, 2] && Array(card.scores) == [1, 2, 10, 20])
+        try realm.write { realm.add(card) }
+        seen = []
+        try realm.write {
+            for s in card.scores {
+                seen.append(s)
+                card.scores.append(0)
+            }
+        }
+        #expect(seen == [1, 2, 10, 20] && card.scores.count == 8)
+    }
+
+    @Test func mapsAnswerContainsWhereWithKeyAndValue() {
+        let card = ScoreCard()
+        card.byPlayer["a"] = 1
+        #expect(card.byPlayer.contains { key, value in key == "a" && value == 1 })
+        #expect(!card.byPlayer.contains { _, value in value > 1 })
+        let same = Map<String, Int>()
+        same["a"] = 1
+        #expect(card.byPlayer.isEqual(same) && !card.byPlayer.isEqual(Map<String, Int>()) && !card.byPlayer.isEqual(3))
+    }
+
+    @Test func aClassGivesItsDeclaredSchema() {
+        let schema = ScoreCard.sharedSchema()
+        #expect(schema?.className == "ScoreCard" && schema?.properties.map(\.name) == ["scores", "maybeScores", "tags", "ranks", "byPlayer"])
+        #expect(PropertyType.UUID == .uuid)
+    }
+}

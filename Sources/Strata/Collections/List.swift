@@ -208,6 +208,10 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     public var description: String { "List<\(Element.self)>(\(count) elements)" }
 
+    /// Iterates the elements the list held when iteration started (read in one pass), so that
+    /// appending inside the loop neither extends nor disturbs it, as with RealmSwift.
+    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+
     /// The elements as an array (one pass).
     var elements: [Element] {
         guard let r = ref else { return storage }

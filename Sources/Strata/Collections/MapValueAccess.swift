@@ -82,6 +82,13 @@ extension Map {
         self[k] = v
     }
 
+    /// Whether some entry satisfies `predicate`.
+    ///
+    /// - Parameter predicate: called with each key and value.
+    public func contains(where predicate: (_ key: Key, _ value: Value) throws -> Bool) rethrows -> Bool {
+        try entries.contains { try predicate($0.key, $0.value) }
+    }
+
     /// The value for a key given as an object (a string key boxed as `AnyObject`).
     ///
     /// - Parameter key: the key.
@@ -116,6 +123,14 @@ extension Map: Equatable where Value: Hashable {
                 == Dictionary(uniqueKeysWithValues: rhs.entries.map { ($0.key, $0.value) })
         }
         return CollectionRef.same(lhs.ref, rhs.ref)
+    }
+
+    /// Whether `object` is a map equal to this one (see `==`).
+    ///
+    /// - Parameter object: another value.
+    public func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? Map<Key, Value> else { return false }
+        return self == other
     }
 }
 

@@ -130,6 +130,10 @@ open class Object: CustomStringConvertible {
     /// stored, so this is empty; overriding it does not change the schema.
     open class func ignoredProperties() -> [String] { [] }
 
+    /// The schema of the class as declared, or `nil` when the declaration breaks a schema rule
+    /// (`objectSchema` of an unmanaged object of the class).
+    public class func sharedSchema() -> ObjectSchema? { (try? ClassInfo.of(self))?.schema }
+
     /// The realm managing this object, nil when unmanaged.
     public var realm: Realm? { _binding.map { Realm(core: $0.core) } }
 

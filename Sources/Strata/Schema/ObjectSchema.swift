@@ -21,6 +21,9 @@ public enum PropertyType: UInt8, Sendable, CaseIterable, CustomStringConvertible
     /// ``AnyRealmValue``: a value of any of the types above, tagged with its type.
     case any
 
+    /// RealmSwift's name for ``uuid``.
+    public static let UUID = PropertyType.uuid
+
     public var description: String {
         switch self {
         case .int: "int"
