@@ -77,14 +77,26 @@ public struct Realm {
     /// The configuration this realm was opened with.
     public var configuration: Configuration { core.configuration }
 
-    /// The schema of the file (every class stored in it).
+    /// The schema of the realm: every class stored in the file and, for a configuration without
+    /// `objectTypes`, every model class the program declares (as RealmSwift lists them), whether
+    /// or not it was used yet.
     public var schema: Schema {
         do { _ = try core.pages() } catch { core.readFailed(error) }
-        return Schema(objectSchema: core.snap.schemas.enumerated().map { table, stored in
+        var schemas = core.snap.schemas.enumerated().map { table, stored in
             var schema = stored
             schema.boundClass = core.snap.infos[table]?.type
             return schema
-        })
+        }
+        if configuration.objectTypes == nil {
+            var names = Set(schemas.map(\.className))
+            for type in ModelDiscovery.modelClasses {
+                guard let info = try? ClassInfo.of(type), names.insert(info.schema.className).inserted else { continue }
+                var schema = info.schema
+                schema.boundClass = type
+                schemas.append(schema)
+            }
+        }
+        return Schema(objectSchema: schemas)
     }
 
     /// True when the realm holds no objects.
