@@ -1,9 +1,10 @@
 // Schema discovery: turns an `Object` subclass into its `ObjectSchema`, row layout and field
 // accessors, once per class per process.
 //
-// How the schema is found (Linux has no runtime class enumeration):
+// How the schema is found:
 // - `Realm.Configuration.objectTypes`, when set, is the schema (plus the classes they link to).
-// - Otherwise classes are registered on first use: the first `add`, `create`, `objects`,
+// - Otherwise every model class of the program is in the schema `realm.schema` lists
+//   (ModelDiscovery.swift), and a class is bound to its table on first use: the first `add`, `create`, `objects`,
 //   `object(ofType:forPrimaryKey:)`… with a class checks it against the file (and adds its table
 //   in the current write, or in a short write of its own, when the file lacks it). Classes
 //   already used in this process are checked at open.
