@@ -62,49 +62,55 @@ open class Object: CustomStringConvertible {
     }
 
     /// Creates an unmanaged object from a dictionary (`["name": "Rex", "age": 3]`), an array of
-    /// every property value in declaration order, or another object. Nested dictionaries and
-    /// arrays create linked objects. Entries that do not fit a property are skipped; use
-    /// `Object.make(value:)` to get a `Realm.Error` for them instead.
+    /// property values in declaration order, or another object. Nested dictionaries and arrays
+    /// create linked objects; keys that name no property are ignored, as in RealmSwift. A value
+    /// that does not fit its property stops with a `Strata:` message, as RealmSwift's raises (it
+    /// is never dropped); use `Object.make(value:)` to get a `Realm.Error` instead.
     public required convenience init(value: Any) {
         self.init()
-        try? _apply(value: value, skipInvalid: true)
+        do { try _apply(value: value, ignoringUnknownKeys: true) } catch let error as Realm.Error {
+            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+        } catch {
+            Stop.now("Strata: invalidArgument: \(error)")
+        }
     }
 
     /// Like `init(value:)`, but throws `.invalidArgument` for an unknown property or a value of
     /// the wrong type.
     public static func make(value: Any) throws -> Self {
         let o = Self()
-        try o._apply(value: value, skipInvalid: false)
+        try o._apply(value: value, ignoringUnknownKeys: false)
         return o
     }
 
-    final func _apply(value: Any, skipInvalid: Bool) throws {
+    /// Sets the properties from `value` (see `init(value:)`); `ignoringUnknownKeys` skips the keys
+    /// of a dictionary that name no property, and nothing else.
+    final func _apply(value: Any, ignoringUnknownKeys: Bool) throws {
         let info = try ClassInfo.of(type(of: self))
         if let dict = value as? [String: Any] {
             for (k, v) in dict {
                 guard let f = info.field(named: k) else {
-                    if skipInvalid { continue }
+                    if ignoringUnknownKeys { continue }
                     throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(k)'")
                 }
-                do { try f.setAny(self, v) } catch where skipInvalid { continue }
+                try f.setAny(self, v)
             }
         } else if let array = value as? [Any] {
             let fields = info.fields.enumerated().filter { info.schema.properties[$0.offset].type != .linkingObjects }
             guard array.count <= fields.count else {
-                if skipInvalid { return }
                 throw Realm.Error(.invalidArgument, "\(array.count) values for the \(fields.count) properties of '\(info.schema.className)'")
             }
             for (i, v) in array.enumerated() {
-                do { try fields[i].element.setAny(self, v) } catch where skipInvalid { continue }
+                try fields[i].element.setAny(self, v)
             }
         } else if let other = value as? Object {
             let otherInfo = try ClassInfo.of(type(of: other))
             for f in info.fields {
                 guard let g = otherInfo.field(named: f.name) else { continue }
                 if info.schema[f.name]?.type == .linkingObjects { continue }
-                do { try f.setAny(self, g.getAny(other)) } catch where skipInvalid { continue }
+                try f.setAny(self, g.getAny(other))
             }
-        } else if !skipInvalid {
+        } else {
             throw Realm.Error(.invalidArgument, "cannot create '\(info.schema.className)' from a \(type(of: value))")
         }
     }

@@ -26,8 +26,12 @@ public struct _PropertyShape: Sendable {
 /// your own types (use `PersistableEnum` for enums, `CustomPersistable` for other types).
 public protocol _Persistable: _RealmSchemaDiscoverable {
     static var _strataShape: _PropertyShape { get }
-    /// The value of a fresh unmanaged property declared without an initial value.
+    /// The zero of the type: what a slot that holds nothing reads as, and what a dropped
+    /// unmanaged value is replaced with.
     static func _strataDefault() -> Self
+    /// The value of a fresh unmanaged property declared without an initial value (RealmSwift's:
+    /// `_strataDefault()`, except a new ``ObjectId``, the current `Date` and a random `UUID`).
+    static func _strataDeclarationDefault() -> Self
     /// Managed read of the property at `ordinal` of `obj` (whose realm is set).
     static func _strataGet(_ obj: Object, _ ordinal: Int) -> Self
     /// Managed write; traps with a message on misuse (outside a write, wrong thread), see `Object`.
@@ -50,6 +54,7 @@ public protocol _Persistable: _RealmSchemaDiscoverable {
 }
 
 extension _Persistable {
+    public static func _strataDeclarationDefault() -> Self { _strataDefault() }
     public static func _strataProbeValue() -> Self? { nil }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { _strataGet(obj, ordinal)._strataAny }
     public static func _strataFromAny(_ any: Any?) -> Self? { any as? Self }
@@ -418,4 +423,19 @@ protocol _BoxedOptional {
 
 extension Optional: _BoxedOptional {
     var _isNil: Bool { self == nil }
+}
+
+// The declaration defaults RealmSwift gives these types: a property declared without an initial
+// value starts as a new value for each object, not as the zero of the type.
+extension ObjectId {
+    public static func _strataDeclarationDefault() -> ObjectId { .generate() }
+}
+extension Date {
+    public static func _strataDeclarationDefault() -> Date { Date() }
+}
+extension UUID {
+    public static func _strataDeclarationDefault() -> UUID { UUID() }
+}
+extension _CustomPersistable {
+    public static func _strataDeclarationDefault() -> Self { converted(PersistedType._strataDeclarationDefault()) }
 }

@@ -46,9 +46,10 @@ public struct Persisted<Value: _Persistable> {
         self.originProperty = originProperty
     }
 
-    /// A property whose initial value is the type's default: `0`, `""`, `false`, `nil`, an empty
-    /// collection, the first case of a ``PersistableEnum``.
-    @inlinable public init() { self.init(value: Value._strataDefault()) }
+    /// A property whose initial value is the type's default, as in RealmSwift: `0`, `""`, `false`,
+    /// `nil`, an empty collection, the first case of a ``PersistableEnum``; a new ``ObjectId``, the
+    /// current `Date` and a random `UUID`, each time an object is made.
+    @inlinable public init() { self.init(value: Value._strataDeclarationDefault()) }
     /// A property with an initial value: `@Persisted var name = "Rex"`.
     ///
     /// - Parameter wrappedValue: the value a new unmanaged object starts with.
@@ -59,7 +60,7 @@ public struct Persisted<Value: _Persistable> {
     /// optionals); adding an object whose key is in use fails with `.duplicatePrimaryKey`.
     ///
     /// - Parameter primaryKey: whether the property is the class's primary key.
-    @inlinable public init(primaryKey: Bool) { self.init(value: Value._strataDefault(), primaryKey: primaryKey) }
+    @inlinable public init(primaryKey: Bool) { self.init(value: Value._strataDeclarationDefault(), primaryKey: primaryKey) }
     /// A primary key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
     ///
     /// - Parameters:
@@ -72,7 +73,7 @@ public struct Persisted<Value: _Persistable> {
     /// class; it is allowed on `Int`, `Bool`, `String`, `Date`, ``ObjectId`` and `UUID` properties.
     ///
     /// - Parameter indexed: whether the property has a search index.
-    @inlinable public init(indexed: Bool) { self.init(value: Value._strataDefault(), indexed: indexed) }
+    @inlinable public init(indexed: Bool) { self.init(value: Value._strataDeclarationDefault(), indexed: indexed) }
     /// An indexed property with an initial value: `@Persisted(indexed: true) var name = ""`.
     ///
     /// - Parameters:
