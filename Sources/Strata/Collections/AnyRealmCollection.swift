@@ -25,6 +25,10 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     private let thawBase: () -> AnyRealmCollection<Element>?
     private let observeBase: ([String]?, DispatchQueue?, @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken
     private let equalsBase: (Any) -> Bool
+    /// The wrapped collection's handover, and how to rebuild a wrapper from it
+    /// (ThreadSafeQueries.swift).
+    let handoverBase: () -> _Handover?
+    let resolveBase: (_Handover, Realm) -> Any?
 
     /// Wraps a collection.
     ///
@@ -50,6 +54,7 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
             }
         }
         equalsBase = { other in (other as? C).map { $0 == base } ?? false }
+        (handoverBase, resolveBase) = AnyRealmCollection.handover(of: base)
     }
 
     public var startIndex: Int { 0 }

@@ -27,6 +27,12 @@ public struct _Handover: @unchecked Sendable {
         case object(key: UInt64)
         case collection(table: Int, column: Int, owner: UInt64)
         case realm(Realm.Configuration)
+        /// Results of objects: how to rebuild their class and query in a realm (ThreadSafeQueries.swift).
+        case results(Any)
+        /// The links to one object through one property.
+        case linkingObjects(table: Int, key: UInt64, originProperty: String)
+        /// A wrapped value: the wrapped value's handover and how to rebuild the wrapper from it.
+        indirect case wrapped(inner: _Handover, resolve: (_Handover, Realm) -> Any?)
     }
     let place: Place
     let identity: String
