@@ -30,7 +30,7 @@ public protocol _Persistable: _RealmSchemaDiscoverable {
     /// unmanaged value is replaced with.
     static func _strataDefault() -> Self
     /// The value of a fresh unmanaged property declared without an initial value (RealmSwift's:
-    /// `_strataDefault()`, except a new ``ObjectId``, the current `Date` and a random `UUID`).
+    /// `_strataDefault()`, except a new ``ObjectId`` and a random `UUID`).
     static func _strataDeclarationDefault() -> Self
     /// Managed read of the property at `ordinal` of `obj` (whose realm is set).
     static func _strataGet(_ obj: Object, _ ordinal: Int) -> Self
@@ -426,12 +426,11 @@ extension Optional: _BoxedOptional {
 }
 
 // The declaration defaults RealmSwift gives these types: a property declared without an initial
-// value starts as a new value for each object, not as the zero of the type.
+// value starts as a new value for each object, not as the zero of the type. (RealmSwift also
+// starts a `Date` at the current time; here it stays the reference date, so that making an
+// object reads no clock: most models assign their dates at once.)
 extension ObjectId {
     public static func _strataDeclarationDefault() -> ObjectId { .generate() }
-}
-extension Date {
-    public static func _strataDeclarationDefault() -> Date { Date() }
 }
 extension UUID {
     public static func _strataDeclarationDefault() -> UUID { UUID() }

@@ -47,8 +47,8 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property whose initial value is the type's default, as in RealmSwift: `0`, `""`, `false`,
-    /// `nil`, an empty collection, the first case of a ``PersistableEnum``; a new ``ObjectId``, the
-    /// current `Date` and a random `UUID`, each time an object is made.
+    /// `nil`, an empty collection, the first case of a ``PersistableEnum``, the reference date; a
+    /// new ``ObjectId`` and a random `UUID` each time an object is made.
     @inlinable public init() { self.init(value: Value._strataDeclarationDefault()) }
     /// A property with an initial value: `@Persisted var name = "Rex"`.
     ///
