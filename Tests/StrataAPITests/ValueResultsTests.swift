@@ -242,3 +242,27 @@ struct SmallerRealmFormsTests {
         #expect(PropertyType.UUID == .uuid)
     }
 }
+
+@Suite("Key-value coding on collections of values")
+struct ValueKeyValueCodingTests {
+    @Test func aKeyOtherThanSelfOnValuesStops() async {
+        await #expect(processExitsWith: .failure) {
+            let card = ScoreCard()
+            card.scores.append(1)
+            _ = card.scores.value(forKey: "notSelf")
+        }
+        await #expect(processExitsWith: .failure) {
+            let card = ScoreCard()
+            card.tags.insert("a")
+            _ = card.tags.value(forKeyPath: "count")
+        }
+        await #expect(processExitsWith: .failure) {
+            let card = ScoreCard()
+            card.scores.append(1)
+            _ = AnyRealmCollection(card.scores).value(forKey: "notSelf")
+        }
+        let card = ScoreCard()
+        card.scores.append(2)
+        #expect(card.scores.value(forKey: "self").count == 1)
+    }
+}

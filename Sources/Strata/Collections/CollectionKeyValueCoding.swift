@@ -4,7 +4,9 @@
 //
 // Invariants:
 // - The array has one entry per element, in the collection's order; a nil value (or an unknown
-//   key, as `Object.value(forKey:)` reads it) is `NSNull`, so positions never shift.
+//   key, as `Object.value(forKey:)` reads it) is `NSNull`, so positions never shift. A
+//   collection of values has only `self`: any other key stops with a `Strata:` message, as
+//   RealmSwift raises.
 // - `setValue(_:forKey:)` is each object's own `setValue(_:forKey:)`: inside a write a failure
 //   fails the write (nothing half set is committed), outside one it stops with a `Strata:`
 //   message, as for one object.
@@ -47,7 +49,11 @@ extension RealmCollection {
 
     private static func value(of element: Any, forKey key: String) -> Any? {
         if key == "self" { return element }
-        return (element as? Object)?.value(forKey: key)
+        guard let object = element as? Object else {
+            if element is NSNull || (element as? _BoxedOptional)?._isNil == true { return nil }
+            Stop.now("Strata: invalidArgument: a \(type(of: element)) has no property '\(key)'; a collection of values has only 'self'")
+        }
+        return object.value(forKey: key)
     }
 }
 
@@ -98,7 +104,11 @@ private func boxedValues<E>(_ elements: [E], keyPath: String) -> [AnyObject] {
     return elements.map { element -> AnyObject in
         var current: Any? = element
         for key in keys where key != "self" {
-            guard let object = current as? Object else { current = nil; break }
+            guard let object = current as? Object else {
+                if current == nil || current is NSNull { break }
+                // A value has no properties: RealmSwift raises here, so does Strata.
+                Stop.now("Strata: invalidArgument: a \(type(of: current!)) has no property '\(key)'; a collection of values has only 'self'")
+            }
             current = object.value(forKey: key)
         }
         if let storable = current as? any _Persistable { current = storable._strataAny }
