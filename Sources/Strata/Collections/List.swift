@@ -30,27 +30,55 @@ import Foundation
 /// let young = person.dogs.where { $0.age < 2 }
 /// ```
 public final class List<Element: _PersistableElement>: RandomAccessCollection, MutableCollection, CustomStringConvertible {
-    var storage: [Element] = []
+    /// The elements of an unmanaged list.
+    var unmanagedElements: [Element] = []
     /// Set once: at creation for an accessor, or by `add` adopting an unmanaged collection.
     var ref: CollectionRef?
+    /// Set for a `List<AnyRealmValue>` nested in a stored value (NestedCollections.swift).
+    var nested: NestedBacking?
 
     /// An empty unmanaged list.
     public init() { ref = nil }
 
     init(ref: CollectionRef) { self.ref = ref }
 
+    init(nested: NestedBacking) { self.nested = nested }
+
+    /// The elements of a list without a collection tree (`ref == nil`): its own, or those of the
+    /// stored value it is nested in, changed by rewriting that value.
+    var storage: [Element] {
+        get {
+            guard let location = nested?.location else { return unmanagedElements }
+            return location.listElements() as? [Element] ?? []
+        }
+        set {
+            guard let nested else { unmanagedElements = newValue; return }
+            guard let location = nested.location else { Stop.now(NestedCollectionLocation.copyMessage) }
+            location.replace(with: .fromArray(newValue as? [AnyRealmValue] ?? []))
+        }
+        _modify {
+            guard nested != nil else {
+                yield &unmanagedElements
+                return
+            }
+            var elements = storage
+            yield &elements
+            storage = elements
+        }
+    }
+
     /// The realm of a managed list.
-    public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    public var realm: Realm? { ref.map { Realm(core: $0.core) } ?? nested?.location?.realm }
     /// Whether the list can no longer be read: its owner was deleted or its realm invalidated.
     ///
     /// Always `false` for an unmanaged list.
     public var isInvalidated: Bool {
-        guard let r = ref else { return false }
+        guard let r = ref else { return nested?.location?.isInvalidated ?? false }
         return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
     }
     /// Whether this is a frozen list (from ``freeze()``), which never changes and is readable on
     /// any thread.
-    public var isFrozen: Bool { ref?.core.isFrozen ?? false }
+    public var isFrozen: Bool { ref?.core.isFrozen ?? nested?.location?.isFrozen ?? false }
 
     // MARK: Collection
 
@@ -67,7 +95,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     public subscript(position: Int) -> Element {
         get {
             guard let r = ref else { return storage[position] }
-            return r.core.listGet(r, position, as: Element.self)
+            return NestedAttachment.listElement(r.core.listGet(r, position, as: Element.self), of: self, at: position)
         }
         set {
             guard let r = ref else { storage[position] = newValue; return }
@@ -216,8 +244,8 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     var elements: [Element] {
         guard let r = ref else { return storage }
         var out: [Element] = []
-        r.core.listForEach(r) { _, b in
-            out.append(Element._strataDecodeElement(_ElementView(bytes: b, core: r.core)))
+        r.core.listForEach(r) { i, b in
+            out.append(NestedAttachment.listElement(Element._strataDecodeElement(_ElementView(bytes: b, core: r.core)), of: self, at: i))
             return true
         }
         return out

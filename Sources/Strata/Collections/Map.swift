@@ -40,24 +40,51 @@ extension String: _MapKey {
 /// for (level, score) in player.scores { print(level, score) }
 /// ```
 public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, CustomStringConvertible {
-    var storage: [Key: Value] = [:]
+    /// The entries of an unmanaged map.
+    var unmanagedEntries: [Key: Value] = [:]
     /// Set once: at creation for an accessor, or by `add` adopting an unmanaged collection.
     var ref: CollectionRef?
+    /// Set for a `Map<String, AnyRealmValue>` nested in a stored value (NestedCollections.swift).
+    var nested: NestedBacking?
 
     /// An empty unmanaged map.
     public init() { ref = nil }
     init(ref: CollectionRef) { self.ref = ref }
+    init(nested: NestedBacking) { self.nested = nested }
+
+    /// The entries of a map without a collection tree (`ref == nil`): its own, or those of the
+    /// stored value it is nested in, changed by rewriting that value.
+    var storage: [Key: Value] {
+        get {
+            guard let location = nested?.location else { return unmanagedEntries }
+            return location.dictionaryEntries() as? [Key: Value] ?? [:]
+        }
+        set {
+            guard let nested else { unmanagedEntries = newValue; return }
+            guard let location = nested.location else { Stop.now(NestedCollectionLocation.copyMessage) }
+            location.replace(with: .fromDictionary(newValue as? [String: AnyRealmValue] ?? [:]))
+        }
+        _modify {
+            guard nested != nil else {
+                yield &unmanagedEntries
+                return
+            }
+            var entries = storage
+            yield &entries
+            storage = entries
+        }
+    }
 
     /// The realm of a managed map; `nil` for an unmanaged one.
-    public var realm: Realm? { ref.map { Realm(core: $0.core) } }
+    public var realm: Realm? { ref.map { Realm(core: $0.core) } ?? nested?.location?.realm }
     /// Whether this is a frozen map (from ``freeze()``), which never changes and is readable on any
     /// thread.
-    public var isFrozen: Bool { ref?.core.isFrozen ?? false }
+    public var isFrozen: Bool { ref?.core.isFrozen ?? nested?.location?.isFrozen ?? false }
     /// Whether the map can no longer be read: its owner was deleted or its realm invalidated.
     ///
     /// Always `false` for an unmanaged map.
     public var isInvalidated: Bool {
-        guard let r = ref else { return false }
+        guard let r = ref else { return nested?.location?.isInvalidated ?? false }
         return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
     }
 
@@ -76,6 +103,7 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         get {
             guard let collection = ref else { return storage[key] }
             return collection.core.mapGet(collection, key._strataKeyString, as: Value.self)
+                .map { NestedAttachment.mapValue($0, of: self, forKey: key._strataKeyString) }
         }
         set {
             guard let collection = ref else { storage[key] = newValue; return }
@@ -95,10 +123,17 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         collection.core.listRemoveAll(collection)
     }
 
-    /// The entries as an array, in key order for a managed map (one read of the realm).
+    /// The entries as an array, in key order for a managed or nested map (one read of the realm).
     public var entries: [(key: Key, value: Value)] {
-        guard let collection = ref else { return storage.map { ($0.key, $0.value) } }
-        return collection.core.mapEntries(collection, as: Value.self).map { (Key(_strataKeyString: $0.0), $0.1) }
+        guard let collection = ref else {
+            let entries = storage.map { ($0.key, $0.value) }
+            // A stored (nested) map iterates in key order, as a managed map does.
+            guard nested != nil else { return entries }
+            return entries.sorted { $0.0._strataKeyString.utf8.lexicographicallyPrecedes($1.0._strataKeyString.utf8) }
+        }
+        return collection.core.mapEntries(collection, as: Value.self).map {
+            (Key(_strataKeyString: $0.0), NestedAttachment.mapValue($0.1, of: self, forKey: $0.0))
+        }
     }
     /// The keys, in the order of ``entries``.
     public var keys: [Key] { entries.map(\.key) }

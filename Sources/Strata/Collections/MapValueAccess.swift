@@ -118,6 +118,11 @@ extension Map: Equatable where Value: Hashable {
     /// (as lists and sets compare).
     public static func == (lhs: Map<Key, Value>, rhs: Map<Key, Value>) -> Bool {
         if lhs === rhs { return true }
+        switch (lhs.nested?.location, rhs.nested?.location) {
+        case let (a?, b?): return a.isSame(as: b)
+        case (nil, nil): break
+        default: return false
+        }
         if lhs.ref == nil && rhs.ref == nil {
             return Dictionary(uniqueKeysWithValues: lhs.entries.map { ($0.key, $0.value) })
                 == Dictionary(uniqueKeysWithValues: rhs.entries.map { ($0.key, $0.value) })

@@ -198,9 +198,15 @@ extension List: RealmCollection where Element: RealmCollectionValue {}
 
 extension List: Equatable where Element: RealmCollectionValue {
     /// Managed lists are equal when they are the same property of the same object in the same
-    /// realm instance; two unmanaged lists when they hold equal elements in the same order.
+    /// realm instance (a nested list: the same place in the same stored value); two unmanaged
+    /// lists when they hold equal elements in the same order.
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
         if lhs === rhs { return true }
+        switch (lhs.nested?.location, rhs.nested?.location) {
+        case let (a?, b?): return a.isSame(as: b)
+        case (nil, nil): break
+        default: return false
+        }
         if lhs.ref == nil && rhs.ref == nil { return lhs.elements == rhs.elements }
         return CollectionRef.same(lhs.ref, rhs.ref)
     }

@@ -15,9 +15,9 @@ protocol _AdoptableCollection: AnyObject {
 
 extension List: _AdoptableCollection {
     func _adopt(_ ref: CollectionRef) -> Bool {
-        guard self.ref == nil else { return false }
+        guard self.ref == nil, nested == nil else { return false }
         self.ref = ref
-        storage = []
+        unmanagedElements = []
         return true
     }
 }
@@ -33,9 +33,9 @@ extension MutableSet: _AdoptableCollection {
 
 extension Map: _AdoptableCollection {
     func _adopt(_ ref: CollectionRef) -> Bool {
-        guard self.ref == nil else { return false }
+        guard self.ref == nil, nested == nil else { return false }
         self.ref = ref
-        storage = [:]
+        unmanagedEntries = [:]
         return true
     }
 }

@@ -224,7 +224,7 @@ struct StoredValueDecoder {
     }
 
     /// A tagged `AnyRealmValue` (AnyRealmValue.swift's encoding); a link carries its class name.
-    private func mixed(_ bytes: UnsafeRawBufferPointer) throws(Realm.Error) -> StoredValue {
+    private func mixed(_ bytes: UnsafeRawBufferPointer, depth: Int = 0) throws(Realm.Error) -> StoredValue {
         guard let first = bytes.first, let tag = AnyRealmValueTag(rawValue: first) else {
             throw Realm.Error(.corruptFile, "an AnyRealmValue with unknown type tag \(bytes.first.map(String.init) ?? "(empty)")")
         }
@@ -248,6 +248,24 @@ struct StoredValueDecoder {
                 throw Realm.Error(.corruptFile, "an AnyRealmValue link of \(payload.count) bytes without a valid class name")
             }
             return .link(className: name, key: UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self)))
+        case .list, .dictionary:
+            guard depth < AnyRealmValue.maxNestingDepth else {
+                throw Realm.Error(.corruptFile, "an AnyRealmValue nests collections more than \(AnyRealmValue.maxNestingDepth) levels deep")
+            }
+            let parts = try AnyRealmValue.nestedParts(payload, of: tag)
+            if tag == .list {
+                var elements: [StoredValue] = []
+                for part in parts { elements.append(.mixed(try mixed(part, depth: depth + 1))) }
+                return .list(elements)
+            }
+            var entries: [StoredValue.MapEntry] = []
+            for i in stride(from: 0, to: parts.count, by: 2) {
+                guard let key = String(validating: parts[i], as: UTF8.self) else {
+                    throw Realm.Error(.corruptFile, "an AnyRealmValue dictionary key that is not valid UTF-8")
+                }
+                entries.append(StoredValue.MapEntry(key: key, value: .mixed(try mixed(parts[i + 1], depth: depth + 1))))
+            }
+            return .map(entries)
         }
     }
 }

@@ -49,7 +49,13 @@ struct StoredValueEncoding {
         }
     }
 
-    /// A tagged AnyRealmValue (`.mixed(x)` or a bare `x`).
+    /// Appends `part` preceded by its length (UInt32 little-endian), as nested collections are stored.
+    private static func appendSized(_ out: inout [UInt8], _ part: [UInt8]) {
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: part.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: part)
+    }
+
+    /// A tagged AnyRealmValue (`.mixed(x)` or a bare `x`; a nested collection as `.list`/`.map`).
     func mixed(_ value: StoredValue, place: String) throws(Realm.Error) -> [UInt8] {
         let inner: StoredValue
         if case .mixed(let v) = value { inner = v } else { inner = value }
@@ -70,8 +76,21 @@ struct StoredValueEncoding {
         case .decimal128: return try tagged(.decimal128, .decimal128)
         case .link(let className, let key):
             return [AnyRealmValueTag.object.rawValue] + withUnsafeBytes(of: key.littleEndian) { Array($0) } + Array(className.utf8)
-        case .mixed, .list, .set, .map:
-            throw Realm.Error(.invalidArgument, "\(place): an AnyRealmValue holds a single value, not \(inner)")
+        case .list(let elements):
+            var out = [AnyRealmValueTag.list.rawValue]
+            for (i, element) in elements.enumerated() {
+                Self.appendSized(&out, try mixed(element, place: "\(place)[\(i)]"))
+            }
+            return out
+        case .map(let entries):
+            var out = [AnyRealmValueTag.dictionary.rawValue]
+            for entry in entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                Self.appendSized(&out, Array(entry.key.utf8))
+                Self.appendSized(&out, try mixed(entry.value, place: "\(place)[\(entry.key)]"))
+            }
+            return out
+        case .mixed, .set:
+            throw Realm.Error(.invalidArgument, "\(place): an AnyRealmValue holds a single value, a list or a map, not \(inner)")
         }
     }
 

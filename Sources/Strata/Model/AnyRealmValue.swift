@@ -15,6 +15,9 @@
 //   9 decimal128 16 bytes, as a Decimal128 property stores them
 //  10 uuid      16 bytes
 //  11 object    8 bytes object key little-endian, then the class name in UTF-8
+//  12 list      per element: its length (UInt32 little-endian), then its tagged encoding
+//  13 dictionary per entry, in the keys' UTF-8 byte order: key length (UInt32), key UTF-8,
+//               value length (UInt32), value's tagged encoding
 //   0 none      (collection elements only) nothing
 //
 // Invariants:
@@ -23,6 +26,8 @@
 // - A link names its class, not a table number, so it survives compaction and migrations that
 //   renumber tables. It is not a tracked link (no backlink): a link whose object was deleted reads
 //   back as `.none`, which object keys make exact because they are never reused in a table.
+// - A nested list or dictionary is stored inside the value that holds it, at most
+//   `maxNestingDepth` levels deep; NestedCollections.swift makes it live on a managed object.
 import Foundation
 
 /// A value of any type a property can store: Realm's mixed type.
@@ -55,6 +60,12 @@ public enum AnyRealmValue: Hashable {
     case objectId(ObjectId)
     case decimal128(Decimal128)
     case uuid(UUID)
+    /// A dictionary of values, any of which may be a collection again. Read from a managed object,
+    /// it is live: changing it (inside a write) changes the stored value.
+    case dictionary(Map<String, AnyRealmValue>)
+    /// A list of values, any of which may be a collection again. Read from a managed object, it is
+    /// live: changing it (inside a write) changes the stored value.
+    case list(List<AnyRealmValue>)
 
     /// `.none`.
     public init() { self = .none }
@@ -80,6 +91,29 @@ public enum AnyRealmValue: Hashable {
     /// The value when it is a `.uuid`, else nil.
     public var uuidValue: UUID? { if case .uuid(let v) = self { v } else { nil } }
 
+    /// The dictionary when this is a `.dictionary`, else nil.
+    public var dictionaryValue: Map<String, AnyRealmValue>? { if case .dictionary(let v) = self { v } else { nil } }
+    /// The list when this is a `.list`, else nil.
+    public var listValue: List<AnyRealmValue>? { if case .list(let v) = self { v } else { nil } }
+
+    /// An unmanaged `.dictionary` holding `dictionary`'s entries.
+    ///
+    /// - Parameter dictionary: the entries.
+    public static func fromDictionary(_ dictionary: [String: AnyRealmValue]) -> AnyRealmValue {
+        let map = Map<String, AnyRealmValue>()
+        map.unmanagedEntries = dictionary
+        return .dictionary(map)
+    }
+
+    /// An unmanaged `.list` holding `array`'s elements in order.
+    ///
+    /// - Parameter array: the elements.
+    public static func fromArray(_ array: [AnyRealmValue]) -> AnyRealmValue {
+        let list = List<AnyRealmValue>()
+        list.unmanagedElements = array
+        return .list(list)
+    }
+
     /// The linked object when this is an `.object` of class `objectType`, else nil.
     ///
     /// - Parameter objectType: the class the caller expects.
@@ -102,6 +136,8 @@ public enum AnyRealmValue: Hashable {
         case .objectId(let v): v
         case .decimal128(let v): v
         case .uuid(let v): v
+        case .dictionary(let v): v
+        case .list(let v): v
         }
     }
 
@@ -127,9 +163,69 @@ public enum AnyRealmValue: Hashable {
         case let v as ObjectId: self = .objectId(v)
         case let v as Decimal128: self = .decimal128(v)
         case let v as UUID: self = .uuid(v)
+        case let v as List<AnyRealmValue>: self = .list(v)
+        case let v as Map<String, AnyRealmValue>: self = .dictionary(v)
+        case let v as [String: Any]:
+            var entries: [String: AnyRealmValue] = [:]
+            for (key, element) in v {
+                guard let value = AnyRealmValue(wrapping: element) else { return nil }
+                entries[key] = value
+            }
+            self = .fromDictionary(entries)
+        case let v as [Any]:
+            var elements: [AnyRealmValue] = []
+            for element in v {
+                guard let value = AnyRealmValue(wrapping: element) else { return nil }
+                elements.append(value)
+            }
+            self = .fromArray(elements)
         default:
             if case Optional<Any>.none = any as Any? { self = .none; return }
             return nil
+        }
+    }
+}
+
+extension AnyRealmValue {
+    /// Values of one case compare their payloads (collections as ``List`` and ``Map`` compare:
+    /// managed ones by location, unmanaged ones by contents); values of different cases differ.
+    public static func == (lhs: AnyRealmValue, rhs: AnyRealmValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.none, .none): true
+        case let (.int(a), .int(b)): a == b
+        case let (.bool(a), .bool(b)): a == b
+        case let (.float(a), .float(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.data(a), .data(b)): a == b
+        case let (.date(a), .date(b)): a == b
+        case let (.object(a), .object(b)): a == b
+        case let (.objectId(a), .objectId(b)): a == b
+        case let (.decimal128(a), .decimal128(b)): a == b
+        case let (.uuid(a), .uuid(b)): a == b
+        case let (.dictionary(a), .dictionary(b)): a == b
+        case let (.list(a), .list(b)): a == b
+        default: false
+        }
+    }
+
+    /// Hashes the payload; a collection hashes its case only (its contents can change).
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .none: hasher.combine(0)
+        case .int(let v): hasher.combine(v)
+        case .bool(let v): hasher.combine(v)
+        case .float(let v): hasher.combine(v)
+        case .double(let v): hasher.combine(v)
+        case .string(let v): hasher.combine(v)
+        case .data(let v): hasher.combine(v)
+        case .date(let v): hasher.combine(v)
+        case .object(let v): hasher.combine(v)
+        case .objectId(let v): hasher.combine(v)
+        case .decimal128(let v): hasher.combine(v)
+        case .uuid(let v): hasher.combine(v)
+        case .dictionary: hasher.combine(12)
+        case .list: hasher.combine(13)
         }
     }
 }
@@ -143,7 +239,33 @@ extension AnyRealmValue: QueryValueConvertible {
 
 /// The tags of the stored encoding (see the file header); stored in files, so never renumbered.
 enum AnyRealmValueTag: UInt8 {
-    case none = 0, int, bool, float, double, string, data, date, objectId, decimal128, uuid, object
+    case none = 0, int, bool, float, double, string, data, date, objectId, decimal128, uuid, object, list, dictionary
+}
+
+extension AnyRealmValue {
+    /// The length-prefixed parts of a stored list or dictionary payload (elements; keys and values
+    /// alternating); a length that overruns the payload is a damaged file.
+    static func nestedParts(_ payload: UnsafeRawBufferPointer, of tag: AnyRealmValueTag) throws(Realm.Error) -> [UnsafeRawBufferPointer] {
+        var parts: [UnsafeRawBufferPointer] = []
+        var rest = payload
+        while !rest.isEmpty {
+            guard rest.count >= 4 else { throw Realm.Error(.corruptFile, "an AnyRealmValue \(tag) ends inside a length") }
+            let length = Int(UInt32(littleEndian: rest.loadUnaligned(as: UInt32.self)))
+            guard length <= rest.count - 4 else {
+                throw Realm.Error(.corruptFile, "an AnyRealmValue \(tag) part of \(length) bytes overruns its \(rest.count - 4)")
+            }
+            parts.append(UnsafeRawBufferPointer(rebasing: rest[(rest.startIndex + 4)..<(rest.startIndex + 4 + length)]))
+            rest = UnsafeRawBufferPointer(rebasing: rest.dropFirst(4 + length))
+        }
+        if tag == .dictionary, parts.count % 2 != 0 {
+            throw Realm.Error(.corruptFile, "an AnyRealmValue dictionary has a key without a value")
+        }
+        return parts
+    }
+
+    /// How deep collections may nest (a list in a dictionary in a list… counts each level); deeper
+    /// values are refused when written and reported as damage when read.
+    static let maxNestingDepth = 100
 }
 
 extension AnyRealmValue: _PersistableElement {
@@ -152,6 +274,18 @@ extension AnyRealmValue: _PersistableElement {
     public var _strataAny: Any? { wrapped }
 
     public static func _strataFromAny(_ any: Any?) -> AnyRealmValue? { AnyRealmValue(wrapping: any) }
+
+    /// The stored value; a nested collection in it is a live view of the property.
+    public static func _strataGet(_ obj: Object, _ ordinal: Int) -> AnyRealmValue {
+        storedValue(obj, ordinal).attached(to: NestedCollectionLocation(root: .property(obj, ordinal: ordinal)))
+    }
+
+    /// The stored value of a managed object's property, nested collections as copies.
+    static func storedValue(_ obj: Object, _ ordinal: Int) -> AnyRealmValue {
+        guard let binding = obj._binding else { return .none }
+        let column = binding.info.column(forOrdinal: ordinal)
+        return binding.core.readColumn(binding, column) { row in _strataRead(row, column) } ?? .none
+    }
 
     public static func _strataRead(_ row: _RowView, _ column: _Column) -> AnyRealmValue? {
         if row.isNull(column) { return AnyRealmValue.none }
@@ -176,6 +310,11 @@ extension AnyRealmValue: _PersistableElement {
     }
 
     public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        try encode(into: &out, depth: 0)
+    }
+
+    /// Appends this value's tagged encoding; `depth` counts the collections that hold it.
+    func encode(into out: inout _ElementBuffer, depth: Int) throws {
         func put<T: FixedWidthInteger>(_ tag: AnyRealmValueTag, _ bits: T) {
             out.bytes.append(tag.rawValue)
             withUnsafeBytes(of: bits.littleEndian) { out.bytes.append(contentsOf: $0) }
@@ -209,11 +348,42 @@ extension AnyRealmValue: _PersistableElement {
             let key = try out.core.keyForLinking(o, from: out.ownerTable)
             put(.object, key)
             out.bytes.append(contentsOf: type(of: o).className().utf8)
+        case .list(let list):
+            try Self.checkNesting(depth)
+            out.bytes.append(AnyRealmValueTag.list.rawValue)
+            for element in list.elements {
+                try Self.appendSized(&out) { try element.encode(into: &$0, depth: depth + 1) }
+            }
+        case .dictionary(let map):
+            try Self.checkNesting(depth)
+            out.bytes.append(AnyRealmValueTag.dictionary.rawValue)
+            for (key, value) in map.entries.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                try Self.appendSized(&out) { $0.bytes.append(contentsOf: key.utf8) }
+                try Self.appendSized(&out) { try value.encode(into: &$0, depth: depth + 1) }
+            }
+        }
+        guard out.bytes.count <= SchemaLimits.maxValueBytes else {
+            throw Realm.Error(.valueTooLarge, "an AnyRealmValue of \(out.bytes.count) bytes exceeds the 16 MB limit")
         }
     }
 
+    private static func checkNesting(_ depth: Int) throws {
+        guard depth < maxNestingDepth else {
+            throw Realm.Error(.invalidArgument, "collections in an AnyRealmValue nest more than \(maxNestingDepth) levels deep (does a collection hold itself?)")
+        }
+    }
+
+    /// Appends what `body` writes, preceded by its length as a UInt32 little-endian.
+    private static func appendSized(_ out: inout _ElementBuffer, _ body: (inout _ElementBuffer) throws -> Void) throws {
+        let start = out.bytes.count
+        out.bytes.append(contentsOf: [0, 0, 0, 0])
+        try body(&out)
+        let length = UInt32(truncatingIfNeeded: out.bytes.count - start - 4)
+        withUnsafeBytes(of: length.littleEndian) { out.bytes.replaceSubrange(start..<start + 4, with: $0) }
+    }
+
     /// Decodes the tagged bytes; a malformed value stops the read as a damaged file (see the header).
-    static func decode(_ bytes: UnsafeRawBufferPointer, core: RealmCore) -> AnyRealmValue {
+    static func decode(_ bytes: UnsafeRawBufferPointer, core: RealmCore, depth: Int = 0) -> AnyRealmValue {
         guard let first = bytes.first, let tag = AnyRealmValueTag(rawValue: first) else {
             core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue has an unknown type tag \(bytes.first.map(String.init) ?? "(empty)")"))
         }
@@ -256,6 +426,23 @@ extension AnyRealmValue: _PersistableElement {
             let key = UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))
             let className = String(decoding: UnsafeRawBufferPointer(rebasing: payload.dropFirst(8)), as: UTF8.self)
             return core.anyLinkTarget(className: className, key: key).map { .object($0) } ?? .none
+        case .list, .dictionary:
+            guard depth < maxNestingDepth else {
+                core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue nests collections more than \(maxNestingDepth) levels deep"))
+            }
+            let parts: [UnsafeRawBufferPointer]
+            do { parts = try nestedParts(payload, of: tag) } catch { core.readFailed(error) }
+            if tag == .list {
+                return .fromArray(parts.map { decode($0, core: core, depth: depth + 1) }).asStoredCopy()
+            }
+            var entries: [String: AnyRealmValue] = [:]
+            for i in stride(from: 0, to: parts.count, by: 2) {
+                guard let key = String(validating: parts[i], as: UTF8.self), entries[key] == nil else {
+                    core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue dictionary has an invalid or repeated key"))
+                }
+                entries[key] = decode(parts[i + 1], core: core, depth: depth + 1)
+            }
+            return .fromDictionary(entries).asStoredCopy()
         }
     }
 }
