@@ -219,6 +219,11 @@ class AnyFieldIO {
     /// its type cannot convert it.
     func storedAny(_ obj: Object) -> Any? { getAny(obj) }
     func setAny(_ obj: Object, _ value: Any?) throws {}
+    /// The value of this property of `obj`, a managed object of any Swift class bound to this
+    /// field's class (a `DynamicObject`): read through the binding, never the wrapper's memory.
+    func getAny(bound obj: Object, ordinal: Int) -> Any? { nil }
+    /// Sets this property of `obj` as `getAny(bound:ordinal:)` reads it (inside a write).
+    func setAny(bound obj: Object, ordinal: Int, _ value: Any?) throws {}
     /// The unmanaged value when it is a linked object / collection of objects (for cascading adds).
     func unmanagedValue(_ obj: Object) -> Any? { nil }
     /// The primary-key index key of the unmanaged value (see ObjectStore.swift).
@@ -299,6 +304,17 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
             return Value._strataGet(obj, Int(o))._strataAny
         }
         return withExtendedLifetime(obj) { pointer(obj).pointee.value._strataAny }
+    }
+
+    override func getAny(bound obj: Object, ordinal: Int) -> Any? {
+        Value._strataGet(obj, ordinal)._strataAny
+    }
+
+    override func setAny(bound obj: Object, ordinal: Int, _ value: Any?) throws {
+        guard let v = Value._strataFromAny(value) else {
+            throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
+        }
+        Value._strataSet(obj, ordinal, v)
     }
 
     override func storedAny(_ obj: Object) -> Any? {

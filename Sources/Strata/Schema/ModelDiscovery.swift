@@ -67,7 +67,8 @@ enum ModelDiscovery {
                                      to: (@convention(c) (Int) -> UnsafeRawPointer?).self)
         guard let metadata = accessor(0) else { return nil }
         let cls: AnyClass = unsafeBitCast(metadata, to: AnyClass.self)
-        guard let model = cls as? Object.Type, model != Object.self, model != EmbeddedObject.self else { return nil }
+        guard let model = cls as? Object.Type, model != Object.self, model != EmbeddedObject.self,
+              model != DynamicObject.self else { return nil }
         return model
     }
 

@@ -1,0 +1,82 @@
+// `DynamicObject`: an object read and written by property name through `AnyRealmValue.dynamicObject`,
+// managed (through the realm, with the accessors' rules) or not (through the object itself).
+import Foundation
+import Strata
+import StrataTestSupport
+import Testing
+
+final class Gadget: Object {
+    @Persisted(primaryKey: true) var serial = ""
+    @Persisted var weight = 0.0
+    @Persisted var parts: List<String>
+}
+
+final class GadgetHolder: Object {
+    @Persisted var item: AnyRealmValue
+}
+
+@Suite("DynamicObject")
+struct DynamicObjectTests {
+    private func realm() throws -> Realm {
+        var configuration = tempConfig("dynamic")
+        configuration.objectTypes = [Gadget.self, GadgetHolder.self]
+        return try Realm(configuration: configuration)
+    }
+
+    @Test func aManagedViewReadsAndWritesTheStoredObject() throws {
+        let realm = try realm()
+        let gadget = Gadget()
+        gadget.serial = "g-1"
+        gadget.weight = 1.5
+        gadget.parts.append("cog")
+        let holder = GadgetHolder()
+        holder.item = .object(gadget)
+        try realm.write { realm.add(holder) }
+
+        let dynamic = try #require(holder.item.dynamicObject)
+        #expect(dynamic.serial as? String == "g-1")
+        #expect(dynamic["weight"] as? Double == 1.5)
+        #expect((dynamic.parts as? List<String>).map(Array.init) == ["cog"])
+        #expect(dynamic.nothing == nil)
+        #expect(dynamic.objectSchema.className == "Gadget")
+        #expect(dynamic.realm != nil && !dynamic.isInvalidated)
+        #expect(dynamic.isSameObject(as: gadget))
+
+        try realm.write { dynamic.weight = 2.5 }
+        #expect(gadget.weight == 2.5)
+    }
+
+    @Test func aWrongWriteFailsTheTransaction() throws {
+        let realm = try realm()
+        let holder = GadgetHolder()
+        holder.item = .object(Gadget())
+        try realm.write { realm.add(holder) }
+        let dynamic = try #require(holder.item.dynamicObject)
+        for (key, value, code) in [("nothing", 1 as Any, Realm.Error.Code.invalidArgument),
+                                   ("weight", "heavy" as Any, .invalidArgument),
+                                   ("serial", "other" as Any, .primaryKeyChange)] {
+            let error = try #require(throws: Realm.Error.self) {
+                try realm.write { dynamic[key] = value }
+            }
+            #expect(error.code == code)
+        }
+        #expect(realm.objects(Gadget.self).first?.weight == 0)
+    }
+
+    @Test func anUnmanagedViewForwardsToItsObject() {
+        let gadget = Gadget()
+        let holder = GadgetHolder()
+        holder.item = .object(gadget)
+        let dynamic = holder.item.dynamicObject
+        dynamic?.weight = 3.0
+        #expect(gadget.weight == 3.0)
+        #expect(dynamic?.serial as? String == "")
+        #expect(AnyRealmValue.int(1).dynamicObject == nil)
+    }
+
+    @Test func dynamicObjectIsNotAModelClass() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-schema-\(UUID())"))
+        #expect(realm.schema["DynamicObject"] == nil)
+        #expect(realm.schema["Gadget"] != nil)
+    }
+}
