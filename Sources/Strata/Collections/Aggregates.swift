@@ -4,6 +4,7 @@
 // - A scan decodes one column straight from each row (no object is materialised).
 // - The requested Swift type must match the property's stored type (any integer width for an
 //   int property); a mismatch or unknown property stops with a "Strata:" message, as Realm raises.
+import Foundation
 import StrataStorage
 
 enum RowSource {
@@ -98,5 +99,44 @@ extension RealmCore {
             count += 1
         }
         return total.map { T._strataFrom($0.divided(by: count)) }
+    }
+}
+
+extension RealmCore {
+    /// The smallest or largest non-null value of a numeric or date property, boxed as Foundation
+    /// boxes it (`NSNumber` of the property's own type, `NSDecimalNumber`, `NSDate`).
+    func boxedExtreme(info: ClassInfo, property: String, source: RowSource?, smallest: Bool) -> AnyObject? {
+        let c = aggregateColumn(info: info, property: property)
+        func pick<T: _PersistableElement & Comparable>(_: T.Type) -> T? {
+            var best: T?
+            forEachValue(T.self, info: info, property: property, source: source) { v in
+                if let b = best, smallest ? b <= v : b >= v {} else { best = v }
+            }
+            return best
+        }
+        switch c.type {
+        case .int: return pick(Int64.self).map { NSNumber(value: $0) }
+        case .float: return pick(Float.self).map { NSNumber(value: $0) }
+        case .double: return pick(Double.self).map { NSNumber(value: $0) }
+        case .decimal128: return pick(Decimal128.self).map { NSDecimalNumber(decimal: $0.value) }
+        case .date: return pick(Date.self).map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
+        default: misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number or a date")
+        }
+    }
+
+    /// The sum (or, with `mean`, the mean) of a numeric property as an `NSNumber`; the mean of no
+    /// value is nil.
+    func boxedTotal(info: ClassInfo, property: String, source: RowSource?, mean: Bool) -> NSNumber? {
+        var total: _StrataNumber?, count = 0
+        forEachAddend(info: info, property: property, source: source) { n in
+            total = total.map { $0 + n } ?? n
+            count += 1
+        }
+        guard let total else { return mean ? nil : NSNumber(value: 0) }
+        switch mean ? total.divided(by: count) : total {
+        case .int(let i): return NSNumber(value: i)
+        case .double(let d): return NSNumber(value: d)
+        case .decimal(let d): return NSDecimalNumber(decimal: d)
+        }
     }
 }

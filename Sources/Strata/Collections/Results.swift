@@ -142,7 +142,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     }
 
     /// What aggregates scan: the whole table, or the matching keys.
-    private var rowSource: RowSource? {
+    var rowSource: RowSource? {
         guard let t = table else { return nil }
         return query.isEmpty ? .table(t) : .keys(t, keys)
     }
