@@ -24,15 +24,13 @@ struct ThreadSafeCollectionReferenceTests {
         // A commit made after the reference: the resolving realm reads its newest version.
         try realm.write { tim.tags.append("c") }
         let seen = LockedBox<[String]?>(nil)
-        let again = LockedBox(true)
         try runOnNewThread {
             guard let other = try? Realm(configuration: config), let tags = other.resolve(reference) else { return }
             seen.set(Array(tags))
             try? other.write { tags.append("from the other thread") }
-            again.set(other.resolve(reference) != nil)
         }
         #expect(seen.get() == ["a", "b", "c"])
-        #expect(again.get() == false && reference.isInvalidated)
+        #expect(reference.isInvalidated)
         realm.refresh()
         #expect(Array(tim.tags) == ["a", "b", "c", "from the other thread"])
     }
@@ -70,12 +68,9 @@ struct ThreadSafeCollectionReferenceTests {
         #expect(resolved.get() == false)
     }
 
-    @Test func anUnmanagedCollectionAndARealmHandOver() throws {
+    @Test func aRealmHandsOver() throws {
         let config = fileConfig()
-        let unmanaged = ThreadSafeReference(to: List<Int>())
-        #expect(unmanaged.isInvalidated)
         let realm = try Realm(configuration: config)
-        #expect(realm.resolve(unmanaged) == nil)
         let realmReference = ThreadSafeReference(to: realm)
         let path = LockedBox<String?>(nil)
         try runOnNewThread {
@@ -117,9 +112,38 @@ struct ThreadSafeWrapperTests {
         #expect(seen.get() == ["Rex", "rex", "Rex"])
         try realm.write { realm.delete(rex) }
         let afterDelete = LockedBox<Bool>(true)
-        try runOnNewThread { afterDelete.set(holder.dog != nil) }
+        // Read twice: a deleted value stays nil (its spent reference is not resolved again).
+        try runOnNewThread { afterDelete.set(holder.dog != nil || holder.dog != nil) }
         #expect(afterDelete.get() == false)
         holder.dog = nil
         #expect(holder.dog == nil && holder.dogs?.count == 0)
+    }
+
+    @Test func aReferenceToAnUnmanagedOrDeletedValueStops() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ThreadSafeReference(to: List<Int>())
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = ThreadSafeReference(to: Person())
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "reference-to-deleted"))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            let tags = person.tags
+            try realm.write { realm.delete(person) }
+            _ = ThreadSafeReference(to: tags)
+        }
+    }
+
+    @Test func resolvingTwiceStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "resolve-twice"))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            let reference = ThreadSafeReference(to: person)
+            _ = realm.resolve(reference)
+            _ = realm.resolve(reference)
+        }
     }
 }

@@ -73,11 +73,16 @@ struct ThreadSafeQueryReferenceTests {
         #expect(resolved.get() == false)
     }
 
-    @Test func resultsOfValuesCannotBeReferenced() throws {
-        let (_, realm, tim) = try filledRealm()
-        try realm.write { tim.tags.append(objectsIn: ["b", "a"]) }
-        let reference = ThreadSafeReference(to: tim.tags.sorted())
-        #expect(reference.isInvalidated && realm.resolve(reference) == nil)
+    @Test func resultsOfValuesCannotBeReferenced() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "values-reference"))
+            let person = Person()
+            try realm.write {
+                realm.add(person)
+                person.tags.append(objectsIn: ["b", "a"])
+            }
+            _ = ThreadSafeReference(to: person.tags.sorted())
+        }
     }
 
     @Test func threadSafeResultsCrossThreads() throws {

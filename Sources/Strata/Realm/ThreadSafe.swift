@@ -34,7 +34,8 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     }
     private let state: Mutex<State>
 
-    /// - Parameter wrappedValue: a managed value of a realm open on the calling thread, or nil.
+    /// - Parameter wrappedValue: a managed value of a realm open on the calling thread, or nil; an
+    ///   unmanaged or deleted value stops with a `Strata:` message, as Realm raises.
     public init(wrappedValue: T?) {
         state = Mutex(State())
         self.wrappedValue = wrappedValue
@@ -46,9 +47,10 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
         get {
             state.withLock { s in
                 guard let reference = s.reference, let configuration = s.configuration,
-                      let realm = try? Realm(configuration: configuration),
-                      let value = realm.resolve(reference) else { return nil }
-                s.reference = ThreadSafeReference(to: value)
+                      let realm = try? Realm(configuration: configuration) else { return nil }
+                // The reference is spent either way: a value deleted since stays nil.
+                let value = realm.resolve(reference)
+                s.reference = value.map { ThreadSafeReference(to: $0) }
                 return value
             }
         }

@@ -3,7 +3,8 @@
 // Invariants:
 // - The reference pins the version it was made at (it holds a read transaction) until resolved
 //   or deallocated, as Realm documents: an unresolved reference keeps that version's pages.
-// - It resolves at most once; later calls return nil. Resolving finds the object, or the
+// - It is made only from a managed, valid value, and resolves at most once: anything else is a
+//   misuse that stops with a `Strata:` message, as Realm raises. Resolving finds the object, or the
 //   collection's owner, by its key in the target realm's newest version (nil when it was deleted
 //   since). Table and column numbers are the same in every realm of one file (tables are only
 //   ever appended), so a collection is found again by (table, column, owner key).
@@ -70,20 +71,25 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
         var resolved = false
     }
     private let state: Mutex<State>
-    let handover: _Handover?
+    let handover: _Handover
 
     /// Creates a reference to a managed value.
     ///
     /// - Parameter value: a managed object or collection of a realm open on the calling thread, or
-    ///   a realm. A reference to an unmanaged value resolves to nothing.
+    ///   a realm. An unmanaged value (or results of values), or one deleted or invalidated, stops
+    ///   with a `Strata:` message, as Realm raises.
     public init(to value: Confined) {
-        let made = value._strataHandover
-        handover = made.map { _Handover(place: $0.place, identity: $0.identity, core: nil) }
-        state = Mutex(State(pin: try? made?.core?.file.beginRead(), resolved: made == nil))
+        guard let made = value._strataHandover else {
+            Stop.now("Strata: invalidArgument: cannot make a ThreadSafeReference to an unmanaged \(Confined.self) (or to results of values)")
+        }
+        if let reporting = value as? any InvalidationReporting, reporting.isInvalidated {
+            Stop.now("Strata: objectInvalidated: cannot make a ThreadSafeReference to an invalidated \(Confined.self)")
+        }
+        handover = _Handover(place: made.place, identity: made.identity, core: nil)
+        state = Mutex(State(pin: try? made.core?.file.beginRead(), resolved: false))
     }
 
-    /// Whether the reference can no longer be resolved: it was resolved already, or was made from an
-    /// unmanaged value.
+    /// Whether the reference was resolved already (it resolves once).
     public var isInvalidated: Bool { state.withLock { $0.resolved } }
 
     func take() -> Bool {
@@ -105,12 +111,16 @@ extension Realm {
     ///
     /// - Parameter reference: a reference made in a realm of the same file.
     /// - Returns: the value, or `nil` when it (or a collection's owner) was deleted since, when the
-    ///   reference was already resolved or belongs to another file, or when called off this realm's
-    ///   thread (the reference then stays resolvable).
+    ///   reference belongs to another file, or when called off this realm's thread (the reference
+    ///   then stays resolvable). Resolving a reference a second time stops with a `Strata:`
+    ///   message, as Realm raises.
     public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) -> Confined? {
         // Check the thread first so a call from the wrong thread does not consume the reference.
-        guard core.confinement.isCurrent, let handover = reference.handover, handover.identity == core.fileIdentity,
-              reference.take() else { return nil }
+        let handover = reference.handover
+        guard core.confinement.isCurrent, handover.identity == core.fileIdentity else { return nil }
+        guard reference.take() else {
+            Stop.now("Strata: invalidState: a ThreadSafeReference resolves once, and this one was resolved already")
+        }
         // A failure to move to the newest version (damage, too many versions) stops, as any read
         // that cannot throw does: nil would say "deleted".
         do {
@@ -183,3 +193,13 @@ extension Map: ThreadConfined {
         CollectionRef.resolving(handover, in: realm).map { Map(ref: $0) }
     }
 }
+
+/// A thread-confined value that can tell it was deleted or invalidated (a reference to it is refused).
+protocol InvalidationReporting {
+    var isInvalidated: Bool { get }
+}
+
+extension Object: InvalidationReporting {}
+extension List: InvalidationReporting {}
+extension MutableSet: InvalidationReporting where Element: RealmCollectionValue {}
+extension Map: InvalidationReporting {}
