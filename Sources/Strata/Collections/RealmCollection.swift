@@ -42,7 +42,7 @@ extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 /// names(realm.objects(Dog.self))
 /// names(person.dogs)
 /// ```
-public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, Equatable
+public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, Equatable, ThreadConfined
 where Index == Int, Element: RealmCollectionValue {
     /// The realm of a managed collection; `nil` for an unmanaged one.
     var realm: Realm? { get }

@@ -59,7 +59,9 @@ final class SharedStorageFile {
 final class RealmCore {
     let configuration: Realm.Configuration
     let confinement: Confinement
-    let queue: DispatchQueue?
+    /// The queue or actor of a queue- or actor-confined core; nil for a thread-confined or frozen one.
+    let scheduler: RealmScheduler?
+    var queue: DispatchQueue? { scheduler?.queue }
     let handle: SharedStorageFile
     var file: StorageFile { handle.file }
     let isFrozen: Bool
@@ -108,11 +110,11 @@ final class RealmCore {
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     /// `inspecting`: leave the directory as it is (no removal of a failed compaction's copy), for
     /// tools that look at a file without changing anything (StrataFile.swift).
-    init(configuration: Realm.Configuration, queue: DispatchQueue?, inspecting: Bool = false) throws {
+    init(configuration: Realm.Configuration, scheduler: RealmScheduler?, inspecting: Bool = false) throws {
         let options = try configuration.storageOptions()
         self.configuration = configuration
-        self.queue = queue
-        self.confinement = Confinement.current(queue: queue)
+        self.scheduler = scheduler
+        self.confinement = Confinement.current(scheduler: scheduler)
         self.isFrozen = false
         self.fileIdentity = configuration.identity
         if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {
@@ -128,7 +130,7 @@ final class RealmCore {
     /// A frozen core pinned at `read`'s version.
     private init(frozenFrom live: RealmCore, read: ReadTransaction) {
         configuration = live.configuration
-        queue = nil
+        scheduler = nil
         confinement = .anywhere
         isFrozen = true
         fileIdentity = live.fileIdentity

@@ -39,7 +39,7 @@ public final class StrataFile {
         configuration.objectTypes = nil
         if verifyingAllPages { configuration.openVerification = .allPages }
         do {
-            core = try RealmCore(configuration: configuration, queue: nil, inspecting: true)
+            core = try RealmCore(configuration: configuration, scheduler: nil, inspecting: true)
         } catch let error as Realm.Error {
             throw error
         } catch {

@@ -29,7 +29,7 @@ public final class StrataFileWriter {
         configuration.encryptionKey = encryptionKey.map { Data($0) }
         configuration.objectTypes = nil
         do {
-            core = try RealmCore(configuration: configuration, queue: nil, inspecting: true)
+            core = try RealmCore(configuration: configuration, scheduler: nil, inspecting: true)
         } catch {
             throw RealmCore.realmError(error)
         }

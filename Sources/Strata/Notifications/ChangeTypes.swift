@@ -67,6 +67,13 @@ final class ObserverFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .acquiring) }
     func set() { value.store(true, ordering: .releasing) }
+
+    /// A flag set from the start (an observation that never began).
+    static func set() -> ObserverFlag {
+        let flag = ObserverFlag()
+        flag.set()
+        return flag
+    }
 }
 
 extension Realm {
@@ -137,19 +144,19 @@ final class RetainedCore: @unchecked Sendable {
     // runs where the core lives, never concurrently with a delivery.
     private let lock = NSLock()
     private var core: RealmCore?
-    private let queue: DispatchQueue?
+    private let scheduler: RealmScheduler?
     init(_ core: RealmCore) {
         self.core = core
-        self.queue = core.queue
+        self.scheduler = core.scheduler
     }
     func release() {
         lock.lock()
         let old = core
         core = nil
         lock.unlock()
-        if let q = queue, let old {
+        if let scheduler, let old {
             let box = QueueHandoff(value: old)
-            q.async { withExtendedLifetime(box) {} }
+            scheduler.async { withExtendedLifetime(box) {} }
         }
     }
 }

@@ -116,9 +116,9 @@ extension RealmCore {
     }
 
     func startWatchingIfQueueConfined(_ hub: ObserverHub) {
-        guard let q = queue, !hub.watched else { return }
+        guard let scheduler, !hub.watched else { return }
         hub.watched = true
-        VersionWatcher.shared.watch(core: self, hub: hub, queue: q, version: snap.version)
+        VersionWatcher.shared.watch(core: self, hub: hub, scheduler: scheduler, version: snap.version)
     }
 
     /// Reports the changes up to the current snapshot to every observer. `skipping` tokens are
@@ -152,7 +152,7 @@ extension RealmCore {
         // watcher's next tick (VersionWatcher.swift).
         VersionWatcher.shared.commitHappened()
         guard let hub = notificationHub, !hub.isEmpty else { return }
-        guard let q = queue else {
+        guard let scheduler else {
             deliverNotifications(skipping: skipping)
             return
         }
@@ -162,15 +162,15 @@ extension RealmCore {
                 o.advance(core: self, silently: true)
             }
         }
-        scheduleDelivery(on: q)
+        scheduleDelivery(on: scheduler)
     }
 
-    /// Enqueues one delivery on the realm's queue (coalesced while one is pending).
-    func scheduleDelivery(on q: DispatchQueue) {
+    /// Enqueues one delivery on the realm's queue or actor (coalesced while one is pending).
+    func scheduleDelivery(on scheduler: RealmScheduler) {
         guard let hub = notificationHub, !hub.deliveryScheduled else { return }
         hub.deliveryScheduled = true
         let weakCore = QueueHandoff(value: WeakCore(self))
-        q.async {
+        scheduler.async {
             guard let core = weakCore.value.core else { return }
             core.notificationHub?.deliveryScheduled = false
             core.advanceForNotifications()
@@ -202,12 +202,12 @@ extension RealmCore {
 
     /// Runs `initial` now (thread-confined realm) or soon on the realm's queue.
     func deliverInitial(flag: ObserverFlag, _ initial: @escaping (RealmCore) -> Void) {
-        guard let q = queue else {
+        guard let scheduler else {
             initial(self)
             return
         }
         let box = QueueHandoff(value: (WeakCore(self), initial))
-        q.async {
+        scheduler.async {
             guard !flag.isSet, let core = box.value.0.core else { return }
             box.value.1(core)
         }

@@ -29,7 +29,7 @@ final class VersionWatcher: Sendable {
         let core: WeakCore
         let file: StorageFile
         let closed: ObserverFlag
-        let queue: DispatchQueue
+        let scheduler: RealmScheduler
         var lastVersion: UInt64
     }
 
@@ -50,10 +50,10 @@ final class VersionWatcher: Sendable {
 
     /// Starts watching; false when the file could not be opened a second time.
     @discardableResult
-    func watch(core: RealmCore, hub: ObserverHub, queue: DispatchQueue, version: UInt64) -> Bool {
+    func watch(core: RealmCore, hub: ObserverHub, scheduler: RealmScheduler, version: UInt64) -> Bool {
         guard let options = try? core.configuration.storageOptions(),
               let file = try? StorageFile.open(options) else { return false }
-        let entry = Entry(core: WeakCore(core), file: file, closed: hub.closed, queue: queue, lastVersion: version)
+        let entry = Entry(core: WeakCore(core), file: file, closed: hub.closed, scheduler: scheduler, lastVersion: version)
         state.withLock { s in
             s.entries.append(entry)
             if s.timer == nil {
@@ -112,17 +112,17 @@ final class VersionWatcher: Sendable {
         for e in wake {
             let weak = e.core
             let box = QueueHandoff(value: weak)
-            e.queue.async {
+            e.scheduler.async {
                 guard let core = box.value.core else { return }
-                if let q = core.queue { core.scheduleDeliveryNow(q) }
+                core.scheduleDeliveryNow()
             }
         }
     }
 }
 
 extension RealmCore {
-    /// Called on the core's queue by the watcher.
-    func scheduleDeliveryNow(_ q: DispatchQueue) {
+    /// Called on the core's queue or actor by the watcher.
+    func scheduleDeliveryNow() {
         guard let hub = notificationHub, !hub.isEmpty else { return }
         advanceForNotifications()
     }

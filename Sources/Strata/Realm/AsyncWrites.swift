@@ -119,9 +119,9 @@ extension Realm {
             }
             block()
         }
-        if let q = core.queue {
+        if let scheduler = core.scheduler {
             let bound = QueueBound(value: run)
-            q.async { bound.value() }
+            scheduler.async { bound.value() }
         } else {
             run()
         }
@@ -146,7 +146,7 @@ extension Realm {
     public func commitAsyncWrite(allowGrouping: Bool = false, _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
         let id = core.asyncWrites.nextId
         core.asyncWrites.nextId &+= 1
-        guard let queue = core.queue else {
+        guard let scheduler = core.scheduler else {
             do {
                 try commitWrite()
                 onComplete?(nil)
@@ -166,7 +166,7 @@ extension Realm {
         core.asyncWrites.group.append((version, onComplete))
         if allowGrouping {
             let bound = QueueBound(value: self)
-            queue.async { bound.value.flushAsyncGroupWhenIdle() }
+            scheduler.async { bound.value.flushAsyncGroupWhenIdle() }
         } else {
             flushAsyncGroup()
         }
@@ -176,12 +176,12 @@ extension Realm {
     /// Flushes the grouped commits once no async write is queued before this check; otherwise
     /// checks again after them (FIFO), so a group is never left unflushed.
     private func flushAsyncGroupWhenIdle() {
-        guard let queue = core.queue, !core.asyncWrites.group.isEmpty else { return }
+        guard let scheduler = core.scheduler, !core.asyncWrites.group.isEmpty else { return }
         if core.asyncWrites.pending.isEmpty {
             flushAsyncGroup()
         } else {
             let bound = QueueBound(value: self)
-            queue.async { bound.value.flushAsyncGroupWhenIdle() }
+            scheduler.async { bound.value.flushAsyncGroupWhenIdle() }
         }
     }
 
@@ -192,7 +192,7 @@ extension Realm {
     /// the realm alive until `finishAsyncFlush` runs on its queue, so the last reference to the
     /// realm is always dropped there, never on the flush thread after the completions ran.
     private func flushAsyncGroup() {
-        guard let queue = core.queue, let target = core.asyncWrites.group.map(\.version).max() else { return }
+        guard let scheduler = core.scheduler, let target = core.asyncWrites.group.map(\.version).max() else { return }
         let id = core.asyncWrites.nextFlushId
         core.asyncWrites.nextFlushId &+= 1
         core.asyncWrites.inFlight[id] = (self, core.asyncWrites.group.map(\.onComplete))
@@ -200,7 +200,7 @@ extension Realm {
         let refs = FlushReferences(core: core, file: core.file)
         core.asyncWrites.flusher.async {
             let outcome = refs.makeDurable(target)
-            queue.async { refs.core?.finishAsyncFlush(id, outcome) }
+            scheduler.async { refs.core?.finishAsyncFlush(id, outcome) }
         }
     }
 
@@ -256,7 +256,7 @@ extension Realm {
         // Only a commit that must be flushed has anything to wait for: without a flush per commit
         // (`.unsafe`, in-memory) the queue hops of a deferred completion would cost more (measured:
         // 14.6 → 100 µs per commit) than they could ever let other tasks share.
-        guard core.queue != nil, core.file.options.durability == .full else { return try write(block) }
+        guard core.scheduler != nil, core.file.options.durability == .full else { return try write(block) }
         let value = try beginWriteAndRun(block)
         guard isInWriteTransaction else { return value }
         try await withCheckedThrowingContinuation(isolation: isolation) { (continuation: CheckedContinuation<Void, Swift.Error>) in

@@ -41,6 +41,8 @@ enum Confinement: Hashable {
     case thread(Int)
     /// A dispatch queue, by the number tagged on it (see `queueIdentity(_:)`).
     case queue(Int)
+    /// An actor, by its executor (RealmScheduler.swift).
+    case actor(ActorExecutor)
     /// Frozen realms: any thread.
     case anywhere
 
@@ -64,6 +66,10 @@ enum Confinement: Hashable {
         return .thread(ThreadIdentity.current)
     }
 
+    static func current(scheduler: RealmScheduler?) -> Confinement {
+        scheduler?.confinement ?? .thread(ThreadIdentity.current)
+    }
+
     /// Whether the calling code may use something confined here.
     @inline(__always) var isCurrent: Bool {
         switch self {
@@ -71,6 +77,7 @@ enum Confinement: Hashable {
         case .thread(let t): return ThreadIdentity.current == t
         case .queue(let q):
             return VerifiedQueue.current == q || DispatchQueue.getSpecific(key: Confinement.queueKey)?.id == q
+        case .actor(let executor): return executor.isCurrent
         }
     }
 
@@ -96,6 +103,7 @@ enum Confinement: Hashable {
         case .anywhere: "any thread (frozen)"
         case .thread(let t): "thread #\(t)"
         case .queue: "its dispatch queue"
+        case .actor: "its actor"
         }
     }
 }

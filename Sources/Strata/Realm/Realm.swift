@@ -40,7 +40,13 @@ public struct Realm {
     /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
     /// version when `autorefresh` is on and no write is open).
     public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
-        let confinement = Confinement.current(queue: queue)
+        try self.init(configuration: configuration, scheduler: queue.map { .queue($0) })
+    }
+
+    /// Opens `configuration` confined to the calling thread, or to a queue or an actor (the
+    /// caller runs there); re-opening there returns the cached instance.
+    init(configuration: Configuration, scheduler: RealmScheduler?) throws {
+        let confinement = Confinement.current(scheduler: scheduler)
         let identity = configuration.identity
         if let cached = InstanceCache.shared.lookup(identity: identity, confinement: confinement) {
             if cached.configuration.encryptionKey != configuration.encryptionKey
@@ -54,10 +60,10 @@ public struct Realm {
         }
         let core: RealmCore
         do {
-            core = try RealmCore(configuration: configuration, queue: queue)
+            core = try RealmCore(configuration: configuration, scheduler: scheduler)
         } catch let e as Realm.Error where e.code == .schemaMismatch && configuration.deleteRealmIfMigrationNeeded {
             _ = try Realm.deleteFiles(for: configuration)
-            do { core = try RealmCore(configuration: configuration, queue: queue) } catch {
+            do { core = try RealmCore(configuration: configuration, scheduler: scheduler) } catch {
                 throw Realm.Error.surfacing(error)
             }
         } catch {

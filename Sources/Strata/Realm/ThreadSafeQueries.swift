@@ -55,16 +55,10 @@ extension AnyRealmCollection: ThreadConfined {
 }
 
 extension AnyRealmCollection {
-    /// How a wrapper over `C` is found again: through `C`'s own handover when it has one.
+    /// How a wrapper over `C` is found again: through `C`'s own handover.
     static func handover<C: RealmCollection>(of base: C) -> (handover: () -> _Handover?, resolve: (_Handover, Realm) -> Any?) where C.Element == Element {
-        guard let confined = base as? any ThreadConfined else { return ({ nil }, { _, _ in nil }) }
-        return ({ confined._strataHandover }, { inner, realm in
-            (Self.resolved(C.self, inner, realm)).map { AnyRealmCollection($0) }
+        ({ base._strataHandover }, { inner, realm in
+            C._strataResolve(inner, in: realm).map { AnyRealmCollection($0) }
         })
-    }
-
-    private static func resolved<C: RealmCollection>(_ type: C.Type, _ inner: _Handover, _ realm: Realm) -> C? where C.Element == Element {
-        guard let confined = C.self as? any ThreadConfined.Type else { return nil }
-        return confined._strataResolve(inner, in: realm) as? C
     }
 }

@@ -13,7 +13,7 @@ import StrataStorage
 
 /// What can be handed to another thread with a ``ThreadSafeReference``: an `Object`, a `List`,
 /// `MutableSet` or `Map` of a managed object, or a ``Realm``.
-public protocol ThreadConfined {
+public protocol ThreadConfined: SendableMetatype {
     /// How to find this value again in another realm of the same file; nil when unmanaged.
     var _strataHandover: _Handover? { get }
     /// The value `handover` describes, in `realm` (nil when it no longer exists there).

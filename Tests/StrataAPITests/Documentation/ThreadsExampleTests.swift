@@ -29,5 +29,26 @@ extension ArticleExample {
             }
             #expect(dog.age == 4)
         }
+    
+        actor Shelter {
+            var count = 0
+        }
+
+        @MainActor @Test func aCollectionIsObservedOnAnActor() async throws {
+            let directory = try TemporaryDirectory()
+            let configuration = Realm.Configuration(fileURL: directory.file("dogs.realm"))
+            let realm = try await Realm.open(configuration: configuration)
+            let shelter = Shelter()
+            let token = await realm.objects(Dog.self).observe(on: shelter) { shelter, change in
+                if case .update(let dogs, _, _, _) = change { shelter.count = dogs.count }
+            }
+            try realm.write { realm.add(Dog(value: ["id": 1, "name": "Rex", "age": 3])) }
+            let deadline = Date().addingTimeInterval(30)
+            while await shelter.count == 0 && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(await shelter.count == 1)
+            token.invalidate()
+        }
     }
 }
