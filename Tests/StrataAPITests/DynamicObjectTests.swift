@@ -79,4 +79,39 @@ struct DynamicObjectTests {
         #expect(realm.schema["DynamicObject"] == nil)
         #expect(realm.schema["Gadget"] != nil)
     }
+
+    @Test func objectsAreFoundAndCreatedByClassName() throws {
+        let realm = try realm()
+        let created = try realm.write { realm.dynamicCreate("Gadget", value: ["serial": "g-2", "weight": 4.0]) }
+        #expect(created.objectSchema.className == "Gadget")
+        #expect(realm.objects(Gadget.self).first?.weight == 4.0)
+        let all = realm.dynamicObjects("Gadget")
+        #expect(all.count == 1 && all.first?.serial as? String == "g-2")
+        #expect(realm.dynamicObjects("Gadget").filter("weight > 3").count == 1)
+        #expect(realm.dynamicObject(ofType: "Gadget", forPrimaryKey: "g-2")?.weight as? Double == 4.0)
+        #expect(realm.dynamicObject(ofType: "Gadget", forPrimaryKey: "none") == nil)
+        // update by primary key, as create(update:) does
+        try realm.write { realm.dynamicCreate("Gadget", value: ["serial": "g-2", "weight": 5.0], update: .modified) }
+        #expect(realm.objects(Gadget.self).count == 1 && realm.objects(Gadget.self).first?.weight == 5.0)
+    }
+
+    @Test func anUnknownClassNameStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-unknown"))
+            _ = realm.dynamicObjects("NoSuchClass")
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-object"))
+            _ = realm.dynamicObjects("Object")
+        }
+    }
+
+    @Test func aWrongDynamicCreateFailsTheWrite() throws {
+        let realm = try realm()
+        let error = try #require(throws: Realm.Error.self) {
+            try realm.write { realm.dynamicCreate("Gadget", value: ["serial": "g-3", "weight": "heavy"]) }
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(realm.objects(Gadget.self).isEmpty)
+    }
 }

@@ -24,6 +24,13 @@ public final class DynamicObject: Object {
 
     public required init() { super.init() }
 
+    /// A managed dynamic object bound to `binding`'s stored object.
+    static func bound(_ binding: ObjectBinding) -> DynamicObject {
+        let view = DynamicObject()
+        view._binding = binding
+        return view
+    }
+
     /// A dynamic view of `object` (the object itself when it is one).
     static func view(of object: Object) -> DynamicObject {
         if let dynamic = object as? DynamicObject { return dynamic }

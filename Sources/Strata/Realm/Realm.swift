@@ -278,15 +278,17 @@ public struct Realm {
         try core.failingWrite { try createObject(type, value: value, update: update) }
     }
 
-    private func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
+    /// Creates an object of `type`, the class the metatype names at run time (a dynamic
+    /// `create` passes a class only known by name, typed as `Object`).
+    func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
         let info = try ClassInfo.of(type)
         if update != .error, let primaryKeyColumn = info.primaryKeyColumn, let dictionary = value as? [String: Any] {
             let primaryKeyName = info.schema.properties[primaryKeyColumn].name
             if let primaryKeyValue = dictionary[primaryKeyName] {
-                let probe = T()
+                let probe = type.init()
                 try info.fields[primaryKeyColumn].setAny(probe, primaryKeyValue)
                 let indexKey = try info.fields[primaryKeyColumn].primaryKeyIndexKey(probe, core: core)
-                if let existing = try existingObject(T.self, info: info, indexKey: indexKey) {
+                if let existing = try existingObject(type, info: info, indexKey: indexKey) {
                     for (key, newValue) in dictionary where key != primaryKeyName {
                         guard let field = info.field(named: key) else {
                             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
@@ -299,7 +301,7 @@ public struct Realm {
         } else if update != .error, info.primaryKeyColumn == nil {
             throw Realm.Error(.missingPrimaryKey, "create(update:) needs a primary key; '\(info.schema.className)' has none")
         }
-        let object = try T.make(value: value)
+        let object = try type.make(value: value)
         try core.addObject(object, update: update)
         return object
     }
@@ -312,7 +314,8 @@ public struct Realm {
                 valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
             }
         } ?? nil
-        return key.map { core.materialize(T.self, info: info, table: table, key: $0) }
+        // `materializeAny` instantiates `info`'s class, which `type` names at run time.
+        return key.map { unsafeDowncast(core.materializeAny(info: info, table: table, key: $0), to: T.self) }
     }
 
     /// Deletes a managed object in the open write transaction: links to it become nil, lists
