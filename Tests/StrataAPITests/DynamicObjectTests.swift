@@ -13,6 +13,10 @@ final class Gadget: Object {
 
 final class GadgetHolder: Object {
     @Persisted var item: AnyRealmValue
+    @Persisted var shelf: List<Gadget>
+    @Persisted var drawer: MutableSet<Gadget>
+    @Persisted var byRoom: Map<String, Gadget?>
+    @Persisted var labels: List<String>
 }
 
 @Suite("DynamicObject")
@@ -113,5 +117,58 @@ struct DynamicObjectTests {
         }
         #expect(error.code == .invalidArgument)
         #expect(realm.objects(Gadget.self).isEmpty)
+    }
+
+    @Test func collectionsOfObjectsAreReadAndChangedDynamically() throws {
+        let realm = try realm()
+        let holder = GadgetHolder()
+        let first = Gadget(value: ["serial": "a", "weight": 1.0])
+        holder.shelf.append(first)
+        holder.drawer.insert(first)
+        holder.byRoom["attic"] = first
+        try realm.write { realm.add(holder) }
+
+        let shelf = holder.dynamicList("shelf")
+        #expect(shelf.count == 1 && shelf[0].serial as? String == "a" && shelf[0].isSameObject(as: first))
+        #expect(holder.dynamicMutableSet("drawer").first?.weight as? Double == 1.0)
+        let rooms: Map<String, DynamicObject?> = holder.dynamicMap("byRoom")
+        #expect(rooms["attic"]??.serial as? String == "a")
+
+        let second = realm.dynamicObjects("Gadget").first!
+        try realm.write {
+            shelf.append(second)
+            holder.dynamicMutableSet("drawer").insert(realm.dynamicCreate("Gadget", value: ["serial": "b"]))
+        }
+        #expect(holder.shelf.count == 2 && holder.drawer.count == 2)
+        #expect(holder.dynamicList("shelf").isFrozen == false)
+        #expect(holder.freeze().dynamicList("shelf").isFrozen)
+    }
+
+    @Test func anObjectOfAnotherClassIsRefused() throws {
+        let realm = try realm()
+        let holder = GadgetHolder()
+        let other = GadgetHolder()
+        try realm.write { realm.add([holder, other]) }
+        let error = try #require(throws: Realm.Error.self) {
+            try realm.write { holder.dynamicList("shelf").append(DynamicObjectTestsSupport.dynamic(other)) }
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(holder.shelf.isEmpty)
+    }
+
+    @Test func aWrongCollectionNameStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-list-name"))
+            let holder = GadgetHolder()
+            try realm.write { realm.add(holder) }
+            _ = holder.dynamicList("labels")   // a list of strings, not of objects
+        }
+    }
+}
+
+enum DynamicObjectTestsSupport {
+    /// A dynamic view of a managed object, through a value that links to it.
+    static func dynamic(_ object: Object) -> DynamicObject {
+        AnyRealmValue.object(object).dynamicObject!
     }
 }

@@ -245,7 +245,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         guard let r = ref else { return storage }
         var out: [Element] = []
         r.core.listForEach(r) { i, b in
-            out.append(NestedAttachment.listElement(Element._strataDecodeElement(_ElementView(bytes: b, core: r.core)), of: self, at: i))
+            out.append(NestedAttachment.listElement(r.core.decodeElement(b, of: r, as: Element.self), of: self, at: i))
             return true
         }
         return out

@@ -221,9 +221,9 @@ extension RealmCore {
             return try Array(key.utf8).withUnsafeBytes { keyBytes in
                 try tree.withValue(forKey: keyBytes, in: snapshotPages) { value -> V in
                     if collection.column.type == .object && !V._strataShape.isOptional {
-                        return V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: value.dropFirst()), core: self))
+                        return decodeElement(UnsafeRawBufferPointer(rebasing: value.dropFirst()), of: collection, as: V.self)
                     }
-                    return V._strataDecodeElement(_ElementView(bytes: value, core: self))
+                    return decodeElement(value, of: collection, as: V.self)
                 }
             }
         } catch {
@@ -276,9 +276,9 @@ extension RealmCore {
             try tree.forEach(from: nil, in: try pages()) { keyBytes, v in
                 let value: V
                 if collection.column.type == .object && !V._strataShape.isOptional {
-                    value = V._strataDecodeElement(_ElementView(bytes: UnsafeRawBufferPointer(rebasing: v.dropFirst()), core: self))
+                    value = decodeElement(UnsafeRawBufferPointer(rebasing: v.dropFirst()), of: collection, as: V.self)
                 } else {
-                    value = V._strataDecodeElement(_ElementView(bytes: v, core: self))
+                    value = decodeElement(v, of: collection, as: V.self)
                 }
                 out.append((String(decoding: keyBytes, as: UTF8.self), value))
                 return true

@@ -49,7 +49,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         guard let r = ref else { return storage }
         var out: [Element] = []
         r.core.listForEach(r) { _, b in
-            out.append(Element._strataDecodeElement(_ElementView(bytes: b, core: r.core)))
+            out.append(r.core.decodeElement(b, of: r, as: Element.self))
             return true
         }
         return out

@@ -100,6 +100,7 @@ extension RealmCore {
     @inline(__always)
     func withEncodedElement<E: _PersistableElement, R>(_ element: E, for collection: CollectionRef,
                                                        _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        if E.self == DynamicObject.self || E.self == DynamicObject?.self { try checkDynamicElement(element, for: collection) }
         // Lists and sets of objects hold non-optional objects (validated by ClassInfo); map values
         // may be optional and take the general path below.
         if collection.column.type == .object, collection.column.collection != .map, let object = element as? Object {
@@ -131,6 +132,7 @@ extension RealmCore {
     }
 
     private func encodeElement<E: _PersistableElement>(_ element: E, for collection: CollectionRef, into buf: inout _ElementBuffer) throws {
+        if E.self == DynamicObject.self || E.self == DynamicObject?.self { try checkDynamicElement(element, for: collection) }
         // An object created by this very append has no backlink entry yet: skip reading it.
         // (With an upsert policy an unmanaged object may resolve to an existing one: no skip.)
         let fresh = collection.column.type == .object && write.updatePolicy == .error && (element as? Object)?._binding == nil
@@ -198,7 +200,7 @@ extension RealmCore {
                         state.cursor = cursor
                         state.cursorStamp = changeCounter
                     }
-                    return try tree.withElement(at: index, in: snapshotPages, cursor: &cursor) { E._strataDecodeElement(_ElementView(bytes: $0, core: self)) }
+                    return try tree.withElement(at: index, in: snapshotPages, cursor: &cursor) { decodeElement($0, of: collection, as: E.self) }
                 } catch let error as StorageError where error.code == .invalidArgument {
                     if index < (try tree.count(in: snapshotPages)) { throw error }
                 }

@@ -96,3 +96,97 @@ extension AnyRealmValue {
         if case .object(let object) = self { DynamicObject.view(of: object) } else { nil }
     }
 }
+
+extension RealmCore {
+    /// The element `bytes` of `collection` as an `E`. The links of a dynamic collection
+    /// (`List<DynamicObject>`, `Map<String, DynamicObject?>`…) name no Swift class, so they are
+    /// bound to the class the collection's property links to; every other type decodes itself.
+    @inline(__always)
+    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef, as: E.Type) -> E {
+        if E.self == DynamicObject.self {
+            return unsafeBitCast(dynamicLink(bytes, of: collection), to: E.self)
+        }
+        if E.self == DynamicObject?.self {
+            // An optional link: a presence byte, then the key.
+            guard bytes.first == 1 else { return unsafeBitCast(DynamicObject?.none, to: E.self) }
+            return unsafeBitCast(DynamicObject?.some(dynamicLink(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), of: collection)), to: E.self)
+        }
+        return E._strataDecodeElement(_ElementView(bytes: bytes, core: self))
+    }
+
+    /// The object a dynamic collection's link element names, bound to the linked class.
+    private func dynamicLink(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef) -> DynamicObject {
+        guard bytes.count >= 8 else { readFailed(Realm.Error(.corruptFile, "a link element of \(bytes.count) bytes")) }
+        let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        guard let table = linkTargetTable(table: collection.table, column: collection.column.index) else {
+            readFailed(Realm.Error(.corruptFile, "a link collection whose target class has no table"))
+        }
+        let bound = table < snap.infos.count ? snap.infos[table] : nil
+        guard let info = bound ?? ClassInfo.registered(named: snap.schemas[table].className) else {
+            readFailed(Realm.Error(.invalidArgument, "a dynamic collection links to '\(snap.schemas[table].className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
+        }
+        return DynamicObject.bound(ObjectBinding(core: self, info: info, table: table, key: key))
+    }
+}
+
+extension Object {
+    /// The list property `propertyName`, its objects as ``DynamicObject``s (a live view of the
+    /// same stored list). An unknown name, or a property that is not a list of objects, stops with
+    /// a `Strata:` message, as Realm raises.
+    ///
+    /// - Parameter propertyName: the name of a list-of-objects property.
+    public func dynamicList(_ propertyName: String) -> List<DynamicObject> {
+        guard let ref = dynamicCollectionRef(propertyName, .list) else { return List() }
+        return List(ref: ref)
+    }
+
+    /// The set property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``).
+    ///
+    /// - Parameter propertyName: the name of a set-of-objects property.
+    public func dynamicMutableSet(_ propertyName: String) -> MutableSet<DynamicObject> {
+        guard let ref = dynamicCollectionRef(propertyName, .set) else { return MutableSet() }
+        return MutableSet(ref: ref)
+    }
+
+    /// The map property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``).
+    ///
+    /// - Parameter propertyName: the name of a map-of-objects property.
+    public func dynamicMap<Key: _MapKey>(_ propertyName: String) -> Map<Key, DynamicObject?> {
+        guard let ref = dynamicCollectionRef(propertyName, .map) else { return Map() }
+        return Map(ref: ref)
+    }
+
+    /// The stored collection of objects `propertyName` of this managed object; nil for an
+    /// unmanaged one (whose dynamic collections are empty); stops on a wrong name.
+    private func dynamicCollectionRef(_ propertyName: String, _ kind: CollectionKind) -> CollectionRef? {
+        guard let binding = _binding else {
+            guard let info = try? ClassInfo.of(type(of: self)), info.columnIndex(named: propertyName) != nil else {
+                Stop.now("Strata: invalidArgument: '\(type(of: self).className())' has no property '\(propertyName)'")
+            }
+            return nil
+        }
+        let info = binding.info
+        guard let column = info.columnIndex(named: propertyName) else {
+            binding.core.misuse(.invalidArgument, "'\(info.schema.className)' has no property '\(propertyName)'")
+        }
+        let c = info.layout.columns[column]
+        guard c.collection == kind, c.type == .object else {
+            binding.core.misuse(.invalidArgument, "'\(info.schema.className).\(propertyName)' is not a \(kind) of objects")
+        }
+        return binding.collectionRef(ordinal: column)
+    }
+}
+
+extension RealmCore {
+    /// A dynamic collection's static type admits any object: refuse one of another class than the
+    /// property links to (a typed collection's element type makes that check).
+    func checkDynamicElement<E>(_ element: E, for collection: CollectionRef) throws(Realm.Error) {
+        let object: Object? = (element as? DynamicObject) ?? ((element as? DynamicObject?) ?? nil)
+        guard let object, collection.column.type == .object else { return }
+        let wanted = snap.schemas[collection.table].properties[collection.column.index].objectClassName ?? ""
+        let actual = object._binding?.info.schema.className ?? type(of: object).className()
+        guard actual == wanted else {
+            throw Realm.Error(.invalidArgument, "a '\(actual)' cannot be added to a collection of '\(wanted)'")
+        }
+    }
+}
