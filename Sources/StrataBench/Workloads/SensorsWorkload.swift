@@ -270,13 +270,21 @@ final class QueryReader: @unchecked Sendable {
         self.context = context
     }
 
+    /// Starts the reader thread and returns once its handle is open, so the writer never races
+    /// ahead of a reader still opening; the reader then queries at least once (a short case still
+    /// measures reads while writing).
     func start() {
+        let ready = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             defer { finished.signal() }
-            guard let reader = try? engine.makeReader(placement: .currentThread) else { return }
+            guard let reader = try? engine.makeReader(placement: .currentThread) else {
+                ready.signal()
+                return
+            }
             defer { reader.close() }
+            ready.signal()
             var operation = 0
-            while isRunning {
+            repeat {
                 let start = monotonicNanos()
                 do {
                     if operation % 2 == 0 {
@@ -289,11 +297,12 @@ final class QueryReader: @unchecked Sendable {
                 }
                 recorder.record(nanos: monotonicNanos() - start)
                 operation += 1
-            }
+            } while isRunning
             count = operation
         }
         thread.name = "strata-bench.query-reader"
         thread.start()
+        ready.wait()
     }
 
     private var isRunning: Bool {
