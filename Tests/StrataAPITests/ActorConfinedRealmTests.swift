@@ -53,7 +53,8 @@ actor DogShelter {
 
     func openedWithOpen() async throws -> Int {
         let realm = try await Realm.open(configuration: configuration)
-        return realm.objects(Dog.self).count
+        let same = try await Realm(configuration: configuration, downloadBeforeOpen: .never)
+        return realm == same ? realm.objects(Dog.self).count : -1
     }
 }
 

@@ -29,6 +29,18 @@ private func totalPages<C: RealmCollection>(_ books: C) -> Int where C.Element =
     books.sum(of: \.pages)
 }
 
+/// Generic code observes with the defaults and picks elements by position.
+private func countsSeen<C: RealmCollection>(_ collection: C, while change: () throws -> Void) rethrows -> [Int] {
+    var counts: [Int] = []
+    let token = collection.observe { change in
+        if case .initial(let c) = change { counts.append(c.count) }
+        if case .update(let c, _, _, _) = change { counts.append(c.count) }
+    }
+    try change()
+    token.invalidate()
+    return counts
+}
+
 @Suite("RealmCollection over every collection type")
 struct RealmCollectionTests {
     private func realmWithShelf() throws -> (Realm, Shelf) {
@@ -63,6 +75,36 @@ struct RealmCollectionTests {
         #expect(longTitles(shelves.books.first!.listedOn.first!.books) == ["Beloved", "Dune", "Ulysses"])
         #expect(dune.listedOn.filter("name == 'fiction'").count == 1)
         #expect(dune.listedOn.where { $0.name == "poetry" }.isEmpty)
+    }
+
+    @Test func genericCodeObservesAndPicksByPosition() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let books = realm.objects(Book.self).sorted(byKeyPath: "pages")
+        let counts = try countsSeen(books) {
+            try realm.write { realm.add(Book(value: ["title": "Kim", "pages": 1])) }
+        }
+        #expect(counts == [5, 6])
+        #expect(try countsSeen(shelf.books) { try realm.write { shelf.books.removeFirst() } } == [4, 3])
+        #expect(AnyRealmCollection(shelf.books).objects(at: [0, 2]).map(\.title) == ["Beloved", "Ulysses"])
+        #expect(books.objects(at: IndexSet([0, 1])).map(\.title) == ["Kim", "Emma"])
+    }
+
+    @Test func aPositionOutOfRangeStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "objects-at"))
+            _ = realm.objects(Book.self).objects(at: [0])
+        }
+    }
+
+    @Test func typedQueriesAskWhetherALinkCollectionHoldsAnObject() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let dune = try #require(realm.objects(Book.self).filter("title == 'Dune'").first)
+        let unlisted = try #require(realm.objects(Book.self).filter("title == 'Unlisted'").first)
+        let shelves = realm.objects(Shelf.self)
+        #expect(shelves.where { $0.books.contains(dune) }.count == 1)
+        #expect(shelves.where { $0.books.contains(unlisted) }.isEmpty)
+        #expect(shelves.where { $0.favourites.containsAny(in: [unlisted, dune]) }.first?.name == shelf.name)
+        #expect(shelves.where { $0.books.containsAny(in: [unlisted]) }.isEmpty)
     }
 
     @Test func aListsQueriesKeepItsOrderAndItsDuplicates() throws {

@@ -60,6 +60,33 @@ where Index == Int, Element: RealmCollectionValue {
                  _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
 }
 
+extension RealmCollection {
+    /// Observes the collection from generic code, with the defaults of each type's own
+    /// `observe(keyPaths:on:_:)`: every property watched, the handler run where the realm lives.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: the element properties whose changes count as modifications; `nil` watches all.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, on: queue, block)
+    }
+
+    /// The elements at `indexes`, in index order. An index out of range stops with a `Strata:`
+    /// message, as Realm raises.
+    ///
+    /// - Parameter indexes: positions in the collection.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let count = self.count
+        if let bad = indexes.first(where: { $0 < 0 || $0 >= count }) {
+            Stop.now("Strata: invalidArgument: index \(bad) is out of range 0..<\(count)")
+        }
+        return indexes.map { self[$0] }
+    }
+}
+
 // MARK: - Queries on collections of objects
 
 extension RealmCollection where Element: Object {

@@ -125,6 +125,8 @@ final class RealmCore {
         // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
         handle.file.setRelocator(ObjectRelocation())
         try openSchema()
+        Logger.log(.detail, "DB: opened \(fileIdentity) (schema version \(snap.schemaVersion), \(snap.schemas.count) classes)")
+        Logger.log(.trace, "DB: \(fileIdentity) reads version \(snap.version)")
     }
 
     /// A frozen core pinned at `read`'s version.
@@ -143,7 +145,10 @@ final class RealmCore {
     }
 
     deinit {
-        if !isFrozen { InstanceCache.shared.remove(self) }
+        if !isFrozen {
+            InstanceCache.shared.remove(self)
+            Logger.log(.detail, "DB: closed \(fileIdentity)")
+        }
         writeTxn?.rollback()
         readTxn?.end()
     }
@@ -516,6 +521,7 @@ final class RealmCore {
                 readTxn = reading
                 if reading.version != committed { snapValid = false }
             }
+            Logger.log(.debug, "DB: \(fileIdentity) committed version \(committed)")
             return committed
         } catch {
             cancelWrite()

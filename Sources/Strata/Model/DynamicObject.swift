@@ -22,6 +22,8 @@ public final class DynamicObject: Object {
     /// The object viewed while it is unmanaged (a managed view has the object's binding instead).
     private var unmanagedBase: Object?
 
+    /// A dynamic object viewing no object (RealmSwift's dynamic objects come from a realm, from
+    /// ``AnyRealmValue/dynamicObject``, or from `dynamicList` and its kin).
     public required init() { super.init() }
 
     /// A managed dynamic object bound to `binding`'s stored object.

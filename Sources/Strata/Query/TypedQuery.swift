@@ -284,6 +284,10 @@ extension Query where T: QueryMapType {
 }
 
 extension Query where T: QueryableCollection {
+    func inList(_ values: [QueryValue]) -> Query<Bool> {
+        Self.comparison(self, .in, .success(.constant(.list(values))))
+    }
+
     /// `path.@count`.
     public var count: Query<Int> { aggregate(.count) }
 
@@ -349,9 +353,6 @@ extension Query where T: QueryableCollection, T.Element: QueryValueConvertible {
         Query(node, quantifier: .any).inList(values.map(\.queryValue))
     }
 
-    func inList(_ values: [QueryValue]) -> Query<Bool> {
-        Self.comparison(self, .in, .success(.constant(.list(values))))
-    }
 
     /// The smallest value of a collection of values (`path.@min`); compare it like a property.
     public var min: Query<T.Element> { aggregate(.min) }
@@ -361,6 +362,22 @@ extension Query where T: QueryableCollection, T.Element: QueryValueConvertible {
     public var sum: Query<T.Element> { aggregate(.sum) }
     /// `path.@avg` (a Double; a Decimal for Decimal elements).
     public var avg: Query<Double> { aggregate(.avg) }
+}
+
+extension Query where T: QueryableCollection, T.Element: Object {
+    /// `object IN path`: the collection of links holds `object`.
+    public func contains(_ object: T.Element) -> Query<Bool> {
+        switch expression {
+        case .failure(let error): return Query<Bool>(.failure(error))
+        case .success(let collection):
+            return Query<Bool>(.predicate(.comparison(QueryComparison(.constant(Object.queryValue(of: object)), .in, collection))))
+        }
+    }
+
+    /// `ANY path IN {objects}`: the collection of links holds at least one of `objects`.
+    public func containsAny<S: Sequence>(in objects: S) -> Query<Bool> where S.Element == T.Element {
+        Query(node, quantifier: .any).inList(objects.map { Object.queryValue(of: $0) })
+    }
 }
 
 extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {

@@ -55,6 +55,17 @@ extension Realm {
         return try Realm(configuration: configuration, scheduler: try RealmScheduler.of(actor))
     }
 
+    /// Opens `configuration` from asynchronous code, confined to the calling actor when there is
+    /// one (see ``open(configuration:downloadBeforeOpen:_isolation:)``), else to the calling thread.
+    ///
+    /// - Parameters:
+    ///   - configuration: the realm to open.
+    ///   - downloadBeforeOpen: ignored (no synchronization).
+    public init(configuration: Configuration = .defaultConfiguration, downloadBeforeOpen: OpenBehavior,
+                _isolation actor: isolated (any Actor)? = #isolation) async throws {
+        try self.init(configuration: configuration, scheduler: try actor.map { try RealmScheduler.of($0) })
+    }
+
     /// Moves this realm to the newest version, as ``refresh()``, from asynchronous code on the
     /// realm's actor or thread.
     ///

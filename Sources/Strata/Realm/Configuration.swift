@@ -92,6 +92,9 @@ extension Realm {
         /// failing with `.corruptFile`. The newer versions are given up: a recovery to ask for
         /// explicitly (e.g. after showing the error), never a default.
         public var recoversToLastIntactVersion = false
+        /// A realm file copied to `fileURL` when the realm is opened and no file is there yet (a
+        /// bundled starting data set). Ignored for in-memory realms and when the file exists.
+        public var seedFilePath: URL?
 
         /// A configuration; every parameter has the default a new app wants (`default.realm` in the
         /// current directory, plain, read-write, schema version 0, `durability: .full`).
@@ -118,6 +121,7 @@ extension Realm {
         ///   - objectTypes: the classes the realm holds, checked at open (nil: registered on use).
         ///   - maximumNumberOfActiveVersions: the most versions readers may pin at once.
         ///   - durability: what a commit waits for (`.full`: on disk; `.unsafe`: in the file).
+        ///   - seedFilePath: a file copied to `fileURL` at the first open when none is there.
         public init(fileURL: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.realm"),
                     inMemoryIdentifier: String? = nil,
                     encryptionKey: Data? = nil,
@@ -128,8 +132,10 @@ extension Realm {
                     shouldCompactOnLaunch: (@Sendable (Int, Int) -> Bool)? = nil,
                     objectTypes: [Object.Type]? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil,
-                    durability: Durability = .full) {
+                    durability: Durability = .full,
+                    seedFilePath: URL? = nil) {
             self.fileURL = fileURL
+            self.seedFilePath = seedFilePath
             self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion

@@ -44,12 +44,24 @@ extension Realm {
     public func dynamicObject(ofType className: String, forPrimaryKey key: Any) -> DynamicObject? {
         core.checkThread()
         let info = dynamicClass(className)
+        do {
+            guard let (table, key) = try storedObject(info: info, primaryKey: key) else { return nil }
+            return DynamicObject.bound(ObjectBinding(core: core, info: info, table: table, key: key))
+        } catch {
+            core.misuse(error.code, error.message)
+        }
+    }
+
+    /// The table and key of the object of `info`'s class whose primary key is `primaryKey` (a
+    /// value of any type the primary key property accepts, `NSNull` or nil for an optional one);
+    /// nil when there is none.
+    func storedObject(info: ClassInfo, primaryKey: Any?) throws(Realm.Error) -> (table: Int, key: UInt64)? {
         guard let primaryKeyColumn = info.primaryKeyColumn else {
-            core.misuse(.missingPrimaryKey, "'\(className)' has no primary key")
+            throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
         }
         do {
             let probe = info.type.init()
-            try info.fields[primaryKeyColumn].setAny(probe, key)
+            try info.fields[primaryKeyColumn].setAny(probe, primaryKey)
             let indexKey = try info.fields[primaryKeyColumn].primaryKeyIndexKey(probe, core: core)
             guard let table = try core.tableIndex(for: info, create: false) else { return nil }
             let pages = try core.pages()
@@ -58,10 +70,9 @@ extension Realm {
                     valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
                 }
             } ?? nil
-            return objectKey.map { DynamicObject.bound(ObjectBinding(core: core, info: info, table: table, key: $0)) }
+            return objectKey.map { (table, $0) }
         } catch {
-            let surfaced = Realm.Error.surfacing(error) as? Realm.Error ?? Realm.Error(.invalidArgument, "\(error)")
-            core.misuse(surfaced.code, surfaced.message)
+            throw Realm.Error.surfacing(error) as? Realm.Error ?? Realm.Error(.invalidArgument, "\(error)")
         }
     }
 
@@ -81,5 +92,26 @@ extension Realm {
         var created: Object?
         core.deferringFailure("create an object") { created = try createObject(info.type, value: value, update: update) }
         return DynamicObject.view(of: created ?? info.type.init())
+    }
+}
+
+extension Realm {
+    /// The object of `type` whose primary key equals `key`, for a key whose static type is not a
+    /// stored type (a generic key, `NSNull()` or `nil` for an optional primary key); nil when
+    /// none. A class without a primary key, or a key its primary key cannot hold, stops with a
+    /// `Strata:` message, as Realm raises.
+    ///
+    /// - Parameters:
+    ///   - type: the class.
+    ///   - key: the primary key value.
+    public func object<Element: Object>(ofType type: Element.Type, forPrimaryKey key: Any?) -> Element? {
+        core.checkThread()
+        do {
+            let info = try ClassInfo.of(type)
+            guard let (table, objectKey) = try storedObject(info: info, primaryKey: key) else { return nil }
+            return unsafeDowncast(core.materializeAny(info: info, table: table, key: objectKey), to: Element.self)
+        } catch {
+            core.misuse(error.code, error.message)
+        }
     }
 }

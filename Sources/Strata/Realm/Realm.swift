@@ -58,6 +58,7 @@ public struct Realm {
             self.core = cached
             return
         }
+        try Self.copySeedFileIfNeeded(configuration)
         let core: RealmCore
         do {
             core = try RealmCore(configuration: configuration, scheduler: scheduler)
@@ -471,6 +472,29 @@ public struct Realm {
     public var isFrozen: Bool { core.isFrozen }
 
     // MARK: - Files
+
+    /// Writes a compacted copy to the file of `configuration` (which must not exist), encrypted
+    /// with its encryption key, as ``writeCopy(toFile:encryptionKey:)`` does.
+    ///
+    /// - Parameter configuration: names the destination file and its key; an in-memory
+    ///   configuration is refused with `.invalidArgument`.
+    public func writeCopy(configuration: Configuration) throws {
+        guard !configuration.isInMemory, let fileURL = configuration.fileURL else {
+            throw Realm.Error(.invalidArgument, "writeCopy needs a configuration with a file URL")
+        }
+        try writeCopy(toFile: fileURL, encryptionKey: configuration.encryptionKey)
+    }
+
+    /// Copies `configuration.seedFilePath` to its file URL when no file is there yet.
+    static func copySeedFileIfNeeded(_ configuration: Configuration) throws(Realm.Error) {
+        guard let seed = configuration.seedFilePath, !configuration.isInMemory, let fileURL = configuration.fileURL,
+              !FileManager.default.fileExists(atPath: fileURL.path) else { return }
+        do {
+            try FileManager.default.copyItem(at: seed, to: fileURL)
+        } catch {
+            throw Realm.Error(.fileOperationFailed, "could not copy the seed file \(seed.path) to \(fileURL.path): \(error.localizedDescription)", fileURL: fileURL)
+        }
+    }
 
     /// Writes a compacted copy to `fileURL` (which must not exist), encrypted with
     /// `encryptionKey` (nil: plain). Outside a write it copies the newest committed version of

@@ -19,8 +19,15 @@ extension Realm {
         /// What went wrong. One case per cause in Realm's documented error list, plus the
         /// object-layer misuse cases.
         public enum Code: String, Sendable, Equatable, CaseIterable {
+            /// A failure with no more specific code (RealmSwift's generic `fail`).
+            case fail
             /// A read or write of the file failed.
             case fileAccess
+            /// The file or its folder may not be opened or created by this process.
+            case filePermissionDenied
+            /// A file operation other than reading or writing pages failed (removing, renaming or
+            /// copying a realm's files).
+            case fileOperationFailed
             /// The disk (or quota) is full.
             case diskFull
             /// The file does not exist and the configuration asked not to create it (read-only).
@@ -108,6 +115,11 @@ extension Realm {
             self.init(code, message, fileURL: nil)
         }
 
+        /// An error of `code` with no more to say than the code (RealmSwift's `Realm.Error(.fail)`).
+        public init(_ code: Code) {
+            self.init(code, code.rawValue, fileURL: nil)
+        }
+
         init(_ code: Code, _ message: String, fileURL: URL?) {
             self.code = code
             self.message = message
@@ -151,6 +163,7 @@ extension Realm.Error {
         case .wrongKey: code = .wrongEncryptionKey
         case .invalidKey: code = .invalidEncryptionKey
         case .io: code = .fileAccess
+        case .permissionDenied: code = .filePermissionDenied
         case .diskFull: code = .diskFull
         case .fileInUse: code = .alreadyOpen
         case .lockFailed: code = .incompatibleLockFile

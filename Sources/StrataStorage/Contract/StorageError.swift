@@ -16,6 +16,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case invalidKey
         /// A read or write of the file failed (EIO and friends).
         case io
+        /// The file or its folder may not be opened or created by this process (EACCES, EPERM).
+        case permissionDenied
         /// The disk is full (ENOSPC, EDQUOT, EFBIG).
         case diskFull
         /// The operation needs exclusive use of the file, but another instance or process has it open.
