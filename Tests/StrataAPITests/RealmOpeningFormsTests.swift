@@ -63,9 +63,30 @@ struct RealmOpeningFormsTests {
         }
     }
 
-    @Test func errorsCanBeMadeFromACodeAlone() {
+    @Test func errorsCanBeMadeFromACodeAloneAndCaughtByCode() throws {
         #expect(Realm.Error(.fail).code == .fail)
         #expect(Realm.Error.Code.allCases.contains(.filePermissionDenied))
+        var configuration = configuration("missing")
+        configuration.readOnly = true
+        var caught = ""
+        do {
+            _ = try Realm(configuration: configuration)
+        } catch Realm.Error.fileExists {
+            caught = "exists"
+        } catch Realm.Error.fileNotFound {
+            caught = "not found"
+        }
+        #expect(caught == "not found")
+    }
+
+    @Test func aQueueConfinedRealmOfTheDefaultConfiguration() throws {
+        let queue = DispatchQueue(label: "default-on-queue")
+        let opened = LockedBox(false)
+        let previous = Realm.Configuration.defaultConfiguration
+        defer { Realm.Configuration.defaultConfiguration = previous }
+        Realm.Configuration.defaultConfiguration = configuration("default-queue")
+        queue.sync { opened.set((try? Realm(queue: queue)) != nil) }
+        #expect(opened.get())
     }
 
     @Test func theSharedLoggerHearsOpensCommitsAndClosesAtItsLevel() throws {

@@ -78,7 +78,8 @@ import StrataTestSupport
         let expected: [(StorageError.Code, Realm.Error.Code)] = [
             (.notAStrataFile, .invalidDatabase), (.truncatedFile, .corruptFile), (.corruptFile, .corruptFile),
             (.corruptPage, .corruptFile), (.wrongKey, .wrongEncryptionKey), (.invalidKey, .invalidEncryptionKey),
-            (.io, .fileAccess), (.diskFull, .diskFull), (.fileInUse, .alreadyOpen), (.lockFailed, .incompatibleLockFile),
+            (.io, .fileAccess), (.permissionDenied, .filePermissionDenied), (.diskFull, .diskFull),
+            (.fileInUse, .alreadyOpen), (.lockFailed, .incompatibleLockFile),
             (.readOnly, .readOnly), (.tooManyActiveVersions, .tooManyActiveVersions), (.closed, .closed),
             (.tooLarge, .valueTooLarge), (.invalidArgument, .invalidArgument), (.notFound, .fileNotFound),
             (.alreadyExists, .fileExists), (.invalidState, .invalidState),

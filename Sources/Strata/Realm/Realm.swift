@@ -36,6 +36,9 @@ public struct Realm {
     /// Opens the default configuration (`Realm.Configuration.defaultConfiguration`).
     public init() throws { try self.init(configuration: .defaultConfiguration, queue: nil) }
 
+    /// Opens the default configuration confined to `queue` (call it from that queue).
+    public init(queue: DispatchQueue) throws { try self.init(configuration: .defaultConfiguration, queue: queue) }
+
     /// Opens `configuration` confined to the calling thread, or to `queue` (call it from that queue).
     /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
     /// version when `autorefresh` is on and no write is open).

@@ -200,3 +200,79 @@ extension Realm.Error {
         }
     }
 }
+
+// RealmSwift names each code on `Realm.Error` itself and lets `catch` match a thrown error by
+// code: `catch Realm.Error.fileNotFound { … }`.
+extension Realm.Error {
+    /// The ``Code/fail`` code, to match with `catch Realm.Error.fail`.
+    public static var fail: Code { .fail }
+    /// The ``Code/fileAccess`` code, to match with `catch Realm.Error.fileAccess`.
+    public static var fileAccess: Code { .fileAccess }
+    /// The ``Code/filePermissionDenied`` code, to match with `catch Realm.Error.filePermissionDenied`.
+    public static var filePermissionDenied: Code { .filePermissionDenied }
+    /// The ``Code/fileOperationFailed`` code, to match with `catch Realm.Error.fileOperationFailed`.
+    public static var fileOperationFailed: Code { .fileOperationFailed }
+    /// The ``Code/diskFull`` code, to match with `catch Realm.Error.diskFull`.
+    public static var diskFull: Code { .diskFull }
+    /// The ``Code/fileNotFound`` code, to match with `catch Realm.Error.fileNotFound`.
+    public static var fileNotFound: Code { .fileNotFound }
+    /// The ``Code/fileExists`` code, to match with `catch Realm.Error.fileExists`.
+    public static var fileExists: Code { .fileExists }
+    /// The ``Code/invalidDatabase`` code, to match with `catch Realm.Error.invalidDatabase`.
+    public static var invalidDatabase: Code { .invalidDatabase }
+    /// The ``Code/unsupportedFileFormat`` code, to match with `catch Realm.Error.unsupportedFileFormat`.
+    public static var unsupportedFileFormat: Code { .unsupportedFileFormat }
+    /// The ``Code/corruptFile`` code, to match with `catch Realm.Error.corruptFile`.
+    public static var corruptFile: Code { .corruptFile }
+    /// The ``Code/wrongEncryptionKey`` code, to match with `catch Realm.Error.wrongEncryptionKey`.
+    public static var wrongEncryptionKey: Code { .wrongEncryptionKey }
+    /// The ``Code/invalidEncryptionKey`` code, to match with `catch Realm.Error.invalidEncryptionKey`.
+    public static var invalidEncryptionKey: Code { .invalidEncryptionKey }
+    /// The ``Code/alreadyOpen`` code, to match with `catch Realm.Error.alreadyOpen`.
+    public static var alreadyOpen: Code { .alreadyOpen }
+    /// The ``Code/incompatibleLockFile`` code, to match with `catch Realm.Error.incompatibleLockFile`.
+    public static var incompatibleLockFile: Code { .incompatibleLockFile }
+    /// The ``Code/schemaMismatch`` code, to match with `catch Realm.Error.schemaMismatch`.
+    public static var schemaMismatch: Code { .schemaMismatch }
+    /// The ``Code/invalidSchemaVersion`` code, to match with `catch Realm.Error.invalidSchemaVersion`.
+    public static var invalidSchemaVersion: Code { .invalidSchemaVersion }
+    /// The ``Code/invalidSchema`` code, to match with `catch Realm.Error.invalidSchema`.
+    public static var invalidSchema: Code { .invalidSchema }
+    /// The ``Code/wrongThread`` code, to match with `catch Realm.Error.wrongThread`.
+    public static var wrongThread: Code { .wrongThread }
+    /// The ``Code/notInWriteTransaction`` code, to match with `catch Realm.Error.notInWriteTransaction`.
+    public static var notInWriteTransaction: Code { .notInWriteTransaction }
+    /// The ``Code/alreadyInWriteTransaction`` code, to match with `catch Realm.Error.alreadyInWriteTransaction`.
+    public static var alreadyInWriteTransaction: Code { .alreadyInWriteTransaction }
+    /// The ``Code/duplicatePrimaryKey`` code, to match with `catch Realm.Error.duplicatePrimaryKey`.
+    public static var duplicatePrimaryKey: Code { .duplicatePrimaryKey }
+    /// The ``Code/missingPrimaryKey`` code, to match with `catch Realm.Error.missingPrimaryKey`.
+    public static var missingPrimaryKey: Code { .missingPrimaryKey }
+    /// The ``Code/primaryKeyChange`` code, to match with `catch Realm.Error.primaryKeyChange`.
+    public static var primaryKeyChange: Code { .primaryKeyChange }
+    /// The ``Code/objectInvalidated`` code, to match with `catch Realm.Error.objectInvalidated`.
+    public static var objectInvalidated: Code { .objectInvalidated }
+    /// The ``Code/wrongRealm`` code, to match with `catch Realm.Error.wrongRealm`.
+    public static var wrongRealm: Code { .wrongRealm }
+    /// The ``Code/readOnly`` code, to match with `catch Realm.Error.readOnly`.
+    public static var readOnly: Code { .readOnly }
+    /// The ``Code/valueTooLarge`` code, to match with `catch Realm.Error.valueTooLarge`.
+    public static var valueTooLarge: Code { .valueTooLarge }
+    /// The ``Code/invalidArgument`` code, to match with `catch Realm.Error.invalidArgument`.
+    public static var invalidArgument: Code { .invalidArgument }
+    /// The ``Code/tooManyActiveVersions`` code, to match with `catch Realm.Error.tooManyActiveVersions`.
+    public static var tooManyActiveVersions: Code { .tooManyActiveVersions }
+    /// The ``Code/closed`` code, to match with `catch Realm.Error.closed`.
+    public static var closed: Code { .closed }
+    /// The ``Code/invalidState`` code, to match with `catch Realm.Error.invalidState`.
+    public static var invalidState: Code { .invalidState }
+    /// The ``Code/invalidQuery`` code, to match with `catch Realm.Error.invalidQuery`.
+    public static var invalidQuery: Code { .invalidQuery }
+}
+
+extension Realm.Error.Code {
+    /// Whether `error` is a `Realm.Error` with this code (what `catch Realm.Error.x` tests).
+    public static func ~= (code: Realm.Error.Code, error: Swift.Error) -> Bool {
+        (error as? Realm.Error)?.code == code
+    }
+}
