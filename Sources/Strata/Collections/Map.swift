@@ -186,7 +186,7 @@ extension Map: _Persistable {
 }
 
 extension RealmCore {
-    private func mapTree(_ collection: CollectionRef) throws -> (CollectionState, BytesTree) {
+    func mapTree(_ collection: CollectionRef) throws -> (CollectionState, BytesTree) {
         let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
         return (state, BytesTree(root: state.root))
     }

@@ -89,6 +89,13 @@ extension Map {
         try entries.contains { try predicate($0.key, $0.value) }
     }
 
+    /// Whether the map holds `entry`: its key, with an equal value.
+    ///
+    /// - Parameter entry: a key and a value, as the map's iteration gives them.
+    public func contains(_ entry: (key: Key, value: Value)) -> Bool where Value: Equatable {
+        self[entry.key].map { $0 == entry.value } ?? false
+    }
+
     /// The value for a key given as an object (a string key boxed as `AnyObject`).
     ///
     /// - Parameter key: the key.

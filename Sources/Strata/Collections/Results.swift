@@ -84,16 +84,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     let valueSource: ValueResultsSource<Element>?
     let cache = KeyCache()
 
-    /// The query parts a later issue fills in (predicate, sort, distinct).
-    struct QueryParts {
-        var predicate: QueryPredicate?
-        var sort: [SortDescriptor] = []
-        var distinct: [String] = []
-        /// For results drawn from a list, a set or inverse links (`list.filter(…)`): those objects,
-        /// in the collection's order, instead of the whole class.
-        var base: ResultsBase?
-        var isEmpty: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty && base == nil }
-    }
+    /// The query parts (predicate, sort, distinct, base), the same for every element type.
+    typealias QueryParts = ResultsQuery
     var query = QueryParts()
 
     final class KeyCache {
@@ -393,4 +385,16 @@ extension Results where Element: Object {
     public func average<T: AddableType>(ofProperty property: String) -> T? {
         core.average(info: info, property: property, source: rowSource)
     }
+}
+
+/// What a `Results` of objects selects: a predicate, a sort, distinct keys, and the collection it
+/// draws from.
+struct ResultsQuery {
+    var predicate: QueryPredicate?
+    var sort: [SortDescriptor] = []
+    var distinct: [String] = []
+    /// For results drawn from a list, a set, a map or inverse links (`list.filter(…)`): those
+    /// objects, in the collection's order, instead of the whole class.
+    var base: ResultsBase?
+    var isEmpty: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty && base == nil }
 }

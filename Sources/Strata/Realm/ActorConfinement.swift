@@ -203,3 +203,49 @@ extension Object {
 extension ActorObservation {
     static func report<A: Actor>(on actor: isolated A, _ body: @Sendable (isolated A) -> Void) { body(actor) }
 }
+
+extension Map {
+    /// Observes this map on `actor`: the block runs isolated to the actor, with the map as the
+    /// actor's realm sees it (see ``RealmCollection/observe(keyPaths:on:_isolation:_:)``).
+    ///
+    /// - Parameters:
+    ///   - keyPaths: for a map of objects, the properties whose changes count as modifications.
+    ///   - actor: the actor the block runs on.
+    ///   - block: called with each change; an unmanaged or frozen map gets `.error` once.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void) async -> NotificationToken
+    where Key: SendableMetatype, Value: SendableMetatype {
+        await ActorObservation.start(self, on: actor, register: { actor, map in
+            map.observe(keyPaths: keyPaths, on: nil) { change in
+                let handoff = QueueHandoff(value: change)
+                actor.assumeIsolated { block($0, handoff.value) }
+            }
+        }, unavailable: { actor, error in block(actor, .error(error)) })
+    }
+}
+
+extension Map where Value: _StrataOptional, Value.Wrapped: Object {
+    /// Observes this map of objects, counting as modifications only changes of the given
+    /// properties of its objects.
+    ///
+    /// - Parameters:
+    ///   - keyPaths: persisted properties of the objects' class.
+    ///   - queue: the dispatch queue the handler runs on; `nil` runs it where the realm lives.
+    ///   - block: called with each change.
+    /// - Returns: a token that keeps the observation alive until it is invalidated or released.
+    public func observe(keyPaths: [PartialKeyPath<Value.Wrapped>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths.map { persistedPropertyName($0, throughLinks: true) }, on: queue, block)
+    }
+
+    /// Observes this map of objects on `actor`, counting as modifications only changes of the
+    /// given properties of its objects.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Value.Wrapped>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void) async -> NotificationToken
+    where Key: SendableMetatype, Value: SendableMetatype {
+        await observe(keyPaths: keyPaths.map { persistedPropertyName($0, throughLinks: true) }, on: actor, block)
+    }
+}
