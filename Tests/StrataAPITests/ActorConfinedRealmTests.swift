@@ -151,6 +151,30 @@ struct ActorConfinedRealmTests {
         token.invalidate()
     }
 
+    @Test func aTaskCancelledBeforeObservationRegistersNothing() async throws {
+        let configuration = configuration()
+        let kennel = DogShelter(configuration: configuration)
+        let outcome = LockedBox<Bool?>(nil)
+        let task = Task { @MainActor in
+            withUnsafeCurrentTask { $0?.cancel() }
+            let realm = try await Realm.open(configuration: configuration)
+            let token = await realm.objects(Dog.self).observe(on: kennel) { kennel, _ in kennel.record(99) }
+            outcome.set(token.invalidate())
+        }
+        _ = await task.result
+        #expect(outcome.get() == false)
+        #expect(await kennel.counts.isEmpty)
+    }
+
+    @Test func invalidatingReportsWhetherItStoppedAnObservation() async throws {
+        let kennel = DogShelter(configuration: configuration())
+        try await kennel.open()
+        await kennel.observeDogs()
+        let token = try #require(await kennel.token)
+        #expect(token.invalidate())
+        #expect(!token.invalidate())
+    }
+
     @Test func openingOutsideAnActorThrows() async throws {
         let configuration = configuration()
         let error = await #expect(throws: Realm.Error.self) {

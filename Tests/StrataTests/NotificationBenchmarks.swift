@@ -98,7 +98,7 @@ struct NotificationBenchmarks {
         print(String(format: "notify-bench %@: %d commits; write-begin→handler median %.1f µs p99 %.1f µs; commit alone median %.1f µs p99 %.1f µs; handler started before write returned: %d",
                      label, Self.commits, percentile(fromBegin, 0.5), percentile(fromBegin, 0.99),
                      percentile(commitOnly, 0.5), percentile(commitOnly, 0.99), handledBeforeReturn))
-        queue.sync { tokenBox.withLock { $0?.invalidate() } }
+        queue.sync { _ = tokenBox.withLock { $0?.invalidate() } }
     }
 
     /// Observes every item; stamps the handler time under the modified object's value (which

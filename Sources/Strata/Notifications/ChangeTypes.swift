@@ -50,13 +50,18 @@ public final class NotificationToken: Sendable {
     }
 
     /// Stops delivery. Safe to call more than once and from any thread.
-    public func invalidate() {
-        cancelled.set()
+    ///
+    /// - Returns: whether this call stopped an observation (false when it was stopped already,
+    ///   or never began).
+    @discardableResult
+    public func invalidate() -> Bool {
+        let wasActive = !cancelled.setReturningPrevious()
         let actions = onInvalidate.withLock { list -> [@Sendable () -> Void] in
             defer { list.removeAll() }
             return list
         }
         for a in actions { a() }
+        return wasActive
     }
 
     deinit { invalidate() }
@@ -67,6 +72,8 @@ final class ObserverFlag: Sendable {
     private let value = Atomic<Bool>(false)
     var isSet: Bool { value.load(ordering: .acquiring) }
     func set() { value.store(true, ordering: .releasing) }
+    /// Sets the flag; whether it was set already.
+    func setReturningPrevious() -> Bool { value.exchange(true, ordering: .acquiringAndReleasing) }
 
     /// A flag set from the start (an observation that never began).
     static func set() -> ObserverFlag {

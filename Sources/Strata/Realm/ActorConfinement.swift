@@ -98,6 +98,8 @@ enum ActorObservation {
         register: @escaping @Sendable (isolated A, Value) -> NotificationToken,
         unavailable: @escaping @Sendable (isolated A, Realm.Error) -> Void
     ) async -> NotificationToken {
+        // A task cancelled before observation began registers nothing (its token is spent).
+        if Task.isCancelled { return NotificationToken(flag: ObserverFlag.set()) }
         guard let handover = value._strataHandover, let configuration = handover.configuration,
               !(handover.core?.isFrozen ?? false) else {
             let error = Realm.Error(.invalidArgument, "only live managed values can be observed on an actor")
