@@ -28,6 +28,20 @@ struct RealmPropertyTests {
         #expect(o.age.value == 7 && o.weight.value == 1.5 && o.shade.value == .dark && o.mixed.value == .string("x"))
     }
 
+    @Test func boxesAndObjectsCompareAsRealmSwiftsDo() throws {
+        let a = BoxedProperties(), b = BoxedProperties()
+        a.age.value = 3
+        b.age.value = 3
+        #expect(a.age == b.age && a.mixed == b.mixed)
+        b.age.value = 4
+        #expect(a.age != b.age)
+        #expect(a.isEqual(a) && !a.isEqual(b) && !a.isEqual("a"))
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write { realm.add(a) }
+        let again: ObjectBase? = realm.objects(BoxedProperties.self).first
+        #expect(a.isEqual(again))
+    }
+
     @Test func addedBoxesAreStoredAndWrittenThroughTheObject() throws {
         let realm = try Realm(configuration: memoryConfig())
         let o = BoxedProperties()

@@ -187,6 +187,14 @@ extension MutableSet: _Persistable {
 extension Object: Hashable {
     /// Managed objects are equal when they are the same stored object; unmanaged ones when identical.
     public static func == (lhs: Object, rhs: Object) -> Bool { lhs === rhs || lhs.isSameObject(as: rhs) }
+
+    /// Whether `object` is an equal object (see `==`): RealmSwift's `isEqual(_:)`.
+    ///
+    /// - Parameter object: any value.
+    public func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? Object else { return false }
+        return self == other
+    }
     public func hash(into hasher: inout Hasher) {
         if let b = _binding {
             hasher.combine(b.key)

@@ -276,6 +276,10 @@ open class Object: CustomStringConvertible {
     }
 }
 
+/// The common base of ``Object`` and ``EmbeddedObject`` as RealmSwift names it (there, the
+/// Objective-C base class both derive from; here, ``Object`` itself).
+public typealias ObjectBase = Object
+
 /// An object owned by exactly one parent object: it has no primary key, cannot be added on its
 /// own, and is deleted with its parent (or when the parent's link to it is replaced).
 open class EmbeddedObject: Object {}

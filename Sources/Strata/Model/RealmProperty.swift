@@ -95,6 +95,11 @@ extension RealmProperty: _Persistable {
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Value._strataGetStored(obj, ordinal) }
 }
 
+extension RealmProperty: Equatable where Value: Equatable {
+    /// Equal when their values are equal.
+    public static func == (lhs: RealmProperty<Value>, rhs: RealmProperty<Value>) -> Bool { lhs.value == rhs.value }
+}
+
 extension RealmProperty: CustomStringConvertible {
     public var description: String { "RealmProperty<\(Value.self)>(\(String(describing: value)))" }
 }
