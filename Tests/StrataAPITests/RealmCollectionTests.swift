@@ -89,6 +89,42 @@ struct RealmCollectionTests {
         #expect(books.objects(at: IndexSet([0, 1])).map(\.title) == ["Kim", "Emma"])
     }
 
+    @Test func collectionOperatorsOfKeyValueCoding() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let books = realm.objects(Book.self)
+        // Generic code (and results) read the operators; a concrete List's form gives an array.
+        let listed = AnyRealmCollection(shelf.books)
+        #expect((books.value(forKeyPath: "@count") as? NSNumber)?.intValue == 5)
+        #expect((listed.value(forKeyPath: "@max.pages") as? NSNumber)?.intValue == 730)
+        #expect((listed.value(forKeyPath: "@min.pages") as? NSNumber)?.intValue == 90)
+        #expect((listed.value(forKeyPath: "@sum.pages") as? NSNumber)?.intValue == 412 + 90 + 730 + 324)
+        #expect((listed.value(forKeyPath: "@avg.price") as? NSNumber)?.doubleValue == (9.5 + 4.0 + 12.0 + 8.5) / 4)
+        #expect(listed.value(forKeyPath: "@unionOfObjects.title") as? [String] == ["Emma", "Beloved", "Dune", "Ulysses"])
+        #expect(listed.value(forKeyPath: "@avg.rating") == nil)   // no book has a rating
+        #expect((books.filter("pages > 10000").value(forKeyPath: "@sum.pages") as? NSNumber)?.intValue == 0)
+    }
+
+    @Test func anUnknownCollectionOperatorStops() async {
+        await #expect(processExitsWith: .failure) {
+            _ = AnyRealmCollection(List<Book>()).value(forKeyPath: "@median.pages")
+        }
+    }
+
+    @Test func collectionsAreQueryArgumentsAndPropertyValues() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let cheap = realm.objects(Book.self).filter("price < 9")
+        #expect(realm.objects(Shelf.self).filter("ANY books IN %@", cheap).count == 1)
+        #expect(realm.objects(Shelf.self).filter("ANY favourites IN %@", shelf.books).count == 1)
+        try realm.write {
+            let copy = realm.create(Shelf.self, value: ["name": "copy", "books": shelf.favourites])
+            copy.setValue(cheap, forKey: "favourites")
+        }
+        let copy = try #require(realm.objects(Shelf.self).filter("name == 'copy'").first)
+        #expect(copy.books.count == 3 && copy.favourites.count == cheap.count)
+        #expect(shelf.books.index(matching: { $0.title == "Dune" }) == 2)
+        #expect(shelf.books.index(matching: { $0.title == "Kim" }) == nil)
+    }
+
     @Test func aPositionOutOfRangeStops() async {
         await #expect(processExitsWith: .failure) {
             let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "objects-at"))

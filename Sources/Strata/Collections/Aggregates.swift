@@ -133,10 +133,6 @@ extension RealmCore {
             count += 1
         }
         guard let total else { return mean ? nil : NSNumber(value: 0) }
-        switch mean ? total.divided(by: count) : total {
-        case .int(let i): return NSNumber(value: i)
-        case .double(let d): return NSNumber(value: d)
-        case .decimal(let d): return NSDecimalNumber(decimal: d)
-        }
+        return (mean ? total.divided(by: count) : total).boxed
     }
 }

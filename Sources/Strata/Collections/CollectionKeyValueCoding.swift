@@ -26,10 +26,15 @@ extension RealmCollection {
     }
 
     /// The value at a dotted path (`"owner.name"`) from each element, as an array (`NSNull` where
-    /// a link on the way, or the value, is nil).
+    /// a link on the way, or the value, is nil); or, with a leading collection operator as
+    /// Foundation's key-value coding has them, one value: `"@count"`, `"@min.age"`, `"@max.age"`,
+    /// `"@sum.age"`, `"@avg.age"` (an `NSNumber`, nil when no element has a value for min, max and
+    /// avg), `"@unionOfObjects.name"` and `"@distinctUnionOfObjects.name"` (arrays).
     ///
-    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`.
+    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`, optionally after
+    ///   a collection operator.
     public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath.hasPrefix("@") { return collectionOperator(keyPath) }
         let keys = keyPath.split(separator: ".").map(String.init)
         return map { (element: Element) -> Any in
             var current: Any? = element
@@ -38,6 +43,38 @@ extension RealmCollection {
                 current = Self.value(of: here, forKey: key)
             }
             return current ?? NSNull()
+        }
+    }
+
+    private func collectionOperator(_ keyPath: String) -> Any? {
+        let parts = keyPath.split(separator: ".", maxSplits: 1).map(String.init)
+        let name = parts[0]
+        if name == "@count" { return NSNumber(value: count) }
+        guard parts.count == 2 else {
+            Stop.now("Strata: invalidArgument: the collection operator \(name) needs a key path after it")
+        }
+        let values = (value(forKeyPath: parts[1]) as? [Any] ?? []).filter { !($0 is NSNull) }
+        switch name {
+        case "@unionOfObjects": return values
+        case "@distinctUnionOfObjects":
+            var seen: [AnyHashable] = []
+            for v in values { if let h = v as? AnyHashable, !seen.contains(h) { seen.append(h) } }
+            return seen.map(\.base)
+        case "@min", "@max":
+            let ordered = values.compactMap { ($0 as? any MinMaxType)?._strataOrdered }
+            guard var best = ordered.first else { return nil }
+            for v in ordered.dropFirst() where name == "@min" ? v.precedes(best) : best.precedes(v) { best = v }
+            switch best {
+            case .date(let d): return NSDate(timeIntervalSinceReferenceDate: d.timeIntervalSinceReferenceDate)
+            case .number(let n): return n.boxed
+            }
+        case "@sum", "@avg":
+            let addends = values.compactMap { ($0 as? any AddableType)?._strataAddend }
+            guard let first = addends.first else { return name == "@sum" ? NSNumber(value: 0) : nil }
+            let total = addends.dropFirst().reduce(first, +)
+            return (name == "@sum" ? total : total.divided(by: addends.count)).boxed
+        default:
+            Stop.now("Strata: invalidArgument: \(name) is not a collection operator (@count, @min, @max, @sum, @avg, @unionOfObjects, @distinctUnionOfObjects)")
         }
     }
 

@@ -310,6 +310,15 @@ extension List: _Persistable {
 
     public static func _strataFromAny(_ any: Any?) -> List<Element>? {
         if let l = any as? List<Element> { return l }
+        // Any collection of the elements (results, a set, links…) gives its elements in order.
+        if !(any is [Any]), !(any is String), !(any is Data), let sequence = any as? any Sequence {
+            let l = List<Element>()
+            for v in sequence {
+                guard let e = Element._strataFromAny(v) else { return nil }
+                l.storage.append(e)
+            }
+            return l
+        }
         guard let a = any as? [Any] else { return nil }
         let l = List<Element>()
         for v in a {

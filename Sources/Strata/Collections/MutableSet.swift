@@ -174,7 +174,8 @@ extension MutableSet: _Persistable {
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> MutableSet<Element>? {
         if let s = any as? MutableSet<Element> { return s }
-        guard let a = any as? [Any] else { return nil }
+        // An array, or any collection of the elements (results, a list, links…).
+        guard !(any is String), !(any is Data), let a = any as? any Sequence else { return nil }
         let s = MutableSet<Element>()
         for v in a {
             guard let e = Element._strataFromAny(v) else { return nil }

@@ -61,6 +61,25 @@ extension Object: QueryKeyPathNaming {
     }
 }
 
+extension Object {
+    /// The arguments of a query in Realm's language as query values: objects, collections (of
+    /// objects or values, as one list, set or map), and every scalar type.
+    ///
+    /// - Throws: `.invalidArgument` naming the first argument no query can use.
+    static func queryArguments(_ args: [Any]) throws(Realm.Error) -> [QueryValue] {
+        var values: [QueryValue] = []
+        for (i, a) in args.enumerated() {
+            if let o = a as? Object { values.append(.object(o.queryReference)); continue }
+            if let c = a as? _QueryCollectionValue { values.append(c._queryValue); continue }
+            guard let v = QueryValue(converting: a) ?? (a is ObjectId || a is Decimal128 ? Object.queryValue(of: a) : nil) else {
+                throw Realm.Error(.invalidArgument, "query argument \(i) (\(type(of: a))) cannot be used in a query")
+            }
+            values.append(v)
+        }
+        return values
+    }
+}
+
 /// Collections that turn into one `QueryValue` (`.list`, `.set`, `.map`).
 protocol _QueryCollectionValue {
     var _queryValue: QueryValue { get }
@@ -76,6 +95,14 @@ extension MutableSet: QueryableCollection, _QueryCollectionValue {
 
 extension LinkingObjects: QueryableCollection, _QueryCollectionValue {
     var _queryValue: QueryValue { .list(map { .object($0.queryReference) }) }
+}
+
+extension Results: _QueryCollectionValue {
+    var _queryValue: QueryValue { .list(map { Object.queryValue(of: $0._strataAny) }) }
+}
+
+extension AnyRealmCollection: _QueryCollectionValue {
+    var _queryValue: QueryValue { .list(map { Object.queryValue(of: $0._strataAny) }) }
 }
 
 extension Map: QueryMapType, _QueryCollectionValue {
@@ -168,14 +195,7 @@ extension Results where Element: Object {
     }
 
     private func parsedFilter(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
-        var values: [QueryValue] = []
-        for (i, a) in args.enumerated() {
-            if let o = a as? Object { values.append(.object(o.queryReference)); continue }
-            guard let v = QueryValue(converting: a) ?? (a is ObjectId || a is Decimal128 ? Object.queryValue(of: a) : nil) else {
-                throw Realm.Error(.invalidArgument, "query argument \(i) (\(type(of: a))) cannot be used in a query")
-            }
-            values.append(v)
-        }
+        let values = try Object.queryArguments(args)
         // Repeated queries reuse a parsed template (Query/QueryParseCache.swift); the schema the
         // type checker needs is built only when parsing.
         let info = self.info

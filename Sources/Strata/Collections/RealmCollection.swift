@@ -185,6 +185,14 @@ extension RealmCollection where Element: Object {
         let wanted = Set(matching.map { $0 as Object })
         return firstIndex { wanted.contains($0) }
     }
+
+    /// The position of the first object that matches a type-safe query, or `nil`.
+    ///
+    /// - Parameter query: builds the predicate from the element's properties.
+    public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
+        let wanted = Set(queryableResults.where(query).map { $0 as Object })
+        return firstIndex { wanted.contains($0) }
+    }
 }
 
 /// A collection whose objects can be drawn into `Results` (the type is erased so that generic code

@@ -62,6 +62,17 @@ public enum _StrataNumber: Sendable {
     }
 }
 
+extension _StrataNumber {
+    /// The number as Foundation boxes it.
+    var boxed: NSNumber {
+        switch self {
+        case .int(let i): NSNumber(value: i)
+        case .double(let d): NSNumber(value: d)
+        case .decimal(let d): NSDecimalNumber(decimal: d)
+        }
+    }
+}
+
 /// Types whose collections have `min()` and `max()`.
 public protocol MinMaxType {
     /// Nil for a value min and max skip (a nil optional, an AnyRealmValue that is not a number).

@@ -39,14 +39,7 @@ extension ValueResultsStep {
 
     /// The predicate of a query in Realm's language over values.
     static func parsed(_ predicateFormat: String, _ args: [Any]) -> QueryPredicate {
-        var values: [QueryValue] = []
-        for (i, a) in args.enumerated() {
-            guard let v = QueryValue(converting: a) else {
-                Stop.now("Strata: invalidQuery: query argument \(i) (\(type(of: a))) cannot be used in a query")
-            }
-            values.append(v)
-        }
-        do { return try QueryParser.parse(predicateFormat, arguments: values) } catch {
+        do { return try QueryParser.parse(predicateFormat, arguments: try Object.queryArguments(args)) } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }
     }
