@@ -118,18 +118,20 @@ open class Object: CustomStringConvertible {
     /// The class name used in the schema (the Swift type name without module).
     open class func className() -> String { String(describing: self) }
 
-    /// The name of the class's primary key property (declared with `@Persisted(primaryKey: true)`),
-    /// or `nil` when it has none or breaks a schema rule. The declaration decides: overriding this
-    /// does not change the schema.
+    /// The name of the class's primary key property, or `nil` when it has none or breaks a schema
+    /// rule: the property declared with `@Persisted(primaryKey: true)`, or the one an override of
+    /// this method names (RealmSwift's older way to declare it), which the schema then uses.
     open class func primaryKey() -> String? {
-        (try? ClassInfo.of(self))?.schema.properties.first { $0.isPrimary }?.name
+        if SchemaOverrides.isAsking { return nil }
+        return (try? ClassInfo.of(self))?.schema.properties.first { $0.isPrimary }?.name
     }
 
     /// The names of the class's indexed properties: those declared with
-    /// `@Persisted(indexed: true)` and the primary key, which is always indexed. The declarations
-    /// decide: overriding this does not change the schema.
+    /// `@Persisted(indexed: true)` or named by an override of this method, and the primary key,
+    /// which is always indexed.
     open class func indexedProperties() -> [String] {
-        ((try? ClassInfo.of(self))?.schema.properties ?? []).filter(\.isIndexed).map(\.name)
+        if SchemaOverrides.isAsking { return [] }
+        return ((try? ClassInfo.of(self))?.schema.properties ?? []).filter(\.isIndexed).map(\.name)
     }
 
     /// The names of properties Realm would not store. A property that is not `@Persisted` is never

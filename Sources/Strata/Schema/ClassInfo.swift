@@ -120,6 +120,7 @@ final class ClassInfo: @unchecked Sendable {
                 objectClassName: shape.objectType?.className(), isPrimary: flags.primaryKey,
                 isIndexed: flags.indexed || flags.primaryKey, linkOriginPropertyName: flags.origin))
         }
+        try SchemaOverrides.apply(of: type, to: &properties)
         var schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         schema.boundClass = type
         try validate(schema, linked: linked)
