@@ -83,18 +83,18 @@ import StrataTestSupport
         t2.invalidate()
     }
 
-    @Test func unknownKeyPathIsATypedError() throws {
-        let realm = try Realm(configuration: tempConfig())
-        _ = try addDogs(realm, ["a"])
-        let log = ChangeLog<Results<Dog>>()
-        let token = realm.objects(Dog.self).observe(keyPaths: ["nope"]) { log.record($0) }
-        #expect(log.initials == 0)
-        #expect((log.errors.first as? Realm.Error)?.code == .invalidArgument)
-        let linkLog = ChangeLog<Results<Dog>>()
-        let t2 = realm.objects(Dog.self).observe(keyPaths: ["name.first"]) { linkLog.record($0) }
-        #expect((linkLog.errors.first as? Realm.Error)?.code == .invalidArgument)
-        token.invalidate()
-        t2.invalidate()
+    /// Realm raises for an unknown key path, from a call that cannot throw: it stops the process.
+    @Test func unknownKeyPathStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "results-unknown-key-path"))
+            try realm.write { realm.add(Dog()) }
+            _ = realm.objects(Dog.self).observe(keyPaths: ["nope"]) { _ in }
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "results-key-path-past-value"))
+            try realm.write { realm.add(Dog()) }
+            _ = realm.objects(Dog.self).observe(keyPaths: ["name.first"]) { _ in }
+        }
     }
 
     @Test func withoutNotifyingSkipsOnlyTheGivenTokens() throws {

@@ -64,19 +64,30 @@ import StrataTestSupport
         token.invalidate()
     }
 
-    @Test func observingUnmanagedObjectsOrBadKeyPathsIsATypedError() throws {
-        var codes: [Realm.Error.Code] = []
-        let t1 = Dog().observe { (change: ObjectChange<Dog>) in
-            if case .error(let e) = change { codes.append((e as? Realm.Error)?.code ?? .invalidState) }
+    /// Realm raises for these, from calls that cannot throw: each stops the process.
+    @Test func observingUnmanagedFrozenOrUnknownKeyPathsStops() async {
+        await #expect(processExitsWith: .failure) {
+            _ = Dog().observe { (_: ObjectChange<Dog>) in }
         }
-        let realm = try Realm(configuration: tempConfig())
-        let dog = try addDogs(realm, ["rex"])[0]
-        let t2 = dog.observe(keyPaths: ["weight"]) { (change: ObjectChange<Dog>) in
-            if case .error(let e) = change { codes.append((e as? Realm.Error)?.code ?? .invalidState) }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-key-path"))
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            _ = dog.observe(keyPaths: ["weight"]) { (_: ObjectChange<Dog>) in }
         }
-        #expect(codes == [.invalidArgument, .invalidArgument])
-        t1.invalidate()
-        t2.invalidate()
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-frozen"))
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            _ = dog.freeze().observe { (_: ObjectChange<Dog>) in }
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-frozen-results"))
+            _ = realm.objects(Dog.self).freeze().observe { _ in }
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = List<Int>().observe { _ in }
+        }
     }
 
     @Test func realmObserverFiresOncePerCommitAndStopsOnInvalidate() throws {

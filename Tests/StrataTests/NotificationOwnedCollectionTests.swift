@@ -206,29 +206,41 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         t2.invalidate()
     }
 
-    @Test func badObservationsDeliverTypedErrors() throws {
+    @Test func aListWhoseOwnerIsGoneDeliversATypedError() throws {
         let realm = try Realm(configuration: tempConfig())
         let person = try makePerson(realm, "ann")
         func code<C>(_ log: ChangeLog<C>) -> Realm.Error.Code? { (log.errors.first as? Realm.Error)?.code }
-        let unmanaged = ChangeLog<List<Dog>>()
-        let t1 = List<Dog>().observe { unmanaged.record($0) }
-        #expect(code(unmanaged) == .invalidArgument && unmanaged.initials == 0)
-        let values = ChangeLog<List<String>>()
-        let t2 = person.tags.observe(keyPaths: ["count"]) { values.record($0) }
-        #expect(code(values) == .invalidArgument && values.initials == 0)
-        let unknown = ChangeLog<List<Dog>>()
-        let t3 = person.dogs.observe(keyPaths: ["nope"]) { unknown.record($0) }
-        #expect(code(unknown) == .invalidArgument)
-        let frozen = ChangeLog<List<Dog>>()
-        let t4 = person.dogs.freeze().observe { frozen.record($0) }
-        #expect(code(frozen) == .invalidState)
-        // a list whose owner is already deleted
         let orphan = person.dogs
         try realm.write { realm.delete(person) }
         let gone = ChangeLog<List<Dog>>()
-        let t5 = orphan.observe { gone.record($0) }
+        let token = orphan.observe { gone.record($0) }
         #expect(code(gone) == .objectInvalidated && gone.initials == 0)
-        for t in [t1, t2, t3, t4, t5] { t.invalidate() }
+        token.invalidate()
+    }
+
+    /// Realm raises for these, from calls that cannot throw: each stops the process.
+    @Test func badObservationsStop() async {
+        await #expect(processExitsWith: .failure) {
+            _ = List<Dog>().observe { _ in }
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-values-key-path"))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            _ = person.tags.observe(keyPaths: ["count"]) { _ in }
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-unknown-key-path"))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            _ = person.dogs.observe(keyPaths: ["nope"]) { _ in }
+        }
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "observe-frozen-list"))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            _ = person.dogs.freeze().observe { _ in }
+        }
     }
 
     @Test func deletingTheOwnerReportsEveryElementDeletedOnceThenStops() throws {

@@ -3,8 +3,9 @@
 // handlers run is described in Notifications/ObserverHub.swift).
 //
 // Invariants: a handler receives the collection as seen by the realm it runs on (the observing
-// queue's realm with `on:`); an unmanaged or frozen collection, key paths on a collection of
-// values, or an unknown key path deliver `.error` once and nothing else.
+// queue's realm with `on:`); observing an unmanaged or frozen collection, key paths on a
+// collection of values, or an unknown key path stops with a `Strata:` message (ObservationMisuse
+// in ChangeTypes.swift), as Realm raises.
 import Dispatch
 
 /// What a ``Map`` observer receives: the keys that changed, as in Realm.
@@ -35,8 +36,8 @@ extension List {
     ///
     /// Several commits may come as one update. Deletions are indices in the old list, insertions and
     /// modifications indices in the new one; a moved element is a deletion plus an insertion. When the
-    /// owning object is deleted, one last update reports every element deleted. An unmanaged or frozen
-    /// list, or an unknown key path, delivers `.error` once and nothing else.
+    /// owning object is deleted, one last update reports every element deleted. Observing an
+    /// unmanaged or frozen list, or an unknown key path, stops with a `Strata:` message.
     ///
     /// ```swift
     /// let token = person.dogs.observe { change in

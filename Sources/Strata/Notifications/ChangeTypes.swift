@@ -167,3 +167,18 @@ final class RetainedCore: @unchecked Sendable {
         }
     }
 }
+
+/// Observing what cannot change or cannot be watched (an unmanaged or frozen value, an unknown
+/// key path) is a misuse RealmSwift raises for, from calls that cannot throw: it stops with a
+/// `Strata:` message. Failures of the file while observation starts are delivered as `.error`.
+enum ObservationMisuse {
+    static func stop(_ code: Realm.Error.Code, _ message: String) -> Never {
+        Stop.now("Strata: \(code.rawValue): \(message)")
+    }
+
+    /// Stops for a misuse (`.invalidArgument`: a key path that names no property, or one given
+    /// for values); anything else is left to the caller to deliver.
+    static func stopIfMisuse(_ error: Swift.Error) {
+        if let error = error as? Realm.Error, error.code == .invalidArgument { stop(error.code, error.message) }
+    }
+}

@@ -101,11 +101,11 @@ extension Results {
     ///
     /// - Parameters:
     ///   - keyPaths: the properties (`"name"`, `"owner.name"`) whose changes count as modifications;
-    ///     `nil` watches all of them. An unknown key path delivers `.error` with `Realm.Error` code
-    ///     `.invalidArgument`.
+    ///     `nil` watches all of them. An unknown key path stops with a `Strata:` message, as Realm
+    ///     raises.
     ///   - queue: a dispatch queue to run the handler on, with results confined to that queue.
-    ///   - block: called with each change. Frozen results deliver `.error` with code `.invalidState`
-    ///     once and nothing else.
+    ///   - block: called with each change. Observing frozen results stops with a `Strata:` message
+    ///     (they never change), as Realm raises.
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
@@ -123,15 +123,14 @@ extension Results {
         }
         core.checkThread()
         if core.isFrozen {
-            flag.set()
-            block(.error(Realm.Error(.invalidState, "frozen results cannot be observed; thaw them first")))
-            return token
+            ObservationMisuse.stop(.invalidState, "frozen results cannot be observed: they never change; thaw them first")
         }
         let watched = WatchedPaths(keyPaths)
         do {
             _ = try core.pages()
             if let t = try core.tableIndex(for: info, create: false) { try watched.validate(table: t, core: core) }
         } catch {
+            ObservationMisuse.stopIfMisuse(error)
             flag.set()
             block(.error(error))
             return token

@@ -94,24 +94,22 @@ extension Object {
     /// - Parameters:
     ///   - keyPaths: the property names to watch; `nil` watches all of them.
     ///   - queue: a dispatch queue to run the handler on, with the object fetched again there.
-    ///   - block: called with each change. An unmanaged or frozen object, or an unknown key path,
-    ///     delivers `.error` once (a `Realm.Error` with code `.invalidArgument` for an unmanaged
-    ///     object) and nothing else.
+    ///   - block: called with each change. Observing an unmanaged or frozen object, or an unknown
+    ///     key path, stops with a `Strata:` message, as Realm raises.
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         let flag = ObserverFlag()
         let token = _binding.map { $0.core.isFrozen ? NotificationToken(flag: flag) : NotificationToken(flag: flag, retaining: $0.core) }
             ?? NotificationToken(flag: flag)
-        guard let b = _binding, self is T else {
-            flag.set()
-            block(.error(Realm.Error(.invalidArgument, "only managed objects can be observed; add the '\(type(of: self).className())' to a realm first")))
-            return token
+        guard let b = _binding else {
+            ObservationMisuse.stop(.invalidArgument, "only managed objects can be observed; add the '\(type(of: self).className())' to a realm first")
+        }
+        guard self is T else {
+            ObservationMisuse.stop(.invalidArgument, "a '\(type(of: self).className())' observed as a \(T.self)")
         }
         if b.core.isFrozen {
-            flag.set()
-            block(.error(Realm.Error(.invalidState, "a frozen object cannot be observed; thaw it first")))
-            return token
+            ObservationMisuse.stop(.invalidState, "a frozen object cannot be observed: it never changes; thaw it first")
         }
         if let queue, b.core.confinement != .queue(Confinement.queueIdentity(queue)) {
             // A named request instead of a destructured tuple: the tuple form crashes the Swift
@@ -131,6 +129,7 @@ extension Object {
             _ = try core.pages()
             try watched.validate(table: b.table, core: core)
         } catch {
+            ObservationMisuse.stopIfMisuse(error)
             flag.set()
             block(.error(error))
             return token

@@ -221,15 +221,11 @@ enum OwnedCollectionObservation {
                         deliver: @escaping (OwnedCollectionEvent, CollectionRef?) -> Void) -> NotificationToken {
         let flag = ObserverFlag()
         guard let ref else {
-            flag.set()
-            deliver(.error(Realm.Error(.invalidArgument, "only managed collections can be observed; add the object owning this \(noun) to a realm first")), nil)
-            return NotificationToken(flag: flag)
+            ObservationMisuse.stop(.invalidArgument, "only managed collections can be observed; add the object owning this \(noun) to a realm first")
         }
         let core = ref.core
         if core.isFrozen {
-            flag.set()
-            deliver(.error(Realm.Error(.invalidState, "a frozen \(noun) cannot be observed; thaw it first")), nil)
-            return NotificationToken(flag: flag)
+            ObservationMisuse.stop(.invalidState, "a frozen \(noun) cannot be observed: it never changes; thaw it first")
         }
         let token = NotificationToken(flag: flag, retaining: core)
         if let queue, core.confinement != .queue(Confinement.queueIdentity(queue)) {
@@ -258,6 +254,7 @@ enum OwnedCollectionObservation {
                 try watched.validate(table: target, core: core)
             }
         } catch {
+            ObservationMisuse.stopIfMisuse(error)
             flag.set()
             deliver(.error(error), ref)
             return token

@@ -100,11 +100,11 @@ enum ActorObservation {
     ) async -> NotificationToken {
         // A task cancelled before observation began registers nothing (its token is spent).
         if Task.isCancelled { return NotificationToken(flag: ObserverFlag.set()) }
-        guard let handover = value._strataHandover, let configuration = handover.configuration,
-              !(handover.core?.isFrozen ?? false) else {
-            let error = Realm.Error(.invalidArgument, "only live managed values can be observed on an actor")
-            await run(on: actor) { unavailable($0, error) }
-            return NotificationToken(flag: ObserverFlag.set())
+        guard let handover = value._strataHandover, let configuration = handover.configuration else {
+            ObservationMisuse.stop(.invalidArgument, "only managed values can be observed; add the object to a realm first")
+        }
+        if handover.core?.isFrozen == true {
+            ObservationMisuse.stop(.invalidState, "a frozen value cannot be observed: it never changes; thaw it first")
         }
         let reference = ThreadSafeReference(to: value)
         let sendableConfiguration = ConfigurationHandoff(value: configuration)
@@ -144,7 +144,8 @@ extension RealmCollection {
     /// - Parameters:
     ///   - keyPaths: the element properties whose changes count as modifications; `nil` watches all.
     ///   - actor: the actor the block runs on.
-    ///   - block: called with each change; an unmanaged or frozen collection gets `.error` once.
+    ///   - block: called with each change; observing an unmanaged or frozen collection stops with a
+    ///     `Strata:` message.
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
@@ -176,7 +177,8 @@ extension Object {
     /// - Parameters:
     ///   - keyPaths: the property names to watch; `nil` watches all of them.
     ///   - actor: the actor the block runs on.
-    ///   - block: called with each change; an unmanaged or frozen object gets `.error` once.
+    ///   - block: called with each change; observing an unmanaged or frozen object stops with a
+    ///     `Strata:` message.
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
@@ -213,7 +215,8 @@ extension Map {
     /// - Parameters:
     ///   - keyPaths: for a map of objects, the properties whose changes count as modifications.
     ///   - actor: the actor the block runs on.
-    ///   - block: called with each change; an unmanaged or frozen map gets `.error` once.
+    ///   - block: called with each change; observing an unmanaged or frozen map stops with a
+    ///     `Strata:` message.
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
