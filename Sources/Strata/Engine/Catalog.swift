@@ -147,7 +147,7 @@ extension Catalog {
             w.u8(s.isEmbedded ? 1 : 0)
             w.u16(UInt16(s.properties.count))
             for p in s.properties {
-                w.str(p.name)
+                w.str(p.columnName)
                 w.u8(p.type.rawValue)
                 w.u8(p.collection.rawValue)
                 w.u8((p.isOptional ? 1 : 0) | (p.isPrimary ? 2 : 0) | (p.isIndexed ? 4 : 0))

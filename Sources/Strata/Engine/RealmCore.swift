@@ -264,6 +264,10 @@ final class RealmCore {
             for (table, schema) in schemas.enumerated() { snap.tableByName[schema.className] = table }
             // Bindings of already-checked classes stay valid: a table's schema never changes.
             snap.infos += [ClassInfo?](repeating: nil, count: max(0, count - snap.infos.count))
+            // A bound class names its properties, whatever names the file stores them under.
+            for (table, info) in snap.infos.enumerated() where table < count {
+                if let info { snap.schemas[table] = info.schema }
+            }
         }
         snap.metas = try Catalog.decodeMetas(metaBytes, count: count)
         snapValid = true

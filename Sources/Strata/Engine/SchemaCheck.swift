@@ -64,6 +64,8 @@ extension RealmCore {
             }
             snap.tableByClass[ObjectIdentifier(info.type)] = t
             snap.infos[t] = info
+            // The bound class names the properties (the file may store them under mapped names).
+            snap.schemas[t] = info.schema
             return t
         }
         guard create else { return nil }

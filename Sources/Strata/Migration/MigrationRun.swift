@@ -31,7 +31,7 @@ extension RealmCore {
         let oldVersion = snap.schemaVersion
         let oldSchema = Schema(objectSchema: snap.schemas)
         if configuration.deleteRealmIfMigrationNeeded,
-           let changed = known.first(where: { i in snap.tableByName[i.schema.className].map { snap.schemas[$0] != i.schema } ?? false }) {
+           let changed = known.first(where: { i in snap.tableByName[i.schema.className].map { !snap.schemas[$0].isStoredAs(i.schema) } ?? false }) {
             // Realm.init catches this, deletes the file and opens a fresh one.
             throw Realm.Error(.schemaMismatch, "class '\(changed.schema.className)' changed and deleteRealmIfMigrationNeeded is set")
         }
@@ -49,7 +49,7 @@ extension RealmCore {
             let ctx = MigrationContext(core: self, codeClasses: known)
             try ctx.captureAll()
             for info in known {
-                guard let t = snap.tableByName[info.schema.className], snap.schemas[t] != info.schema else { continue }
+                guard let t = snap.tableByName[info.schema.className], !snap.schemas[t].isStoredAs(info.schema) else { continue }
                 if snap.schemas[t].isEmbedded != info.schema.isEmbedded {
                     throw Realm.Error(.schemaMismatch, "class '\(info.schema.className)' cannot change between embedded and top-level in a migration")
                 }

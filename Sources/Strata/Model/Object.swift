@@ -115,8 +115,20 @@ open class Object: CustomStringConvertible {
         }
     }
 
-    /// The class name used in the schema (the Swift type name without module).
-    open class func className() -> String { String(describing: self) }
+    /// The class name used in the schema: the one `_realmObjectName()` gives, or else the Swift
+    /// type name without module.
+    open class func className() -> String { _realmObjectName() ?? String(describing: self) }
+
+    /// The name the realm stores the class under instead of its Swift name, as RealmSwift's
+    /// `_realmObjectName()`; `nil` (the default) keeps the Swift name. Classes that give the same
+    /// name and are stored the same way are views of one class of the file.
+    open class func _realmObjectName() -> String? { nil }
+
+    /// The names the file stores properties under instead of their own (`["name": "full_name"]`),
+    /// as RealmSwift's `propertiesMapping()`. Queries, key-value coding and key paths keep using
+    /// the property names; ``Property/columnName`` tells the stored one. A key that names no
+    /// persisted property makes the class's schema invalid.
+    open class func propertiesMapping() -> [String: String] { [:] }
 
     /// The name of the class's primary key property, or `nil` when it has none or breaks a schema
     /// rule: the property declared with `@Persisted(primaryKey: true)`, or the one an override of

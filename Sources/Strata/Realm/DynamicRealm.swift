@@ -1,9 +1,9 @@
 // The dynamic API: objects found, read and created by class name (`dynamicObjects`,
 // `dynamicObject(ofType:forPrimaryKey:)`, `dynamicCreate`), for code that does not have the class.
 //
-// Invariant: the class must be one this realm can map: a class of its configuration's schema, or
-// one this process has used or discovered; a name that is neither stops with a `Strata:` message,
-// as Realm raises for an unknown class.
+// Invariant: the class must be one this realm can map: the class it bound to the name, a class of
+// its configuration's schema, or one this process has used or discovered; a name that is none of
+// these stops with a `Strata:` message, as Realm raises for an unknown class.
 
 extension Realm {
     /// The class info for `className` in this realm.
@@ -11,11 +11,20 @@ extension Realm {
         if className == "Object" || className == "EmbeddedObject" || className == "DynamicObject" {
             core.misuse(.invalidArgument, "'\(className)' is not a model class")
         }
-        let known = configuration.objectTypes?.first { $0.className() == className }
-            ?? ModelDiscovery.modelClasses.first { $0.className() == className }
         do {
+            // Several classes may give the same name (`_realmObjectName()`): the one this realm
+            // bound, then the configuration's, then any this process has used.
+            _ = try core.pages()
+            if let t = core.snap.tableByName[className], t < core.snap.infos.count, let info = core.snap.infos[t] {
+                return info
+            }
+            if let type = configuration.objectTypes?.first(where: { $0.className() == className }) {
+                return try ClassInfo.of(type)
+            }
             if let info = ClassInfo.registered(named: className) { return info }
-            if let type = known { return try ClassInfo.of(type) }
+            if let type = ModelDiscovery.modelClasses.first(where: { $0.className() == className }) {
+                return try ClassInfo.of(type)
+            }
         } catch {
             core.misuse(error.code, error.message)
         }

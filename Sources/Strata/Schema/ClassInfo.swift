@@ -121,6 +121,7 @@ final class ClassInfo: @unchecked Sendable {
                 isIndexed: flags.indexed || flags.primaryKey, linkOriginPropertyName: flags.origin))
         }
         try SchemaOverrides.apply(of: type, to: &properties)
+        try SchemaOverrides.applyColumnNames(of: type, to: &properties)
         var schema = ObjectSchema(className: className, properties: properties, isEmbedded: type is EmbeddedObject.Type)
         schema.boundClass = type
         try validate(schema, linked: linked)
@@ -144,6 +145,11 @@ final class ClassInfo: @unchecked Sendable {
             guard seen.insert(p.name).inserted else {
                 throw Realm.Error(.invalidSchema, "property \(where_) is declared twice")
             }
+            if p.columnName != p.name {
+                guard !p.columnName.isEmpty, p.columnName.utf8.count <= SchemaLimits.maxPropertyNameBytes else {
+                    throw Realm.Error(.invalidSchema, "column name '\(p.columnName)' of \(where_) is \(p.columnName.utf8.count) UTF-8 bytes; the limit is 1...\(SchemaLimits.maxPropertyNameBytes)")
+                }
+            }
             if p.isPrimary {
                 guard !s.isEmbedded else { throw Realm.Error(.invalidSchema, "embedded class '\(s.className)' cannot have a primary key (\(where_))") }
                 guard p.collection == .none, p.type.canBePrimaryKey else {
@@ -166,6 +172,9 @@ final class ClassInfo: @unchecked Sendable {
                     throw Realm.Error(.invalidSchema, "collection \(where_) cannot hold optional objects")
                 }
                 if linked[i] == nil { throw Realm.Error(.invalidSchema, "link \(where_) has no target class") }
+            }
+            if let other = s.properties.indices.first(where: { $0 != i && s.properties[$0].columnName == p.columnName }) {
+                throw Realm.Error(.invalidSchema, "properties \(where_) and '\(s.className).\(s.properties[other].name)' are both stored as '\(p.columnName)'")
             }
             if p.type == .linkingObjects {
                 guard let origin = p.linkOriginPropertyName, !origin.isEmpty else {

@@ -80,6 +80,16 @@ public struct Property: Hashable, Sendable, CustomStringConvertible {
     public var isIndexed: Bool
     /// For `LinkingObjects`: the property of `objectClassName` that links here.
     public var linkOriginPropertyName: String?
+    /// The name the file stores the property under when the class maps it to another one
+    /// (`propertiesMapping()`); nil when it is stored under its own name.
+    var storedName: String? = nil
+
+    /// The name the file stores the property under: the one the class's `propertiesMapping()`
+    /// gives it, or its own name. Queries, key-value coding and key paths use ``name``.
+    public var columnName: String {
+        get { storedName ?? name }
+        set { storedName = newValue == name ? nil : newValue }
+    }
 
     /// Whether the property is a ``List``.
     public var isArray: Bool { collection == .list }
@@ -154,9 +164,28 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)\n" }.joined() + "}"
     }
 
+    /// The schema as the file stores it: each property under its column name.
+    var storedForm: ObjectSchema {
+        var s = self
+        for i in s.properties.indices {
+            s.properties[i].name = s.properties[i].columnName
+            s.properties[i].storedName = nil
+        }
+        return s
+    }
+
+    /// Whether the file stores both schemas the same way (whatever names the code gives the
+    /// properties).
+    func isStoredAs(_ other: ObjectSchema) -> Bool { storedForm == other.storedForm }
+
     /// A sentence naming the first difference between `self` (the code) and `stored` (the file),
-    /// nil when equal.
+    /// nil when they are stored the same way. Properties are named by their column names.
     func difference(fromStored stored: ObjectSchema) -> String? {
+        let code = storedForm, stored = stored.storedForm
+        return code.difference(fromStoredForm: stored)
+    }
+
+    private func difference(fromStoredForm stored: ObjectSchema) -> String? {
         if self == stored { return nil }
         if isEmbedded != stored.isEmbedded {
             return "class '\(className)' is \(isEmbedded ? "" : "not ")embedded in the code but \(stored.isEmbedded ? "" : "not ")embedded in the file"

@@ -1,8 +1,11 @@
-// RealmSwift's older way to declare a primary key and indexes: overriding `primaryKey()` and
-// `indexedProperties()` on the class. Discovery asks the class; the base implementations, which
-// answer from the schema being discovered, answer "nothing declared" while it asks.
+// What a class declares by overriding class methods: RealmSwift's older way to declare a primary
+// key and indexes (`primaryKey()`, `indexedProperties()`), and the names the file stores
+// properties under (`propertiesMapping()`). Discovery asks the class; the base implementations of
+// the first two, which answer from the schema being discovered, answer "nothing declared" while
+// it asks.
 //
-// Invariant: an override only adds; a primary key declared both ways must be the same property.
+// Invariants: an override only adds; a primary key declared both ways must be the same property;
+// a mapping names persisted properties only.
 
 enum SchemaOverrides {
     @TaskLocal static var isAsking = false
@@ -29,6 +32,18 @@ enum SchemaOverrides {
                 throw Realm.Error(.invalidSchema, "'\(className).indexedProperties()' names '\(name)', which is not a persisted property")
             }
             properties[i].isIndexed = true
+        }
+    }
+
+    /// Gives the properties `type.propertiesMapping()` names their column names.
+    ///
+    /// - Throws: `.invalidSchema` for a name that is no persisted property.
+    static func applyColumnNames(of type: Object.Type, to properties: inout [Property]) throws(Realm.Error) {
+        for (name, column) in type.propertiesMapping().sorted(by: { $0.key < $1.key }) {
+            guard let i = properties.firstIndex(where: { $0.name == name }) else {
+                throw Realm.Error(.invalidSchema, "'\(type.className()).propertiesMapping()' maps '\(name)', which is not a persisted property")
+            }
+            properties[i].columnName = column
         }
     }
 }
