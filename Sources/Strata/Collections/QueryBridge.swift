@@ -149,7 +149,7 @@ extension Schema {
     }
 }
 
-extension Results where Element: Object {
+extension Results where Element: RealmFetchable {
     /// Returns the objects that also match a query written in Realm's query language.
     ///
     /// Placeholders `%@` stand for values and `%K` for property names, taken from `args` in order.
@@ -208,26 +208,7 @@ extension Results where Element: Object {
         return adding(predicate)
     }
 
-    /// Returns the objects that also match a typed query built from key paths.
-    ///
-    /// The closure receives a ``Query`` of the element type; its operators build a predicate that is
-    /// checked by the compiler, and evaluated like a text query. A condition the query engine
-    /// rejects when it is assembled stops the program with a `Strata:` message.
-    ///
-    /// ```swift
-    /// let puppies = dogs.where { $0.age < 2 && $0.name.starts(with: "R") }
-    /// let inTown = people.where { $0.address.city == "Oslo" }
-    /// ```
-    ///
-    /// - Parameter query: builds the condition from a ``Query`` of the element type.
-    /// - Returns: new live results; the receiver is unchanged.
-    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        do { return adding(try query(Query<Element>()).predicate()) } catch {
-            core.misuse(.invalidArgument, "\(error)")
-        }
-    }
-
-    private func adding(_ predicate: QueryPredicate) -> Results<Element> {
+    fileprivate func adding(_ predicate: QueryPredicate) -> Results<Element> {
         var r = Results(core: core, info: info)
         r.query = query
         if let existing = query.predicate {
@@ -278,6 +259,27 @@ extension Results where Element: Object {
         return r
     }
 
+}
+
+extension Results where Element: Object {
+    /// Returns the objects that also match a typed query built from key paths.
+    ///
+    /// The closure receives a ``Query`` of the element type; its operators build a predicate that is
+    /// checked by the compiler, and evaluated like a text query. A condition the query engine
+    /// rejects when it is assembled stops the program with a `Strata:` message.
+    ///
+    /// ```swift
+    /// let puppies = dogs.where { $0.age < 2 && $0.name.starts(with: "R") }
+    /// let inTown = people.where { $0.address.city == "Oslo" }
+    /// ```
+    ///
+    /// - Parameter query: builds the condition from a ``Query`` of the element type.
+    /// - Returns: new live results; the receiver is unchanged.
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        do { return adding(try query(Query<Element>()).predicate()) } catch {
+            core.misuse(.invalidArgument, "\(error)")
+        }
+    }
 }
 
 extension Results {

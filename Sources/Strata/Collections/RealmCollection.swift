@@ -12,7 +12,20 @@ import Foundation
 
 /// A type a Realm collection can hold: the storable scalars, their optionals, objects, enums and
 /// ``AnyRealmValue``.
-public protocol RealmCollectionValue: _PersistableElement, Hashable, _HasPersistedType {}
+public protocol RealmCollectionValue: _PersistableElement, Hashable, _HasPersistedType {
+    /// The element results of objects give for one of their objects: the object itself, or a
+    /// projection of it. Only results of objects ask.
+    static func _strataFromObject(_ object: Object) -> Self
+}
+
+extension RealmCollectionValue {
+    public static func _strataFromObject(_ object: Object) -> Self {
+        guard let element = object as? Self else {
+            Stop.now("Strata: a \(type(of: object)) read as a \(Self.self)")
+        }
+        return element
+    }
+}
 
 extension Int: RealmCollectionValue {}
 extension Int8: RealmCollectionValue {}
@@ -29,7 +42,20 @@ extension UUID: RealmCollectionValue {}
 extension ObjectId: RealmCollectionValue {}
 extension Decimal128: RealmCollectionValue {}
 extension AnyRealmValue: RealmCollectionValue {}
-extension Object: RealmCollectionValue {}
+/// What `realm.objects(_:)` can fetch: model classes, and projections of them (RealmSwift's
+/// `RealmFetchable`).
+public protocol RealmFetchable: RealmCollectionValue {
+    /// The model class whose objects are fetched.
+    static var _strataFetchedClass: Object.Type { get }
+}
+
+extension Object: RealmFetchable {
+    public static var _strataFetchedClass: Object.Type { self }
+}
+
+extension Object: RealmCollectionValue {
+    public static func _strataFromObject(_ object: Object) -> Self { unsafeDowncast(object, to: self) }
+}
 extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 
 /// A collection of a realm: ``Results``, ``List``, ``MutableSet`` or ``LinkingObjects`` (and

@@ -121,14 +121,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public var isFrozen: Bool { valueSource?.isFrozen ?? core.isFrozen }
 
     /// The object of these results at `key`: `Element` is the class of `info` whenever `core` is
-    /// set, so the object made from the class is an `Element` — or `Element` is `DynamicObject`
+    /// set, so the object made from the class is an `Element` — or a projection of it
+    /// (`realm.objects(PersonView.self)`), or `Element` is `DynamicObject`
     /// (`realm.dynamicObjects(_:)`), whose objects are views bound to `info`'s class.
     @inline(__always)
     private func object(table: Int, key: UInt64) -> Element {
         if Element.self == DynamicObject.self {
             return unsafeBitCast(DynamicObject.bound(ObjectBinding(core: core, info: info, table: table, key: key)), to: Element.self)
         }
-        return unsafeBitCast(core.materializeAny(info: info, table: table, key: key), to: Element.self)
+        return Element._strataFromObject(core.materializeAny(info: info, table: table, key: key))
     }
 
     /// The table of the class (nil: no object of it was ever added). A failure to read the

@@ -56,10 +56,20 @@ struct KeyPathStep {
 }
 
 /// The persisted properties `keyPath` reads on `T`, in order; nil when it reads anything else.
-func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>) -> [KeyPathStep]? {
+///
+/// With `strict` false, a key path through a computed property gives the persisted properties its
+/// getter read (`\.firstLetter` reading `name` gives "name"): what a sort or observation must follow
+/// for a value computed from them, never a name to store or assign through.
+func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>, strict: Bool = true) -> [KeyPathStep]? {
     let root = T()
     root._isProbe = true
     let result = root[keyPath: keyPath]
+    return probedPath(root: root, result: result, valueType: type(of: keyPath).valueType, strict: strict)
+}
+
+/// The persisted properties read on `root` (a probe) by a read that gave `result` (see
+/// `persistedPath(of:strict:)`); `valueType` is what the key path claims to give.
+func probedPath(root: Object, result: Any, valueType: Any.Type, strict: Bool) -> [KeyPathStep]? {
     var steps: [KeyPathStep] = []
     var current: Object? = root
     var valid = true
@@ -76,8 +86,9 @@ func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>) -> [KeyPathStep]? {
         }
         current = next
     }
+    if !strict { return valid && !steps.isEmpty ? steps : nil }
     guard valid, let last = steps.last, let field = last.info.field(named: last.name),
-          readsValue(of: field.valueType, as: type(of: keyPath).valueType) else { return nil }
+          readsValue(of: field.valueType, as: valueType) else { return nil }
     // One step: the key path must give what the property's getter gave, not something computed
     // from it (`var nickname: String { "the " + name }`).
     if steps.count == 1, let returned = rootReturned, !isSameValue(result, returned) { return nil }

@@ -369,11 +369,12 @@ public struct Realm {
 
     // MARK: - Reading
 
-    /// Every object of `type`, lazily (`count` reads no object).
-    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+    /// Every object of `type`, lazily (`count` reads no object); for a projection class, a
+    /// projection of every object of its root class.
+    public func objects<T: RealmFetchable>(_ type: T.Type) -> Results<T> {
         core.checkThread()
         do {
-            let info = try ClassInfo.of(type)
+            let info = try ClassInfo.of(T._strataFetchedClass)
             _ = try core.tableIndex(for: info, create: false)
             return Results(core: core, info: info)
         } catch {
