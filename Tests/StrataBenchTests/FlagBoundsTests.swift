@@ -164,8 +164,9 @@ struct ExtremeCaseTests {
         let wall = Double(monotonicNanos() - began) / 1e9
         // What this rules out is waiting for the next reading (~50 minutes away), not slowness:
         // the main-queue strategies wait for the main queue, which other suites running in
-        // parallel can hold for tens of seconds on a loaded machine (34.6 s seen in CI).
-        #expect(wall < 100, "the case took \(wall) s")
+        // parallel can hold for tens of seconds on a loaded machine (34.6 s seen in CI, 102 s on
+        // a machine also building a release). Ten minutes is still a fifth of that wait.
+        #expect(wall < 600, "the case took \(wall) s")
         #expect(result.lost == 0)
         #expect(result.readings == 3)  // each sensor's first reading, due at the start
         #expect(result.verified, "\(result.note)")
