@@ -41,6 +41,13 @@ public final class DynamicObject: Object {
         return view
     }
 
+    /// The value of the stored property `key`, as `value(forKey:)` (the name Realm's dynamic
+    /// objects answer under for a key their class does not declare).
+    public func value(forUndefinedKey key: String) -> Any? { value(forKey: key) }
+
+    /// Sets the stored property `key`, as `setValue(_:forKey:)`.
+    public func setValue(_ value: Any?, forUndefinedKey key: String) { setValue(value, forKey: key) }
+
     /// The value of the property `member`; setting it is `setValue(_:forKey:)`.
     public subscript(dynamicMember member: String) -> Any? {
         get { value(forKey: member) }

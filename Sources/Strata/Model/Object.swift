@@ -178,6 +178,40 @@ open class Object: CustomStringConvertible {
         return f.getAny(self)
     }
 
+    /// The value at a dotted path through links (`"owner.name"`), as key-value coding gives it:
+    /// nil when a link on the way is nil. A step through something other than an object stops
+    /// with a `Strata:` message, as Realm raises.
+    ///
+    /// - Parameter keyPath: persisted properties separated by dots.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        let head = String(keyPath[..<dot]), rest = String(keyPath[keyPath.index(after: dot)...])
+        return linkedObject(head, on: keyPath)?.value(forKeyPath: rest)
+    }
+
+    /// Sets the persisted property at a dotted path through links (`"owner.name"`), with the
+    /// rules of `setValue(_:forKey:)` on the object the path reaches; nothing happens when a link
+    /// on the way is nil, as in key-value coding.
+    ///
+    /// - Parameters:
+    ///   - value: the new value.
+    ///   - keyPath: persisted properties separated by dots.
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        guard let dot = keyPath.firstIndex(of: ".") else { return setValue(value, forKey: keyPath) }
+        let head = String(keyPath[..<dot]), rest = String(keyPath[keyPath.index(after: dot)...])
+        linkedObject(head, on: keyPath)?.setValue(value, forKeyPath: rest)
+    }
+
+    /// The object the link `key` holds (nil when it holds none); any other value stops.
+    private func linkedObject(_ key: String, on keyPath: String) -> Object? {
+        let step = value(forKey: key)
+        if step == nil { return nil }
+        guard let object = step as? Object else {
+            Stop.now("Strata: invalidArgument: '\(key)' in key path '\(keyPath)' of '\(Self.className())' is not a link to an object")
+        }
+        return object
+    }
+
     /// Sets the persisted property `key`.
     ///
     /// Does not throw, as in RealmSwift. On a managed object, a failure (an unknown key, a
