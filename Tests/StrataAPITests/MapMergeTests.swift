@@ -52,3 +52,37 @@ struct MapMergeTests {
         #expect(pairs == ["ann": 15, "dee": 7])
     }
 }
+
+final class KennelBoard: Object {
+    @Persisted var rivals: Map<String, SortedCollar?>
+    @Persisted var ages: Map<String, Int?>
+}
+
+@Suite("A map given for a map of another value type")
+struct MapConversionTests {
+    @Test func aMapOfObjectsFillsAMapOfOptionalObjects() throws {
+        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        configuration.objectTypes = [KennelBoard.self, SortedCollar.self, SortedHound.self]
+        let realm = try Realm(configuration: configuration)
+        let collars = Map<String, SortedCollar>()
+        collars["red"] = SortedCollar(value: ["tag": "r"])
+        let ages = Map<String, Int>()
+        ages["rex"] = 4
+        let board = try realm.write { realm.create(KennelBoard.self, value: ["rivals": collars, "ages": ages]) }
+        #expect(board.rivals.count == 1)
+        #expect(board.rivals["red"]??.tag == "r")
+        #expect(board.ages["rex"] == .some(4))
+    }
+
+    @Test func aMapWhoseValuesDoNotFitIsATypedErrorAndNothingIsWritten() throws {
+        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        configuration.objectTypes = [KennelBoard.self, SortedCollar.self, SortedHound.self]
+        let realm = try Realm(configuration: configuration)
+        let words = Map<String, String>()
+        words["rex"] = "four"
+        #expect(throws: Realm.Error.self) {
+            try realm.write { realm.create(KennelBoard.self, value: ["ages": words]) }
+        }
+        #expect(realm.objects(KennelBoard.self).isEmpty)
+    }
+}

@@ -175,6 +175,16 @@ extension Map: _Persistable {
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
         if let map = any as? Map<Key, Value> { return map }
+        // A map of another value type (`Map<String, Dog>` for a `Map<String, Dog?>`): its entries,
+        // each converted as a value of this map.
+        if let other = any as? MapEntriesSource {
+            let map = Map<Key, Value>()
+            for (keyString, value) in other.anyEntries {
+                guard let element = Value._strataFromAny(value) else { return nil }
+                map.storage[Key(_strataKeyString: keyString)] = element
+            }
+            return map
+        }
         guard let dictionary = any as? [String: Any] else { return nil }
         let map = Map<Key, Value>()
         for (keyString, value) in dictionary {
@@ -309,4 +319,13 @@ extension RealmCore {
         }
         row.store(tree.root.raw, column)
     }
+}
+
+/// A map of any key and value types, read as its entries (key strings and values as `Any?`).
+protocol MapEntriesSource {
+    var anyEntries: [(String, Any?)] { get }
+}
+
+extension Map: MapEntriesSource {
+    var anyEntries: [(String, Any?)] { entries.map { ($0.key._strataKeyString, $0.value._strataAny) } }
 }

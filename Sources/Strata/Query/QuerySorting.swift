@@ -90,6 +90,16 @@ enum QueryOrdering {
         }
     }
 
+    /// Whether a link on `path` (before its last property) is nil for `object`.
+    private static func linkEnds(before path: QueryKeyPath, of object: some QueryValueSource) throws -> Bool {
+        let evaluator = QueryEvaluator(root: object)
+        for length in 1..<path.components.count {
+            let prefix = QueryKeyPath(Array(path.components.prefix(length)), variable: path.variable)
+            if case .one(let value) = try evaluator.resolve(prefix), value.isNull { return true }
+        }
+        return false
+    }
+
     /// Compares two objects' key tuples (as returned by `sortKey`) under `descriptors`.
     static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
         compare(keys: a, b, ascending: descriptors.map(\.ascending))
@@ -118,13 +128,28 @@ enum QueryOrdering {
         let width = paths.count
         var keys: [QueryValue] = []
         keys.reserveCapacity(objects.count * width)
+        // Whether the path's links end before its last property (a nil link on the way): such an
+        // object sorts after every object the path reaches, in either direction, as in Realm.
+        var unreached: [Bool] = []
+        let throughLinks = paths.map { $0.components.count > 1 }
+        if throughLinks.contains(true) { unreached.reserveCapacity(objects.count * width) }
         for object in objects {
-            for path in paths { keys.append(try sortKey(path, of: object)) }
+            for (c, path) in paths.enumerated() {
+                let key = try sortKey(path, of: object)
+                keys.append(key)
+                if throughLinks.contains(true) {
+                    let ends = throughLinks[c] && key.isNull ? try linkEnds(before: path, of: object) : false
+                    unreached.append(ends)
+                }
+            }
         }
         let ascending = descriptors.map(\.ascending)
         let order = objects.indices.sorted { i, j in
             var column = 0
             while column < width {
+                if !unreached.isEmpty, unreached[i * width + column] != unreached[j * width + column] {
+                    return unreached[j * width + column]
+                }
                 let result = compare(keys[i * width + column], keys[j * width + column])
                 if result != 0 { return ascending[column] ? result < 0 : result > 0 }
                 column += 1
