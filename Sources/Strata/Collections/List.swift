@@ -222,7 +222,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     // MARK: Frozen
 
     /// A frozen copy of a managed list; unmanaged lists are returned as is. Inside a write
-    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
+    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
     ///
     /// ```swift
     /// let snapshot = person.dogs.freeze()
@@ -230,7 +230,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// ```
     public func freeze() -> List<Element> {
         guard let collection = ref else { return self }
-        let frozen = collection.core.frozenCoreOrStop()
+        let frozen = collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner)
         return List(ref: CollectionRef(core: frozen, table: collection.table, column: collection.column, owner: collection.owner))
     }
 

@@ -143,10 +143,10 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
     /// A frozen copy of a managed map; unmanaged maps are returned as is. Inside a write
-    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
+    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
     public func freeze() -> Map<Key, Value> {
         guard let collection = ref else { return self }
-        return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(), table: collection.table, column: collection.column, owner: collection.owner))
+        return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }

@@ -142,10 +142,10 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 
     /// A frozen copy of a managed set; unmanaged sets are returned as is. Inside a write
-    /// transaction, or on a storage failure, stops with a `Strata:` message (as Realm).
+    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
     public func freeze() -> MutableSet<Element> {
         guard let collection = ref else { return self }
-        return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(), table: collection.table, column: collection.column, owner: collection.owner))
+        return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
     public var description: String { "MutableSet<\(Element.self)>(\(count) elements)" }

@@ -338,7 +338,7 @@ extension LinkingObjects: RealmCollection {
     /// The same links read from a frozen snapshot of the realm.
     public func freeze() -> LinkingObjects<Element> {
         guard let s = source else { return self }
-        return LinkingObjects(source: Source(core: s.core.frozenCoreOrStop(), table: s.table, key: s.key, originProperty: s.originProperty))
+        return LinkingObjects(source: Source(core: s.core.frozenCoreOrStop(holding: s.table, key: s.key), table: s.table, key: s.key, originProperty: s.originProperty))
     }
 
     /// The live links of frozen ones; `nil` when the object they point to was deleted since.

@@ -304,8 +304,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         }
     }
 
-    /// A frozen copy (immutable, usable anywhere). Inside a write transaction, or on a storage
-    /// failure, stops with a `Strata:` message (as Realm).
+    /// A frozen copy (immutable, usable anywhere); inside a write transaction, of the objects as
+    /// the write found them. A storage failure stops with a `Strata:` message (as Realm).
     ///
     /// ```swift
     /// let frozen = realm.objects(Dog.self).freeze()

@@ -574,25 +574,57 @@ final class RealmCore {
 
     // MARK: - Frozen
 
-    /// `frozenCore()` for the freeze calls that cannot throw (RealmSwift's signatures): misuse
-    /// (inside a write) and storage failures stop with a `Strata:` message, as reads do.
+    /// `frozenCore()` for the freeze calls that cannot throw (RealmSwift's signatures): storage
+    /// failures stop with a `Strata:` message, as reads do.
     func frozenCoreOrStop() -> RealmCore {
         do { return try frozenCore() } catch { readFailed(error) }
     }
 
-    /// A frozen core at the current version (cached per version).
+    /// A frozen core at the current version (cached per version). Inside a write transaction,
+    /// at the version the write began from, as in Realm: what the write changed is not yet
+    /// committed, so a frozen copy cannot hold it.
     func frozenCore() throws(Realm.Error) -> RealmCore {
         if isFrozen { return self }
         try checkThreadThrowing()
-        if write.isOpen {
-            throw Realm.Error(.invalidState, "cannot freeze inside a write transaction; commit first")
+        if !write.isOpen {
+            _ = try pages()
+            if let frozen, frozen.snap.version == snap.version { return frozen }
         }
-        _ = try pages()
-        if let frozen, frozen.snap.version == snap.version { return frozen }
+        // The writer holds the file's write lock, so the newest committed version is the one its
+        // write began from.
         let reading = try Realm.Error.wrap { try file.beginRead() }
+        if write.isOpen, let frozen, frozen.snap.version == reading.version {
+            reading.end()
+            return frozen
+        }
         let frozenCore = RealmCore(frozenFrom: self, read: reading)
+        // The live snapshot holds the write's uncommitted tables: parse the committed version.
+        if write.isOpen { frozenCore.snapValid = false }
         if !frozenCore.snapValid { try frozenCore.load(roots: reading.roots, version: reading.version, pages: reading) }
         frozen = frozenCore
         return frozenCore
+    }
+
+    /// A frozen core holding the object `key` of `table` (or a collection it owns), for a freeze
+    /// that cannot throw: inside a write, an object the write created stops with a `Strata:`
+    /// message, as Realm's freeze raises.
+    func frozenCoreOrStop(holding table: Int, key: UInt64) -> RealmCore {
+        do {
+            let frozen = try frozenCore()
+            try frozen.requireCommitted(table: table, key: key, whileWriting: write.isOpen)
+            return frozen
+        } catch { readFailed(error) }
+    }
+
+    /// On a frozen core taken inside a write: whether the object `key` of `table` was committed
+    /// before the write; one the write created has nothing to freeze.
+    func requireCommitted(table: Int, key: UInt64, whileWriting: Bool) throws(Realm.Error) {
+        guard whileWriting else { return }
+        let committed = try Realm.Error.wrap {
+            table < snap.metas.count ? try snap.metas[table].objects.contains(key, in: try pages()) : false
+        }
+        if !committed {
+            throw Realm.Error(.invalidState, "cannot freeze an object in the same write transaction as it was created in; commit first")
+        }
     }
 }

@@ -273,8 +273,9 @@ open class Object: CustomStringConvertible {
     }
 
     /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current
-    /// version; unmanaged objects are returned unchanged. Inside a write transaction, or on a
-    /// storage failure, stops with a `Strata:` message; `freezeThrowing()` throws instead.
+    /// version; unmanaged objects are returned unchanged. Inside a write transaction, the copy
+    /// holds the object as the write found it; an object the write created, or a storage
+    /// failure, stops with a `Strata:` message; `freezeThrowing()` throws instead.
     public func freeze() -> Self {
         guard let binding = _binding else { return self }
         do { return try freezeThrowing() } catch { binding.core.readFailed(error) }
@@ -282,11 +283,12 @@ open class Object: CustomStringConvertible {
 
     /// Like `freeze()`, throwing its failures.
     ///
-    /// - Throws: `Realm.Error`: `.invalidState` inside a write transaction, `.wrongThread`, a
-    ///   storage failure.
+    /// - Throws: `Realm.Error`: `.invalidState` for an object created in the current write
+    ///   transaction, `.wrongThread`, a storage failure.
     public func freezeThrowing() throws -> Self {
         guard let binding = _binding else { return self }
         let frozen = try binding.core.frozenCore()
+        try frozen.requireCommitted(table: binding.table, key: binding.key, whileWriting: binding.core.write.isOpen)
         return frozen.materialize(Self.self, info: binding.info, table: binding.table, key: binding.key)
     }
 

@@ -204,16 +204,19 @@ extension ProjectionObservable {
         let schema = projectionSchema(of: self)
         var watched = schema.map(\.originPath)
         if let keyPaths, !keyPaths.isEmpty { watched = watched.filter { keyPaths.contains($0) } }
+        let previous = ProjectedValues(schema.map { rootObject[keyPath: $0.keyPath] })
         return rootObject.observe(keyPaths: Array(Set(watched)).sorted(), on: queue) { (change: ObjectChange<Root>) in
             switch change {
             case .deleted: block(.deleted)
             case .error(let error): block(.error(error))
             case .change(let root, let properties):
+                let current = schema.map { root[keyPath: $0.keyPath] }
+                let old = previous.replace(with: current)
                 var changes: [PropertyChange] = []
                 for property in properties {
-                    for p in schema where p.originPath.split(separator: ".").first.map(String.init) == property.name {
+                    for (i, p) in schema.enumerated() where p.originPath.split(separator: ".").first.map(String.init) == property.name {
                         if let keyPaths, !keyPaths.isEmpty, !keyPaths.contains(p.originPath) { continue }
-                        changes.append(PropertyChange(name: p.label, oldValue: nil, newValue: root[keyPath: p.keyPath]))
+                        changes.append(PropertyChange(name: p.label, oldValue: old[i], newValue: current[i]))
                     }
                 }
                 if !changes.isEmpty { block(.change(Self(projecting: root), changes)) }
@@ -231,5 +234,35 @@ extension ProjectionObservable {
     public func observe(keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
                         _ block: @escaping (ObjectChange<Self>) -> Void) -> NotificationToken {
         observe(keyPaths: keyPaths.isEmpty ? nil : Self.originPaths(of: keyPaths), on: queue, block)
+    }
+}
+
+/// The projected values an observation last delivered, so that a change can name each projected
+/// property's value before it. Only plain values are kept: an object or a collection belongs to
+/// the thread that read it and is live anyway (a thread-confined value), so its old value is `nil`.
+final class ProjectedValues: @unchecked Sendable {
+    // @unchecked: the values are plain (no objects, no collections) and guarded by the lock.
+    private let lock = NSLock()
+    private var values: [Any?]
+
+    init(_ values: [Any?]) { self.values = values.map(Self.plain) }
+
+    /// Keeps `current` as the last delivered values and returns the ones it replaces.
+    func replace(with current: [Any?]) -> [Any?] {
+        lock.withLock {
+            defer { values = current.map(Self.plain) }
+            return values
+        }
+    }
+
+    private static func plain(_ value: Any?) -> Any? {
+        guard let value, !isConfined(value) else { return nil }
+        return value
+    }
+
+    private static func isConfined(_ value: Any) -> Bool {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional { return mirror.children.first.map { isConfined($0.value) } ?? false }
+        return value is any ThreadConfined
     }
 }

@@ -446,17 +446,17 @@ public struct Realm {
 
     // MARK: - Frozen
 
-    /// An immutable snapshot of this realm at its current version, usable from any thread.
-    /// Inside a write transaction, stops with a `Strata:` message (Realm's exception); a storage
-    /// failure stops likewise, as a read that cannot throw does. `freezeThrowing()` throws instead.
+    /// An immutable snapshot of this realm at its current version, usable from any thread;
+    /// inside a write transaction, at the version the write began from (its changes are not
+    /// committed yet). A storage failure stops with a `Strata:` message, as a read that cannot
+    /// throw does; `freezeThrowing()` throws instead.
     public func freeze() -> Realm {
         do { return try freezeThrowing() } catch { core.readFailed(error) }
     }
 
     /// Like `freeze()`, throwing its failures.
     ///
-    /// - Throws: `Realm.Error`: `.invalidState` inside a write transaction, `.wrongThread`, a
-    ///   storage failure (`.tooManyActiveVersions`…).
+    /// - Throws: `Realm.Error`: `.wrongThread`, a storage failure (`.tooManyActiveVersions`…).
     public func freezeThrowing() throws -> Realm { Realm(core: try core.surfacing { try core.frozenCore() }) }
 
     /// A live realm of the same file on the calling thread. A failure to open it stops with a
