@@ -13,6 +13,9 @@
 //                                        <items> <entries>", or "error <code> <message>" (exit 3)
 //                                        when a throwing call fails with a Realm.Error.
 //   touch <path> <plain|encrypted>       adds one CorpusMarker in one commit; prints "done".
+//   main-runloop <path> <plain|encrypted> <on|off>
+//                                        autorefresh on the main run loop, with autorefresh on or
+//                                        off (MainRunLoopAutorefresh.swift).
 //   hold <path> <plain|encrypted> <what> opens and reads everything, prints "ready", waits for a
 //                                        line on stdin, refreshes, then reads <what> (items, count,
 //                                        list, lookup) and prints "read <hex>".
@@ -47,7 +50,7 @@ func say(_ line: String) {
 func hex(_ v: UInt64) -> String { String(v, radix: 16) }
 
 func usage() -> Int32 {
-    say("usage: strata-probe write|build|read|touch|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
+    say("usage: strata-probe write|build|read|touch|main-runloop|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
     return 64
 }
 
@@ -74,6 +77,9 @@ func run(_ args: [String]) throws -> Int32 {
             say("error \(e.code.rawValue) \(e.message)")
             return 3
         }
+    case ("main-runloop", 3):
+        guard ["on", "off"].contains(rest[2]) else { return usage() }
+        for line in try MainRunLoopAutorefresh.run(config, autorefresh: rest[2] == "on") { say(line) }
     case ("touch", 2):
         let realm = try Realm(configuration: config)
         try realm.write {

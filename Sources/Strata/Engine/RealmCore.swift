@@ -61,6 +61,11 @@ final class RealmCore {
     let confinement: Confinement
     /// The queue or actor of a queue- or actor-confined core; nil for a thread-confined or frozen one.
     let scheduler: RealmScheduler?
+    /// Where commits of other threads and processes are delivered to this core's observers
+    /// without a `refresh()` call: its queue or actor, or, for a core confined to the main
+    /// thread, the main queue, which the main thread's run loop drains (Realm's autorefresh on
+    /// the main run loop). Nil for cores of other threads, which advance at `refresh()`.
+    let autorefreshScheduler: RealmScheduler?
     var queue: DispatchQueue? { scheduler?.queue }
     let handle: SharedStorageFile
     var file: StorageFile { handle.file }
@@ -115,6 +120,7 @@ final class RealmCore {
         self.configuration = configuration
         self.scheduler = scheduler
         self.confinement = Confinement.current(scheduler: scheduler)
+        self.autorefreshScheduler = scheduler ?? (Thread.isMainThread && !inspecting ? .queue(.main) : nil)
         self.isFrozen = false
         self.fileIdentity = configuration.identity
         if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {
@@ -133,6 +139,7 @@ final class RealmCore {
     private init(frozenFrom live: RealmCore, read: ReadTransaction) {
         configuration = live.configuration
         scheduler = nil
+        autorefreshScheduler = nil
         confinement = .anywhere
         isFrozen = true
         fileIdentity = live.fileIdentity

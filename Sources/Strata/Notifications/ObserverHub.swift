@@ -115,10 +115,12 @@ extension RealmCore {
         return h
     }
 
+    /// Registers the hub with the watcher when commits elsewhere reach this core's observers
+    /// without a `refresh()` call: a queue- or actor-confined core, or one of the main thread.
     func startWatchingIfQueueConfined(_ hub: ObserverHub) {
-        guard let scheduler, !hub.watched else { return }
+        guard let autorefreshScheduler, !hub.watched else { return }
         hub.watched = true
-        VersionWatcher.shared.watch(core: self, hub: hub, scheduler: scheduler, version: snap.version)
+        VersionWatcher.shared.watch(core: self, hub: hub, scheduler: autorefreshScheduler, version: snap.version)
     }
 
     /// Reports the changes up to the current snapshot to every observer. `skipping` tokens are
