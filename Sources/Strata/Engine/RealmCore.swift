@@ -612,26 +612,23 @@ final class RealmCore {
         return frozenCore
     }
 
-    /// A frozen core holding the object `key` of `table` (or a collection it owns), for a freeze
-    /// that cannot throw: inside a write, an object the write created stops with a `Strata:`
-    /// message, as Realm's freeze raises.
+    /// `frozenCore(holding:key:)` for the freeze calls that cannot throw: an object the write
+    /// created stops with a `Strata:` message, as Realm's freeze raises.
     func frozenCoreOrStop(holding table: Int, key: UInt64) -> RealmCore {
-        do {
-            let frozen = try frozenCore()
-            try frozen.requireCommitted(table: table, key: key, whileWriting: write.isOpen)
-            return frozen
-        } catch { readFailed(error) }
+        do { return try frozenCore(holding: table, key: key) } catch { readFailed(error) }
     }
 
-    /// On a frozen core taken inside a write: whether the object `key` of `table` was committed
-    /// before the write; one the write created has nothing to freeze.
-    func requireCommitted(table: Int, key: UInt64, whileWriting: Bool) throws(Realm.Error) {
-        guard whileWriting else { return }
+    /// A frozen core holding the object `key` of `table` (or a collection it owns). Inside a write,
+    /// an object the write created has nothing to freeze: `.invalidState`.
+    func frozenCore(holding table: Int, key: UInt64) throws(Realm.Error) -> RealmCore {
+        let frozen = try frozenCore()
+        guard write.isOpen else { return frozen }
         let committed = try Realm.Error.wrap {
-            table < snap.metas.count ? try snap.metas[table].objects.contains(key, in: try pages()) : false
+            table < frozen.snap.metas.count ? try frozen.snap.metas[table].objects.contains(key, in: try frozen.pages()) : false
         }
         if !committed {
             throw Realm.Error(.invalidState, "cannot freeze an object in the same write transaction as it was created in; commit first")
         }
+        return frozen
     }
 }

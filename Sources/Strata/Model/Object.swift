@@ -287,8 +287,7 @@ open class Object: CustomStringConvertible {
     ///   transaction, `.wrongThread`, a storage failure.
     public func freezeThrowing() throws -> Self {
         guard let binding = _binding else { return self }
-        let frozen = try binding.core.frozenCore()
-        try frozen.requireCommitted(table: binding.table, key: binding.key, whileWriting: binding.core.write.isOpen)
+        let frozen = try binding.core.frozenCore(holding: binding.table, key: binding.key)
         return frozen.materialize(Self.self, info: binding.info, table: binding.table, key: binding.key)
     }
 

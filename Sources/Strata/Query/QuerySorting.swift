@@ -132,12 +132,13 @@ enum QueryOrdering {
         // object sorts after every object the path reaches, in either direction, as in Realm.
         var unreached: [Bool] = []
         let throughLinks = paths.map { $0.components.count > 1 }
-        if throughLinks.contains(true) { unreached.reserveCapacity(objects.count * width) }
+        let anyThroughLinks = throughLinks.contains(true)
+        if anyThroughLinks { unreached.reserveCapacity(objects.count * width) }
         for object in objects {
             for (c, path) in paths.enumerated() {
                 let key = try sortKey(path, of: object)
                 keys.append(key)
-                if throughLinks.contains(true) {
+                if anyThroughLinks {
                     let ends = throughLinks[c] && key.isNull ? try linkEnds(before: path, of: object) : false
                     unreached.append(ends)
                 }
