@@ -196,6 +196,9 @@ extension Object: Hashable {
         guard let other = object as? Object else { return false }
         return self == other
     }
+    /// The object's hash value, as `NSObject.hash` (equal objects have equal hashes).
+    public var hash: Int { hashValue }
+
     public func hash(into hasher: inout Hasher) {
         if let b = _binding {
             hasher.combine(b.key)

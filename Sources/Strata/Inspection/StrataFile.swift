@@ -37,6 +37,9 @@ public final class StrataFile {
         configuration.readOnly = true
         configuration.encryptionKey = encryptionKey.map { Data($0) }
         configuration.objectTypes = nil
+        // Any schema version the file records is readable here: the open's "file newer than the
+        // code" check is for apps, and a read-only open never migrates.
+        configuration.schemaVersion = .max
         if verifyingAllPages { configuration.openVerification = .allPages }
         do {
             core = try RealmCore(configuration: configuration, scheduler: nil, inspecting: true)

@@ -44,7 +44,7 @@ extension Migration {
             if let old = try ctx.old(table: t) {
                 let layout = RowLayout(properties: old.schema.properties)
                 for (key, row) in old.rows {
-                    let o = MigrationObject(.old(schema: old.schema, layout: layout, row: row), key: key, context: ctx)
+                    let o = DynamicObject.migrating(.old(schema: old.schema, layout: layout, row: row), key: key, context: ctx)
                     block(o, ctx.newView(className: typeName, key: key))
                 }
             } else {
@@ -66,25 +66,30 @@ extension Migration {
     ///   - typeName: a class among the configuration's object types.
     ///   - value: the initial property values, as a dictionary by name or an array in declaration
     ///     order (empty: every property has its default).
-    /// - Returns: the new object's view, or `nil` when it could not be created; the migration then
-    ///   fails with `Realm.Error` (`.invalidArgument` for an unknown class or a value that does not fit,
-    ///   `.duplicatePrimaryKey` for a primary key in use).
+    /// - Returns: the new object's view. When it could not be created the migration fails with
+    ///   `Realm.Error` (`.invalidArgument` for an unknown class or a value that does not fit,
+    ///   `.duplicatePrimaryKey` for a primary key in use) and the view returned reads `nil` and
+    ///   ignores writes.
     @discardableResult
-    public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject? {
-        guard let ctx = context else { return nil }
+    public func create(_ typeName: String, value: Any = [String: Any]()) -> MigrationObject {
+        guard let ctx = context else { return DynamicObject() }
+        let failed = DynamicObject.migrating(.failed, key: 0, context: ctx)
         guard let info = ctx.codeClasses[typeName] else {
             ctx.fail(.invalidArgument, "create: '\(typeName)' is not a class of this realm's objectTypes")
-            return nil
+            return failed
         }
         do {
             let obj = try info.type.make(value: value)
             let key = try ctx.core.addObject(obj, update: .error)
-            guard let t = ctx.core.snap.tableByName[typeName] else { return nil }
+            guard let t = ctx.core.snap.tableByName[typeName] else {
+                ctx.fail(.invalidArgument, "create: '\(typeName)' has no table in this realm")
+                return failed
+            }
             if info.primaryKeyColumn != nil { ctx.pkDirty.insert(t) }
-            return MigrationObject(.new(object: obj, info: info, table: t), key: key, context: ctx)
+            return DynamicObject.migrating(.new(object: obj, info: info, table: t), key: key, context: ctx)
         } catch {
             ctx.fail(error)
-            return nil
+            return failed
         }
     }
 
@@ -94,11 +99,11 @@ extension Migration {
     ///   an old view (a copy of the stored row) fails the migration with `.invalidArgument`.
     public func delete(_ object: MigrationObject) {
         guard let ctx = context else { return }
-        guard case .new(_, _, let table) = object.backing else {
+        guard let view = object.migrationView, case .new(_, _, let table) = view.backing else {
             ctx.fail(.invalidArgument, "delete: pass the new object of enumerateObjects, not the old one")
             return
         }
-        do { _ = try ctx.core.deleteObject(table: table, key: object.key) } catch { ctx.fail(error) }
+        do { _ = try ctx.core.deleteObject(table: table, key: view.key) } catch { ctx.fail(error) }
     }
 
     /// Deletes every object of a class.

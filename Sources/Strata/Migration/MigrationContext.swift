@@ -101,8 +101,8 @@ final class MigrationContext {
         let exists: Bool
         do { exists = try core.snap.metas[t].objects.contains(key, in: core.pages()) } catch { core.readFailed(error) }
         guard exists else { return nil }
-        return MigrationObject(.new(object: core.materializeAny(info: info, table: t, key: key), info: info, table: t),
-                               key: key, context: self)
+        return DynamicObject.migrating(.new(object: core.materializeAny(info: info, table: t, key: key), info: info, table: t),
+                                       key: key, context: self)
     }
 
     func set(_ value: Any?, name: String, on object: Object, info: ClassInfo, table: Int, key: UInt64) {
@@ -110,10 +110,17 @@ final class MigrationContext {
             fail(.invalidArgument, "'\(info.schema.className)' has no property '\(name)'")
             return
         }
-        let v: Any? = (value as? MigrationObject).map { mo -> Any? in
-            if case .new(let o, _, _) = mo.backing { return o }
-            return nil
-        } ?? (value is NSNull ? nil : value)
+        let v: Any?
+        if let view = value as? DynamicObject, let migrationView = view.migrationView {
+            guard let object = view.migratedObject else {
+                let what = if case .old = migrationView.backing { "an old object" } else { "an object create could not make" }
+                fail(.invalidArgument, "'\(name)' cannot be set to \(what); set it to the new object")
+                return
+            }
+            v = object
+        } else {
+            v = value is NSNull ? nil : value
+        }
         do {
             if c == info.primaryKeyColumn {
                 // The accessor refuses primary-key changes; a migration may make them.

@@ -1,18 +1,24 @@
-// MigrationObject: the dictionary-style view of one object inside a migration block.
+// MigrationObject: the objects a migration block reads and writes by property name. As in
+// RealmSwift they are DynamicObjects, so code written for one (`old?.name`, `new?["age"] = 3`,
+// passing a new view where a DynamicObject is expected) works for the other.
 //
-// Two kinds:
+// A DynamicObject made by a migration carries a MigrationView, which decides its reads and writes:
 // - old: the object as stored before the migration, decoded from a copy of its row with the OLD
 //   schema (read-only; setting a value records `.invalidArgument`).
 // - new: the managed object of the code's class in the migration's write transaction; reads and
 //   writes go through the normal accessors, except the primary key, which a migration may change
-//   (its index is rebuilt and checked for duplicates before the commit).
+//   (its index is rebuilt and checked for duplicates before the commit). Its binding is the
+//   object's, so equality and `isSameObject(as:)` hold between views of the same stored object.
+// - failed: what `create` hands back when it could not create the object; the migration has
+//   already failed, so reads give nil and writes do nothing.
 //
-// Invariants: a MigrationObject is only used inside the migration block, on the opening thread.
-// Unknown property names read as nil and, when set, record `.invalidArgument` (thrown when the
-// block returns: the block itself cannot throw).
+// Invariants: unknown property names read as nil and, when set, record `.invalidArgument` (thrown
+// when the block returns: the block itself cannot throw). The context is held weakly: once the
+// migration is over an old view reads nil and a new view is an ordinary managed DynamicObject.
 import Foundation
 
-/// One object inside a migration block, read and written by property name.
+/// One object inside a migration block, read and written by property name: RealmSwift's
+/// `MigrationObject`, which is a ``DynamicObject``.
 ///
 /// ``Migration/enumerateObjects(ofType:_:)`` hands the block two views of each object: the *old*
 /// one decodes the row with the schema stored in the file and is read-only; the *new* one is the
@@ -20,60 +26,69 @@ import Foundation
 /// migration may even change a primary key, checked for duplicates before the commit). An unknown
 /// property name reads as `nil`; setting it, or setting anything on the old view, makes the
 /// migration fail with `Realm.Error` code `.invalidArgument` when the block returns.
-public final class MigrationObject: CustomStringConvertible {
+public typealias MigrationObject = DynamicObject
+
+struct MigrationView {
     enum Backing {
         case old(schema: ObjectSchema, layout: RowLayout, row: [UInt8])
         case new(object: Object, info: ClassInfo, table: Int)
+        case failed
     }
 
     let backing: Backing
     let key: UInt64
-    unowned let context: MigrationContext
+    weak var context: MigrationContext?
 
-    init(_ backing: Backing, key: UInt64, context: MigrationContext) {
-        self.backing = backing
-        self.key = key
-        self.context = context
-    }
-
-    /// The schema this view decodes with (old or new).
-    public var objectSchema: ObjectSchema {
+    var objectSchema: ObjectSchema {
         switch backing {
         case .old(let schema, _, _): return schema
         case .new(_, let info, _): return info.schema
+        case .failed: return ObjectSchema(className: "MigrationObject", properties: [], isEmbedded: false)
         }
     }
 
-    public var description: String {
-        let values = objectSchema.properties.map { "\($0.name) = \(String(describing: self[$0.name] ?? "nil"))" }
-        return "\(objectSchema.className) { \(values.joined(separator: "; ")) }"
+    func value(forKey name: String) -> Any? {
+        switch backing {
+        case .old(let schema, let layout, let row):
+            guard let context, let c = schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
+            return context.decodeOld(schema.properties[c], layout.columns[c], row)
+        case .new(let object, _, _):
+            // Inside a migration a link reads as the linked object's new view, as RealmSwift hands out.
+            let value = object.value(forKey: name)
+            if let linked = value as? Object, !(linked is DynamicObject), let context, let binding = linked._binding {
+                return context.newView(className: binding.info.schema.className, key: binding.key) ?? value
+            }
+            return value
+        case .failed:
+            return nil
+        }
     }
 
-    /// The value of a property, read or written by name.
-    ///
-    /// Reading gives `nil` for a `nil` value and for an unknown name; on the old view, collection
-    /// properties read as `nil` and a link reads as the new view of the linked object. Writing is
-    /// allowed on the new view only; on the old view, or for an unknown name, it makes the migration
-    /// fail with `Realm.Error` code `.invalidArgument` once the block returns.
-    ///
-    /// - Parameter name: the property's name in this view's schema.
-    public subscript(name: String) -> Any? {
-        get {
-            switch backing {
-            case .old(let schema, let layout, let row):
-                guard let c = schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
-                return context.decodeOld(schema.properties[c], layout.columns[c], row)
-            case .new(let object, _, _):
-                return object.value(forKey: name)
-            }
+    func setValue(_ value: Any?, forKey name: String) {
+        guard let context else { return }
+        switch backing {
+        case .old(let schema, _, _):
+            context.fail(.invalidArgument, "the old '\(schema.className)' object is read-only in a migration (set '\(name)' on the new object)")
+        case .new(let object, let info, let table):
+            context.set(value, name: name, on: object, info: info, table: table, key: key)
+        case .failed:
+            return
         }
-        set {
-            switch backing {
-            case .old(let schema, _, _):
-                context.fail(.invalidArgument, "the old '\(schema.className)' object is read-only in a migration (set '\(name)' on the new object)")
-            case .new(let object, let info, let table):
-                context.set(newValue, name: name, on: object, info: info, table: table, key: key)
-            }
-        }
+    }
+}
+
+extension DynamicObject {
+    /// A migration's view of an object (see ``MigrationObject``).
+    static func migrating(_ backing: MigrationView.Backing, key: UInt64, context: MigrationContext) -> DynamicObject {
+        let view = DynamicObject()
+        view.migrationView = MigrationView(backing: backing, key: key, context: context)
+        if case .new(let object, _, _) = backing { view._binding = object._binding }
+        return view
+    }
+
+    /// The object this new view stands for; nil for an old view or a failed creation.
+    var migratedObject: Object? {
+        if case .new(let object, _, _)? = migrationView?.backing { return object }
+        return nil
     }
 }

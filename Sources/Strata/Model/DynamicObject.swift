@@ -21,6 +21,9 @@
 public final class DynamicObject: Object {
     /// The object viewed while it is unmanaged (a managed view has the object's binding instead).
     private var unmanagedBase: Object?
+    /// Set on the views a migration hands out (MigrationObject.swift): they read and write
+    /// through the migration rather than through the accessors.
+    var migrationView: MigrationView?
 
     /// A dynamic object viewing no object (RealmSwift's dynamic objects come from a realm, from
     /// ``AnyRealmValue/dynamicObject``, or from `dynamicList` and its kin).
@@ -57,6 +60,7 @@ public final class DynamicObject: Object {
     /// The value of the stored property `key` (links as objects, collections as collections); nil
     /// for an unknown key or a nil value.
     public override func value(forKey key: String) -> Any? {
+        if let migrationView, migrationView.context != nil { return migrationView.value(forKey: key) }
         guard let binding = _binding else { return unmanagedBase?.value(forKey: key) }
         guard let column = binding.info.columnIndex(named: key) else { return nil }
         return binding.info.fields[column].getAny(bound: self, ordinal: column)
@@ -64,7 +68,9 @@ public final class DynamicObject: Object {
 
     /// Sets the stored property `key`, with the rules of `Object.setValue(_:forKey:)`.
     public override func setValue(_ value: Any?, forKey key: String) {
+        if let migrationView, migrationView.context != nil { return migrationView.setValue(value, forKey: key) }
         guard let binding = _binding else {
+            if migrationView != nil { return }
             guard let unmanagedBase else { Stop.now("Strata: invalidArgument: this DynamicObject views no object; it has no property '\(key)'") }
             unmanagedBase.setValue(value, forKey: key)
             return
@@ -84,7 +90,7 @@ public final class DynamicObject: Object {
 
     /// The schema of the viewed object's class.
     public override var objectSchema: ObjectSchema {
-        _binding?.info.schema ?? unmanagedBase?.objectSchema ?? ObjectSchema(className: "DynamicObject", properties: [], isEmbedded: false)
+        migrationView?.objectSchema ?? _binding?.info.schema ?? unmanagedBase?.objectSchema ?? ObjectSchema(className: "DynamicObject", properties: [], isEmbedded: false)
     }
 
     public override var description: String {

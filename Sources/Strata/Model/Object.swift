@@ -124,6 +124,11 @@ open class Object: CustomStringConvertible {
     /// name and are stored the same way are views of one class of the file.
     open class func _realmObjectName() -> String? { nil }
 
+    /// Whether the default schema leaves this class out, as RealmSwift's `_realmIgnoreClass()`:
+    /// `true` keeps a model class out of realms opened without `objectTypes` (naming it in
+    /// `objectTypes` still uses it).
+    open class func _realmIgnoreClass() -> Bool { false }
+
     /// The names the file stores properties under instead of their own (`["name": "full_name"]`),
     /// as RealmSwift's `propertiesMapping()`. Queries, key-value coding and key paths keep using
     /// the property names; ``Property/columnName`` tells the stored one. A key that names no

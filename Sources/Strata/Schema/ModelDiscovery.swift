@@ -16,6 +16,7 @@
 //   descriptor of another kind) is skipped: the result is then the classes found, never a
 //   failure. Classes already used in the process are always included.
 // - Scanned once per process, on first need.
+// - A class whose `_realmIgnoreClass()` is true is not a default-schema class (RealmSwift's rule).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,7 +69,7 @@ enum ModelDiscovery {
         guard let metadata = accessor(0) else { return nil }
         let cls: AnyClass = unsafeBitCast(metadata, to: AnyClass.self)
         guard let model = cls as? Object.Type, model != Object.self, model != EmbeddedObject.self,
-              model != DynamicObject.self else { return nil }
+              model != DynamicObject.self, !model._realmIgnoreClass() else { return nil }
         return model
     }
 
