@@ -309,7 +309,11 @@ extension List: _Persistable {
     public var _strataAny: Any? { self }
 
     public static func _strataFromAny(_ any: Any?) -> List<Element>? {
-        if let l = any as? List<Element> { return l }
+        // nil (or NSNull) for a list is no elements, as RealmSwift's key-value coding sets it.
+        if any == nil || any is NSNull { return List() }
+        // A managed list is copied (below): an unmanaged object given one, as `init(value:)` of
+        // another object does, must not hold, and later change, the stored list.
+        if let l = any as? List<Element>, l.ref == nil { return l }
         // Any collection of the elements (results, a set, links…) gives its elements in order.
         if !(any is [Any]), !(any is String), !(any is Data), let sequence = any as? any Sequence {
             let l = List<Element>()

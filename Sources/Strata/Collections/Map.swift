@@ -174,7 +174,10 @@ extension Map: _Persistable {
     }
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
-        if let map = any as? Map<Key, Value> { return map }
+        // nil (or NSNull) for a map is no entries, as for a list.
+        if any == nil || any is NSNull { return Map() }
+        // A managed map is copied (below), as a managed list is (List._strataFromAny).
+        if let map = any as? Map<Key, Value>, map.ref == nil { return map }
         // A map of another value type (`Map<String, Dog>` for a `Map<String, Dog?>`): its entries,
         // each converted as a value of this map.
         if let other = any as? MapEntriesSource {

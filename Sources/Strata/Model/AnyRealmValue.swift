@@ -180,8 +180,13 @@ public enum AnyRealmValue: Hashable {
             }
             self = .fromArray(elements)
         default:
-            if case Optional<Any>.none = any as Any? { self = .none; return }
-            return nil
+            // An optional inside the `Any` (an element of `["a", nil]`): nil is `.none`, a
+            // value is that value.
+            let mirror = Mirror(reflecting: any)
+            guard mirror.displayStyle == .optional else { return nil }
+            guard let wrapped = mirror.children.first?.value else { self = .none; return }
+            guard let value = AnyRealmValue(wrapping: wrapped) else { return nil }
+            self = value
         }
     }
 }

@@ -40,7 +40,11 @@ open class Object: CustomStringConvertible {
     // confined to its realm's thread (checked by every accessor) while an unmanaged one is, like
     // any Swift class instance, the caller's to synchronise.
     @exclusivity(unchecked) final var _binding: ObjectBinding? {
-        didSet { _isManaged = _binding != nil }
+        didSet {
+            let managed = _binding != nil
+            if managed != _isManaged { WrapperLayout.mark(self, bound: managed) }
+            _isManaged = managed
+        }
     }
     /// `_binding != nil`, readable from inlined `@Persisted` accessors.
     @exclusivity(unchecked) @usableFromInline final var _isManaged = false

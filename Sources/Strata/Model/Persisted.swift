@@ -27,6 +27,9 @@ public struct Persisted<Value: _Persistable> {
     @usableFromInline var ordinal: Int32
     @usableFromInline let isPrimaryKey: Bool
     @usableFromInline let isIndexed: Bool
+    /// Set when the wrapper's object becomes managed (`WrapperLayout.mark`): its `value` is
+    /// then no longer the property's value, so encoding it would be wrong (ModelCodable.swift).
+    @usableFromInline var isBound: Bool
     @usableFromInline let originProperty: String?
 
     /// Only usable inside an `Object` subclass (access goes through the enclosing-instance subscript).
@@ -43,6 +46,7 @@ public struct Persisted<Value: _Persistable> {
         self.ordinal = -1
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
+        self.isBound = false
         self.originProperty = originProperty
     }
 
@@ -209,6 +213,8 @@ class AnyFieldIO {
     var valueType: Any.Type { Any.self }
     /// Where the ordinal word sits inside the wrapper.
     var ordinalOffsetInWrapper: Int { 0 }
+    /// Where the `isBound` byte sits inside the wrapper.
+    var boundOffsetInWrapper: Int { 0 }
     /// The raw copy of this field for `add`, or kind `.none`.
     var rawStore: RawFieldStore { RawFieldStore(kind: .none, valueOffset: 0) }
     func ordinal(_ obj: Object) -> Int32 { 0 }
@@ -252,6 +258,10 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     override var ordinalOffsetInWrapper: Int {
         // A stored property of a struct always has an offset; 0 is unreachable.
         MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.ordinal) ?? 0
+    }
+
+    override var boundOffsetInWrapper: Int {
+        MemoryLayout<Persisted<Value>>.offset(of: \Persisted<Value>.isBound) ?? 0
     }
 
     override var rawStore: RawFieldStore {

@@ -93,6 +93,8 @@ extension RealmProperty: _Persistable {
         return Value._strataFromAny(any).map { RealmProperty(value: $0) }
     }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Value._strataGetStored(obj, ordinal) }
+    /// A primary key held in a `RealmProperty<Int?>` (or of another key type) is its value's key.
+    public func _strataEncodeKey(_ out: inout _ElementBuffer) throws { try value._strataEncodeKey(&out) }
 }
 
 extension RealmProperty: Equatable where Value: Equatable {
@@ -144,6 +146,8 @@ extension RealmOptional: _Persistable {
         return Wrapped?._strataFromAny(any).map { RealmOptional($0) }
     }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Wrapped?._strataGetStored(obj, ordinal) }
+    /// A primary key held in a `RealmOptional<Int>` is its value's key.
+    public func _strataEncodeKey(_ out: inout _ElementBuffer) throws { try value._strataEncodeKey(&out) }
 }
 
 extension RealmOptional: CustomStringConvertible {

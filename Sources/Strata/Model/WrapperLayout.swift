@@ -23,6 +23,8 @@ final class WrapperLayout: @unchecked Sendable {
     let fields: [AnyFieldIO]
     /// Byte offset, inside an instance, of each wrapper's ordinal word (index = ordinal).
     private let ordinalOffsets: [Int]
+    /// Byte offset, inside an instance, of each wrapper's `isBound` flag.
+    private let boundOffsets: [Int]
 
     private static let cache = Mutex<[ObjectIdentifier: WrapperLayout]>([:])
 
@@ -38,6 +40,7 @@ final class WrapperLayout: @unchecked Sendable {
         }
         self.fields = fields
         ordinalOffsets = fields.map { $0.offset + $0.ordinalOffsetInWrapper }
+        boundOffsets = fields.map { $0.offset + $0.boundOffsetInWrapper }
     }
 
     /// The layout of `type`, built the first time it is asked for.
@@ -55,6 +58,30 @@ final class WrapperLayout: @unchecked Sendable {
     /// Gives each wrapper of `object` its ordinal. Called by `Object.init` for every instance, so
     /// the layout of the class made last on this thread is found without taking the cache's lock.
     static func stamp(_ object: Object) {
+        let layout = cached(for: object)
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        layout.ordinalOffsets.withUnsafeBufferPointer { offsets in
+            for (ordinal, offset) in offsets.enumerated() {
+                (base + offset).storeBytes(of: Int32(truncatingIfNeeded: ordinal), as: Int32.self)
+            }
+        }
+    }
+
+    /// Marks each wrapper of `object` as belonging to a managed object (its value is stale from
+    /// then on) or not. Called when the object gets its binding, and when a failed `add` takes
+    /// it back.
+    static func mark(_ object: Object, bound: Bool) {
+        let layout = cached(for: object)
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        layout.boundOffsets.withUnsafeBufferPointer { offsets in
+            for offset in offsets { (base + offset).storeBytes(of: bound, as: Bool.self) }
+        }
+    }
+
+    /// The layout of `object`'s class; the class made last on this thread is found without
+    /// taking the cache's lock.
+    @inline(__always)
+    private static func cached(for object: Object) -> WrapperLayout {
         let type = Swift.type(of: object)
         let key = UInt(bitPattern: ObjectIdentifier(type))
         let layout: WrapperLayout
@@ -64,11 +91,6 @@ final class WrapperLayout: @unchecked Sendable {
             layout = of(type)
             strata_tls_set_layout(key, Unmanaged.passUnretained(layout).toOpaque())
         }
-        let base = Unmanaged.passUnretained(object).toOpaque()
-        layout.ordinalOffsets.withUnsafeBufferPointer { offsets in
-            for (ordinal, offset) in offsets.enumerated() {
-                (base + offset).storeBytes(of: Int32(truncatingIfNeeded: ordinal), as: Int32.self)
-            }
-        }
+        return layout
     }
 }
