@@ -44,6 +44,7 @@ public protocol OptionalCodingWrapper {
 }
 
 extension Persisted: OptionalCodingWrapper where Value: ExpressibleByNilLiteral {
+    /// The property's optional type.
     public typealias WrappedType = Value
 }
 

@@ -23,7 +23,8 @@ final class WrapperLayout: @unchecked Sendable {
     let fields: [AnyFieldIO]
     /// Byte offset, inside an instance, of each wrapper's ordinal word (index = ordinal).
     private let ordinalOffsets: [Int]
-    /// Byte offset, inside an instance, of each wrapper's `isBound` flag.
+    /// Byte offset, inside an instance, of each wrapper's `isBound` flag; empty for a class
+    /// that is not `Encodable`, the only reader of the flag (ModelCodable.swift).
     private let boundOffsets: [Int]
 
     private static let cache = Mutex<[ObjectIdentifier: WrapperLayout]>([:])
@@ -40,7 +41,7 @@ final class WrapperLayout: @unchecked Sendable {
         }
         self.fields = fields
         ordinalOffsets = fields.map { $0.offset + $0.ordinalOffsetInWrapper }
-        boundOffsets = fields.map { $0.offset + $0.boundOffsetInWrapper }
+        boundOffsets = type is any Encodable.Type ? fields.map { $0.offset + $0.boundOffsetInWrapper } : []
     }
 
     /// The layout of `type`, built the first time it is asked for.
