@@ -14,6 +14,8 @@ final class CodableKennel: Object, Codable {
     @Persisted var opened = Date(timeIntervalSince1970: 0)
     @Persisted var fee: Decimal128 = 0
     @Persisted var rating: Double?
+    @Persisted var badge = Data()
+    @Persisted var lastVisit: Date?
     @Persisted var tags: List<String>
     @Persisted var sizes: MutableSet<Int>
     @Persisted var capacity: Map<String, Int?>
@@ -34,12 +36,19 @@ final class CodableAddress: EmbeddedObject, Codable {
 
 @Suite struct CodableModelTests {
     private let full = """
-    {"id": "65a1f0c2e4b0a1b2c3d4e5f6", "name": "North", "motto": "woof", "opened": 86400,
+    {"id": "65a1f0c2e4b0a1b2c3d4e5f6", "name": "North", "motto": "woof", "opened": "2001-01-02T00:00:00Z",
      "fee": "12.50", "rating": 4.5, "tags": ["big", "warm"], "sizes": [1, 2, 2],
      "capacity": {"small": 3, "large": null}, "legacyFloor": 2, "rooms": 7,
      "champion": {"name": "Rex"}, "pups": [{"name": "Ada"}, {"name": "Bo"}],
-     "address": {"city": "Oslo"}}
+     "address": {"city": "Oslo"}, "badge": "AQID", "lastVisit": "2024-05-01T10:00:00Z"}
     """
+
+    /// The decoder's strategies apply to properties: `Data` as base64, `Date` as ISO 8601 here.
+    private var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
 
     private func configuration() -> Realm.Configuration {
         var configuration = tempConfig("codable")
@@ -48,7 +57,7 @@ final class CodableAddress: EmbeddedObject, Codable {
     }
 
     @Test func everyKindOfPropertyDecodesAndIsStoredAsDecoded() throws {
-        let kennel = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let kennel = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         #expect(kennel.id == (try ObjectId(string: "65a1f0c2e4b0a1b2c3d4e5f6")))
         #expect(kennel.name == "North" && kennel.motto == "woof" && kennel.rating == 4.5)
         #expect(kennel.opened == Date(timeIntervalSinceReferenceDate: 86400))
@@ -59,6 +68,8 @@ final class CodableAddress: EmbeddedObject, Codable {
         #expect(kennel.legacyFloor.value == 2 && kennel.rooms.value == 7)
         #expect(kennel.champion?.name == "Rex" && kennel.pups.map(\.name) == ["Ada", "Bo"])
         #expect(kennel.address?.city == "Oslo")
+        #expect(kennel.badge == Data([1, 2, 3]))
+        #expect(kennel.lastVisit == ISO8601DateFormatter().date(from: "2024-05-01T10:00:00Z"))
 
         let realm = try Realm(configuration: configuration())
         try realm.write { realm.add(kennel) }
@@ -67,22 +78,22 @@ final class CodableAddress: EmbeddedObject, Codable {
         #expect(stored.pups.map(\.name) == ["Ada", "Bo"] && stored.address?.city == "Oslo")
         #expect(realm.objects(CodablePup.self).count == 3)
         // The decoded object kept its class's primary key: a second one with the same id is refused.
-        let twin = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let twin = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         #expect { try realm.write { realm.add(twin) } } throws: { ($0 as? Realm.Error)?.code == .duplicatePrimaryKey }
         #expect(realm.objects(CodableKennel.self).count == 1)
     }
 
     @Test func missingOptionalKeysAreNilAndNullIsNil() throws {
-        let json = #"{"id": "65a1f0c2e4b0a1b2c3d4e5f6", "name": "South", "opened": 0, "fee": 1, "motto": null,"#
+        let json = #"{"id": "65a1f0c2e4b0a1b2c3d4e5f6", "name": "South", "opened": 0, "fee": 1, "motto": null, "badge": "","#
             + #" "tags": [], "sizes": [], "capacity": {}, "legacyFloor": null, "rooms": null, "pups": []}"#
         let kennel = try JSONDecoder().decode(CodableKennel.self, from: Data(json.utf8))
-        #expect(kennel.motto == nil && kennel.rating == nil && kennel.champion == nil && kennel.address == nil)
+        #expect(kennel.motto == nil && kennel.rating == nil && kennel.lastVisit == nil && kennel.champion == nil && kennel.address == nil)
         #expect(kennel.legacyFloor.value == nil && kennel.rooms.value == nil)
         #expect(kennel.tags.isEmpty && kennel.capacity.isEmpty)
     }
 
     @Test func badInputIsADecodingError() throws {
-        func decode(_ json: String) throws { _ = try JSONDecoder().decode(CodableKennel.self, from: Data(json.utf8)) }
+        func decode(_ json: String) throws { _ = try decoder.decode(CodableKennel.self, from: Data(json.utf8)) }
         // A missing key of a property that is not optional.
         #expect(throws: DecodingError.self) { try decode(#"{"name": "x"}"#) }
         // null for a property that is not optional.
@@ -96,7 +107,7 @@ final class CodableAddress: EmbeddedObject, Codable {
     }
 
     @Test func anUnmanagedObjectRoundTrips() throws {
-        let kennel = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let kennel = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         kennel.name = "Renamed"
         kennel.pups.append(CodablePup(value: ["name": "Cy"]))
         let again = try JSONDecoder().decode(CodableKennel.self, from: try JSONEncoder().encode(kennel))
@@ -110,7 +121,7 @@ final class CodableAddress: EmbeddedObject, Codable {
 
     @Test func aManagedObjectIsAnEncodingErrorNotItsStaleValues() throws {
         let realm = try Realm(configuration: configuration())
-        let kennel = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let kennel = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         try realm.write { realm.add(kennel) }
         try realm.write { kennel.name = "Changed after add" }
         #expect(throws: EncodingError.self) { try JSONEncoder().encode(kennel) }
@@ -130,9 +141,9 @@ final class CodableAddress: EmbeddedObject, Codable {
 
     @Test func anObjectAFailedAddGaveBackEncodesAgain() throws {
         let realm = try Realm(configuration: configuration())
-        let first = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let first = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         try realm.write { realm.add(first) }
-        let clash = try JSONDecoder().decode(CodableKennel.self, from: Data(full.utf8))
+        let clash = try decoder.decode(CodableKennel.self, from: Data(full.utf8))
         #expect(throws: Realm.Error.self) { try realm.write { realm.add(clash) } }
         #expect(!clash.isInvalidated && clash.realm == nil)
         let decoded = try JSONDecoder().decode(CodableKennel.self, from: try JSONEncoder().encode(clash))

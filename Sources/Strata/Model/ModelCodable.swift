@@ -62,11 +62,13 @@ extension KeyedDecodingContainer {
 
 extension Decoder {
     /// A single value of type `T`. `null` is nil when `T` is optional; any other type decides
-    /// itself what `null` is (`RealmOptional` takes it as nil, `String` refuses it).
+    /// itself what `null` is (`RealmOptional` takes it as nil, `String` refuses it). A value is
+    /// decoded through the container, so the decoder's own strategies apply (`Data` as base64,
+    /// `Date` as the decoder's date format).
     func strataDecodeValue<T: Decodable>(_ type: T.Type) throws -> T {
         let container = try singleValueContainer()
-        if container.decodeNil(), let optional = T.self as? any ExpressibleByNilLiteral.Type,
-           let none = optional.init(nilLiteral: ()) as? T {
+        guard container.decodeNil() else { return try container.decode(T.self) }
+        if let optional = T.self as? any ExpressibleByNilLiteral.Type, let none = optional.init(nilLiteral: ()) as? T {
             return none
         }
         return try T(from: self)

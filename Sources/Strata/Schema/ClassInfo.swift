@@ -160,7 +160,9 @@ final class ClassInfo: @unchecked Sendable {
                 }
             }
             if p.isIndexed && !p.isPrimary {
-                guard p.collection == .none, p.type.canBeIndexed else {
+                // A mixed property may be declared indexed, as in RealmSwift; it gets no index
+                // tree (IndexKeys.isSecondary), so queries on it scan.
+                guard p.collection == .none, p.type.canBeIndexed || p.type == .any else {
                     throw Realm.Error(.invalidSchema, "property \(where_) of type \(p.type) cannot be indexed")
                 }
             }
