@@ -119,7 +119,7 @@ extension Schema {
     /// The realm's schema as the query type checker sees it.
     var querySchema: QuerySchema {
         QuerySchema(objectSchema.map { s in
-            QueryObjectSchema(s.className, s.properties.map { p in
+            var converted = QueryObjectSchema(s.className, s.properties.map { p in
                 let type: QueryPropertyType
                 switch p.type {
                 case .int: type = .int
@@ -145,6 +145,8 @@ extension Schema {
                 return QueryPropertySchema(p.name, type, optional: p.isOptional || (p.type == .object && p.collection == .none),
                                            collection: collection, linkTarget: p.objectClassName)
             })
+            converted.isEmbedded = s.isEmbedded
+            return converted
         })
     }
 }
@@ -276,7 +278,16 @@ extension Results where Element: Object {
     /// - Parameter query: builds the condition from a ``Query`` of the element type.
     /// - Returns: new live results; the receiver is unchanged.
     public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
-        do { return adding(try query(Query<Element>()).predicate()) } catch {
+        do {
+            let predicate = try query(Query<Element>()).predicate()
+            // A typed query is well typed by construction, except what only the schema and the
+            // shape can tell: a geoWithin's location class and polygon.
+            if predicate.containsGeoWithin {
+                let schema = Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
+                try predicate.validate(against: schema, type: info.schema.className)
+            }
+            return adding(predicate)
+        } catch {
             core.misuse(.invalidArgument, "\(error)")
         }
     }

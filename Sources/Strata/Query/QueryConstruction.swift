@@ -77,6 +77,7 @@ enum QueryConstruction {
         case .object(let reference): return reference.source
         case .list(let elements), .set(let elements): return elements.map(argument)
         case .map(let entries): return entries.mapValues(argument)
+        case .geo(let region): return region.argument
         }
     }
 }

@@ -299,6 +299,12 @@ struct QueryEvaluator {
             return Self.quantify(left, c.quantifier) { a in
                 candidates.contains { QueryValueComparison.equal(a, $0, options: options) }
             }
+        case .geoWithin:
+            guard case .one(.geo(let region)) = right else { return false }
+            return Self.quantify(left, c.quantifier) { value in
+                guard case .object(let reference) = value, let point = GeoLocation(reference.source) else { return false }
+                return region.contains(latitude: point.latitude, longitude: point.longitude)
+            }
         case .between:
             let bounds = right.values
             guard bounds.count == 2 else {
@@ -362,7 +368,7 @@ struct QueryEvaluator {
         case .contains: return QueryValueComparison.contains(a, b, options: options)
         case .like: return QueryValueComparison.like(a, b, options: options)
         case .in: return QueryValueComparison.equal(a, b, options: options)
-        case .between: return false
+        case .between, .geoWithin: return false
         }
     }
 }

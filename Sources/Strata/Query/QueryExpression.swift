@@ -87,6 +87,9 @@ enum QueryOperator: String, Hashable, Sendable {
     case like = "LIKE"
     case `in` = "IN"
     case between = "BETWEEN"
+    /// A link to a location (an embedded object with `coordinates` and `type`) lies in a
+    /// geospatial shape.
+    case geoWithin = "GEOWITHIN"
 
     /// Operators defined on strings and data only.
     var isStringOperator: Bool {

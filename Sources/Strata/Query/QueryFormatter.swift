@@ -81,6 +81,7 @@ enum QueryFormatter {
         case .objectId(let id): return "oid(\(id))"
         case .uuid(let u): return "uuid(\(u.uuidString))"
         case .object(let reference): return "%@(\(reference.identity))"
+        case .geo(let region): return "%@(\(region))"
         case .list(let elements), .set(let elements):
             return "{" + elements.map { self.value($0) }.joined(separator: ", ") + "}"
         case .map(let entries): return "%@(map of \(entries.count))"

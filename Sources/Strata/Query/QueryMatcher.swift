@@ -64,7 +64,7 @@ enum QueryMatchKey: Hashable {
         case .objectId(let id): self = .objectId(id)
         case .uuid(let u): self = .uuid(u)
         case .object(let reference): self = .object(reference.identity)
-        case .decimal, .list, .set, .map: return nil
+        case .decimal, .list, .set, .map, .geo: return nil
         }
     }
 

@@ -94,7 +94,7 @@ private struct QueryParserState {
     /// Keywords that cannot start a key path (a property with such a name is reachable via `%K`).
     static let reservedWords: Set<String> = [
         "AND", "OR", "NOT", "ANY", "SOME", "ALL", "NONE", "BEGINSWITH", "CONTAINS", "ENDSWITH", "LIKE", "IN",
-        "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY",
+        "BETWEEN", "TRUEPREDICATE", "FALSEPREDICATE", "SUBQUERY", "GEOWITHIN",
     ]
 
     var current: QueryToken { tokens[min(position, tokens.count - 1)] }
@@ -189,7 +189,7 @@ private struct QueryParserState {
         }
         let left = try parseOperand()
         let opToken = current
-        guard let op = comparisonOperator(opToken) else {
+        guard var op = comparisonOperator(opToken) else {
             if opToken.kind == .end {
                 throw syntax("expected a comparison operator after '\(left.expression)', found end of query", opToken)
             }
@@ -198,12 +198,17 @@ private struct QueryParserState {
         advance()
         let options = try parseOptions(for: op)
         let right = try parseOperand()
+        // `location IN %@` with a shape is a GEOWITHIN comparison, as in RealmSwift.
+        if op == .in, case .constant(.geo) = right.expression { op = .geoWithin }
         if op == .between { try checkBetween(right) }
         if let leftType = left.type, let rightType = right.type {
             do throws(QueryError) {
                 try QueryTypeChecker.comparison(leftType, op, rightType, options: options, quantifier: quantifier,
                                                 leftName: left.expression.description,
                                                 rightName: right.expression.description)
+                if op == .geoWithin, let checker {
+                    try checker.checkLocation(leftType, name: left.expression.description)
+                }
             } catch {
                 throw error.located(at: opToken.offset)
             }
@@ -229,6 +234,7 @@ private struct QueryParserState {
             case "LIKE": return .like
             case "IN": return .in
             case "BETWEEN": return .between
+            case "GEOWITHIN": return .geoWithin
             default: return nil
             }
         default: return nil

@@ -67,6 +67,8 @@ struct QueryObjectSchema: Hashable, Sendable {
     var name: String
     /// Its persisted properties (computed inverse links included).
     var properties: [QueryPropertySchema]
+    /// An embedded class (only reachable through links; the class a location must be).
+    var isEmbedded = false
 
     /// A type named `name` with `properties`.
     init(_ name: String, _ properties: [QueryPropertySchema]) {

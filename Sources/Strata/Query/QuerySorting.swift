@@ -70,6 +70,7 @@ enum QueryOrdering {
         case .object: return 8
         case .list, .set: return 9
         case .map: return 10
+        case .geo: return 11
         }
     }
 

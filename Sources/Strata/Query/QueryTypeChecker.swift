@@ -43,6 +43,7 @@ struct QueryOperandType {
         case .object(let reference):
             return QueryOperandType(type: .object, linkTarget: reference.identity.typeName, constant: value)
         case .list, .set, .map: return QueryOperandType(type: .mixed, isMany: true, constant: value)
+        case .geo: return QueryOperandType(type: .mixed, constant: value)
         }
     }
 
@@ -136,6 +137,16 @@ struct QueryTypeChecker {
         if quantifier != .implicit, !left.isMany {
             throw QueryError(.typeMismatch, "\(quantifier.rawValue) needs a to-many key path, but '\(leftName)' is \(left.typeName)")
         }
+        if op == .geoWithin {
+            guard case .geo(let region)? = right.constant else {
+                throw QueryError(.typeMismatch, "GEOWITHIN needs a GeoBox, GeoPolygon or GeoCircle on its right, but '\(rightName)' is \(right.typeName)")
+            }
+            guard left.type == .object else {
+                throw QueryError(.typeMismatch, "GEOWITHIN needs a link to a location on its left, but '\(leftName)' is \(left.typeName)")
+            }
+            try region.validate()
+            return
+        }
         if op == .in, !right.isMany {
             throw QueryError(.typeMismatch, "IN needs a list or a to-many key path on its right, but '\(rightName)' is \(right.typeName)")
         }
@@ -224,6 +235,7 @@ extension QueryTypeChecker {
             let right = try type(of: c.right, root: root, variables: variables)
             try Self.comparison(left, c.op, right, options: c.options, quantifier: c.quantifier,
                                 leftName: c.left.description, rightName: c.right.description)
+            if c.op == .geoWithin { try checkLocation(left, name: c.left.description) }
         }
     }
 

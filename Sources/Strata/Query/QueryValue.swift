@@ -152,6 +152,9 @@ public enum QueryValue {
     /// A link to an object (a to-one link, or an element of a to-many link). Boxed (`indirect`)
     /// so that the reference's existential does not make every QueryValue wide.
     indirect case object(QueryObjectReference)
+    /// A geospatial shape (``GeoBox``, ``GeoPolygon``, ``GeoCircle``): the right side of a
+    /// `GEOWITHIN` comparison only.
+    indirect case geo(QueryGeoRegion)
     /// An ordered to-many value (`List`), or a list of arguments / a `{…}` literal.
     case list([QueryValue])
     /// An unordered to-many value (`MutableSet`).
@@ -196,6 +199,7 @@ extension QueryValue: Equatable {
         case let (.list(a), .list(b)): return a == b
         case let (.set(a), .set(b)): return a == b
         case let (.map(a), .map(b)): return a == b
+        case let (.geo(a), .geo(b)): return a == b
         default: return false
         }
     }
@@ -219,6 +223,7 @@ extension QueryValue: Hashable {
         case .list(let value): hasher.combine(12); hasher.combine(value)
         case .set(let value): hasher.combine(13); hasher.combine(value)
         case .map(let value): hasher.combine(14); hasher.combine(value)
+        case .geo(let value): hasher.combine(15); hasher.combine(value)
         }
     }
 }

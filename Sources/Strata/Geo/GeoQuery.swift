@@ -1,0 +1,73 @@
+// Geospatial queries: `geoWithin` keeps the objects whose location lies in a shape. A location
+// is an embedded object with `coordinates: List<Double>` ([longitude, latitude], an altitude
+// after them is ignored) and `type: String`, which must be "Point"; RealmSwift documents this
+// shape, so models written for it work unchanged:
+//
+//     class Location: EmbeddedObject {
+//         @Persisted private var coordinates: List<Double>
+//         @Persisted private var type = "Point"
+//     }
+//
+// Invariants: the class a query tests must be embedded and have both properties (checked when
+// the query is built, a typed error otherwise); an object without a location, or whose
+// location is not a valid point, is not in any shape.
+
+extension Query where T: QueryOptionalType, T.Wrapped: EmbeddedObject {
+    /// A condition: the location this link holds lies in `shape`: `$0.home.geoWithin(box)`.
+    ///
+    /// An object whose link is nil, or whose location's `type` is not "Point", does not match.
+    /// A polygon that is not a valid region, or a link to a class that is not a location, is
+    /// rejected when the query is built.
+    ///
+    /// - Parameter shape: a ``GeoBox``, ``GeoPolygon`` or ``GeoCircle``.
+    public func geoWithin<S: GeoShape>(_ shape: S) -> Query<Bool> {
+        Self.comparison(self, .geoWithin, .success(.constant(shape.queryValue)))
+    }
+}
+
+extension QueryPredicate {
+    /// Whether a comparison of the predicate is a GEOWITHIN.
+    var containsGeoWithin: Bool {
+        switch self {
+        case .truePredicate, .falsePredicate: return false
+        case .comparison(let c): return c.op == .geoWithin
+        case .and(let operands), .or(let operands): return operands.contains { $0.containsGeoWithin }
+        case .not(let operand): return operand.containsGeoWithin
+        }
+    }
+}
+
+/// The point a location object holds, read through the query layer.
+struct GeoLocation {
+    let latitude: Double
+    let longitude: Double
+
+    /// The point of `source`, nil unless its `type` is "Point" and its `coordinates` hold a
+    /// longitude and a latitude in range.
+    init?(_ source: any QueryValueSource) {
+        guard case .string("Point")? = try? source.queryValue(forKey: "type"),
+              let coordinates = (try? source.queryValue(forKey: "coordinates"))?.collectionElements,
+              coordinates.count >= 2,
+              let longitude = QueryValueComparison.doubleValue(coordinates[0]),
+              let latitude = QueryValueComparison.doubleValue(coordinates[1]),
+              (-90...90).contains(latitude), (-180...180).contains(longitude) else { return nil }
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+extension QueryTypeChecker {
+    /// Checks that `operand`, the left side of a GEOWITHIN comparison, links to a location class.
+    func checkLocation(_ operand: QueryOperandType, name: String) throws(QueryError) {
+        guard let target = operand.linkTarget, let objectSchema = schema[target] else { return }
+        guard objectSchema.isEmbedded else {
+            throw QueryError(.typeMismatch, "GEOWITHIN needs a link to an embedded class, but '\(name)' links to '\(target)', a top-level class")
+        }
+        let coordinates = objectSchema.property(named: "coordinates")
+        let type = objectSchema.property(named: "type")
+        guard coordinates?.type == .double, coordinates?.collection == .list,
+              type?.type == .string, type?.collection == .single else {
+            throw QueryError(.typeMismatch, "'\(name)' links to '\(target)', which is not a location: a location has 'coordinates: List<Double>' and 'type: String'")
+        }
+    }
+}
