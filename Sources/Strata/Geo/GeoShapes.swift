@@ -123,6 +123,7 @@ public struct GeoBox: GeoShape, Hashable, CustomStringConvertible {
         self.init(bottomLeft: low, topRight: high)
     }
 
+    /// The shape as a query constant.
     public var queryValue: QueryValue { .geo(QueryGeoRegion(.box(self))) }
     public var description: String { "GeoBox(\(bottomLeft), \(topRight))" }
 }
@@ -185,6 +186,7 @@ public struct GeoPolygon: GeoShape, Hashable, CustomStringConvertible {
         self.init(outerRing: outerRing, holes: holes)
     }
 
+    /// The shape as a query constant.
     public var queryValue: QueryValue { .geo(QueryGeoRegion(.polygon(self))) }
     public var description: String {
         let rings = ([outerRing] + holes).map { "{" + $0.map(\.description).joined(separator: ", ") + "}" }
@@ -239,6 +241,7 @@ public struct GeoCircle: GeoShape, Hashable, CustomStringConvertible {
         self.init(center: center, radiusInRadians: radius.radians)
     }
 
+    /// The shape as a query constant.
     public var queryValue: QueryValue { .geo(QueryGeoRegion(.circle(self))) }
     public var description: String { "GeoCircle(\(center), \(radiusInRadians))" }
 }

@@ -42,7 +42,9 @@ open class Object: CustomStringConvertible {
     @exclusivity(unchecked) final var _binding: ObjectBinding? {
         didSet {
             let managed = _binding != nil
-            if managed != _isManaged { WrapperLayout.mark(self, bound: managed) }
+            if managed != _isManaged, (_binding ?? oldValue)?.info.marksBoundWrappers == true {
+                WrapperLayout.mark(self, bound: managed)
+            }
             _isManaged = managed
         }
     }

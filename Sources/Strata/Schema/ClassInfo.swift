@@ -43,6 +43,9 @@ final class ClassInfo: @unchecked Sendable {
     let plainRow: [PlainRowCopy]?
     /// The byte size of a plain row (`layout.fixedSize`, read without going through the layout).
     let plainRowSize: Int
+    /// Whether the class is `Encodable`: only then do its wrappers record that the object is
+    /// managed (ModelCodable.swift), so binding other objects costs nothing more.
+    let marksBoundWrappers: Bool
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
     /// Every class discovered in this process by class name (what an `AnyRealmValue` link stores).
@@ -97,6 +100,7 @@ final class ClassInfo: @unchecked Sendable {
         }
         plainRow = plain
         plainRowSize = layout.fixedSize
+        marksBoundWrappers = type is any Encodable.Type
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
