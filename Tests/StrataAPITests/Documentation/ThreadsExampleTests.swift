@@ -40,7 +40,10 @@ extension ArticleExample {
             let realm = try await Realm.open(configuration: configuration)
             let shelter = Shelter()
             let token = await realm.objects(Dog.self).observe(on: shelter) { shelter, change in
-                if case .update(let dogs, _, _, _) = change { shelter.count = dogs.count }
+                switch change {
+                case .initial(let dogs), .update(let dogs, _, _, _): shelter.count = dogs.count
+                case .error: break
+                }
             }
             try realm.write { realm.add(Dog(value: ["id": 1, "name": "Rex", "age": 3])) }
             let deadline = Date().addingTimeInterval(30)
