@@ -151,6 +151,12 @@ extension Schema {
     }
 }
 
+extension Results {
+    /// The schema the type checker checks this collection's queries against: the element class
+    /// and every class it reaches.
+    var elementQuerySchema: QuerySchema { Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema }
+}
+
 extension Results where Element: RealmFetchable {
     /// Returns the objects that also match a query written in Realm's query language.
     ///
@@ -203,7 +209,7 @@ extension Results where Element: RealmFetchable {
         let info = self.info
         var schema: QuerySchema?
         let predicate = try QueryParseCache.predicate(predicateFormat, arguments: values, info: info) { arguments in
-            let s = schema ?? Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
+            let s = schema ?? elementQuerySchema
             schema = s
             return try QueryParser.parse(predicateFormat, arguments: arguments, schema: s, typeName: info.schema.className)
         }
@@ -283,8 +289,7 @@ extension Results where Element: Object {
             // A typed query is well typed by construction, except what only the schema and the
             // shape can tell: a geoWithin's location class and polygon.
             if predicate.containsGeoWithin {
-                let schema = Schema(objectSchema: ClassInfo.schemaClosure(of: info)).querySchema
-                try predicate.validate(against: schema, type: info.schema.className)
+                try predicate.validate(against: elementQuerySchema, type: info.schema.className)
             }
             return adding(predicate)
         } catch {

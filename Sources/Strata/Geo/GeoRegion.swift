@@ -27,9 +27,12 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
     private let rings: [[Vector]]
     /// A point outside the outer ring (the antipode of its corners' mean direction).
     private let outside: Vector?
+    /// The circle's center.
+    private let center: Vector?
 
     init(_ shape: Shape) {
         self.shape = shape
+        if case .circle(let circle) = shape { center = Vector(circle.center) } else { center = nil }
         guard case .polygon(let polygon) = shape else {
             rings = []
             outside = nil
@@ -67,9 +70,8 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
     func contains(latitude: Double, longitude: Double) -> Bool {
         switch shape {
         case .circle(let circle):
-            let center = Vector(circle.center)
-            let point = Vector(latitude: latitude, longitude: longitude)
-            return center.angle(to: point) <= circle.radiusInRadians
+            guard let center else { return false }
+            return center.angle(to: Vector(latitude: latitude, longitude: longitude)) <= circle.radiusInRadians
         case .box(let box):
             guard latitude >= box.bottomLeft.latitude, latitude <= box.topRight.latitude else { return false }
             let west = box.bottomLeft.longitude, east = box.topRight.longitude

@@ -79,33 +79,41 @@ extension List: Decodable where Element: Decodable {
     /// Decodes an array of elements.
     public convenience init(from decoder: any Decoder) throws {
         self.init()
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd { append(try container.decode(Element.self)) }
+        try decoder.strataDecodeElements(Element.self) { append($0) }
     }
 }
 
 extension List: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
-    }
+    public func encode(to encoder: any Encoder) throws { try encoder.strataEncodeElements(self) }
 }
 
 extension MutableSet: Decodable where Element: Decodable {
     /// Decodes an array of elements (a repeated element is kept once).
     public convenience init(from decoder: any Decoder) throws {
         self.init()
-        var container = try decoder.unkeyedContainer()
-        while !container.isAtEnd { insert(try container.decode(Element.self)) }
+        try decoder.strataDecodeElements(Element.self) { insert($0) }
     }
 }
 
 extension MutableSet: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+    public func encode(to encoder: any Encoder) throws { try encoder.strataEncodeElements(self) }
+}
+
+extension Decoder {
+    /// Hands each element of an array to `body`, in order.
+    func strataDecodeElements<E: Decodable>(_ type: E.Type, _ body: (E) -> Void) throws {
+        var container = try unkeyedContainer()
+        while !container.isAtEnd { body(try container.decode(E.self)) }
+    }
+}
+
+extension Encoder {
+    /// Encodes `elements` as an array.
+    func strataEncodeElements<S: Sequence>(_ elements: S) throws where S.Element: Encodable {
+        var container = unkeyedContainer()
+        for element in elements { try container.encode(element) }
     }
 }
 

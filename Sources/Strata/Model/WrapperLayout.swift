@@ -23,8 +23,7 @@ final class WrapperLayout: @unchecked Sendable {
     let fields: [AnyFieldIO]
     /// Byte offset, inside an instance, of each wrapper's ordinal word (index = ordinal).
     private let ordinalOffsets: [Int]
-    /// Byte offset, inside an instance, of each wrapper's `isBound` flag; empty for a class
-    /// that is not `Encodable`, the only reader of the flag (ModelCodable.swift).
+    /// Byte offset, inside an instance, of each wrapper's `isBound` flag (ModelCodable.swift).
     private let boundOffsets: [Int]
 
     private static let cache = Mutex<[ObjectIdentifier: WrapperLayout]>([:])
@@ -41,7 +40,7 @@ final class WrapperLayout: @unchecked Sendable {
         }
         self.fields = fields
         ordinalOffsets = fields.map { $0.offset + $0.ordinalOffsetInWrapper }
-        boundOffsets = type is any Encodable.Type ? fields.map { $0.offset + $0.boundOffsetInWrapper } : []
+        boundOffsets = fields.map { $0.offset + $0.boundOffsetInWrapper }
     }
 
     /// The layout of `type`, built the first time it is asked for.
@@ -69,8 +68,8 @@ final class WrapperLayout: @unchecked Sendable {
     }
 
     /// Marks each wrapper of `object` as belonging to a managed object (its value is stale from
-    /// then on) or not. Called when the object gets its binding, and when a failed `add` takes
-    /// it back.
+    /// then on) or not. Called when an object of an `Encodable` class (`ClassInfo.marksBoundWrappers`)
+    /// gets its binding, and when a failed `add` takes it back.
     static func mark(_ object: Object, bound: Bool) {
         let layout = cached(for: object)
         let base = Unmanaged.passUnretained(object).toOpaque()
