@@ -23,12 +23,12 @@ public enum RealmMapChange<Collection: RealmKeyedCollection> {
 }
 
 /// A collection with keys and values, such as ``Map``; ``RealmMapChange`` is generic over it.
-public protocol RealmKeyedCollection {
+public protocol RealmKeyedCollection: QueryMapType where Value: RealmCollectionValue {
+    /// The type of the keys.
     associatedtype Key
-    associatedtype Value
 }
 
-extension Map: RealmKeyedCollection {}
+extension Map: RealmKeyedCollection where Value: RealmCollectionValue {}
 
 extension List {
     /// Observes this managed list: the handler receives `.initial(list)`, then
@@ -102,7 +102,7 @@ extension MutableSet {
     }
 }
 
-extension Map {
+extension Map where Value: RealmCollectionValue {
     /// Observes this managed map: the handler receives `.initial(map)`, then
     /// `.update(map, deletions:insertions:modifications:)` with the keys removed, added and changed.
     ///

@@ -60,9 +60,10 @@ extension Map where Value: _StrataOptional & RealmCollectionValue, Value.Wrapped
 
     /// The map's objects that match a type-safe query, in key order.
     ///
-    /// - Parameter query: builds the predicate from the objects' properties.
-    public func `where`(_ query: (Query<Value.Wrapped>) -> Query<Bool>) -> Results<Value> {
-        objectResults { $0.where(query) }
+    /// - Parameter query: builds the predicate from the objects' properties; `$0` is a query of
+    ///   the map's (optional) value type, whose members are the object's properties.
+    public func `where`(_ query: (Query<Value>) -> Query<Bool>) -> Results<Value> {
+        objectResults { objects in objects.where { (object: Query<Value.Wrapped>) in query(object.retyped()) } }
     }
 
     /// The map's objects sorted by one property.

@@ -28,7 +28,12 @@ extension Object: QueryValueSource {
         return Object.queryValue(of: info.fields[i].storedAny(self))
     }
 
-    static func queryValue(of value: Any?) -> QueryValue {
+    static func queryValue(of value: Any?) -> QueryValue { queryConstant(value) ?? .null }
+
+    /// The query value a Swift value stands for: objects, collections, every stored type (an
+    /// enum or a custom-persisted value by its stored form), and any `QueryValueConvertible`;
+    /// nil for a value no query can use.
+    static func queryConstant(_ value: Any?) -> QueryValue? {
         guard let value else { return .null }
         switch value {
         case let o as Object: return .object(o.queryReference)
@@ -38,8 +43,18 @@ extension Object: QueryValueSource {
             return QueryObjectID(bytes: b).map { .objectId($0) } ?? .null
         case let d as Decimal128: return .decimal(d.value)
         case let a as AnyRealmValue: return a.queryValue
-        default: return QueryValue(converting: value) ?? .null
+        case let convertible as QueryValueConvertible: return convertible.queryValue
+        case let stored as any _HasPersistedType: return storedFormConstant(stored)
+        default: return QueryValue(converting: value)
         }
+    }
+
+    /// The query value of a value's stored form (an enum's raw value); nil for a type stored as
+    /// itself, which `queryConstant` would already have converted if it could.
+    private static func storedFormConstant<V: _HasPersistedType>(_ value: V) -> QueryValue? {
+        let stored = value._strataPersistedValue
+        guard type(of: stored as Any) != type(of: value as Any) else { return QueryValue(converting: value) }
+        return queryConstant(stored)
     }
 
     var queryReference: QueryObjectReference {

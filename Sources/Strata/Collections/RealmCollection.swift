@@ -68,7 +68,8 @@ extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 /// names(realm.objects(Dog.self))
 /// names(person.dogs)
 /// ```
-public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, Equatable, ThreadConfined
+public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, Equatable, ThreadConfined,
+    QueryableCollection
 where Index == Int, Element: RealmCollectionValue {
     /// The realm of a managed collection; `nil` for an unmanaged one.
     var realm: Realm? { get }

@@ -12,7 +12,7 @@
 // the query is built, a typed error otherwise); an object without a location, or whose
 // location is not a valid point, is not in any shape.
 
-extension Query where T: QueryOptionalType, T.Wrapped: EmbeddedObject {
+extension Query where T: OptionalProtocol, T.Wrapped: EmbeddedObject {
     /// A condition: the location this link holds lies in `shape`: `$0.home.geoWithin(box)`.
     ///
     /// An object whose link is nil, or whose location's `type` is not "Point", does not match.

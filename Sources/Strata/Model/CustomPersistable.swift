@@ -74,7 +74,16 @@ extension FailableCustomPersistable {
 }
 
 extension _CustomPersistable {
-    public static var _strataShape: _PropertyShape { PersistedType._strataShape }
+    /// The stored type's shape. A custom type stored as an embedded object may be declared
+    /// non-optional, as in RealmSwift: the link is stored as an optional one, and a missing
+    /// object reads as the value of a new one.
+    public static var _strataShape: _PropertyShape {
+        var shape = PersistedType._strataShape
+        if shape.type == .object, shape.collection == .none, shape.objectType is EmbeddedObject.Type {
+            shape.isOptional = true
+        }
+        return shape
+    }
 
     public static func _strataDefault() -> Self {
         converted(PersistedType._strataDefault())
@@ -138,26 +147,4 @@ extension _CustomPersistable {
     public var queryValue: QueryValue { Object.queryValue(of: persistableValue._strataAny) }
 
     public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
-}
-
-extension Query where T: _CustomPersistable {
-    /// The persisted value of the property, to compare it in ways the custom type does not offer
-    /// (ranges, string operators) or to find values the type cannot convert.
-    public var persistableValue: Query<T.PersistedType> { retyped() }
-}
-
-extension Query where T: QueryOptionalType, T.Wrapped: _CustomPersistable {
-    /// The persisted value of the optional property (nil stays nil).
-    public var persistableValue: Query<T.Wrapped.PersistedType?> { retyped() }
-}
-
-extension Query {
-    /// The same expression, seen as a value of another Swift type (one stored alike).
-    fileprivate func retyped<V>() -> Query<V> {
-        switch node {
-        case .expression(let expression): Query<V>(.expression(expression), quantifier: quantifier)
-        case .predicate(let predicate): Query<V>(.predicate(predicate), quantifier: quantifier)
-        case .failure(let error): Query<V>(.failure(error), quantifier: quantifier)
-        }
-    }
 }

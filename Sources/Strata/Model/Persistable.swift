@@ -24,7 +24,7 @@ public struct _PropertyShape: Sendable {
 
 /// A type a `@Persisted` property can hold. Conformances are provided by Strata; do not conform
 /// your own types (use `PersistableEnum` for enums, `CustomPersistable` for other types).
-public protocol _Persistable: _RealmSchemaDiscoverable {
+public protocol _Persistable: _RealmSchemaDiscoverable, _HasPersistedType {
     static var _strataShape: _PropertyShape { get }
     /// The zero of the type: what a slot that holds nothing reads as, and what a dropped
     /// unmanaged value is replaced with.

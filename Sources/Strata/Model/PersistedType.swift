@@ -45,6 +45,14 @@ extension ObjectId: _StoredAsItself {}
 extension Decimal128: _StoredAsItself {}
 extension AnyRealmValue: _StoredAsItself {}
 
+// Collections and the legacy property wrappers are stored as themselves too.
+extension List: _StoredAsItself {}
+extension MutableSet: _StoredAsItself {}
+extension Map: _StoredAsItself {}
+extension LinkingObjects: _StoredAsItself {}
+extension RealmOptional: _StoredAsItself {}
+extension RealmProperty: _StoredAsItself {}
+
 extension Object: _HasPersistedType {
     public typealias PersistedType = Object
     public var _strataPersistedValue: Object { self }

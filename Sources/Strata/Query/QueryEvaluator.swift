@@ -157,6 +157,14 @@ struct QueryEvaluator {
         case (.keys?, .map(let entries)): return .list(entries.keys.sorted().map(QueryValue.string))
         case (.values?, .map(let entries)): return .list(QueryValue.map(entries).collectionElements ?? [])
         case (.key(let key)?, .map(let entries)): return entries[key] ?? .null
+        case (.index(let position)?, .list(let elements)):
+            return elements.indices.contains(position) ? elements[position] : .null
+        case (.index?, _): return .null
+        case (.everyElement?, .list), (.everyElement?, .set): return value
+        case (.everyElement?, .map(let entries)): return .list(QueryValue.map(entries).collectionElements ?? [])
+        case (.everyElement?, _): return .list([])
+        case (.key?, _) where value.collectionElements == nil: return .null  // a mixed value holding a scalar
+        case (.key?, .list), (.key?, .set): return .null
         case (_, .null): return .null
         default:
             throw QueryError(.typeMismatch, "'\(QueryKeyPath([name, selector]))' selects from a map, but '\(name)' is not a map")

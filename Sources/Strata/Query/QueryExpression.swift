@@ -33,9 +33,11 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     var description: String {
         var text = variable ?? ""
         for component in components {
-            if case .key(let key)? = QueryKeyPath.mapComponent(component) {
-                text += "[" + QueryFormatter.quoted(key) + "]"
-            } else {
+            switch QueryKeyPath.mapComponent(component) {
+            case .key(let key)?: text += "[" + QueryFormatter.quoted(key) + "]"
+            case .index(let position)?: text += "[\(position)]"
+            case .everyElement?: text += "[*]"
+            default:
                 text += (text.isEmpty ? "" : ".") + component
             }
         }
@@ -45,6 +47,11 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// The component for `map['key']`. Property names are identifiers, so a component starting
     /// with `[` (like `@keys` and `@values`) can never clash with a property.
     static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
+    /// The component for `mixed[position]`: an element of a list held in a mixed value. It starts
+    /// with `#`, which no property name or other selector does.
+    static func indexComponent(_ position: Int) -> String { "#[\(position)]" }
+    /// The component for `mixed[*]`: every element of the list or dictionary a mixed value holds.
+    static let everyElementComponent = "#[*]"
     /// The component for `map.@keys`.
     static let keysComponent = "@keys"
     /// The component for `map.@values`.
@@ -54,6 +61,10 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     static func mapComponent(_ component: String) -> QueryMapComponent? {
         if component == keysComponent { return .keys }
         if component == valuesComponent { return .values }
+        if component == everyElementComponent { return .everyElement }
+        if component.hasPrefix("#["), component.hasSuffix("]"), let position = Int(component.dropFirst(2).dropLast()) {
+            return .index(position)
+        }
         if component.hasPrefix("["), component.hasSuffix("]"), component.count >= 2 {
             return .key(String(component.dropFirst().dropLast()))
         }
@@ -61,11 +72,15 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A selector applied to a `Map` value inside a key path.
+/// A selector applied to a `Map` value (or a collection a mixed value holds) inside a key path.
 enum QueryMapComponent: Equatable {
     case keys
     case values
     case key(String)
+    /// The element at a position of a list (nil past its end).
+    case index(Int)
+    /// Every element of a list, or every value of a dictionary.
+    case everyElement
 }
 
 /// `@count` (alias `@size`), `@min`, `@max`, `@sum`, `@avg`.

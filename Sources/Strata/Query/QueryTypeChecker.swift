@@ -68,6 +68,14 @@ struct QueryTypeChecker {
     /// The type reached by following property `name` from `current`.
     func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
         if let component = QueryKeyPath.mapComponent(name) {
+            // A mixed value may hold a list or a dictionary: its elements are mixed values.
+            if current.type == .mixed, !current.isMap {
+                switch component {
+                case .key, .index: return QueryOperandType(type: .mixed, isMany: current.isMany)
+                case .everyElement: return QueryOperandType(type: .mixed, isMany: true)
+                case .keys, .values: break
+                }
+            }
             guard current.isMap else {
                 let shown = QueryKeyPath([name]).description
                 throw QueryError(.typeMismatch, "'\(shown)' applies to a map, not to a \(current.typeName) value")
@@ -76,6 +84,8 @@ struct QueryTypeChecker {
             case .keys: return QueryOperandType(type: .string, isMany: true)
             case .values: return QueryOperandType(type: current.type, linkTarget: current.linkTarget, isMany: true)
             case .key: return QueryOperandType(type: current.type, linkTarget: current.linkTarget, isMany: current.isManyBeforeMap)
+            case .index, .everyElement:
+                throw QueryError(.typeMismatch, "'\(QueryKeyPath([name]).description)' applies to a mixed value, not to a map")
             }
         }
         guard current.type == .object, let target = current.linkTarget, let objectSchema = schema[target] else {

@@ -32,8 +32,9 @@ public protocol QueryKeyPathNaming {
     static func queryPropertyName(for keyPath: AnyKeyPath) -> String?
 }
 
-/// A to-many property type (`List`, `MutableSet`, arrays in tests): member lookup through it
-/// reaches the elements' properties, and comparisons then mean ANY element.
+/// A to-many property type (`List`, `MutableSet`, `Results`, arrays in tests): member lookup
+/// through it reaches the elements' properties, and comparisons then mean ANY element.
+/// Every ``RealmCollection`` is one.
 public protocol QueryableCollection {
     associatedtype Element
 }
@@ -41,26 +42,21 @@ public protocol QueryableCollection {
 extension Array: QueryableCollection {}
 
 /// A `Map<String, Value>` property type (`Map`, dictionaries in tests): `map["key"]`, `.keys`,
-/// `.values`, `.count`.
+/// `.values`, `.count`. Every ``RealmKeyedCollection`` is one.
 public protocol QueryMapType {
     associatedtype Value
 }
 
 extension Dictionary: QueryMapType where Key == String {}
 
-/// `Optional`, so that `Query<Person?>` can look up `Person`'s members.
-public protocol QueryOptionalType {
+/// `Optional`, so that `Query<Person?>` can look up `Person`'s members, and generic code can name
+/// the wrapped type of an optional (RealmSwift's `OptionalProtocol`).
+public protocol OptionalProtocol {
+    /// The type an optional of this type wraps.
     associatedtype Wrapped
 }
 
-extension Optional: QueryOptionalType {}
-
-/// Values the string operators (`contains`, `starts(with:)`, `ends(with:)`, `like`) apply to.
-public protocol QueryStringValue: QueryValueConvertible {}
-extension String: QueryStringValue {}
-extension Data: QueryStringValue {}
-extension Optional: QueryStringValue where Wrapped: QueryStringValue {}
-
+extension Optional: OptionalProtocol {}
 
 /// A typed query expression over values of type `T`; a `Query<Bool>` is a condition.
 ///
@@ -87,10 +83,14 @@ public struct Query<T> {
 
     let node: Node
     let quantifier: QueryQuantifier
+    /// The first to-many property the expression reads through (`arrayCol` in
+    /// `$0.arrayCol.intCol > 5`), which `(condition).count` makes a SUBQUERY over.
+    let collection: QueryKeyPath?
 
-    init(_ node: Node, quantifier: QueryQuantifier = .implicit) {
+    init(_ node: Node, quantifier: QueryQuantifier = .implicit, collection: QueryKeyPath? = nil) {
         self.node = node
         self.quantifier = quantifier
+        self.collection = collection
     }
 
     /// The root of a query over objects of type `T`.
@@ -111,7 +111,7 @@ public struct Query<T> {
                 return Query<V>(.failure(QueryError(.unknownProperty, "\(describe()) is not a persisted property")))
             }
             path.components.append(name)
-            return Query<V>(.expression(.keyPath(path)), quantifier: quantifier)
+            return Query<V>(.expression(.keyPath(path)), quantifier: quantifier, collection: collection)
         default:
             return Query<V>(.failure(QueryError(.unsupported, "cannot read \(describe()) of an aggregate or a predicate")))
         }
@@ -133,18 +133,26 @@ public struct Query<T> {
         case (.failure(let error), _), (_, .failure(let error)): return Query<Bool>(.failure(error))
         case let (.success(left), .success(right)):
             return Query<Bool>(.predicate(.comparison(QueryComparison(left, op, right, options: options,
-                                                                      quantifier: lhs.quantifier))))
+                                                                      quantifier: lhs.quantifier))),
+                               collection: lhs.collection)
         }
+    }
+
+    /// A comparison of two properties; it reads through the first collection either side does.
+    static func comparison(_ lhs: Query<T>, _ op: QueryOperator, _ rhs: Query<T>) -> Query<Bool> {
+        let result = comparison(lhs, op, rhs.expression)
+        guard result.collection == nil, let other = rhs.collection else { return result }
+        return Query<Bool>(result.node, collection: other)
     }
 
     // MARK: - Quantifiers
 
     /// `ANY path …` (the default for to-many paths, made explicit).
-    public var any: Query<T> { Query(node, quantifier: .any) }
+    public var any: Query<T> { Query(node, quantifier: .any, collection: collection) }
     /// `ALL path …`: every element matches (true when there are none).
-    public var all: Query<T> { Query(node, quantifier: .all) }
+    public var all: Query<T> { Query(node, quantifier: .all, collection: collection) }
     /// `NONE path …`: no element matches.
-    public var none: Query<T> { Query(node, quantifier: .none) }
+    public var none: Query<T> { Query(node, quantifier: .none, collection: collection) }
 }
 
 // MARK: - Member lookup
@@ -156,7 +164,7 @@ extension Query where T: QueryKeyPathNaming {
     }
 }
 
-extension Query where T: QueryOptionalType, T.Wrapped: QueryKeyPathNaming {
+extension Query where T: OptionalProtocol, T.Wrapped: QueryKeyPathNaming {
     /// `$0.owner.name`: through a to-one link (nil links yield nil).
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Wrapped, V>) -> Query<V> {
         appending(T.Wrapped.queryPropertyName(for: keyPath), "\(keyPath)")
@@ -166,260 +174,105 @@ extension Query where T: QueryOptionalType, T.Wrapped: QueryKeyPathNaming {
 extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
     /// `$0.dogs.age`: the elements' property; comparisons then mean ANY element.
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
-        appending(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
+        let element: Query<V> = appending(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
+        guard collection == nil, case .expression(.keyPath(let path)) = node else { return element }
+        return Query<V>(element.node, quantifier: element.quantifier, collection: path)
     }
 }
 
 // MARK: - Comparisons
 
-extension Query where T: QueryValueConvertible {
-    /// A condition comparing a property with a value: `$0.age > 2`, `$0.owner == nil`.
-    ///
-    /// The ordering operators are accepted for any value type; a comparison the property's type does
-    /// not support (such as `Bool < Bool`) is rejected when the query is built.
-    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .equal, .success(.constant(rhs.queryValue))) }
+extension Query {
+    /// A value as a query constant: any stored type (scalars, `ObjectId`, `Decimal128`, enums and
+    /// custom-persisted values through their stored form, objects, collections), or a
+    /// `QueryValueConvertible`. Anything else records a type-mismatch error for `predicate()`.
+    static func constant(_ value: Any?) -> Result<QueryExpression, QueryError> {
+        guard let converted = Object.queryConstant(value) else {
+            return .failure(QueryError(.typeMismatch, "a \(type(of: value as Any)) cannot be a query value"))
+        }
+        return .success(.constant(converted))
+    }
+
+    /// A condition comparing a property with a value: `$0.age == 2`, `$0.owner == nil`.
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .equal, constant(rhs)) }
     /// A condition: the property differs from the value.
-    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .notEqual, .success(.constant(rhs.queryValue))) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .notEqual, constant(rhs)) }
     /// A condition: the property is less than the value.
-    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, .success(.constant(rhs.queryValue))) }
+    ///
+    /// The ordering operators are accepted for any value type; a comparison the property's type
+    /// does not support (such as `Bool < Bool`) is rejected when the query is checked.
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, constant(rhs)) }
     /// A condition: the property is less than or equal to the value.
-    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .lessOrEqual, .success(.constant(rhs.queryValue))) }
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .lessOrEqual, constant(rhs)) }
     /// A condition: the property is greater than the value.
-    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greater, .success(.constant(rhs.queryValue))) }
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greater, constant(rhs)) }
     /// A condition: the property is greater than or equal to the value.
-    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greaterOrEqual, .success(.constant(rhs.queryValue))) }
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greaterOrEqual, constant(rhs)) }
+
+    /// A condition comparing two properties of one object: `$0.age > $0.minimumAge`.
+    public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .equal, rhs) }
+    /// A condition: the two properties differ.
+    public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .notEqual, rhs) }
+    /// A condition: the left property is less than the right one.
+    public static func < (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .less, rhs) }
+    /// A condition: the left property is less than or equal to the right one.
+    public static func <= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .lessOrEqual, rhs) }
+    /// A condition: the left property is greater than the right one.
+    public static func > (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greater, rhs) }
+    /// A condition: the left property is greater than or equal to the right one.
+    public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greaterOrEqual, rhs) }
 
     /// `path IN {values}`.
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
-        Self.comparison(self, .in, .success(.constant(.list(values.map(\.queryValue)))))
+        Self.comparison(self, .in, Self.constantList(values.map { $0 }))
     }
 
     /// `path BETWEEN {low, high}` (inclusive).
     public func between(_ low: T, _ high: T) -> Query<Bool> {
-        Self.comparison(self, .between, .success(.constant(.list([low.queryValue, high.queryValue]))))
+        Self.comparison(self, .between, Self.constantList([low, high]))
     }
 
     /// `path BETWEEN {range.lowerBound, range.upperBound}`.
     public func between(_ range: ClosedRange<T>) -> Query<Bool> where T: Comparable {
         between(range.lowerBound, range.upperBound)
     }
-}
 
-extension Query {
-    /// A condition comparing two properties of one object: `$0.age > $0.minimumAge`.
-    public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .equal, rhs.expression) }
-    /// A condition: the two properties differ.
-    public static func != (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .notEqual, rhs.expression) }
-    /// A condition: the left property is less than the right one.
-    public static func < (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .less, rhs.expression) }
-    /// A condition: the left property is less than or equal to the right one.
-    public static func <= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .lessOrEqual, rhs.expression) }
-    /// A condition: the left property is greater than the right one.
-    public static func > (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greater, rhs.expression) }
-    /// A condition: the left property is greater than or equal to the right one.
-    public static func >= (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .greaterOrEqual, rhs.expression) }
-}
-
-// MARK: - Strings and data
-
-extension Query where T: QueryStringValue {
-    /// `path CONTAINS[options] value`.
-    public func contains(_ value: T, options: QueryStringOptions = []) -> Query<Bool> {
-        Self.comparison(self, .contains, .success(.constant(value.queryValue)), options: options)
-    }
-
-    /// `path BEGINSWITH[options] value`.
-    public func starts(with value: T, options: QueryStringOptions = []) -> Query<Bool> {
-        Self.comparison(self, .beginsWith, .success(.constant(value.queryValue)), options: options)
-    }
-
-    /// `path ENDSWITH[options] value`.
-    public func ends(with value: T, options: QueryStringOptions = []) -> Query<Bool> {
-        Self.comparison(self, .endsWith, .success(.constant(value.queryValue)), options: options)
-    }
-
-    /// `path LIKE[c] pattern` (`?` one character, `*` any run).
-    public func like(_ pattern: T, caseInsensitive: Bool = false) -> Query<Bool> {
-        Self.comparison(self, .like, .success(.constant(pattern.queryValue)),
-                        options: caseInsensitive ? .caseInsensitive : [])
-    }
-
-    /// `path ==[options] value` (case/diacritic-insensitive equality).
-    public func equals(_ value: T, options: QueryStringOptions) -> Query<Bool> {
-        Self.comparison(self, .equal, .success(.constant(value.queryValue)), options: options)
-    }
-}
-
-// MARK: - Collections
-
-extension Query {
-    func aggregate<V>(_ function: QueryAggregate, _ member: String? = nil, _ describe: String = "") -> Query<V> {
-        var base: Query<T> = self
-        if member != nil || !describe.isEmpty {
-            let extended: Query<T> = appending(member, describe)
-            base = extended
-        }
-        switch base.node {
-        case .failure(let error): return Query<V>(.failure(error))
-        case .expression(.keyPath(let path)): return Query<V>(.expression(.aggregate(function, path)))
-        default: return Query<V>(.failure(QueryError(.unsupported, "@\(function.rawValue) needs a key path")))
-        }
-    }
-}
-
-extension Query where T: QueryMapType {
-    /// `map['key']`: the value for `key` (nil when absent).
-    public subscript(key: String) -> Query<T.Value> {
-        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']")
-    }
-
-    /// `map.@keys`: comparisons mean ANY key (or per `.all` / `.none`).
-    public var keys: Query<String> { appending(QueryKeyPath.keysComponent, "@keys") }
-
-    /// `map.@values`: comparisons mean ANY value (or per `.all` / `.none`).
-    public var values: Query<T.Value> { appending(QueryKeyPath.valuesComponent, "@values") }
-
-    /// `map.@count`.
-    public var count: Query<Int> { aggregate(.count) }
-}
-
-extension Query where T: QueryableCollection {
-    func inList(_ values: [QueryValue]) -> Query<Bool> {
-        Self.comparison(self, .in, .success(.constant(.list(values))))
-    }
-
-    /// `path.@count`.
-    public var count: Query<Int> { aggregate(.count) }
-
-    /// `SUBQUERY(path, $variable, predicate)`; use `.count` on the result.
-    ///
-    /// Without an explicit `variable`, the name is `$x`, or `$x2`, `$x3`… when the body already
-    /// contains a nested `where` using that name, so an inner closure can still refer to the
-    /// outer element. (The closure is called again for each name tried; it must only build.)
-    public func `where`(variable: String? = nil, _ predicate: (Query<T.Element>) -> Query<Bool>) -> QuerySubquery {
-        guard case .expression(.keyPath(let path)) = node else {
-            if case .failure(let error) = node { return QuerySubquery(.failure(error)) }
-            return QuerySubquery(.failure(QueryError(.unsupported, "SUBQUERY needs a key path to a collection")))
-        }
-        var attempt = 1
-        while true {
-            let name = variable ?? (attempt == 1 ? "$x" : "$x\(attempt)")
-            let body: QueryPredicate
-            do throws(QueryError) {
-                body = try predicate(Query<T.Element>(variable: name)).predicate()
-            } catch {
-                return QuerySubquery(.failure(error))
-            }
-            if variable == nil, body.definesSubqueryVariable(name) {
-                attempt += 1
-                continue
-            }
-            return QuerySubquery(.success(.subqueryCount(collection: path, variable: name, predicate: body)))
-        }
-    }
-}
-
-extension QueryPredicate {
-    /// Whether a SUBQUERY inside this predicate binds `variable`.
-    func definesSubqueryVariable(_ variable: String) -> Bool {
-        func inExpression(_ e: QueryExpression) -> Bool {
-            switch e {
-            case .subqueryCount(_, let v, let p): return v == variable || p.definesSubqueryVariable(variable)
-            case .list(let elements): return elements.contains(where: inExpression)
-            default: return false
+    /// Values as one list constant (the right side of `IN` and `BETWEEN`).
+    static func constantList<V>(_ values: [V]) -> Result<QueryExpression, QueryError> {
+        var elements: [QueryValue] = []
+        elements.reserveCapacity(values.count)
+        for value in values {
+            switch constant(value) {
+            case .success(.constant(let element)): elements.append(element)
+            case .failure(let error): return .failure(error)
+            case .success: return .failure(QueryError(.typeMismatch, "a list element must be a value"))
             }
         }
-        switch self {
-        case .truePredicate, .falsePredicate: return false
-        case .comparison(let c): return inExpression(c.left) || inExpression(c.right)
-        case .and(let operands), .or(let operands): return operands.contains { $0.definesSubqueryVariable(variable) }
-        case .not(let inner): return inner.definesSubqueryVariable(variable)
-        }
+        return .success(.constant(.list(elements)))
     }
 }
 
-extension Query where T: QueryableCollection, T.Element: QueryValueConvertible {
-    /// `value IN path`: the collection contains `element`.
-    public func contains(_ element: T.Element) -> Query<Bool> {
-        switch expression {
-        case .failure(let error): return Query<Bool>(.failure(error))
-        case .success(let collection):
-            return Query<Bool>(.predicate(.comparison(QueryComparison(.constant(element.queryValue), .in, collection))))
-        }
+extension Query where T: Comparable {
+    /// A condition: the property lies in `range` (`path >= lower AND path < upper`).
+    public func contains(_ range: Range<T>) -> Query<Bool> {
+        Self.comparison(self, .greaterOrEqual, Self.constant(range.lowerBound))
+            && Self.comparison(self, .less, Self.constant(range.upperBound))
     }
 
-    /// `ANY path IN {values}`: the collection holds at least one of `values`.
-    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
-        Query(node, quantifier: .any).inList(values.map(\.queryValue))
-    }
-
-
-    /// The smallest value of a collection of values (`path.@min`); compare it like a property.
-    public var min: Query<T.Element> { aggregate(.min) }
-    /// The largest value of a collection of values (`path.@max`).
-    public var max: Query<T.Element> { aggregate(.max) }
-    /// The sum of a collection of values (`path.@sum`).
-    public var sum: Query<T.Element> { aggregate(.sum) }
-    /// `path.@avg` (a Double; a Decimal for Decimal elements).
-    public var avg: Query<Double> { aggregate(.avg) }
+    /// A condition: the property lies in `range` (`path BETWEEN {lower, upper}`).
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> { between(range) }
 }
 
-extension Query where T: QueryableCollection, T.Element: Object {
-    /// `object IN path`: the collection of links holds `object`.
-    public func contains(_ object: T.Element) -> Query<Bool> {
-        switch expression {
-        case .failure(let error): return Query<Bool>(.failure(error))
-        case .success(let collection):
-            return Query<Bool>(.predicate(.comparison(QueryComparison(.constant(Object.queryValue(of: object)), .in, collection))))
-        }
+extension Query where T: OptionalProtocol, T.Wrapped: Comparable {
+    /// A condition: the optional property holds a value in `range` (nil does not).
+    public func contains(_ range: Range<T.Wrapped>) -> Query<Bool> {
+        Self.comparison(self, .greaterOrEqual, Self.constant(range.lowerBound))
+            && Self.comparison(self, .less, Self.constant(range.upperBound))
     }
 
-    /// `ANY path IN {objects}`: the collection of links holds at least one of `objects`.
-    public func containsAny<S: Sequence>(in objects: S) -> Query<Bool> where S.Element == T.Element {
-        Query(node, quantifier: .any).inList(objects.map { Object.queryValue(of: $0) })
-    }
-}
-
-extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
-    /// The smallest value of the elements' property `member` (`path.@min.member`):
-    /// `$0.dogs.min(\.age) < 2`.
-    ///
-    /// - Parameter member: a persisted property of the element class.
-    public func min<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
-        aggregate(.min, T.Element.queryPropertyName(for: member), "\(member)")
-    }
-    /// The largest value of the elements' property `member` (`path.@max.member`).
-    ///
-    /// - Parameter member: a persisted property of the element class.
-    public func max<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
-        aggregate(.max, T.Element.queryPropertyName(for: member), "\(member)")
-    }
-    /// The sum of the elements' property `member` (`path.@sum.member`).
-    ///
-    /// - Parameter member: a persisted property of the element class.
-    public func sum<V>(_ member: KeyPath<T.Element, V>) -> Query<V> {
-        aggregate(.sum, T.Element.queryPropertyName(for: member), "\(member)")
-    }
-    /// The mean of the elements' property `member` as a `Double` (`path.@avg.member`).
-    ///
-    /// - Parameter member: a persisted property of the element class.
-    public func avg<V>(_ member: KeyPath<T.Element, V>) -> Query<Double> {
-        aggregate(.avg, T.Element.queryPropertyName(for: member), "\(member)")
-    }
-}
-
-/// The result of `collection.where { … }`: `.count` is the SUBQUERY count.
-public struct QuerySubquery {
-    let expression: Result<QueryExpression, QueryError>
-
-    init(_ expression: Result<QueryExpression, QueryError>) { self.expression = expression }
-
-    /// `SUBQUERY(…).@count`.
-    public var count: Query<Int> {
-        switch expression {
-        case .success(let e): return Query<Int>(.expression(e))
-        case .failure(let error): return Query<Int>(.failure(error))
-        }
+    /// A condition: the optional property holds a value in `range` (nil does not).
+    public func contains(_ range: ClosedRange<T.Wrapped>) -> Query<Bool> {
+        Self.comparison(self, .between, Self.constantList([range.lowerBound, range.upperBound]))
     }
 }
 
@@ -433,13 +286,18 @@ extension Query where T == Bool {
 
     /// `NOT` of a condition.
     public static prefix func ! (operand: Query<Bool>) -> Query<Bool> {
-        do throws(QueryError) { return Query<Bool>(.predicate(.not(try operand.predicate()))) } catch { return Query<Bool>(.failure(error)) }
+        do throws(QueryError) {
+            return Query<Bool>(.predicate(.not(try operand.predicate())), collection: operand.collection)
+        } catch {
+            return Query<Bool>(.failure(error))
+        }
     }
 
     private static func combine(_ lhs: Query<Bool>, _ rhs: Query<Bool>,
                                 _ make: (QueryPredicate, QueryPredicate) -> QueryPredicate) -> Query<Bool> {
         do throws(QueryError) {
-            return Query<Bool>(.predicate(make(try lhs.predicate(), try rhs.predicate())))
+            return Query<Bool>(.predicate(make(try lhs.predicate(), try rhs.predicate())),
+                               collection: lhs.collection ?? rhs.collection)
         } catch {
             return Query<Bool>(.failure(error))
         }

@@ -208,7 +208,7 @@ extension ActorObservation {
     static func report<A: Actor>(on actor: isolated A, _ body: @Sendable (isolated A) -> Void) { body(actor) }
 }
 
-extension Map {
+extension Map where Value: RealmCollectionValue {
     /// Observes this map on `actor`: the block runs isolated to the actor, with the map as the
     /// actor's realm sees it (see ``RealmCollection/observe(keyPaths:on:_isolation:_:)``).
     ///
@@ -231,7 +231,7 @@ extension Map {
     }
 }
 
-extension Map where Value: _StrataOptional, Value.Wrapped: Object {
+extension Map where Value: _StrataOptional & RealmCollectionValue, Value.Wrapped: Object {
     /// Observes this map of objects, counting as modifications only changes of the given
     /// properties of its objects.
     ///

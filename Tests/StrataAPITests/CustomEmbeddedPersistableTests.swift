@@ -1,0 +1,109 @@
+// A type of the app stored as an embedded object through `CustomPersistable` may be declared
+// non-optional, as RealmSwift allows: it is added, read back, replaced and queried through the
+// embedded object's properties.
+import Foundation
+import Strata
+import Testing
+
+final class MooringSpot: EmbeddedObject {
+    @Persisted var latitude = 0.0
+    @Persisted var longitude = 0.0
+}
+
+struct Mooring: CustomPersistable, Equatable {
+    typealias PersistedType = MooringSpot
+    var latitude: Double
+    var longitude: Double
+    init(latitude: Double, longitude: Double) {
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+    init(persistedValue: MooringSpot) {
+        latitude = persistedValue.latitude
+        longitude = persistedValue.longitude
+    }
+    var persistableValue: MooringSpot {
+        let spot = MooringSpot()
+        spot.latitude = latitude
+        spot.longitude = longitude
+        return spot
+    }
+}
+
+final class Harbour: Object {
+    @Persisted var name = ""
+    @Persisted var mooring: Mooring
+    @Persisted var spare: Mooring?
+}
+
+@Suite("CustomPersistable stored as an embedded object")
+struct CustomEmbeddedPersistableTests {
+    private func openRealm() throws -> (Realm, Realm.Configuration) {
+        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+        configuration.objectTypes = [Harbour.self, MooringSpot.self]
+        return (try Realm(configuration: configuration), configuration)
+    }
+
+    @Test func theNonOptionalWrapperIsAnOptionalLinkInTheSchema() throws {
+        let (realm, _) = try openRealm()
+        let schema = try #require(realm.schema["Harbour"])
+        #expect(schema["mooring"]?.type == .object)
+        #expect(schema["mooring"]?.objectClassName == "MooringSpot")
+        #expect(schema["mooring"]?.isOptional == true)
+    }
+
+    @Test func aNewObjectHoldsTheValueOfANewEmbeddedObject() {
+        let harbour = Harbour()
+        #expect(harbour.mooring == Mooring(latitude: 0, longitude: 0))
+        #expect(harbour.spare == nil)
+    }
+
+    @Test func valuesRoundTripAndReplace() throws {
+        let (realm, configuration) = try openRealm()
+        let harbour = Harbour()
+        harbour.name = "Kiel"
+        harbour.mooring = Mooring(latitude: 54.3, longitude: 10.1)
+        try realm.write { realm.add(harbour) }
+
+        let seen = try onAnotherThread { [configuration] () -> [Double] in
+            let other = try Realm(configuration: configuration)
+            let stored = try #require(other.objects(Harbour.self).first)
+            return [stored.mooring.latitude, stored.mooring.longitude, stored.spare?.latitude ?? -1]
+        }
+        #expect(seen == [54.3, 10.1, -1])
+
+        try realm.write {
+            harbour.mooring = Mooring(latitude: 1.5, longitude: 2.5)
+            harbour.spare = Mooring(latitude: 3, longitude: 4)
+        }
+        #expect(harbour.mooring == Mooring(latitude: 1.5, longitude: 2.5))
+        #expect(harbour.spare == Mooring(latitude: 3, longitude: 4))
+        #expect(realm.objects(MooringSpot.self).count == 2)
+    }
+
+    @Test func anObjectCreatedWithoutTheValueReadsTheValueOfANewEmbeddedObject() throws {
+        let (realm, _) = try openRealm()
+        let harbour = try realm.write { realm.create(Harbour.self, value: ["name": "Bergen"] as [String: Any]) }
+        #expect(harbour.mooring == Mooring(latitude: 0, longitude: 0))
+        let created = try realm.write {
+            realm.create(Harbour.self, value: ["name": "Cork", "mooring": ["latitude": 51.9, "longitude": -8.5]] as [String: Any])
+        }
+        #expect(created.mooring == Mooring(latitude: 51.9, longitude: -8.5))
+    }
+
+    @Test func queriesReachTheEmbeddedProperties() throws {
+        let (realm, _) = try openRealm()
+        try realm.write {
+            for (name, latitude) in [("Oslo", 59.9), ("Genoa", 44.4)] {
+                let harbour = Harbour()
+                harbour.name = name
+                harbour.mooring = Mooring(latitude: latitude, longitude: 10)
+                realm.add(harbour)
+            }
+        }
+        let harbours = realm.objects(Harbour.self)
+        #expect(harbours.filter("mooring.latitude > 50").map(\.name) == ["Oslo"])
+        #expect(harbours.where { $0.mooring.persistableValue.latitude < 50 }.map(\.name) == ["Genoa"])
+        #expect(harbours.where { $0.spare == nil }.count == 2)
+    }
+}
