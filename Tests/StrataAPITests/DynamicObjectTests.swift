@@ -17,6 +17,7 @@ final class GadgetHolder: Object {
     @Persisted var drawer: MutableSet<Gadget>
     @Persisted var byRoom: Map<String, Gadget?>
     @Persisted var labels: List<String>
+    @Persisted var stickers: MutableSet<Int>
 }
 
 @Suite("DynamicObject")
@@ -161,7 +162,41 @@ struct DynamicObjectTests {
             let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-list-name"))
             let holder = GadgetHolder()
             try realm.write { realm.add(holder) }
-            _ = holder.dynamicList("labels")   // a list of strings, not of objects
+            _ = holder.dynamicList("byRoom")   // a map, not a list
+        }
+    }
+
+    @Test func aListOfValuesIsCountedAndChangedButHasNoObjects() throws {
+        let realm = try realm()
+        let holder = GadgetHolder()
+        holder.labels.append(objectsIn: ["fragile", "heavy", "spare"])
+        try realm.write { realm.add(holder) }
+        let labels = holder.dynamicList("labels")
+        #expect(labels.count == 3)
+        try realm.write { labels.move(from: 0, to: 2); labels.remove(at: 0) }
+        #expect(Array(holder.labels) == ["spare", "fragile"])
+
+        let gadget = try realm.write { realm.dynamicCreate("Gadget", value: ["serial": "c"]) }
+        let error = try #require(throws: Realm.Error.self) {
+            try realm.write { labels.append(gadget) }
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(Array(holder.labels) == ["spare", "fragile"])
+        #expect(labels.index(of: gadget) == nil && !labels.contains(gadget))
+        try realm.write { holder.stickers.insert(objectsIn: Array(0...64)) }
+        let stickers = holder.dynamicMutableSet("stickers")
+        #expect(stickers.count == 65 && !stickers.contains(gadget))
+        try realm.write { labels.removeAll() }
+        #expect(holder.labels.isEmpty)
+    }
+
+    @Test func readingAnElementOfAListOfValuesAsAnObjectStops() async {
+        await #expect(processExitsWith: .failure) {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "dynamic-list-values"))
+            let holder = GadgetHolder()
+            holder.labels.append("fragile")
+            try realm.write { realm.add(holder) }
+            _ = holder.dynamicList("labels")[0]
         }
     }
 }

@@ -272,6 +272,8 @@ extension List where Element: Object {
     /// - Parameter object: the object to look for.
     public func index(of object: Element) -> Int? {
         guard let ref, let b = object._binding else { return storage.firstIndex { $0 === object } }
+        // A dynamic view of a list of values holds no objects.
+        guard ref.column.type == .object else { return nil }
         var found: Int?
         ref.core.listForEach(ref) { i, bytes in
             if bytes.count >= 8, UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) == b.key { found = i; return false }
@@ -279,6 +281,11 @@ extension List where Element: Object {
         }
         return found
     }
+
+    /// Whether the list links to `object` (compared as ``index(of:)`` compares).
+    ///
+    /// - Parameter object: the object to look for.
+    public func contains(_ object: Element) -> Bool { index(of: object) != nil }
 }
 
 extension List: _Persistable {

@@ -463,6 +463,8 @@ extension RealmCore {
     /// The encoding of `element` when it can be made without adding anything; nil for an
     /// unmanaged object (new, so in no set) or an object of another realm (encodeElement throws).
     private func probeEncoding<E: _PersistableElement>(_ element: E, for collection: CollectionRef) throws -> [UInt8]? {
+        // An object is never an element of a collection of values (a dynamic view of one).
+        if element is Object, collection.column.type != .object { return nil }
         if collection.column.type == .object {
             guard let object = element as? Object, let b = object._binding, b.core === self else { return nil }
             return withUnsafeBytes(of: b.key.littleEndian) { Array($0) }

@@ -118,6 +118,9 @@ extension RealmCore {
     /// bound to the class the collection's property links to; every other type decodes itself.
     @inline(__always)
     func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef, as: E.Type) -> E {
+        if E.self == DynamicObject.self || E.self == DynamicObject?.self, collection.column.type != .object {
+            misuse(.invalidArgument, "'\(snap.schemas[collection.table].className).\(snap.schemas[collection.table].properties[collection.column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
+        }
         if E.self == DynamicObject.self {
             return unsafeBitCast(dynamicLink(bytes, of: collection), to: E.self)
         }
@@ -146,33 +149,39 @@ extension RealmCore {
 
 extension Object {
     /// The list property `propertyName`, its objects as ``DynamicObject``s (a live view of the
-    /// same stored list). An unknown name, or a property that is not a list of objects, stops with
-    /// a `Strata:` message, as Realm raises.
+    /// same stored list). An unknown name, or a property that is not a list, stops with a
+    /// `Strata:` message, as Realm raises.
     ///
-    /// - Parameter propertyName: the name of a list-of-objects property.
+    /// On a list of values (as in RealmSwift) the view counts, moves and removes elements, but
+    /// reading an element stops with a `Strata:` message and adding an object is an
+    /// `.invalidArgument` error of the write: its elements are not objects.
+    ///
+    /// - Parameter propertyName: the name of a list property.
     public func dynamicList(_ propertyName: String) -> List<DynamicObject> {
         guard let ref = dynamicCollectionRef(propertyName, .list) else { return List() }
         return List(ref: ref)
     }
 
-    /// The set property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``).
+    /// The set property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``,
+    /// also for a set of values).
     ///
-    /// - Parameter propertyName: the name of a set-of-objects property.
+    /// - Parameter propertyName: the name of a set property.
     public func dynamicMutableSet(_ propertyName: String) -> MutableSet<DynamicObject> {
         guard let ref = dynamicCollectionRef(propertyName, .set) else { return MutableSet() }
         return MutableSet(ref: ref)
     }
 
-    /// The map property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``).
+    /// The map property `propertyName`, its objects as ``DynamicObject``s (see ``dynamicList(_:)``,
+    /// also for a map of values).
     ///
-    /// - Parameter propertyName: the name of a map-of-objects property.
+    /// - Parameter propertyName: the name of a map property.
     public func dynamicMap<Key: _MapKey>(_ propertyName: String) -> Map<Key, DynamicObject?> {
         guard let ref = dynamicCollectionRef(propertyName, .map) else { return Map() }
         return Map(ref: ref)
     }
 
-    /// The stored collection of objects `propertyName` of this managed object; nil for an
-    /// unmanaged one (whose dynamic collections are empty); stops on a wrong name.
+    /// The stored collection `propertyName` of this managed object; nil for an unmanaged one
+    /// (whose dynamic collections are empty); stops on a wrong name or kind.
     private func dynamicCollectionRef(_ propertyName: String, _ kind: CollectionKind) -> CollectionRef? {
         guard let binding = _binding else {
             guard let info = try? ClassInfo.of(type(of: self)), info.columnIndex(named: propertyName) != nil else {
@@ -185,8 +194,8 @@ extension Object {
             binding.core.misuse(.invalidArgument, "'\(info.schema.className)' has no property '\(propertyName)'")
         }
         let c = info.layout.columns[column]
-        guard c.collection == kind, c.type == .object else {
-            binding.core.misuse(.invalidArgument, "'\(info.schema.className).\(propertyName)' is not a \(kind) of objects")
+        guard c.collection == kind else {
+            binding.core.misuse(.invalidArgument, "'\(info.schema.className).\(propertyName)' is not a \(kind)")
         }
         return binding.collectionRef(ordinal: column)
     }
@@ -197,7 +206,11 @@ extension RealmCore {
     /// property links to (a typed collection's element type makes that check).
     func checkDynamicElement<E>(_ element: E, for collection: CollectionRef) throws(Realm.Error) {
         let object: Object? = (element as? DynamicObject) ?? ((element as? DynamicObject?) ?? nil)
-        guard let object, collection.column.type == .object else { return }
+        guard collection.column.type == .object else {
+            let schema = snap.schemas[collection.table]
+            throw Realm.Error(.invalidArgument, "'\(schema.className).\(schema.properties[collection.column.index].name)' holds values: an object cannot be added to it")
+        }
+        guard let object else { return }
         let wanted = snap.schemas[collection.table].properties[collection.column.index].objectClassName ?? ""
         let actual = object._binding?.info.schema.className ?? type(of: object).className()
         guard actual == wanted else {
