@@ -1,7 +1,8 @@
 // min/max/sum/average(ofProperty:) given as Foundation's boxes (`as NSNumber?`, `as NSDate?`), as
 // RealmSwift answers code written against its Objective-C roots. The boxed number keeps the
 // property's type (an integer property gives an integer NSNumber, a Decimal128 one an
-// NSDecimalNumber); the property rules are those of the typed forms (Results.swift).
+// NSDecimalNumber); the property rules are those of the typed forms (Results.swift). An unmanaged
+// list or set is aggregated in memory (UnmanagedObjectQueries.swift).
 import Foundation
 
 extension RealmCollection where Element: Object {
@@ -29,8 +30,13 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func sum<T: NSNumber>(ofProperty property: String) -> T {
-        let results = queryableResults
-        let total = results.core.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: false)
+        let total: NSNumber?
+        if let unmanaged = unmanagedObjects {
+            total = unmanaged.boxedTotal(property, mean: false)
+        } else {
+            let results = queryableResults
+            total = results.core.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: false)
+        }
         guard let boxed = total as? T else { Stop.now("Strata: invalidArgument: a sum cannot be given as \(T.self)") }
         return boxed
     }
@@ -39,11 +45,13 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func average<T: NSNumber>(ofProperty property: String) -> T? {
+        if let unmanaged = unmanagedObjects { return unmanaged.boxedTotal(property, mean: true) as? T }
         let results = queryableResults
         return results.core.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: true) as? T
     }
 
     private func boxedExtreme(_ property: String, smallest: Bool) -> AnyObject? {
+        if let unmanaged = unmanagedObjects { return unmanaged.boxedExtreme(property, smallest: smallest) }
         let results = queryableResults
         return results.core.boxedExtreme(info: results.info, property: property, source: results.rowSource, smallest: smallest)
     }

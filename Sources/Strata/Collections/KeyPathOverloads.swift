@@ -54,21 +54,21 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter keyPath: a persisted property of the element class.
     public func min<T: _PersistableElement & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
-        queryableResults.min(ofProperty: persistedPropertyName(keyPath))
+        min(ofProperty: persistedPropertyName(keyPath))
     }
 
     /// The largest value of a property, or `nil` when no object has one.
     ///
     /// - Parameter keyPath: a persisted property of the element class.
     public func max<T: _PersistableElement & Comparable>(of keyPath: KeyPath<Element, T>) -> T? {
-        queryableResults.max(ofProperty: persistedPropertyName(keyPath))
+        max(ofProperty: persistedPropertyName(keyPath))
     }
 
     /// The sum of a numeric property; zero when there is no object.
     ///
     /// - Parameter keyPath: a persisted numeric property of the element class.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(of keyPath: KeyPath<Element, T>) -> T {
-        queryableResults.sum(ofProperty: persistedPropertyName(keyPath))
+        sum(ofProperty: persistedPropertyName(keyPath))
     }
 
     /// The mean of a numeric property as the property's own type (an integer mean truncated, as
@@ -76,7 +76,7 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter keyPath: a persisted integer, `Float`, `Double` or `Decimal128` property.
     public func average<T: AddableType & _PersistableElement>(of keyPath: KeyPath<Element, T>) -> T? {
-        queryableResults.average(ofProperty: persistedPropertyName(keyPath))
+        average(ofProperty: persistedPropertyName(keyPath))
     }
 
     /// Observes the collection, counting as modifications only changes of the given properties.

@@ -173,28 +173,32 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter property: the name of a scalar persisted property.
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
-        queryableResults.min(ofProperty: property)
+        if let unmanaged = unmanagedObjects { return unmanaged.extreme(property, smallest: true) }
+        return queryableResults.min(ofProperty: property)
     }
 
     /// The largest value of a property, or `nil` when no object has one.
     ///
     /// - Parameter property: the name of a scalar persisted property.
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
-        queryableResults.max(ofProperty: property)
+        if let unmanaged = unmanagedObjects { return unmanaged.extreme(property, smallest: false) }
+        return queryableResults.max(ofProperty: property)
     }
 
     /// The sum of a numeric property; zero when there is no object.
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
-        queryableResults.sum(ofProperty: property)
+        if let unmanaged = unmanagedObjects { return unmanaged.sum(property) }
+        return queryableResults.sum(ofProperty: property)
     }
 
     /// The mean of a numeric property, or `nil` when no object has a value.
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        queryableResults.average(ofProperty: property)
+        if let unmanaged = unmanagedObjects { return unmanaged.average(property) }
+        return queryableResults.average(ofProperty: property)
     }
 
     /// The position of the first object that matches a query, or `nil`.
@@ -203,6 +207,7 @@ extension RealmCollection where Element: Object {
     ///   - predicateFormat: the query text.
     ///   - args: the values its placeholders stand for.
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        if let unmanaged = unmanagedObjects { return unmanaged.firstIndex(matching: unmanaged.predicate(predicateFormat, args)) }
         let matching: Results<Element>
         do { matching = try queryableResults.filtering(predicateFormat, args) } catch let error as Realm.Error {
             Stop.now("Strata: \(error.code.rawValue): \(error.message)")
@@ -217,6 +222,11 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter query: builds the predicate from the element's properties.
     public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
+        if let unmanaged = unmanagedObjects {
+            do { return unmanaged.firstIndex(matching: try query(Query<Element>()).predicate()) } catch {
+                Stop.now("Strata: invalidQuery: \(error)")
+            }
+        }
         let wanted = Set(queryableResults.where(query).map { $0 as Object })
         return firstIndex { wanted.contains($0) }
     }

@@ -11,7 +11,7 @@
 //   operand    := literal | '%@' | '$0' | keypath | 'SUBQUERY' '(' keypath ',' $var ',' predicate ')' '.@count'
 //               | '{' [operand (',' operand)*] '}'
 //   keypath    := (name | '%K' | $var) ['[' string ']'] ('.' (name | '%K' | '@count' | '@size' | '@min' | '@max'
-//                 | '@sum' | '@avg' | '@keys' | '@values') ['[' string ']'])*
+//                 | '@sum' | '@avg' | '@keys' | '@values' | '@allKeys' | '@allValues') ['[' string ']'])*
 //
 // Invariants:
 // - Never traps and never recurses more than `maximumNesting` levels deep (deeper input is a
@@ -400,7 +400,7 @@ private struct QueryParserState {
                 path.variable = name
                 type = bound
             case .aggregate(let name) where !isFirst:
-                guard aggregate == nil || name == "keys" || name == "values" else {
+                guard aggregate == nil || ["keys", "values", "allkeys", "allvalues"].contains(name) else {
                     throw QueryError(.unsupported, "only one aggregate per key path is supported, found '\(token.text)'", offset: token.offset)
                 }
                 switch name {
@@ -409,9 +409,10 @@ private struct QueryParserState {
                 case "max": aggregate = (.max, token)
                 case "sum": aggregate = (.sum, token)
                 case "avg": aggregate = (.avg, token)
-                case "keys", "values":
+                case "keys", "values", "allkeys", "allvalues":
+                    // `@allKeys`/`@allValues` are RealmSwift's NSPredicate spellings of `@keys`/`@values`.
                     advance()
-                    try addNames(["@" + name], at: token)
+                    try addNames([name.hasSuffix("keys") ? QueryKeyPath.keysComponent : QueryKeyPath.valuesComponent], at: token)
                     isFirst = false
                     if current.kind == .dot { advance() } else { expectingComponent = false }
                     continue
