@@ -34,6 +34,9 @@ final class Harbour: Object {
     @Persisted var name = ""
     @Persisted var mooring: Mooring
     @Persisted var spare: Mooring?
+    @Persisted var moorings: List<Mooring>
+    @Persisted var berths: MutableSet<Mooring>
+    @Persisted var byQuay: Map<String, Mooring?>
 }
 
 @Suite("CustomPersistable stored as an embedded object")
@@ -50,6 +53,22 @@ struct CustomEmbeddedPersistableTests {
         #expect(schema["mooring"]?.type == .object)
         #expect(schema["mooring"]?.objectClassName == "MooringSpot")
         #expect(schema["mooring"]?.isOptional == true)
+        #expect(schema["moorings"]?.isOptional == false && schema["moorings"]?.objectClassName == "MooringSpot")
+    }
+
+    @Test func listsAndMapsOfTheTypeHoldEmbeddedObjects() throws {
+        let (realm, _) = try openRealm()
+        let harbour = Harbour()
+        harbour.moorings.append(objectsIn: [Mooring(latitude: 1, longitude: 2), Mooring(latitude: 3, longitude: 4)])
+        harbour.byQuay["east"] = Mooring(latitude: 5, longitude: 6)
+        harbour.byQuay["west"] = nil   // assigning nil through the subscript removes the key
+        try realm.write { realm.add(harbour) }
+        #expect(Array(harbour.moorings) == [Mooring(latitude: 1, longitude: 2), Mooring(latitude: 3, longitude: 4)])
+        #expect(harbour.byQuay["east"] == Mooring(latitude: 5, longitude: 6))
+        #expect(harbour.byQuay.count == 1)
+        try realm.write { harbour.moorings[0] = Mooring(latitude: 7, longitude: 8) }
+        #expect(harbour.moorings.first == Mooring(latitude: 7, longitude: 8))
+        #expect(realm.objects(Harbour.self).filter("ANY moorings.latitude == 3").count == 1)
     }
 
     @Test func aNewObjectHoldsTheValueOfANewEmbeddedObject() {

@@ -74,16 +74,9 @@ extension FailableCustomPersistable {
 }
 
 extension _CustomPersistable {
-    /// The stored type's shape. A custom type stored as an embedded object may be declared
-    /// non-optional, as in RealmSwift: the link is stored as an optional one, and a missing
-    /// object reads as the value of a new one.
-    public static var _strataShape: _PropertyShape {
-        var shape = PersistedType._strataShape
-        if shape.type == .object, shape.collection == .none, shape.objectType is EmbeddedObject.Type {
-            shape.isOptional = true
-        }
-        return shape
-    }
+    /// The stored type's shape (see `FieldIO.shape` for a property of a type stored as an
+    /// embedded object).
+    public static var _strataShape: _PropertyShape { PersistedType._strataShape }
 
     public static func _strataDefault() -> Self {
         converted(PersistedType._strataDefault())

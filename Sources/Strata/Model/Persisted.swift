@@ -251,7 +251,18 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
         (Unmanaged.passUnretained(obj).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)
     }
 
-    override var shape: _PropertyShape { Value._strataShape }
+    /// The column's shape. A property of a custom type stored as an embedded object may be
+    /// declared non-optional, as in RealmSwift: its link is stored as an optional one (a link to
+    /// an embedded object always is), and a missing object reads as the value of a new one. Only
+    /// the property is so marked: in a list or set the same type stays a non-optional element.
+    override var shape: _PropertyShape {
+        var shape = Value._strataShape
+        if Value.self is any _CustomPersistable.Type, shape.type == .object, shape.collection == .none,
+           shape.objectType is EmbeddedObject.Type {
+            shape.isOptional = true
+        }
+        return shape
+    }
 
     override var valueType: Any.Type { Value.self }
 
