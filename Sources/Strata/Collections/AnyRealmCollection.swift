@@ -14,13 +14,12 @@ import Foundation
 /// for collection in [all, mine] { print(collection.filter("age > 2").count) }
 /// ```
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
-    private let base: Any
+    let base: Any
     private let countOf: () -> Int
     private let element: (Int) -> Element
     private let realmOf: () -> Realm?
     private let invalidated: () -> Bool
     private let frozen: () -> Bool
-    private let describe: () -> String
     private let freezeBase: () -> AnyRealmCollection<Element>
     private let thawBase: () -> AnyRealmCollection<Element>?
     private let observeBase: ([String]?, DispatchQueue?, @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken
@@ -40,7 +39,6 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
         realmOf = { base.realm }
         invalidated = { base.isInvalidated }
         frozen = { base.isFrozen }
-        describe = { base.description }
         freezeBase = { AnyRealmCollection(base.freeze()) }
         thawBase = { base.thaw().map { AnyRealmCollection($0) } }
         observeBase = { keyPaths, queue, block in
@@ -71,7 +69,8 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public var isInvalidated: Bool { invalidated() }
     /// Whether the wrapped collection is frozen.
     public var isFrozen: Bool { frozen() }
-    public var description: String { describe() }
+    /// The elements in RealmSwift's format (`AnyRealmCollection<Dog> <0x…> (\n\t[0] Dog {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 
     /// A frozen snapshot of the wrapped collection, wrapped.
     public func freeze() -> AnyRealmCollection<Element> { freezeBase() }

@@ -102,7 +102,8 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         return keys.map { s.core.materialize(Element.self, info: o.info, table: o.table, key: $0) }.makeIterator()
     }
 
-    public var description: String { "LinkingObjects<\(Element.className())>(\(count) objects)" }
+    /// The objects in RealmSwift's format (`LinkingObjects<Person> <0x…> (\n\t[0] Person {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 
     /// The sum of a property over the linking objects; zero when none links here.
     ///

@@ -234,7 +234,8 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         return List(ref: CollectionRef(core: frozen, table: collection.table, column: collection.column, owner: collection.owner))
     }
 
-    public var description: String { "List<\(Element.self)>(\(count) elements)" }
+    /// The elements in RealmSwift's format (`List<Dog> <0x…> (\n\t[0] Dog {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 
     /// Iterates the elements the list held when iteration started (read in one pass), so that
     /// appending inside the loop neither extends nor disturbs it, as with RealmSwift.

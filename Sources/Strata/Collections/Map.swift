@@ -149,7 +149,8 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
-    public var description: String { "Map<\(Key.self), \(Value.self)>(\(count) entries)" }
+    /// The entries in RealmSwift's format (`Map<string, Dog> <0x…> (\n[key]: Dog {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 }
 
 extension Map: _Persistable {

@@ -148,7 +148,8 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
         return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 
-    public var description: String { "MutableSet<\(Element.self)>(\(count) elements)" }
+    /// The elements in RealmSwift's format (`MutableSet<Dog> <0x…> (\n\t[0] Dog {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 }
 
 extension MutableSet: _Persistable {

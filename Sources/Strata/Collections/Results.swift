@@ -318,10 +318,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         return frozen
     }
 
-    public var description: String {
-        if valueSource != nil { return "Results<\(Element.self)>(\(count) values)" }
-        return "Results<\(info.schema.className)>(\(count) objects)"
-    }
+    /// The elements in RealmSwift's format (`Results<Dog> <0x…> (\n\t[0] Dog {…}\n)`).
+    public var description: String { description(depth: RealmDescription.maxDepth) }
 }
 
 extension Results where Element: Object {

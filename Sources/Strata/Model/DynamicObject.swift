@@ -93,15 +93,10 @@ public final class DynamicObject: Object {
         migrationView?.objectSchema ?? _binding?.info.schema ?? unmanagedBase?.objectSchema ?? ObjectSchema(className: "DynamicObject", properties: [], isEmbedded: false)
     }
 
-    public override var description: String {
-        if let unmanagedBase { return unmanagedBase.description }
-        let schema = objectSchema
-        if _binding != nil, isInvalidated { return "\(schema.className) <invalidated>" }
-        let parts = schema.properties.map { property -> String in
-            if property.type == .linkingObjects || property.collection != .none { return "\(property.name) = <collection>" }
-            return "\(property.name) = \(value(forKey: property.name).map { "\($0)" } ?? "nil")"
-        }
-        return "\(schema.className) {\(parts.joined(separator: ", "))}"
+    override func description(depth: Int) -> String {
+        if let unmanagedBase { return unmanagedBase.description(depth: depth) }
+        if _binding != nil, isInvalidated { return "[invalid object]" }
+        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
     }
 }
 

@@ -320,19 +320,15 @@ open class Object: CustomStringConvertible {
         return try live.core.surfacing { try live.core.objectIfExists(Self.self, info: binding.info, key: binding.key) }
     }
 
-    open var description: String {
-        guard let info = try? ClassInfo.of(type(of: self)) else { return "\(type(of: self))" }
-        if _binding != nil, isInvalidated { return "\(info.schema.className) <invalidated>" }
-        let parts = info.fields.enumerated().compactMap { i, f -> String? in
-            let p = info.schema.properties[i]
-            if p.type == .linkingObjects || p.collection != .none { return "\(p.name) = <\(p.collection == .none ? "LinkingObjects" : "collection")>" }
-            if p.type == .object {
-                let v = f.getAny(self) as? Object
-                return "\(p.name) = \(v.map { "\(type(of: $0))" } ?? "nil")"
-            }
-            return "\(p.name) = \(f.getAny(self).map { "\($0)" } ?? "nil")"
-        }
-        return "\(info.schema.className) {\(parts.joined(separator: ", "))}"
+    /// The object's class and stored properties, in RealmSwift's format (`Dog {\n\tname = Rex;\n}`),
+    /// linked objects and collections nested to a depth of 5 (Model/RealmDescription.swift).
+    open var description: String { description(depth: RealmDescription.maxDepth) }
+
+    /// The description with nesting limited to `depth` levels.
+    func description(depth: Int) -> String {
+        if _binding != nil, isInvalidated { return "[invalid object]" }
+        guard (try? ClassInfo.of(type(of: self))) != nil || _binding != nil else { return "\(type(of: self))" }
+        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
     }
 }
 

@@ -419,10 +419,18 @@ extension PersistableEnum {
 /// Recognises an optional boxed in `Any`, whatever its wrapped type.
 protocol _BoxedOptional {
     var _isNil: Bool { get }
+    /// The wrapped value, nil for none.
+    var _unwrappedAny: Any? { get }
 }
 
 extension Optional: _BoxedOptional {
     var _isNil: Bool { self == nil }
+    var _unwrappedAny: Any? {
+        switch self {
+        case .some(let wrapped): wrapped
+        case .none: nil
+        }
+    }
 }
 
 // The declaration defaults RealmSwift gives these types: a property declared without an initial

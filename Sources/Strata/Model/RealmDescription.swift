@@ -1,0 +1,187 @@
+// How objects and collections print (`description`, `print(dog)`), in RealmSwift's format, so
+// that logs and debugger output read the same after a port:
+//
+//     Dog {
+//         name = Rex;
+//         owner = Person {
+//             name = Ann;
+//         };
+//         tags = List<string> <0x600000c0a2e0> (
+//             [0] good,
+//             [1] loud
+//         );
+//     }
+//
+// Invariants:
+// - Nesting stops at a depth of 5 (`<Maximum depth exceeded>`), so a cycle of links prints.
+// - A collection prints at most 100 elements, then how many it skipped.
+// - Values print as Foundation prints them in RealmSwift: a Bool as 0/1, a whole Double without
+//   a fraction, nil as `(null)`, data as its first bytes in hex and its length; an enum or a
+//   custom-persisted value as its stored form (what key-value coding reads).
+// - Linking-objects properties are not printed (they are computed, not stored).
+import Foundation
+
+/// A value that prints itself to a bounded depth (objects and collections).
+protocol DescribableToDepth {
+    func description(depth: Int) -> String
+}
+
+extension Object: DescribableToDepth {}
+
+enum RealmDescription {
+    /// How deep `description` nests objects and collections.
+    static let maxDepth = 5
+    /// How many elements a collection prints.
+    static let maxElements = 100
+
+    /// `Class {\n\tname = value;\n…}` with the properties of `schema` read by `value`.
+    static func object(_ schema: ObjectSchema, depth: Int, value: (String) -> Any?) -> String {
+        guard depth > 0 else { return "<Maximum depth exceeded>" }
+        var text = "\(schema.className) {\n"
+        for property in schema.properties where property.type != .linkingObjects {
+            let sub = describe(value(property.name), depth: depth - 1)
+            text += "\t\(property.name) = \(indented(sub));\n"
+        }
+        return text + "}"
+    }
+
+    /// `Name<Type> <0x…> (\n\t[0] element,\n…\n)`.
+    static func collection<S: Sequence>(_ name: String, of typeName: String, address: String,
+                                        count: Int, elements: S, depth: Int) -> String {
+        guard depth > 0 else { return "<Maximum depth exceeded>" }
+        var lines: [String] = []
+        for (index, element) in elements.enumerated() {
+            if index == maxElements { break }
+            lines.append("\t[\(index)] \(indented(describe(element, depth: depth - 1)))")
+        }
+        var text = "\(name)<\(typeName)> <\(address)> (\n" + lines.joined(separator: ",\n")
+        if count > maxElements { text += "\n\t... \(count - maxElements) objects skipped." }
+        return text + "\n)"
+    }
+
+    /// `Map<string, Type> <0x…> (\n[key]: value,\n…\n)`: RealmSwift does not indent the entries.
+    static func map<S: Sequence>(of typeName: String, address: String, count: Int,
+                                 entries: S, depth: Int) -> String where S.Element == (key: String, value: Any?) {
+        guard depth > 0 else { return "<Maximum depth exceeded>" }
+        var lines: [String] = []
+        for (index, entry) in entries.enumerated() {
+            if index == maxElements { break }
+            lines.append("[\(entry.key)]: \(indented(describe(entry.value, depth: depth - 1)))")
+        }
+        var text = "Map<string, \(typeName)> <\(address)> (\n" + lines.joined(separator: ",\n")
+        if count > maxElements { text += "\n\t... \(count - maxElements) objects skipped." }
+        return text + "\n)"
+    }
+
+    /// One value, as a property or an element prints it.
+    static func describe(_ value: Any?, depth: Int) -> String {
+        guard let value, !(value is NSNull) else { return "(null)" }
+        switch value {
+        case let nested as DescribableToDepth: return nested.description(depth: depth)
+        case let mixed as AnyRealmValue:
+            return mixed == .none ? "(null)" : describe(mixed._strataAny, depth: depth)
+        case let b as Bool: return b ? "1" : "0"
+        case let d as Double: return number(d)
+        case let f as Float: return number(Double(f), shortest: f.description)
+        case let data as Data: return bytes(data)
+        case let id as ObjectId: return id.stringValue
+        case let uuid as UUID: return uuid.uuidString
+        case let optional as _BoxedOptional: return describe(optional._unwrappedAny, depth: depth)
+        default: return "\(value)"
+        }
+    }
+
+    /// The address RealmSwift prints for a collection: the instance's for a class, else a stable
+    /// hash of what the value stands for.
+    static func address(of object: AnyObject) -> String {
+        "0x" + String(UInt(bitPattern: ObjectIdentifier(object).hashValue), radix: 16)
+    }
+
+    static func address(hashing value: some Hashable) -> String {
+        "0x" + String(UInt(bitPattern: value.hashValue) >> 4, radix: 16)
+    }
+
+    /// The name RealmSwift prints for an element type: a class name, or the stored type's name.
+    static func typeName(of shape: _PropertyShape) -> String {
+        if let objectType = shape.objectType { return objectType.className() }
+        switch shape.type {
+        case .objectId: return "object id"
+        case .any: return "mixed"
+        default: return shape.type.description
+        }
+    }
+
+    /// A nested description indented one level deeper.
+    private static func indented(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: "\n\t")
+    }
+
+    /// A whole number without a fraction (`10`, as `NSNumber` prints it), else the shortest form.
+    private static func number(_ value: Double, shortest: String? = nil) -> String {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return shortest ?? value.description
+    }
+
+    /// `<61626364 65 — 5 total bytes>`: at most the first 24 bytes, in groups of four.
+    private static func bytes(_ data: Data) -> String {
+        let shown = data.prefix(24)
+        var hex = ""
+        for (i, byte) in shown.enumerated() {
+            if i > 0, i % 4 == 0 { hex += " " }
+            hex += String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }
+        return "<\(hex) — \(data.count) total bytes>"
+    }
+}
+
+// MARK: - The collections
+
+extension List: DescribableToDepth {
+    func description(depth: Int) -> String {
+        RealmDescription.collection("List", of: RealmDescription.typeName(of: Element._strataShape),
+                                    address: RealmDescription.address(of: self), count: count,
+                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+    }
+}
+
+extension MutableSet: DescribableToDepth {
+    func description(depth: Int) -> String {
+        RealmDescription.collection("MutableSet", of: RealmDescription.typeName(of: Element._strataShape),
+                                    address: RealmDescription.address(of: self), count: count,
+                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+    }
+}
+
+extension Map: DescribableToDepth {
+    func description(depth: Int) -> String {
+        RealmDescription.map(of: RealmDescription.typeName(of: Value._strataShape),
+                             address: RealmDescription.address(of: self), count: count,
+                             entries: self.lazy.map { (key: "\($0.key)", value: $0.value as Any?) }, depth: depth)
+    }
+}
+
+extension Results: DescribableToDepth {
+    func description(depth: Int) -> String {
+        RealmDescription.collection("Results", of: RealmDescription.typeName(of: Element._strataShape),
+                                    address: RealmDescription.address(of: cache), count: count,
+                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+    }
+}
+
+extension LinkingObjects: DescribableToDepth {
+    func description(depth: Int) -> String {
+        RealmDescription.collection("LinkingObjects", of: Element.className(),
+                                    address: RealmDescription.address(hashing: ObjectIdentifier(Element.self)), count: count,
+                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+    }
+}
+
+extension AnyRealmCollection: DescribableToDepth {
+    func description(depth: Int) -> String {
+        let address = (base as? AnyObject).map(RealmDescription.address(of:))
+            ?? RealmDescription.address(hashing: ObjectIdentifier(Element.self))
+        return RealmDescription.collection("AnyRealmCollection", of: RealmDescription.typeName(of: Element._strataShape),
+                                           address: address, count: count,
+                                           elements: self.lazy.map { $0 as Any? }, depth: depth)
+    }
+}
