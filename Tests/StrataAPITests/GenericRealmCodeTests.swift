@@ -11,6 +11,7 @@ final class LedgerEntry: Object {
     @Persisted var rate: Double?
     @Persisted var note = ""
     @Persisted var next: LedgerEntry?
+    @Persisted var voucher: ObjectId?
 }
 
 final class LedgerBook: Object {
@@ -105,5 +106,8 @@ private func mapSummary<T: _HasPersistedType>(_ map: Map<String, LedgerEntry?>, 
         }
         let (text, arguments) = Query<LedgerEntry>._constructForTesting().amount.in([1, 9])._constructPredicate()
         #expect(text == "amount IN %@" && (arguments.first as? [Any])?.count == 2)
+        let voucher = ObjectId.generate()
+        let (_, idArguments) = (Query<LedgerEntry>._constructForTesting().voucher == voucher)._constructPredicate()
+        #expect(idArguments.first as? ObjectId == voucher)
     }
 }

@@ -72,7 +72,7 @@ enum QueryConstruction {
         case .data(let d): return d
         case .date(let d): return d
         case .decimal(let d): return Decimal128(d)
-        case .objectId(let id): return id
+        case .objectId(let id): return (try? ObjectId(string: id.description)) ?? id
         case .uuid(let u): return u
         case .object(let reference): return reference.source
         case .list(let elements), .set(let elements): return elements.map(argument)
