@@ -104,6 +104,7 @@ func checkQueries<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], 
 
     @Test func dogNilLinksAndLogic() {
         let alice = world.people[0]
+        let all = ["d1", "d2", "d3", "d4", "d5", "d6", "d7"]
         checkQueries([
             QueryCase("nickname == nil", ["d2", "d4", "d5", "d6"]),
             QueryCase("nickname == NULL", ["d2", "d4", "d5", "d6"]),
@@ -112,6 +113,14 @@ func checkQueries<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], 
             QueryCase("nickname == ''", ["d7"]),
             QueryCase("nickname BEGINSWITH 'Bu'", ["d3"]),
             QueryCase("nickname > 'A'", ["d1", "d3"]),
+            // Realm's engine orders null before every string, and two nulls as equal.
+            QueryCase("nickname > nil", ["d1", "d3", "d7"]),
+            QueryCase("nickname >= nil", all),
+            QueryCase("nickname < nil", []),
+            QueryCase("nickname <= nil", ["d2", "d4", "d5", "d6"]),
+            QueryCase("nickname < ''", ["d2", "d4", "d5", "d6"]),
+            QueryCase("nickname >= nickname", all),
+            QueryCase("nickname > nickname", []),
             QueryCase("owner == nil", ["d5", "d6"]),
             QueryCase("owner != nil", ["d1", "d2", "d3", "d4", "d7"]),
             QueryCase("owner == %@", [alice.queryValue], ["d1", "d2"]),
@@ -219,6 +228,12 @@ func checkQueries<M: QueryValueSource>(_ cases: [QueryCase], over objects: [M], 
             QueryCase("balance == decimal128(100.5)", ["Alice"]),
             QueryCase("height == nil", ["Bob"]),
             QueryCase("height > 1.65", ["Alice", "Élodie"]),
+            // A number is not ordered against null; two nulls are equal.
+            QueryCase("height > nil", []),
+            QueryCase("height >= nil", ["Bob"]),
+            QueryCase("height < nil", []),
+            QueryCase("height <= height", ["Alice", "Bob", "Carol", "Élodie"]),
+            QueryCase("height < height", []),
             QueryCase("isVIP == TRUE", ["Alice", "Carol"]),
             QueryCase("isVIP == false", ["Bob", "Élodie"]),
             QueryCase("NOT isVIP == true", ["Bob", "Élodie"]),

@@ -5,7 +5,8 @@
 //   operand holds if ANY value matches (implicit), or per the explicit ANY/ALL/NONE quantifier.
 //   ALL and NONE hold for an empty collection; ANY does not.
 // - A key path through a nil to-one link yields nil, so `owner.name == nil` holds for a dog
-//   without owner; ordering comparisons with nil are false. Through a to-many path, each nil
+//   without owner; ordering comparisons with nil are false, except that two nils are equal
+//   (`<=`, `>=` hold) and nil comes before every string (QueryValueComparison.comparisonOrder). Through a to-many path, each nil
 //   link yields one nil value.
 // - `x IN list` holds when x equals some element; `BETWEEN {a, b}` is `>= a AND <= b`.
 // - `@count` counts elements (bytes for a string or data value, 0 for nil); `@min`/`@max` ignore
@@ -367,10 +368,10 @@ struct QueryEvaluator {
         switch op {
         case .equal: return QueryValueComparison.equal(a, b, options: options)
         case .notEqual: return !QueryValueComparison.equal(a, b, options: options)
-        case .less: return (QueryValueComparison.order(a, b, options: options) ?? 0) < 0
-        case .lessOrEqual: return QueryValueComparison.order(a, b, options: options).map { $0 <= 0 } ?? false
-        case .greater: return (QueryValueComparison.order(a, b, options: options) ?? 0) > 0
-        case .greaterOrEqual: return QueryValueComparison.order(a, b, options: options).map { $0 >= 0 } ?? false
+        case .less: return (QueryValueComparison.comparisonOrder(a, b, options: options) ?? 0) < 0
+        case .lessOrEqual: return QueryValueComparison.comparisonOrder(a, b, options: options).map { $0 <= 0 } ?? false
+        case .greater: return (QueryValueComparison.comparisonOrder(a, b, options: options) ?? 0) > 0
+        case .greaterOrEqual: return QueryValueComparison.comparisonOrder(a, b, options: options).map { $0 >= 0 } ?? false
         case .beginsWith: return QueryValueComparison.beginsWith(a, b, options: options)
         case .endsWith: return QueryValueComparison.endsWith(a, b, options: options)
         case .contains: return QueryValueComparison.contains(a, b, options: options)

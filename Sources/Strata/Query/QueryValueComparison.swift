@@ -2,7 +2,8 @@
 //
 // Invariants:
 // - Numbers (int, float, double, decimal) compare by numeric value across types.
-// - `null` equals only `null`; an ordering comparison involving `null` is false (never an error).
+// - `null` equals only `null`. In an ordering comparison two nulls are equal and null comes
+//   before every string (Realm's engine); null against any other kind is false (never an error).
 // - Values of incompatible kinds are unequal and unordered (the schema check rejects such
 //   queries up front; without a schema they simply do not match, as with Realm's Mixed).
 // - `[c]` folds case, `[d]` folds diacritics, both through Foundation's `folding(options:locale:)`
@@ -54,6 +55,19 @@ enum QueryValueComparison {
                 return a.count == b.count && zip(a, b).allSatisfy { equal($0, $1, options: options) }
             }
             return false
+        }
+    }
+
+    /// The order the comparison operators `<`, `<=`, `>`, `>=` see, as Realm's query engine has
+    /// it: `order`, and besides, two nulls are equal (`<=` and `>=` hold) and null comes before
+    /// every string (a string is `>` null); null against any other kind stays unordered, so every
+    /// ordering comparison with it is false.
+    static func comparisonOrder(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Int? {
+        switch (lhs, rhs) {
+        case (.null, .null): return 0
+        case (.null, .string): return -1
+        case (.string, .null): return 1
+        default: return order(lhs, rhs, options: options)
         }
     }
 
