@@ -122,6 +122,12 @@ where T.PersistedType: _QueryString {
         let (text, arguments) = ((root.parts.size > 0).count == 2)._constructPredicate()
         #expect(text.contains("SUBQUERY(parts, $col1, $col1.size"), "\(text)")
         #expect(arguments.count == 2)
+        // Inside the count a property read without the collection is the element's, as in
+        // RealmSwift: each part's label equals itself, so the count is the number of parts.
+        let partless = labels(realm) { $0.parts.count == 0 }
+        #expect(!partless.isEmpty && partless.count < 3)
+        #expect(labels(realm) { ($0.parts.label == $0.label).count == 0 } == partless)
+        #expect(try labels(realm, "SUBQUERY(parts, $p, $p.label == label).@count == 0") == partless)
         // Nested: the inner subquery's variable is not reused by the outer one.
         #expect(labels(realm) { ($0.parts.size > 0 && ($0.parts.parts.size > 0).count == 0).count == 1 } == ["beta"])
     }

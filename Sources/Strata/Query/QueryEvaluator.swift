@@ -12,7 +12,9 @@
 // - `@count` counts elements (bytes for a string or data value, 0 for nil); `@min`/`@max` ignore
 //   nils and are nil for no values; `@sum` is 0 and `@avg` nil for no values; integer sums
 //   that overflow 64 bits continue in Double.
-// - `SUBQUERY(c, $x, p).@count` counts the elements of c for which p holds with $x bound.
+// - `SUBQUERY(c, $x, p).@count` counts the elements of c for which p holds with $x bound; in p
+//   a key path without a variable reads the element too (`$x.name` and `name` are the same), as
+//   in Realm's engine.
 // Errors: a value source's own errors propagate unchanged; reading a property of a value that is
 // not an object is a `.typeMismatch` QueryError (a schema check would have caught it).
 import Foundation
@@ -41,7 +43,9 @@ enum QueryOperand {
 }
 
 struct QueryEvaluator {
-    let root: any QueryValueSource
+    /// The object key paths without a variable start from: the queried object, or inside a
+    /// SUBQUERY the element being counted (Realm's engine reads them from the element).
+    var root: any QueryValueSource
     /// SUBQUERY variables bound to the current element.
     var bindings: [String: QueryValue] = [:]
 
@@ -192,10 +196,18 @@ struct QueryEvaluator {
             }
             let variable = expression.variable
             let saved = bindings[variable]
-            defer { bindings[variable] = saved }
+            let outer = root
+            defer {
+                bindings[variable] = saved
+                root = outer
+            }
             var count: Int64 = 0
             for element in elements {
                 bindings[variable] = element
+                // A key path without a variable reads the element, as in Realm's engine; an
+                // element that is not an object has no properties (the type checker refuses
+                // such paths), so the outer root stays for the unchecked form.
+                if case .object(let reference) = element { root = reference.source } else { root = outer }
                 if try self.predicate(expression.predicate) { count += 1 }
             }
             return .one(.int(count))

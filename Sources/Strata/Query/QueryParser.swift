@@ -478,9 +478,14 @@ private struct QueryParserState {
         advance()
         try expect(.comma, "',' after the SUBQUERY variable")
         let outer = variables
+        let outerRoot = rootType
         variables[variable] = .some(elementType)
+        // Inside the SUBQUERY a key path without a variable starts from the element, as in
+        // Realm's engine.
+        if checker != nil { rootType = elementType }
         let predicate = try parseOr()
         variables = outer
+        rootType = outerRoot
         try expect(.rightParen, "')' closing SUBQUERY")
         try expect(.dot, "'.@count' after SUBQUERY(…)")
         guard case .aggregate(let name) = current.kind, name == "count" || name == "size" else {

@@ -265,7 +265,8 @@ extension QueryTypeChecker {
             element.isMany = false
             var inner = variables
             inner[variable] = element
-            try check(predicate, root: root, variables: inner)
+            // Inside the SUBQUERY a key path without a variable starts from the element.
+            try check(predicate, root: element, variables: inner)
             return QueryOperandType(type: .int)
         case .list(let elements):
             for element in elements { _ = try type(of: element, root: root, variables: variables) }
