@@ -23,6 +23,7 @@ final class ShapeItem: Object {
     @Persisted var tags: MutableSet<String>
     @Persisted var scores: Map<String, Int>
     @Persisted var parts: List<ShapeItem>
+    @Persisted var byName: Map<String, ShapeItem?>
     @Persisted var mixed: AnyRealmValue
 }
 
@@ -130,6 +131,31 @@ where T.PersistedType: _QueryString {
         #expect(try labels(realm, "SUBQUERY(parts, $p, $p.label == label).@count == 0") == partless)
         // Nested: the inner subquery's variable is not reused by the outer one.
         #expect(labels(realm) { ($0.parts.size > 0 && ($0.parts.parts.size > 0).count == 0).count == 1 } == ["beta"])
+    }
+
+    // Typed queries RealmSwift refuses: each stops when run.
+    @Test func anAggregateOfASingleValueStops() async {
+        await #expect(processExitsWith: .failure) {
+            var configuration = Realm.Configuration(inMemoryIdentifier: "typed-shapes-refused-aggregate")
+            configuration.objectTypes = [ShapeItem.self]
+            _ = try Realm(configuration: configuration).objects(ShapeItem.self).where { $0.size.avg == 1 }
+        }
+    }
+
+    @Test func comparingTwoCollectionsStops() async {
+        await #expect(processExitsWith: .failure) {
+            var configuration = Realm.Configuration(inMemoryIdentifier: "typed-shapes-refused-collections")
+            configuration.objectTypes = [ShapeItem.self]
+            _ = try Realm(configuration: configuration).objects(ShapeItem.self).where { $0.sizes == $0.sizes }
+        }
+    }
+
+    @Test func aPropertyOfAMapEntryStops() async {
+        await #expect(processExitsWith: .failure) {
+            var configuration = Realm.Configuration(inMemoryIdentifier: "typed-shapes-refused-map-entry")
+            configuration.objectTypes = [ShapeItem.self]
+            _ = try Realm(configuration: configuration).objects(ShapeItem.self).where { $0.byName["first"].size == 1 }
+        }
     }
 
     @Test func aCountOfAConditionThroughNoCollectionStops() async {

@@ -71,13 +71,23 @@ extension Query where T: RealmKeyedCollection, T.Key: _MapKey, T.Value: Optional
 extension Query where T: _HasPersistedType, T.PersistedType: _QueryNumeric {
     /// The smallest value of a property reached through a collection (`$0.dogs.age.min`, which is
     /// `dogs.@min.age`).
-    public var min: Query<T> { aggregate(.min) }
+    public var min: Query<T> { throughCollection(.min) }
     /// The largest value of a property reached through a collection.
-    public var max: Query<T> { aggregate(.max) }
+    public var max: Query<T> { throughCollection(.max) }
     /// The mean of a property reached through a collection.
-    public var avg: Query<T> { aggregate(.avg) }
+    public var avg: Query<T> { throughCollection(.avg) }
     /// The sum of a property reached through a collection.
-    public var sum: Query<T> { aggregate(.sum) }
+    public var sum: Query<T> { throughCollection(.sum) }
+
+    /// An aggregate of the values a path through a collection reaches; of a single value (no
+    /// collection on the path, as `$0.age.avg`) it is refused, as in RealmSwift.
+    private func throughCollection(_ function: QueryAggregate) -> Query<T> {
+        if collection == nil, case .expression(.keyPath(let path)) = node,
+           !path.components.contains(where: { QueryKeyPath.mapComponent($0) != nil }) {
+            return Query(.failure(QueryError(.unsupported, "@\(function.rawValue) of '\(path)' needs a collection on the key path; '\(path)' is a single value")))
+        }
+        return aggregate(function)
+    }
 }
 
 extension Query where T == AnyRealmValue {

@@ -103,6 +103,16 @@ public struct Query<T> {
         self.init(.expression(.keyPath(QueryKeyPath([], variable: variable))))
     }
 
+    /// `$0.property` on what this query reads. A property of a map entry (`map["key"].name`)
+    /// is refused, as in RealmSwift.
+    func member<V>(_ name: String?, _ describe: @autoclosure () -> String) -> Query<V> {
+        if case .expression(.keyPath(let path)) = node, let last = path.components.last,
+           case .key? = QueryKeyPath.mapComponent(last) {
+            return Query<V>(.failure(QueryError(.unsupported, "\(describe()) of the map entry '\(path)' cannot be queried; query the linked class instead")))
+        }
+        return appending(name, describe())
+    }
+
     func appending<V>(_ name: String?, _ describe: @autoclosure () -> String) -> Query<V> {
         switch node {
         case .failure(let error): return Query<V>(.failure(error))
@@ -139,7 +149,12 @@ public struct Query<T> {
     }
 
     /// A comparison of two properties; it reads through the first collection either side does.
+    /// Two collection properties cannot be compared, as in RealmSwift.
     static func comparison(_ lhs: Query<T>, _ op: QueryOperator, _ rhs: Query<T>) -> Query<Bool> {
+        if T.self is any QueryableCollection.Type || T.self is any QueryMapType.Type,
+           case .expression(.keyPath(let left)) = lhs.node, case .expression(.keyPath(let right)) = rhs.node {
+            return Query<Bool>(.failure(QueryError(.unsupported, "two collections ('\(left)' and '\(right)') cannot be compared; compare their elements or counts")))
+        }
         let result = comparison(lhs, op, rhs.expression)
         guard result.collection == nil, let other = rhs.collection else { return result }
         return Query<Bool>(result.node, collection: other)
@@ -160,21 +175,21 @@ public struct Query<T> {
 extension Query where T: QueryKeyPathNaming {
     /// `$0.name`: the persisted property `keyPath` reads.
     public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> {
-        appending(T.queryPropertyName(for: keyPath), "\(keyPath)")
+        member(T.queryPropertyName(for: keyPath), "\(keyPath)")
     }
 }
 
 extension Query where T: OptionalProtocol, T.Wrapped: QueryKeyPathNaming {
     /// `$0.owner.name`: through a to-one link (nil links yield nil).
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Wrapped, V>) -> Query<V> {
-        appending(T.Wrapped.queryPropertyName(for: keyPath), "\(keyPath)")
+        member(T.Wrapped.queryPropertyName(for: keyPath), "\(keyPath)")
     }
 }
 
 extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
     /// `$0.dogs.age`: the elements' property; comparisons then mean ANY element.
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
-        let element: Query<V> = appending(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
+        let element: Query<V> = member(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
         guard collection == nil, case .expression(.keyPath(let path)) = node else { return element }
         return Query<V>(element.node, quantifier: element.quantifier, collection: path)
     }
