@@ -30,6 +30,20 @@ struct Mooring: CustomPersistable, Equatable {
     }
 }
 
+/// An embedded object with a link: it cannot be compared property by property.
+final class BuoyFix: EmbeddedObject {
+    @Persisted var label = ""
+    @Persisted var tender: Harbour?
+}
+
+struct Buoy: CustomPersistable {
+    typealias PersistedType = BuoyFix
+    var label: String
+    init(label: String) { self.label = label }
+    init(persistedValue: BuoyFix) { label = persistedValue.label }
+    var persistableValue: BuoyFix { BuoyFix(value: ["label": label]) }
+}
+
 final class Harbour: Object {
     @Persisted var name = ""
     @Persisted var mooring: Mooring
@@ -37,13 +51,14 @@ final class Harbour: Object {
     @Persisted var moorings: List<Mooring>
     @Persisted var berths: MutableSet<Mooring>
     @Persisted var byQuay: Map<String, Mooring?>
+    @Persisted var buoy: Buoy?
 }
 
 @Suite("CustomPersistable stored as an embedded object")
 struct CustomEmbeddedPersistableTests {
     private func openRealm() throws -> (Realm, Realm.Configuration) {
         var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
-        configuration.objectTypes = [Harbour.self, MooringSpot.self]
+        configuration.objectTypes = [Harbour.self, MooringSpot.self, BuoyFix.self]
         return (try Realm(configuration: configuration), configuration)
     }
 
@@ -108,6 +123,44 @@ struct CustomEmbeddedPersistableTests {
             realm.create(Harbour.self, value: ["name": "Cork", "mooring": ["latitude": 51.9, "longitude": -8.5]] as [String: Any])
         }
         #expect(created.mooring == Mooring(latitude: 51.9, longitude: -8.5))
+    }
+
+    @Test func aValueIsComparedPropertyByProperty() throws {
+        let (realm, _) = try openRealm()
+        try realm.write {
+            for (name, latitude, longitude) in [("A", 1.0, 2.0), ("B", 1.0, 3.0), ("C", 2.0, 2.0)] {
+                let harbour = Harbour()
+                harbour.name = name
+                harbour.mooring = Mooring(latitude: latitude, longitude: longitude)
+                if name != "A" { harbour.spare = Mooring(latitude: 9, longitude: 9) }
+                if name == "A" {
+                    harbour.moorings.append(Mooring(latitude: 1, longitude: 2))
+                    harbour.byQuay["x"] = Mooring(latitude: 1, longitude: 2)
+                }
+                if name == "B" { harbour.moorings.append(objectsIn: [Mooring(latitude: 5, longitude: 5), Mooring(latitude: 6, longitude: 6)]) }
+                realm.add(harbour)
+            }
+        }
+        let harbours = realm.objects(Harbour.self)
+        func names(_ query: (Query<Harbour>) -> Query<Bool>) -> [String] { harbours.where(query).map(\.name).sorted() }
+        let point = Mooring(latitude: 1, longitude: 2)
+        #expect(names { $0.mooring == point } == ["A"])
+        #expect(names { $0.mooring != point } == ["B", "C"])
+        #expect(names { $0.spare == Mooring(latitude: 9, longitude: 9) } == ["B", "C"])
+        #expect(names { $0.spare != Mooring(latitude: 9, longitude: 9) } == ["A"])   // a nil link differs
+        // Through a collection: some element equal; or elements, none equal.
+        #expect(names { $0.moorings == point } == ["A"])
+        #expect(names { $0.moorings != point } == ["B"])
+        #expect(names { $0.byQuay.values == point } == ["A"])
+        #expect(names { $0.mooring == point || $0.name == "C" } == ["A", "C"])
+    }
+
+    @Test func anEmbeddedValueWithALinkCannotBeComparedAndStops() async {
+        await #expect(processExitsWith: .failure) {
+            var configuration = Realm.Configuration(inMemoryIdentifier: "memberwise-link")
+            configuration.objectTypes = [Harbour.self, MooringSpot.self, BuoyFix.self]
+            _ = try Realm(configuration: configuration).objects(Harbour.self).where { $0.buoy == Buoy(label: "red") }
+        }
     }
 
     @Test func queriesReachTheEmbeddedProperties() throws {

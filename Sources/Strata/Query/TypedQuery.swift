@@ -209,9 +209,21 @@ extension Query {
     }
 
     /// A condition comparing a property with a value: `$0.age == 2`, `$0.owner == nil`.
-    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .equal, constant(rhs)) }
+    /// A value of a custom type stored as an embedded object is compared property by property.
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> { equality(lhs, .equal, rhs) }
     /// A condition: the property differs from the value.
-    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .notEqual, constant(rhs)) }
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> { equality(lhs, .notEqual, rhs) }
+
+    /// `==` / `!=` with a value: property by property for an embedded value (through map values
+    /// too), else as a constant.
+    private static func equality(_ lhs: Query<T>, _ op: QueryOperator, _ rhs: T) -> Query<Bool> {
+        if let object = memberwiseObject(rhs) {
+            var readsValues = false
+            if case .expression(.keyPath(let path)) = lhs.node, path.components.last == QueryKeyPath.valuesComponent { readsValues = true }
+            return memberwise(lhs, op, object, through: readsValues)
+        }
+        return comparison(lhs, op, constant(rhs))
+    }
     /// A condition: the property is less than the value.
     ///
     /// The ordering operators are accepted for any value type; a comparison the property's type

@@ -74,9 +74,15 @@ extension Query where T: QueryableCollection {
     }
 
     /// A condition: ANY element equals the value (`path == value`).
-    public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .equal, constant(rhs)) }
+    public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
+        if let object = memberwiseObject(rhs) { return memberwise(lhs, .equal, object, through: true) }
+        return comparison(lhs, .equal, constant(rhs))
+    }
     /// A condition: ANY element differs from the value.
-    public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .notEqual, constant(rhs)) }
+    public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
+        if let object = memberwiseObject(rhs) { return memberwise(lhs, .notEqual, object, through: true) }
+        return comparison(lhs, .notEqual, constant(rhs))
+    }
     /// A condition: ANY element is less than the value.
     public static func < (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .less, constant(rhs)) }
     /// A condition: ANY element is less than or equal to the value.
