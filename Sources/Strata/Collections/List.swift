@@ -283,7 +283,7 @@ extension List where Element: Object {
         return found
     }
 
-    /// Whether the list links to `object` (compared as ``index(of:)`` compares).
+    /// Whether the list links to `object` (compared by identity in the realm, as `index(of:)` compares).
     ///
     /// - Parameter object: the object to look for.
     public func contains(_ object: Element) -> Bool { index(of: object) != nil }
