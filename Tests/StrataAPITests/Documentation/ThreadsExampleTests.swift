@@ -31,10 +31,25 @@ extension ArticleExample {
         }
     
         actor Shelter {
-            var count = 0
+            var count = 0 {
+                didSet {
+                    guard count > 0 else { return }
+                    for waiter in waiters { waiter.resume() }
+                    waiters = []
+                }
+            }
+            private var waiters: [CheckedContinuation<Void, Never>] = []
+
+            /// Returns once a notification has counted a dog. No wall-clock deadline: under a full
+            /// parallel test run the cooperative threads can be busy for minutes, which a deadline
+            /// would misread as a lost notification (the test's time limit bounds a real loss).
+            func untilCounted() async {
+                if count > 0 { return }
+                await withCheckedContinuation { waiters.append($0) }
+            }
         }
 
-        @MainActor @Test func aCollectionIsObservedOnAnActor() async throws {
+        @MainActor @Test(.timeLimit(.minutes(10))) func aCollectionIsObservedOnAnActor() async throws {
             let directory = try TemporaryDirectory()
             let configuration = Realm.Configuration(fileURL: directory.file("dogs.realm"))
             let realm = try await Realm.open(configuration: configuration)
@@ -46,10 +61,7 @@ extension ArticleExample {
                 }
             }
             try realm.write { realm.add(Dog(value: ["id": 1, "name": "Rex", "age": 3])) }
-            let deadline = Date().addingTimeInterval(30)
-            while await shelter.count == 0 && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            await shelter.untilCounted()
             #expect(await shelter.count == 1)
             token.invalidate()
         }
