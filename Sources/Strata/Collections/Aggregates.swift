@@ -106,22 +106,21 @@ extension RealmCore {
     /// The smallest or largest non-null value of a numeric or date property, boxed as Foundation
     /// boxes it (`NSNumber` of the property's own type, `NSDecimalNumber`, `NSDate`).
     func boxedExtreme(info: ClassInfo, property: String, source: RowSource?, smallest: Bool) -> AnyObject? {
-        let c = aggregateColumn(info: info, property: property)
-        func pick<T: _PersistableElement & Comparable>(_: T.Type) -> T? {
-            var best: T?
-            forEachValue(T.self, info: info, property: property, source: source) { v in
-                if let b = best, smallest ? b <= v : b >= v {} else { best = v }
+        struct RowExtreme: ExtremeReader {
+            let core: RealmCore, info: ClassInfo, property: String, source: RowSource?, smallest: Bool
+            func extreme<T: _PersistableElement & Comparable>(_: T.Type) -> T? {
+                var best: T?
+                core.forEachValue(T.self, info: info, property: property, source: source) { v in
+                    if let b = best, smallest ? b <= v : b >= v {} else { best = v }
+                }
+                return best
             }
-            return best
         }
-        switch c.type {
-        case .int: return pick(Int64.self).map { NSNumber(value: $0) }
-        case .float: return pick(Float.self).map { NSNumber(value: $0) }
-        case .double: return pick(Double.self).map { NSNumber(value: $0) }
-        case .decimal128: return pick(Decimal128.self).map { NSDecimalNumber(decimal: $0.value) }
-        case .date: return pick(Date.self).map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
-        default: misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number or a date")
+        let c = aggregateColumn(info: info, property: property)
+        guard c.type.hasBoxedExtreme else {
+            misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number or a date")
         }
+        return c.type.boxedExtreme(RowExtreme(core: self, info: info, property: property, source: source, smallest: smallest))
     }
 
     /// The sum (or, with `mean`, the mean) of a numeric property as an `NSNumber`; the mean of no
@@ -134,5 +133,30 @@ extension RealmCore {
         }
         guard let total else { return mean ? nil : NSNumber(value: 0) }
         return (mean ? total.divided(by: count) : total).boxed
+    }
+}
+
+/// Reads the smallest or largest value of a property as a given type (from stored rows, or from
+/// unmanaged objects).
+protocol ExtremeReader {
+    func extreme<T: _PersistableElement & Comparable>(_ type: T.Type) -> T?
+}
+
+extension PropertyType {
+    /// Whether min and max of a property of this type can be boxed (numbers and dates).
+    var hasBoxedExtreme: Bool { [.int, .float, .double, .decimal128, .date].contains(self) }
+
+    /// The extreme `reader` reads, boxed as Foundation boxes a value of this type: an integer
+    /// NSNumber for an integer, an NSDecimalNumber for a Decimal128, an NSDate for a date; nil
+    /// when there is none (or the type has no boxed extreme, see `hasBoxedExtreme`).
+    func boxedExtreme(_ reader: some ExtremeReader) -> AnyObject? {
+        switch self {
+        case .int: return reader.extreme(Int64.self).map { NSNumber(value: $0) }
+        case .float: return reader.extreme(Float.self).map { NSNumber(value: $0) }
+        case .double: return reader.extreme(Double.self).map { NSNumber(value: $0) }
+        case .decimal128: return reader.extreme(Decimal128.self).map { NSDecimalNumber(decimal: $0.value) }
+        case .date: return reader.extreme(Date.self).map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
+        default: return nil
+        }
     }
 }

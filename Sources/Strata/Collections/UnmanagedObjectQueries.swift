@@ -103,15 +103,10 @@ struct UnmanagedObjects<Element: Object> {
     /// The smallest or largest value boxed as Foundation boxes it (see `RealmCore.boxedExtreme`).
     func boxedExtreme(_ property: String, smallest: Bool) -> AnyObject? {
         let (_, c) = column(property)
-        func pick<T: _PersistableElement & Comparable>(_: T.Type) -> T? { extreme(property, smallest: smallest) }
-        switch c.type {
-        case .int: return pick(Int64.self).map { NSNumber(value: $0) }
-        case .float: return pick(Float.self).map { NSNumber(value: $0) }
-        case .double: return pick(Double.self).map { NSNumber(value: $0) }
-        case .decimal128: return pick(Decimal128.self).map { NSDecimalNumber(decimal: $0.value) }
-        case .date: return pick(Date.self).map { NSDate(timeIntervalSinceReferenceDate: $0.timeIntervalSinceReferenceDate) }
-        default: Stop.now("Strata: invalidArgument: '\(info.schema.className).\(property)' is \(c.type), not a number or a date")
+        guard c.type.hasBoxedExtreme else {
+            Stop.now("Strata: invalidArgument: '\(info.schema.className).\(property)' is \(c.type), not a number or a date")
         }
+        return c.type.boxedExtreme(UnmanagedExtreme(objects: self, property: property, smallest: smallest))
     }
 
     /// The sum, or with `mean` the mean, boxed (see `RealmCore.boxedTotal`).
@@ -121,6 +116,15 @@ struct UnmanagedObjects<Element: Object> {
         let total = numbers.dropFirst().reduce(first, +)
         return (mean ? total.divided(by: numbers.count) : total).boxed
     }
+}
+
+/// The smallest or largest value of a property of unmanaged objects, as `boxedExtreme` reads it.
+private struct UnmanagedExtreme<Element: Object>: ExtremeReader {
+    let objects: UnmanagedObjects<Element>
+    let property: String
+    let smallest: Bool
+
+    func extreme<T: _PersistableElement & Comparable>(_: T.Type) -> T? { objects.extreme(property, smallest: smallest) }
 }
 
 extension RealmCollection where Element: Object {
