@@ -136,19 +136,43 @@ enum RealmDescription {
 
 // MARK: - The collections
 
+extension Sequence {
+    /// `Name<Type> <address> (…)` of these `count` elements, stored as `shape` describes.
+    func elementsDescription(_ name: String, of shape: _PropertyShape, count: Int, address: String, depth: Int) -> String {
+        RealmDescription.collection(name, of: RealmDescription.typeName(of: shape), address: address,
+                                    count: count, elements: lazy.map { $0 as Any? }, depth: depth)
+    }
+}
+
 extension List: DescribableToDepth {
     func description(depth: Int) -> String {
-        RealmDescription.collection("List", of: RealmDescription.typeName(of: Element._strataShape),
-                                    address: RealmDescription.address(of: self), count: count,
-                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+        elementsDescription("List", of: Element._strataShape, count: count, address: RealmDescription.address(of: self), depth: depth)
     }
 }
 
 extension MutableSet: DescribableToDepth {
     func description(depth: Int) -> String {
-        RealmDescription.collection("MutableSet", of: RealmDescription.typeName(of: Element._strataShape),
-                                    address: RealmDescription.address(of: self), count: count,
-                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
+        elementsDescription("MutableSet", of: Element._strataShape, count: count, address: RealmDescription.address(of: self), depth: depth)
+    }
+}
+
+extension Results: DescribableToDepth {
+    func description(depth: Int) -> String {
+        elementsDescription("Results", of: Element._strataShape, count: count, address: RealmDescription.address(of: cache), depth: depth)
+    }
+}
+
+extension LinkingObjects: DescribableToDepth {
+    func description(depth: Int) -> String {
+        elementsDescription("LinkingObjects", of: Element._strataShape, count: count, address: RealmDescription.address(hashing: ObjectIdentifier(Element.self)), depth: depth)
+    }
+}
+
+extension AnyRealmCollection: DescribableToDepth {
+    func description(depth: Int) -> String {
+        let address = (base as? AnyObject).map(RealmDescription.address(of:))
+            ?? RealmDescription.address(hashing: ObjectIdentifier(Element.self))
+        return elementsDescription("AnyRealmCollection", of: Element._strataShape, count: count, address: address, depth: depth)
     }
 }
 
@@ -157,31 +181,5 @@ extension Map: DescribableToDepth {
         RealmDescription.map(of: RealmDescription.typeName(of: Value._strataShape),
                              address: RealmDescription.address(of: self), count: count,
                              entries: self.lazy.map { (key: "\($0.key)", value: $0.value as Any?) }, depth: depth)
-    }
-}
-
-extension Results: DescribableToDepth {
-    func description(depth: Int) -> String {
-        RealmDescription.collection("Results", of: RealmDescription.typeName(of: Element._strataShape),
-                                    address: RealmDescription.address(of: cache), count: count,
-                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
-    }
-}
-
-extension LinkingObjects: DescribableToDepth {
-    func description(depth: Int) -> String {
-        RealmDescription.collection("LinkingObjects", of: Element.className(),
-                                    address: RealmDescription.address(hashing: ObjectIdentifier(Element.self)), count: count,
-                                    elements: self.lazy.map { $0 as Any? }, depth: depth)
-    }
-}
-
-extension AnyRealmCollection: DescribableToDepth {
-    func description(depth: Int) -> String {
-        let address = (base as? AnyObject).map(RealmDescription.address(of:))
-            ?? RealmDescription.address(hashing: ObjectIdentifier(Element.self))
-        return RealmDescription.collection("AnyRealmCollection", of: RealmDescription.typeName(of: Element._strataShape),
-                                           address: address, count: count,
-                                           elements: self.lazy.map { $0 as Any? }, depth: depth)
     }
 }
