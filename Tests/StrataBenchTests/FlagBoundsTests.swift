@@ -158,7 +158,7 @@ struct ExtremeCaseTests {
     func aTrickleOfARateEndsAtTheDeadline(strategy: StrategyKind) async throws {
         // --rate 0.001: the second reading of each sensor is due after ~50 minutes.
         let spec = CaseSpec(workload: .sensors, engine: .sqlite, strategy: strategy, writers: 2, batchSize: 10,
-                            rate: 0.001, durability: .unsafe, duration: 0.3)
+                            rate: 0.001, durability: .unsafe, duration: 1)
         let began = monotonicNanos()
         let result = try await BenchRunner(cases: [spec]).run().first.unwrap()
         let wall = Double(monotonicNanos() - began) / 1e9
@@ -168,8 +168,16 @@ struct ExtremeCaseTests {
         // a machine also building a release). Ten minutes is still a fifth of that wait.
         #expect(wall < 600, "the case took \(wall) s")
         #expect(result.lost == 0)
-        #expect(result.readings == 3)  // each sensor's first reading, due at the start
-        #expect(result.verified, "\(result.note)")
+        // Each sensor's first reading is due at the start. A writer that got no CPU before the
+        // deadline (other suites can hold every cooperative thread: the async strategy once
+        // committed nothing within 0.3 s in CI) commits none, and the case must then say that it
+        // measured nothing; any other count, or an unverified run with readings, is a fault.
+        if result.readings == 0 {
+            #expect(!result.verified && result.note.contains("measured nothing"), "\(result.note)")
+        } else {
+            #expect(result.readings == 3)
+            #expect(result.verified, "\(result.note)")
+        }
     }
 
     @Test(arguments: openLoopStrategies)
