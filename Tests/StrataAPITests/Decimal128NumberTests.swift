@@ -16,10 +16,37 @@ struct Decimal128NumberTests {
         c += 1; c *= 3; c -= 2; c /= 4
         #expect(c == 4)
         #expect((-Decimal128(3)).magnitude == 3)
-        var d: Decimal128 = 7
+        let d: Decimal128 = 7
         d.negate()
         #expect(d == -7)
         #expect(stride(from: Decimal128(0), to: 1, by: 0.25).map { $0 } == [0, 0.25, 0.5, 0.75])
+    }
+
+    @Test func aDecimalIsAnInstanceAsInRealmSwift() throws {
+        let price: Decimal128 = "12.5"
+        let samePrice = price
+        let copy = Decimal128(value: price)
+        let sum = price + 1
+        price.negate()
+        #expect(samePrice == -12.5 && samePrice === price)  // one instance, seen through both names
+        #expect(copy == 12.5 && sum == 13.5)  // a conversion and a result are new instances
+
+        // A value read from a realm is a new instance: negating it changes nothing stored.
+        let realm = try Realm(configuration: memoryConfig())
+        let holder = DecimalHolder()
+        holder.amount = 3
+        try realm.write { realm.add(holder) }
+        let read = holder.amount
+        read.negate()
+        #expect(read == -3 && holder.amount == 3)
+    }
+
+    @Test func oneInstanceNegatedFromManyThreads() async {
+        let shared: Decimal128 = 5
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 { group.addTask { for _ in 0..<1_000 { shared.negate() } } }
+        }
+        #expect(shared == 5)  // 8,000 negations, none lost to a race
     }
 
     @Test func conversionsFromOtherValues() {
@@ -67,7 +94,7 @@ struct Decimal128NumberTests {
 
 extension Decimal128 {
     /// A test shorthand: the parsed string, or `fallback` when it is not a number.
-    init(string: String, or fallback: Decimal128) {
-        self = (try? Decimal128(string: string)) ?? fallback
+    convenience init(string: String, or fallback: Decimal128) {
+        self.init(((try? Decimal128(string: string)) ?? fallback).value)
     }
 }

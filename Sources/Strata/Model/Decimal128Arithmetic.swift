@@ -4,7 +4,7 @@
 //
 // Invariants:
 // - Arithmetic is Foundation `Decimal` arithmetic (38 significant digits); a stored value keeps 34
-//   (ObjectIdDecimal.swift rounds on write), so a result reads back as RealmSwift's decimal128
+//   (Decimal128.swift rounds on write), so a result reads back as RealmSwift's decimal128
 //   would hold it for every value of at most 34 digits.
 // - `min` and `max` are the extremes a stored value can hold here: the largest coefficient of the
 //   stored form (2¹¹² − 1, 34 digits) with its largest exponent (127). IEEE 754 decimal128 reaches
@@ -19,9 +19,9 @@ extension Decimal128 {
     /// another `Decimal128`; anything else (or text that is not a number) gives NaN.
     ///
     /// - Parameter value: the value to convert.
-    public init(value: Any) {
+    public convenience init(value: Any) {
         switch value {
-        case let d as Decimal128: self = d
+        case let d as Decimal128: self.init(d.value)
         case let d as Decimal: self.init(d)
         case is Bool: self.init(Decimal.nan)
         case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan)
@@ -35,7 +35,7 @@ extension Decimal128 {
     /// Converts a number exactly (an integer, or the decimal form of a floating-point value).
     ///
     /// - Parameter number: the number to convert.
-    public init(number: NSNumber) {
+    public convenience init(number: NSNumber) {
         self.init(number.decimalValue)
     }
 
@@ -43,7 +43,7 @@ extension Decimal128 {
     /// Decimal128 keeps (34), so that the value would not read back exactly.
     ///
     /// - Parameter source: the integer to convert.
-    public init?<T: BinaryInteger>(exactly source: T) {
+    public convenience init?<T: BinaryInteger>(exactly source: T) {
         let digits = "\(source.magnitude)".reversed().drop { $0 == "0" }.count
         guard digits <= 34, let d = Decimal(string: "\(source)") else { return nil }
         self.init(d)
@@ -52,7 +52,7 @@ extension Decimal128 {
     /// The smallest value a stored Decimal128 holds: −(2¹¹² − 1) × 10¹²⁷.
     public static var min: Decimal128 { Decimal128(-extreme) }
     /// The largest value a stored Decimal128 holds: (2¹¹² − 1) × 10¹²⁷ (the largest coefficient
-    /// and exponent of the stored form, ObjectIdDecimal.swift).
+    /// and exponent of the stored form, Decimal128.swift).
     public static var max: Decimal128 { Decimal128(extreme) }
 
     private static var extreme: Decimal {
@@ -88,7 +88,6 @@ extension Decimal128: SignedNumeric {
     public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
     public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
     public static prefix func - (operand: Decimal128) -> Decimal128 { Decimal128(-operand.value) }
-    public mutating func negate() { value.negate() }
 }
 
 extension Decimal128: Strideable {
@@ -101,10 +100,10 @@ extension Decimal128: Strideable {
 
 extension Decimal128: Codable {
     /// Decodes a string (`"12.5"`) or a number; anything else is a `DecodingError`.
-    public init(from decoder: any Decoder) throws {
+    public convenience init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
-            self = try Decimal128(string: text)
+            try self.init(string: text)
         } else if let integer = try? container.decode(Int64.self) {
             self.init(Decimal(integer))
         } else if let double = try? container.decode(Double.self) {

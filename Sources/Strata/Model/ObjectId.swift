@@ -1,14 +1,8 @@
-// `ObjectId` (12-byte BSON-style id) and `Decimal128` (a decimal number), Realm's two value types
-// that Foundation does not have.
+// `ObjectId`, Realm's 12-byte BSON-style id, which Foundation does not have.
 //
 // Invariants:
 // - An ObjectId is 12 bytes: 4-byte big-endian seconds since 1970, 5 random bytes fixed per
 //   process, 3-byte big-endian counter; `generate()` ids made in one process are unique.
-// - Decimal128 wraps Foundation's `Decimal`. It is stored in 16 bytes (a fixed row slot, like a
-//   UUID): bytes 0..<14 the coefficient (unsigned, little-endian, < 2^112), byte 14 the decimal
-//   exponent (Int8), byte 15 flags (bit 0 negative, bit 1 NaN). Like Realm's IEEE-754 decimal128,
-//   that holds 34 significant digits: a value with more (Foundation's Decimal allows 38) is
-//   rounded half-up to 34 when stored. Values of ≤ 34 digits round-trip exactly.
 import Foundation
 import Synchronization
 
@@ -154,110 +148,5 @@ extension ObjectId: _PersistableElement {
     public static func _strataDecodeElement(_ element: _ElementView) -> ObjectId { fromBytes(element.bytes) }
     public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
         withUnsafeBytes(of: bytes) { out.bytes.append(contentsOf: $0) }
-    }
-}
-
-/// A decimal number, Realm's `Decimal128`, backed by Foundation's `Decimal`.
-///
-/// A stored value keeps 34 significant digits, as Realm's IEEE 754 decimal128 does: a value with
-/// more (a `Decimal` can have 38) is rounded half-up to 34 digits when it is written, and values
-/// of at most 34 digits read back exactly.
-///
-/// ```swift
-/// final class Invoice: Object {
-///     @Persisted var total: Decimal128 = 0
-/// }
-/// invoice.total = try Decimal128(string: "1234.56")
-/// ```
-public struct Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
-    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
-    /// The number as a Foundation `Decimal`.
-    public var value: Decimal
-
-    /// Creates a decimal number from a `Decimal` (zero by default).
-    ///
-    /// - Parameter value: the number.
-    public init(_ value: Decimal = 0) { self.value = value }
-    public init(integerLiteral v: Int) { value = Decimal(v) }
-    public init(floatLiteral v: Double) { value = Decimal(v) }
-    /// A number written as a string literal (`let price: Decimal128 = "12.50"`, `Decimal128("1e3")`).
-    /// A literal that is not a number is NaN, as Realm's is; ``init(string:)`` throws instead.
-    public init(stringLiteral v: String) {
-        value = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) ?? .nan
-    }
-    /// Parses a decimal string; throws `.invalidArgument` when it is not a number.
-    public init(string: String) throws {
-        guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
-            throw Realm.Error(.invalidArgument, "'\(string)' is not a decimal number")
-        }
-        value = d
-    }
-
-    public var description: String { value.description }
-    public static func < (l: Decimal128, r: Decimal128) -> Bool { l.value < r.value }
-    // Written out: Strideable's default `==` (by `distance(to:) == 0`) would otherwise replace the
-    // synthesized one and recurse through the Stride, which is Decimal128 itself.
-    public static func == (l: Decimal128, r: Decimal128) -> Bool { l.value == r.value }
-    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
-}
-
-extension Decimal128: _PersistableElement {
-    public static var _strataShape: _PropertyShape { _PropertyShape(type: .decimal128) }
-    public static func _strataDefault() -> Decimal128 { Decimal128() }
-
-    static let coefficientLimit: UInt128 = 1 << 112
-
-    /// The 16-byte stored form (see the file header).
-    func packed() -> (UInt64, UInt64) {
-        if value.isNaN { return (0, UInt64(2) << 56) }
-        var e = value.exponent
-        // The significand of a finite Decimal is a non-negative integer of at most 38 digits.
-        var m = UInt128(value.significand.description) ?? 0
-        if m >= Self.coefficientLimit {
-            // Drop the fewest trailing digits that make it fit, rounding once (half up).
-            var divisor: UInt128 = 1
-            while m / divisor >= Self.coefficientLimit { divisor *= 10; e += 1 }
-            let (q, r) = m.quotientAndRemainder(dividingBy: divisor)
-            m = r >= divisor - r ? q + 1 : q
-            if m >= Self.coefficientLimit { m = (m + 5) / 10; e += 1 }  // the carry reached the limit
-        }
-        if m == 0 { e = 0 }
-        let clampedExponent = Int8(clamping: e)
-        let negative: UInt64 = (value.sign == .minus && m != 0) ? 1 : 0
-        let low = UInt64(truncatingIfNeeded: m)
-        let high = UInt64(truncatingIfNeeded: m >> 64)  // < 2^48
-        let top = high | UInt64(UInt8(bitPattern: clampedExponent)) << 48 | negative << 56
-        return (low, top)
-    }
-
-    /// Decodes the 16-byte form; shorter input (never written by this layer) reads as 0.
-    static func unpack(_ b: UnsafeRawBufferPointer) -> Decimal128 {
-        guard b.count >= 16 else { return Decimal128() }
-        let low = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
-        let top = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        let flags = UInt8(truncatingIfNeeded: top >> 56)
-        if flags & 2 != 0 { return Decimal128(Decimal.nan) }
-        let exponent = Int(Int8(bitPattern: UInt8(truncatingIfNeeded: top >> 48)))
-        let m = UInt128(top & 0xFFFF_FFFF_FFFF) << 64 | UInt128(low)
-        let significand: Decimal
-        if m <= UInt128(UInt64.max) {
-            significand = Decimal(UInt64(m))
-        } else {
-            significand = Decimal(string: String(m)) ?? 0
-        }
-        return Decimal128(Decimal(sign: flags & 1 != 0 ? .minus : .plus, exponent: exponent, significand: significand))
-    }
-
-    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Decimal128? {
-        unpack(row.fixedBytes(column, count: 16))
-    }
-    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
-        let (low, top) = packed()
-        withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { row.storeBytes($0, column) }
-    }
-    public static func _strataDecodeElement(_ element: _ElementView) -> Decimal128 { unpack(element.bytes) }
-    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
-        let (low, top) = packed()
-        withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { out.bytes.append(contentsOf: $0) }
     }
 }

@@ -1,0 +1,133 @@
+// `Decimal128`, Realm's decimal number, and its stored form.
+//
+// Invariants:
+// - A Decimal128 is a class, as RealmSwift's is: `negate()` changes the instance, and every
+//   reference to it sees the change. Its number sits behind a lock, so sharing an instance
+//   between threads is safe. Arithmetic makes new instances; a value read from a realm is a new
+//   instance each time, so changing it never changes what is stored.
+// - It wraps Foundation's `Decimal`. It is stored in 16 bytes (a fixed row slot, like a UUID):
+//   bytes 0..<14 the coefficient (unsigned, little-endian, < 2^112), byte 14 the decimal exponent
+//   (Int8), byte 15 flags (bit 0 negative, bit 1 NaN). Like Realm's IEEE-754 decimal128, that
+//   holds 34 significant digits: a value with more (Foundation's Decimal allows 38) is rounded
+//   half-up to 34 when stored. Values of ≤ 34 digits round-trip exactly.
+import Foundation
+import Synchronization
+
+/// A decimal number, Realm's `Decimal128`, backed by Foundation's `Decimal`.
+///
+/// A stored value keeps 34 significant digits, as Realm's IEEE 754 decimal128 does: a value with
+/// more (a `Decimal` can have 38) is rounded half-up to 34 digits when it is written, and values
+/// of at most 34 digits read back exactly.
+///
+/// As in RealmSwift, a `Decimal128` is a class: ``negate()`` changes the instance itself, and two
+/// variables holding the same instance both see it. Equality compares the numbers.
+///
+/// ```swift
+/// final class Invoice: Object {
+///     @Persisted var total: Decimal128 = 0
+/// }
+/// invoice.total = try Decimal128(string: "1234.56")
+/// ```
+public final class Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
+    ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
+    private let number: Mutex<Decimal>
+
+    /// The number as a Foundation `Decimal`.
+    public var value: Decimal {
+        get { number.withLock { $0 } }
+        set { number.withLock { $0 = newValue } }
+    }
+
+    /// Creates a decimal number from a `Decimal` (zero by default).
+    ///
+    /// - Parameter value: the number.
+    public init(_ value: Decimal = 0) { number = Mutex(value) }
+    public convenience init(integerLiteral v: Int) { self.init(Decimal(v)) }
+    public convenience init(floatLiteral v: Double) { self.init(Decimal(v)) }
+    /// A number written as a string literal (`let price: Decimal128 = "12.50"`, `Decimal128("1e3")`).
+    /// A literal that is not a number is NaN, as Realm's is; ``init(string:)`` throws instead.
+    public convenience init(stringLiteral v: String) {
+        self.init(Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) ?? .nan)
+    }
+    /// Parses a decimal string; throws `.invalidArgument` when it is not a number.
+    public convenience init(string: String) throws {
+        guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
+            throw Realm.Error(.invalidArgument, "'\(string)' is not a decimal number")
+        }
+        self.init(d)
+    }
+
+    /// Changes the sign of this instance (every reference to it sees the change).
+    public func negate() { number.withLock { $0.negate() } }
+
+    public var description: String { value.description }
+    public static func < (l: Decimal128, r: Decimal128) -> Bool { l.value < r.value }
+    // Written out (a class has no synthesized `==`): Strideable's default `==`, by
+    // `distance(to:) == 0`, would recurse through the Stride, which is Decimal128 itself.
+    public static func == (l: Decimal128, r: Decimal128) -> Bool { l.value == r.value }
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
+
+extension Decimal128: _PersistableElement {
+    public static var _strataShape: _PropertyShape { _PropertyShape(type: .decimal128) }
+    public static func _strataDefault() -> Decimal128 { Decimal128() }
+
+    static let coefficientLimit: UInt128 = 1 << 112
+
+    /// The 16-byte stored form (see the file header).
+    func packed() -> (UInt64, UInt64) {
+        if value.isNaN { return (0, UInt64(2) << 56) }
+        var e = value.exponent
+        // The significand of a finite Decimal is a non-negative integer of at most 38 digits.
+        var m = UInt128(value.significand.description) ?? 0
+        if m >= Self.coefficientLimit {
+            // Drop the fewest trailing digits that make it fit, rounding once (half up).
+            var divisor: UInt128 = 1
+            while m / divisor >= Self.coefficientLimit { divisor *= 10; e += 1 }
+            let (q, r) = m.quotientAndRemainder(dividingBy: divisor)
+            m = r >= divisor - r ? q + 1 : q
+            if m >= Self.coefficientLimit { m = (m + 5) / 10; e += 1 }  // the carry reached the limit
+        }
+        if m == 0 { e = 0 }
+        let clampedExponent = Int8(clamping: e)
+        let negative: UInt64 = (value.sign == .minus && m != 0) ? 1 : 0
+        let low = UInt64(truncatingIfNeeded: m)
+        let high = UInt64(truncatingIfNeeded: m >> 64)  // < 2^48
+        let top = high | UInt64(UInt8(bitPattern: clampedExponent)) << 48 | negative << 56
+        return (low, top)
+    }
+
+    /// Decodes the 16-byte form; shorter input (never written by this layer) reads as 0.
+    static func unpack(_ b: UnsafeRawBufferPointer) -> Decimal128 { Decimal128(unpackedNumber(b)) }
+
+    /// The number of the 16-byte form, without making an instance (for aggregates over rows).
+    static func unpackedNumber(_ b: UnsafeRawBufferPointer) -> Decimal {
+        guard b.count >= 16 else { return 0 }
+        let low = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+        let top = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        let flags = UInt8(truncatingIfNeeded: top >> 56)
+        if flags & 2 != 0 { return .nan }
+        let exponent = Int(Int8(bitPattern: UInt8(truncatingIfNeeded: top >> 48)))
+        let m = UInt128(top & 0xFFFF_FFFF_FFFF) << 64 | UInt128(low)
+        let significand: Decimal
+        if m <= UInt128(UInt64.max) {
+            significand = Decimal(UInt64(m))
+        } else {
+            significand = Decimal(string: String(m)) ?? 0
+        }
+        return Decimal(sign: flags & 1 != 0 ? .minus : .plus, exponent: exponent, significand: significand)
+    }
+
+    public static func _strataRead(_ row: _RowView, _ column: _Column) -> Decimal128? {
+        unpack(row.fixedBytes(column, count: 16))
+    }
+    public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        let (low, top) = packed()
+        withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { row.storeBytes($0, column) }
+    }
+    public static func _strataDecodeElement(_ element: _ElementView) -> Decimal128 { unpack(element.bytes) }
+    public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
+        let (low, top) = packed()
+        withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { out.bytes.append(contentsOf: $0) }
+    }
+}
