@@ -48,27 +48,24 @@ enum RealmDescription {
     /// `Name<Type> <0x…> (\n\t[0] element,\n…\n)`.
     static func collection<S: Sequence>(_ name: String, of typeName: String, address: String,
                                         count: Int, elements: S, depth: Int) -> String {
-        guard depth > 0 else { return "<Maximum depth exceeded>" }
-        var lines: [String] = []
-        for (index, element) in elements.enumerated() {
-            if index == maxElements { break }
-            lines.append("\t[\(index)] \(indented(describe(element, depth: depth - 1)))")
-        }
-        var text = "\(name)<\(typeName)> <\(address)> (\n" + lines.joined(separator: ",\n")
-        if count > maxElements { text += "\n\t... \(count - maxElements) objects skipped." }
-        return text + "\n)"
+        listing("\(name)<\(typeName)> <\(address)>", count: count, depth: depth,
+                items: elements.enumerated().lazy.map { (label: "\t[\($0.offset)] ", value: $0.element as Any?) })
     }
 
     /// `Map<string, Type> <0x…> (\n[key]: value,\n…\n)`: RealmSwift does not indent the entries.
     static func map<S: Sequence>(of typeName: String, address: String, count: Int,
                                  entries: S, depth: Int) -> String where S.Element == (key: String, value: Any?) {
+        listing("Map<string, \(typeName)> <\(address)>", count: count, depth: depth,
+                items: entries.lazy.map { (label: "[\($0.key)]: ", value: $0.value) })
+    }
+
+    /// `header (\n<label>value,\n…\n)` for the first `maxElements` of `count` items, each value
+    /// printed one level deeper, then how many were skipped.
+    private static func listing<S: Sequence>(_ header: String, count: Int, depth: Int, items: S) -> String
+    where S.Element == (label: String, value: Any?) {
         guard depth > 0 else { return "<Maximum depth exceeded>" }
-        var lines: [String] = []
-        for (index, entry) in entries.enumerated() {
-            if index == maxElements { break }
-            lines.append("[\(entry.key)]: \(indented(describe(entry.value, depth: depth - 1)))")
-        }
-        var text = "Map<string, \(typeName)> <\(address)> (\n" + lines.joined(separator: ",\n")
+        let lines = items.prefix(maxElements).map { $0.label + indented(describe($0.value, depth: depth - 1)) }
+        var text = header + " (\n" + lines.joined(separator: ",\n")
         if count > maxElements { text += "\n\t... \(count - maxElements) objects skipped." }
         return text + "\n)"
     }
