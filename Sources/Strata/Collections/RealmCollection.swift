@@ -222,11 +222,7 @@ extension RealmCollection where Element: Object {
     ///
     /// - Parameter query: builds the predicate from the element's properties.
     public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
-        if let unmanaged = unmanagedObjects {
-            do { return unmanaged.firstIndex(matching: try query(Query<Element>()).predicate()) } catch {
-                Stop.now("Strata: invalidQuery: \(error)")
-            }
-        }
+        if let unmanaged = unmanagedObjects { return unmanaged.firstIndex(matching: unmanaged.predicate(query)) }
         let wanted = Set(queryableResults.where(query).map { $0 as Object })
         return firstIndex { wanted.contains($0) }
     }

@@ -22,13 +22,25 @@ struct UnmanagedObjects<Element: Object> {
 
     // MARK: Queries
 
-    /// The position of the first object that matches `predicate`, or nil.
+    /// The position of the first object that matches `predicate`, or nil. The predicate has been
+    /// checked against the element class (``predicate(_:_:)``, ``predicate(_:)``).
     func firstIndex(matching predicate: QueryPredicate) -> Int? {
         do {
-            try predicate.validate(against: querySchema, type: info.schema.className)
             let matcher = QueryMatcher(predicate)
             for (i, object) in objects.enumerated() where try matcher.matches(object) { return i }
             return nil
+        } catch {
+            Stop.now("Strata: invalidQuery: \(error)")
+        }
+    }
+
+    /// A type-safe query, built and checked against the element class (the parser checks text
+    /// queries as it reads them; a built one is checked here).
+    func predicate(_ query: (Query<Element>) -> Query<Bool>) -> QueryPredicate {
+        do {
+            let predicate = try query(Query<Element>()).predicate()
+            try predicate.validate(against: querySchema, type: info.schema.className)
+            return predicate
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }
