@@ -158,7 +158,9 @@ open class Object: CustomStringConvertible {
     }
 
     /// The names of properties Realm would not store. A property that is not `@Persisted` is never
-    /// stored, so this is empty; overriding it does not change the schema.
+    /// stored, so this is empty; overriding it does not change the schema, except that a `List`,
+    /// `MutableSet`, `Map`, `RealmProperty`, `RealmOptional` or `LinkingObjects` declared without
+    /// `@Persisted` must be named here, or the class is refused as a model that would lose data.
     open class func ignoredProperties() -> [String] { [] }
 
     /// The schema of the class as declared, or `nil` when the declaration breaks a schema rule

@@ -106,6 +106,7 @@ final class ClassInfo: @unchecked Sendable {
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         let className = type.className()
         let probe = type.init()
+        try WrapperlessPropertyCheck.check(probe, className: className)
         let fields = WrapperLayout.of(type).fields
         var properties: [Property] = []
         var linked: [Object.Type?] = []
