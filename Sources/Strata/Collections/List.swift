@@ -94,11 +94,11 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     public subscript(position: Int) -> Element {
         get {
-            guard let r = ref else { return storage[position] }
+            guard let r = ref else { return storage[checkedUnmanaged(position)] }
             return NestedAttachment.listElement(r.core.listGet(r, position, as: Element.self), of: self, at: position)
         }
         set {
-            guard let r = ref else { storage[position] = newValue; return }
+            guard let r = ref else { storage[checkedUnmanaged(position)] = newValue; return }
             r.core.listReplace(r, position, newValue)
         }
     }
@@ -148,7 +148,13 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - element: the value or object to insert.
     ///   - index: a position from `0` through ``count``; any other stops the program.
     public func insert(_ element: Element, at index: Int) {
-        guard let r = ref else { storage.insert(element, at: index); return }
+        guard let r = ref else {
+            guard index >= 0, index <= storage.count else {
+                Stop.now("Strata: invalidArgument: insertion index \(index) is out of range 0...\(storage.count)")
+            }
+            storage.insert(element, at: index)
+            return
+        }
         r.core.listInsert(r, element, at: index)
     }
 
@@ -157,7 +163,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter index: a position in `0..<count`; any other stops the program.
     public func remove(at index: Int) {
-        guard let r = ref else { storage.remove(at: index); return }
+        guard let r = ref else { storage.remove(at: checkedUnmanaged(index)); return }
         r.core.listRemove(r, at: index)
     }
 
@@ -165,7 +171,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeFirst(_ n: Int = 1) {
-        guard let r = ref else { storage.removeFirst(n); return }
+        guard let r = ref else { storage.removeFirst(checkedRemovalCount(n, "removeFirst", of: storage.count)); return }
         if n == 1 {
             r.core.listRemove(r, at: 0)
         } else {
@@ -177,8 +183,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeLast(_ n: Int = 1) {
-        guard let r = ref else { storage.removeLast(n); return }
-        for _ in 0..<n { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
+        guard let r = ref else { storage.removeLast(checkedRemovalCount(n, "removeLast", of: storage.count)); return }
+        // Checked before the first removal, so that a count too large removes nothing.
+        for _ in 0..<checkedRemovalCount(n, "removeLast", of: r.core.listCount(r)) { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
     }
 
     /// Removes every element. The objects a list links to stay in the realm, except embedded ones,
@@ -195,6 +202,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - to: its position after the move.
     public func move(from: Int, to: Int) {
         guard let r = ref else {
+            guard storage.indices.contains(from), storage.indices.contains(to) else {
+                Stop.now("Strata: invalidArgument: move(from: \(from), to: \(to)) is out of range 0..<\(storage.count)")
+            }
             let e = storage.remove(at: from)
             storage.insert(e, at: to)
             return
@@ -208,8 +218,31 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - i: the position of the first element.
     ///   - j: the position of the second element.
     public func swapAt(_ i: Int, _ j: Int) {
-        guard let r = ref else { storage.swapAt(i, j); return }
+        guard let r = ref else {
+            guard storage.indices.contains(i), storage.indices.contains(j) else {
+                Stop.now("Strata: invalidArgument: swapAt(\(i), \(j)) is out of range 0..<\(storage.count)")
+            }
+            storage.swapAt(i, j)
+            return
+        }
         r.core.listSwap(r, i, j)
+    }
+
+    /// `index`, when it is a position of the unmanaged elements; otherwise a stop with a `Strata:`
+    /// message, as a managed list gives, where Swift's array would trap without one.
+    private func checkedUnmanaged(_ index: Int) -> Int {
+        guard storage.indices.contains(index) else {
+            Stop.now("Strata: invalidArgument: index \(index) is out of range 0..<\(storage.count)")
+        }
+        return index
+    }
+
+    /// `n`, when that many of `count` elements can be removed; otherwise a stop with a `Strata:` message.
+    private func checkedRemovalCount(_ n: Int, _ operation: String, of count: Int) -> Int {
+        guard n >= 0, n <= count else {
+            Stop.now("Strata: invalidArgument: \(operation)(\(n)) on a list of \(count) elements")
+        }
+        return n
     }
 
     /// Replaces the element at a position, as assigning through the subscript does.
