@@ -9,9 +9,13 @@
 // - A value read is a new instance of the declared class. A subclass of `NSData` other than
 //   `NSMutableData` cannot be made from stored bytes: in an optional context it reads as nil, in a
 //   non-optional one it stops with a `Strata:` message (the custom-type mapping's failable rule).
+//
+// Each class writes out `_strataFromPersisted`: a non-final class cannot take a requirement that
+// returns `Self` from the protocol extension the value types use.
 import Foundation
 
 extension NSString: _CustomPersistable {
+    /// Stored as `String`.
     public typealias PersistedType = String
     /// The text, as the property stores it.
     public var persistableValue: String { self as String }
@@ -20,6 +24,7 @@ extension NSString: _CustomPersistable {
 }
 
 extension NSDate: _CustomPersistable {
+    /// Stored as `Date`.
     public typealias PersistedType = Date
     /// The date, as the property stores it.
     public var persistableValue: Date { self as Date }
@@ -30,12 +35,13 @@ extension NSDate: _CustomPersistable {
 }
 
 extension NSData: _CustomPersistable {
+    /// Stored as `Data`.
     public typealias PersistedType = Data
     /// The bytes, as the property stores them.
     public var persistableValue: Data { self as Data }
+    public static func _strataFromPersisted(_ persisted: Data) -> Self? { _strataConvert(persisted) }
     // `NSData` has no required initializer to build `Self` with, so the two Foundation classes
     // are built by name; another subclass has no conversion (see the invariants).
-    public static func _strataFromPersisted(_ persisted: Data) -> Self? { _strataConvert(persisted) }
     public static func _strataConvert(_ persisted: Data) -> Self? {
         NSData(data: persisted) as? Self ?? NSMutableData(data: persisted) as? Self
     }
