@@ -41,6 +41,29 @@ struct Decimal128NumberTests {
         #expect(read == -3 && holder.amount == 3)
     }
 
+    @Test func createAndKeyValueCodingConvertNumbersAndNumericText() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write {
+            let a = realm.create(DecimalHolder.self, value: ["amount": 1, "maybe": "2.5"])
+            let b = realm.create(DecimalHolder.self, value: ["amount": NSNumber(value: 7), "maybe": Decimal(string: "0.125")!])
+            b.setValue(4.5, forKey: "amount")
+            a.setValue("1e3", forKey: "maybe")
+        }
+        let holders = realm.objects(DecimalHolder.self)
+        #expect(holders.map(\.amount) == [1, 4.5])
+        #expect(holders.map(\.maybe) == [1000, 0.125])
+    }
+
+    @Test func textThatIsNotANumberFailsTheWrite() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        for bad: Any in ["pear", true] {
+            #expect(throws: Realm.Error.self) {
+                try realm.write { realm.create(DecimalHolder.self, value: ["amount": bad]) }
+            }
+        }
+        #expect(realm.objects(DecimalHolder.self).isEmpty)  // each failed write rolled back
+    }
+
     @Test func oneInstanceNegatedFromManyThreads() async {
         let shared: Decimal128 = 5
         await withTaskGroup(of: Void.self) { group in

@@ -74,6 +74,19 @@ extension Decimal128: _PersistableElement {
 
     static let coefficientLimit: UInt128 = 1 << 112
 
+    /// Converts a loosely typed value (`init(value:)`, `create`, `setValue(_:forKey:)`) as RealmSwift
+    /// does for a decimal property: a `Decimal128`, a `Decimal`, an integer, a floating-point
+    /// number, an `NSNumber`, or text that is a number. Anything else, a `Bool` and text that is not
+    /// a number included, does not fit (the write then fails with `.invalidArgument`).
+    public static func _strataFromAny(_ any: Any?) -> Decimal128? {
+        guard let any, type(of: any) != Bool.self else { return nil }
+        if let decimal = any as? Decimal128 { return decimal }
+        if let text = any as? String { return try? Decimal128(string: text) }
+        let converted = Decimal128(value: any)
+        return converted.isNaN ? nil : converted
+    }
+
+
     /// The 16-byte stored form (see the file header).
     func packed() -> (UInt64, UInt64) {
         if value.isNaN { return (0, UInt64(2) << 56) }
