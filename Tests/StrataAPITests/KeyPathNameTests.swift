@@ -34,6 +34,13 @@ struct KeyPathNameTests {
         #expect(_name(for: \KPPerson.address?.city) == "address.city")
     }
 
+    @Test func namesGoThroughAnElementOfAListOfObjects() {
+        #expect(_name(for: \KPPerson.friends[0].name) == "friends.name")
+        #expect(_name(for: \KPPerson.friends[0].address?.city?.name) == "friends.address.city.name")
+        #expect(_name(for: \KPPerson.friends[0].friends) == "friends.friends")
+        #expect(_name(for: \KPPerson.friends) == "friends")
+    }
+
     @Test func keyPathsThatReadNoPersistedPropertyHaveNoName() {
         #expect(_name(for: \KPPerson.nickname) == "")
         #expect(_name(for: \AllTypes.notPersisted) == "")

@@ -4,7 +4,8 @@
 //
 // How: the key path is read on a probe instance, whose `@Persisted` getters record their ordinal
 // instead of doing anything else; a link getter answers with a probe of the linked class, recorded
-// here as the next step, so the rest of the key path is read on it.
+// here as the next step, so the rest of the key path is read on it. A list of objects answers with
+// a list holding one such probe, so `\Shelf.books[0].title` names "books.title", as in Realm.
 //
 // Invariants:
 // - Only probes (objects created here, never managed) record anything; the links between them live
@@ -12,8 +13,9 @@
 // - A key path that reads anything other than persisted properties — a computed property, a
 //   method, a collection's member — gives no name (nil / ""): a one-step key path must be the
 //   property's own (compared with the key path its getter was read through), and the value type
-//   of a longer one must be its last property's. (A computed property whose getter itself follows
-//   links is the one shape not told apart from the path it reads.)
+//   of a longer one must be its last property's. (A computed property read after a link or a list
+//   element, of the same type as the property its getter reads, is the one shape not told apart
+//   from the path it reads.)
 import Foundation
 
 /// The probe objects a key path went through, each to the probe its link getter answered with.
@@ -37,6 +39,13 @@ final class KeyPathProbe: @unchecked Sendable {
         shared.lock.withLock { shared.lastReturned.removeValue(forKey: ObjectIdentifier(probe)) }
     }
 
+    /// The probe a probe value leads to: the linked object's, or the one element of a probe list.
+    @usableFromInline
+    static func probe(in value: Any) -> Object? {
+        if let object = value as? Object { return object }
+        return (value as? any ProbeElementCarrier)?.carriedProbe
+    }
+
     /// Records that reading a link of `parent` (a probe) went on to `child`.
     @usableFromInline
     static func linked(from parent: Object, to child: Object) {
@@ -47,6 +56,15 @@ final class KeyPathProbe: @unchecked Sendable {
     static func take(after parent: Object) -> Object? {
         shared.lock.withLock { shared.next.removeValue(forKey: ObjectIdentifier(parent)) }
     }
+}
+
+/// A probe value holding the probe of its element class (a list's `_strataProbeValue()`).
+protocol ProbeElementCarrier {
+    var carriedProbe: Object? { get }
+}
+
+extension List: ProbeElementCarrier {
+    var carriedProbe: Object? { storage.first as? Object }
 }
 
 /// One step of a key path: the class and the persisted property read on it.

@@ -100,7 +100,7 @@ public struct Persisted<Value: _Persistable> {
             if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
             if obj._isProbe {
                 obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal
-                if let target = Value._strataProbeValue(), let probe = target as? Object {
+                if let target = Value._strataProbeValue(), let probe = KeyPathProbe.probe(in: target) {
                     KeyPathProbe.linked(from: obj, to: probe)
                     KeyPathProbe.returned(target, on: obj)
                     return target
