@@ -2,6 +2,7 @@
 // the range, as it does on a managed list, never with Swift's bare "Index out of range".
 import Foundation
 import Strata
+import StrataTestSupport
 import Testing
 
 @Suite("Unmanaged list bounds")
@@ -90,6 +91,49 @@ struct UnmanagedListBoundsTests {
         list.removeFirst(1)
         #expect(Array(list) == [20, 3, 1])
     }
+
+    /// A list inside a managed `AnyRealmValue` has no tree of its own: each change rewrites the
+    /// stored value, once per call, and positions are checked against that value.
+    @Test func aListNestedInAStoredValueKeepsEveryChange() throws {
+        var configuration = tempConfig("nested-list")
+        configuration.objectTypes = [BoundsValueOwner.self]
+        let realm = try Realm(configuration: configuration)
+        let owner = BoundsValueOwner()
+        owner.value = .fromArray([.int(1), .int(2), .int(3)])
+        try realm.write { realm.add(owner) }
+        try realm.write {
+            let list = try #require(owner.value.listValue)
+            list.insert(.int(0), at: 0)
+            list.insert(.int(4), at: 4)
+            list.move(from: 0, to: 4)
+            list.swapAt(0, 3)
+            list[1] = .int(20)
+            list.remove(at: 2)
+            list.removeLast(1)
+            list.removeFirst(1)
+        }
+        let reopened = try Realm(configuration: configuration).objects(BoundsValueOwner.self).first
+        #expect(Array(try #require(reopened?.value.listValue)) == [.int(20), .int(1)])
+    }
+
+    @Test func aPositionOutsideANestedListStops() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var configuration = tempConfig("nested-list-outside")
+            configuration.objectTypes = [BoundsValueOwner.self]
+            let realm = try Realm(configuration: configuration)
+            let owner = BoundsValueOwner()
+            owner.value = .fromArray([.int(1), .int(2)])
+            try realm.write {
+                realm.add(owner)
+                owner.value.listValue?.move(from: 1, to: 2)
+            }
+        }
+        #expect(Self.stopMessage(result).contains("Strata: invalidArgument: move(from: 1, to: 2) is out of range 0..<2"))
+    }
+}
+
+final class BoundsValueOwner: Object {
+    @Persisted var value: AnyRealmValue
 }
 
 final class BoundsListOwner: Object {

@@ -94,11 +94,14 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     public subscript(position: Int) -> Element {
         get {
-            guard let r = ref else { return storage[checkedUnmanaged(position)] }
+            guard let r = ref else {
+                let elements = storage
+                return elements[Self.checked(position, in: elements)]
+            }
             return NestedAttachment.listElement(r.core.listGet(r, position, as: Element.self), of: self, at: position)
         }
         set {
-            guard let r = ref else { storage[checkedUnmanaged(position)] = newValue; return }
+            guard let r = ref else { withUnmanagedElements { $0[Self.checked(position, in: $0)] = newValue }; return }
             r.core.listReplace(r, position, newValue)
         }
     }
@@ -149,10 +152,12 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - index: a position from `0` through ``count``; any other stops the program.
     public func insert(_ element: Element, at index: Int) {
         guard let r = ref else {
-            guard index >= 0, index <= storage.count else {
-                Stop.now("Strata: invalidArgument: insertion index \(index) is out of range 0...\(storage.count)")
+            withUnmanagedElements { elements in
+                guard index >= 0, index <= elements.count else {
+                    Stop.now("Strata: invalidArgument: insertion index \(index) is out of range 0...\(elements.count)")
+                }
+                elements.insert(element, at: index)
             }
-            storage.insert(element, at: index)
             return
         }
         r.core.listInsert(r, element, at: index)
@@ -163,7 +168,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter index: a position in `0..<count`; any other stops the program.
     public func remove(at index: Int) {
-        guard let r = ref else { storage.remove(at: checkedUnmanaged(index)); return }
+        guard let r = ref else { _ = withUnmanagedElements { $0.remove(at: Self.checked(index, in: $0)) }; return }
         r.core.listRemove(r, at: index)
     }
 
@@ -171,7 +176,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeFirst(_ n: Int = 1) {
-        guard let r = ref else { storage.removeFirst(checkedRemovalCount(n, "removeFirst", of: storage.count)); return }
+        guard let r = ref else { withUnmanagedElements { $0.removeFirst(Self.checkedRemovalCount(n, "removeFirst", of: $0.count)) }; return }
         if n == 1 {
             r.core.listRemove(r, at: 0)
         } else {
@@ -183,9 +188,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///
     /// - Parameter n: how many elements to remove; more than ``count`` stops the program.
     public func removeLast(_ n: Int = 1) {
-        guard let r = ref else { storage.removeLast(checkedRemovalCount(n, "removeLast", of: storage.count)); return }
+        guard let r = ref else { withUnmanagedElements { $0.removeLast(Self.checkedRemovalCount(n, "removeLast", of: $0.count)) }; return }
         // Checked before the first removal, so that a count too large removes nothing.
-        for _ in 0..<checkedRemovalCount(n, "removeLast", of: r.core.listCount(r)) { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
+        for _ in 0..<Self.checkedRemovalCount(n, "removeLast", of: r.core.listCount(r)) { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
     }
 
     /// Removes every element. The objects a list links to stay in the realm, except embedded ones,
@@ -202,11 +207,13 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - to: its position after the move.
     public func move(from: Int, to: Int) {
         guard let r = ref else {
-            guard storage.indices.contains(from), storage.indices.contains(to) else {
-                Stop.now("Strata: invalidArgument: move(from: \(from), to: \(to)) is out of range 0..<\(storage.count)")
+            withUnmanagedElements { elements in
+                guard elements.indices.contains(from), elements.indices.contains(to) else {
+                    Stop.now("Strata: invalidArgument: move(from: \(from), to: \(to)) is out of range 0..<\(elements.count)")
+                }
+                let moved = elements.remove(at: from)
+                elements.insert(moved, at: to)
             }
-            let e = storage.remove(at: from)
-            storage.insert(e, at: to)
             return
         }
         r.core.listMove(r, from: from, to: to)
@@ -219,26 +226,33 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     ///   - j: the position of the second element.
     public func swapAt(_ i: Int, _ j: Int) {
         guard let r = ref else {
-            guard storage.indices.contains(i), storage.indices.contains(j) else {
-                Stop.now("Strata: invalidArgument: swapAt(\(i), \(j)) is out of range 0..<\(storage.count)")
+            withUnmanagedElements { elements in
+                guard elements.indices.contains(i), elements.indices.contains(j) else {
+                    Stop.now("Strata: invalidArgument: swapAt(\(i), \(j)) is out of range 0..<\(elements.count)")
+                }
+                elements.swapAt(i, j)
             }
-            storage.swapAt(i, j)
             return
         }
         r.core.listSwap(r, i, j)
     }
 
-    /// `index`, when it is a position of the unmanaged elements; otherwise a stop with a `Strata:`
-    /// message, as a managed list gives, where Swift's array would trap without one.
-    private func checkedUnmanaged(_ index: Int) -> Int {
-        guard storage.indices.contains(index) else {
-            Stop.now("Strata: invalidArgument: index \(index) is out of range 0..<\(storage.count)")
+    /// Runs `body` on the unmanaged elements in place: a plain list's own array, or the elements of
+    /// the value the list is nested in, decoded once and written back once, however many times
+    /// `body` reads them to check a position.
+    private func withUnmanagedElements<R>(_ body: (inout [Element]) -> R) -> R { body(&storage) }
+
+    /// `index`, when it is a position of `elements`; otherwise a stop with a `Strata:` message, as a
+    /// managed list gives, where Swift's array would trap without one.
+    private static func checked(_ index: Int, in elements: [Element]) -> Int {
+        guard elements.indices.contains(index) else {
+            Stop.now("Strata: invalidArgument: index \(index) is out of range 0..<\(elements.count)")
         }
         return index
     }
 
     /// `n`, when that many of `count` elements can be removed; otherwise a stop with a `Strata:` message.
-    private func checkedRemovalCount(_ n: Int, _ operation: String, of count: Int) -> Int {
+    private static func checkedRemovalCount(_ n: Int, _ operation: String, of count: Int) -> Int {
         guard n >= 0, n <= count else {
             Stop.now("Strata: invalidArgument: \(operation)(\(n)) on a list of \(count) elements")
         }
