@@ -219,6 +219,13 @@ extension RealmCore {
             guard binding.core === self else {
                 throw Realm.Error(.wrongRealm, "a '\(binding.info.schema.className)' managed by another realm instance (\(binding.core.fileIdentity)) cannot be linked here")
             }
+            // An embedded object has exactly one owner, the link that created it: a second link
+            // would leave two owners of one object, and deleting either would delete it under the
+            // other. RealmSwift raises here; the caller's own property is let through before this.
+            if binding.info.isEmbedded {
+                let name = binding.info.schema.className
+                misuse(.invalidArgument, "this embedded '\(name)' object is already managed and has its owner; link a new or unmanaged one, or a copy (create(\(name).self, value: object))")
+            }
             return binding.key
         }
         return try addObject(obj, update: write.updatePolicy, viaLink: true)

@@ -355,6 +355,12 @@ extension Object: _PersistableElement {
     }
 
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
+        // An embedded object set again on the property that owns it stays as it is (as in
+        // RealmSwift); any other link to a managed embedded object is refused by keyForLinking.
+        if let binding = _binding, binding.info.isEmbedded, binding.core === row.core, !row.isNew, !row.isNull(column),
+           UInt64(littleEndian: row.currentLoad(column, as: UInt64.self)) == binding.key {
+            return
+        }
         let key = try row.core.keyForLinking(self, from: row.table)
         try row.core.replaceLink(&row, column, newKey: key, targetType: type(of: self))
     }
@@ -375,6 +381,9 @@ extension Object: _PersistableElement {
 
     public static func _strataFromAny(_ any: Any?) -> Self? {
         switch any {
+        // A managed embedded object given as a value (create(_:value:), init(value:)) is copied:
+        // it already has its owner, and the new object gets its own, as in RealmSwift.
+        case let o as Self where o._binding != nil && o is EmbeddedObject: try? Self.make(value: o)
         case let o as Self: o
         case let d as [String: Any]: Self(value: d)
         case let a as [Any]: Self(value: a)
