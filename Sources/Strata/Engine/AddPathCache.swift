@@ -28,6 +28,9 @@ struct AddPathCache {
     var rowBytes: [UInt8] = []
     /// The bytes of the last collection element or index key encoded.
     var elementBytes: [UInt8] = []
+    /// The objects `addObject` is storing, innermost last: each has its binding already and its
+    /// row not yet, so a link back to one of them (a cycle) is to an object that will exist.
+    var rowsBeingAdded: [(table: Int, key: UInt64)] = []
 
     /// Forgets the class-to-table bindings of the previous snapshot.
     mutating func snapshotMoved() {

@@ -219,6 +219,11 @@ extension RealmCore {
             guard binding.core === self else {
                 throw Realm.Error(.wrongRealm, "a '\(binding.info.schema.className)' managed by another realm instance (\(binding.core.fileIdentity)) cannot be linked here")
             }
+            // A deleted object cannot be linked: the link would name no row (RealmSwift raises).
+            if let w = writeTxn, binding.table < snap.metas.count, try !snap.metas[binding.table].objects.contains(binding.key, in: w),
+               !addPath.rowsBeingAdded.contains(where: { $0.table == binding.table && $0.key == binding.key }) {
+                misuse(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated and cannot be linked")
+            }
             // An embedded object has exactly one owner, the link that created it: a second link
             // would leave two owners of one object, and deleting either would delete it under the
             // other. RealmSwift raises here; the caller's own property is let through before this.
@@ -323,6 +328,8 @@ extension RealmCore {
             snap.metas[t].nextKey = key &+ 1
         }
         obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
+        addPath.rowsBeingAdded.append((t, key))
+        defer { addPath.rowsBeingAdded.removeLast() }
         do {
             var row: _RowBuilder
             if let existing = existingRow {
