@@ -1,5 +1,5 @@
-// A link to a deleted object is refused: setting one on a to-one property, appending one to a
-// list or storing one in an `AnyRealmValue` stops with a `Strata:` message, as RealmSwift raises.
+// A link to a deleted object is refused: setting one on a to-one property, adding one to a list,
+// a set or a map, or storing one in an `AnyRealmValue` stops with a `Strata:` message, as RealmSwift raises.
 // Before, the link was stored and committed, naming a row that no longer existed, and the file
 // failed verification. Objects that link to each other before `add` (a cycle) still go in.
 import Foundation
@@ -15,6 +15,8 @@ final class DeletedLinkDog: Object {
 final class DeletedLinkOwner: Object {
     @Persisted var dog: DeletedLinkDog?
     @Persisted var dogs: List<DeletedLinkDog>
+    @Persisted var dogSet: MutableSet<DeletedLinkDog>
+    @Persisted var dogsByName: Map<String, DeletedLinkDog?>
     @Persisted var anything: AnyRealmValue
 }
 
@@ -49,6 +51,33 @@ struct DeletedObjectLinkTests {
             try realm.write { realm.create(DeletedLinkOwner.self).dogs.append(dog) }
         }
         #expect(Self.stopMessage(result).contains("Strata: objectInvalidated: this 'DeletedLinkDog' object was deleted or invalidated and cannot be linked"))
+    }
+
+    @Test func addingADeletedObjectToASetOrAMapStops() async throws {
+        let set = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var configuration = tempConfig("deleted-set")
+            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
+                let owner = realm.create(DeletedLinkOwner.self)
+                realm.delete(dog)
+                owner.dogSet.insert(dog)
+            }
+        }
+        #expect(Self.stopMessage(set).contains("Strata: objectInvalidated: this 'DeletedLinkDog' object was deleted or invalidated and cannot be linked"))
+        let map = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            var configuration = tempConfig("deleted-map")
+            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
+                let owner = realm.create(DeletedLinkOwner.self)
+                realm.delete(dog)
+                owner.dogsByName["rex"] = dog
+            }
+        }
+        #expect(Self.stopMessage(map).contains("Strata: objectInvalidated: this 'DeletedLinkDog' object was deleted or invalidated and cannot be linked"))
     }
 
     @Test func storingADeletedObjectInAnAnyRealmValueStops() async throws {

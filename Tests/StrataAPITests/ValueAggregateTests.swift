@@ -94,6 +94,21 @@ struct ValueAggregateTests {
         #expect(bag.byName.sum() == 0 && bag.byName.min() == nil)
     }
 
+    /// RealmSwift sums an unmanaged collection's mixed values as Foundation numbers and a managed
+    /// one's in the engine, as a Decimal128: with no number to add, the first gives the integer 0.
+    @Test func anEmptyMixedSumIsAnIntegerUnmanagedAndADecimalManaged() throws {
+        let bag = NumberBag()
+        bag.mixed.append(.string("no number"))
+        #expect(bag.mixed.sum() == .int(0))
+        #expect(List<AnyRealmValue>().sum() == .int(0) && MutableSet<AnyRealmValue>().sum() == .int(0))
+        #expect(Map<String, AnyRealmValue>().sum() == .int(0))
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write { realm.add(bag) }
+        #expect(bag.mixed.sum() == .decimal128(Decimal128(0)))
+        try realm.write { bag.mixed.append(.int(2)) }
+        #expect(bag.mixed.sum() == .decimal128(Decimal128(2)))
+    }
+
     @Test func conformancesAreRealmSwifts() {
         #expect(sortable(Int.self) && sortable(String.self) && sortable(Data.self) && sortable(Date.self) && sortable(Int?.self))
         #expect(storableInsideOptional(Int.self) && storableInsideOptional(UUID.self) && storableInsideOptional(ObjectId.self))

@@ -219,6 +219,11 @@ enum ValueAggregate {
         return (total ?? .int(0), count)
     }
 
+    /// The sum of an unmanaged collection of `AnyRealmValue`s without a number: RealmSwift adds
+    /// unmanaged values as Foundation numbers, whose empty sum is the integer 0, and managed ones
+    /// in the engine, as a Decimal128. `nil` for any other element type.
+    static func unmanagedMixedZero<T>(as: T.Type) -> T? { AnyRealmValue.int(0) as? T }
+
     /// A sum or mean as `T`, through `T`'s stored form.
     static func value<T: _HasPersistedType>(_ number: _StrataNumber, as: T.Type) -> T where T.PersistedType: AddableType {
         T._strataConverted(T.PersistedType._strataFrom(number))
@@ -263,7 +268,14 @@ extension RealmCollection where Element: _StrataOptional, Element.PersistedType:
 
 extension RealmCollection where Element.PersistedType: AddableType {
     /// The sum of the values (nil elements skipped); zero when there is none.
-    public func sum() -> Element { ValueAggregate.value(ValueAggregate.sum(self).total, as: Element.self) }
+    ///
+    /// A sum of `AnyRealmValue`s is a `.decimal128`, but for an unmanaged collection with no
+    /// number in it, which sums to `.int(0)`, as in RealmSwift.
+    public func sum() -> Element {
+        let (total, count) = ValueAggregate.sum(self)
+        if count == 0, realm == nil, let zero = ValueAggregate.unmanagedMixedZero(as: Element.self) { return zero }
+        return ValueAggregate.value(total, as: Element.self)
+    }
     /// The mean of the values (nil elements skipped) as `T`, or `nil` when there is none.
     public func average<T: _HasPersistedType>() -> T? where T.PersistedType: AddableType { ValueAggregate.average(self) }
 }
@@ -289,7 +301,14 @@ extension Map where Value: _StrataOptional & _HasPersistedType, Value.PersistedT
 
 extension Map where Value: _HasPersistedType, Value.PersistedType: AddableType {
     /// The sum of the values (nil values skipped); zero when there is none.
-    public func sum() -> Value { ValueAggregate.value(ValueAggregate.sum(values).total, as: Value.self) }
+    ///
+    /// A sum of `AnyRealmValue`s is a `.decimal128`, but for an unmanaged map with no number in
+    /// it, which sums to `.int(0)`, as in RealmSwift.
+    public func sum() -> Value {
+        let (total, count) = ValueAggregate.sum(values)
+        if count == 0, realm == nil, let zero = ValueAggregate.unmanagedMixedZero(as: Value.self) { return zero }
+        return ValueAggregate.value(total, as: Value.self)
+    }
     /// The mean of the values (nil values skipped) as `T`, or `nil` when there is none.
     public func average<T: _HasPersistedType>() -> T? where T.PersistedType: AddableType { ValueAggregate.average(values) }
 }
