@@ -440,6 +440,14 @@ final class RealmCore {
     // MARK: - Write transactions
 
     func beginWrite() throws(Realm.Error) {
+        _ = try beginWrite(waiting: true)
+    }
+
+    /// `beginWrite()`; with `waiting: false`, returns false at once, changing nothing, while
+    /// another writer holds the file. The snapshot being read stays pinned until the writer lock
+    /// is taken (ending it first would let that writer reuse its pages), so pages only it held
+    /// are reused from the next commit on.
+    func beginWrite(waiting: Bool) throws(Realm.Error) -> Bool {
         try checkThreadThrowing()
         if isFrozen { throw Realm.Error(.readOnly, "cannot write to a frozen realm") }
         if configuration.readOnly { throw Realm.Error(.readOnly, "the realm '\(fileIdentity)' was opened read-only") }
@@ -449,9 +457,17 @@ final class RealmCore {
         try refuseIfDamaged("begin a write")
         // Recorded outside a write (e.g. while delivering notifications): reported here once.
         if let recorded = write.takeError() { throw recorded }
-        readTxn?.end()
-        readTxn = nil
-        let writing = try Realm.Error.wrap { try file.beginWrite() }
+        let writing: WriteTransaction
+        if waiting {
+            readTxn?.end()
+            readTxn = nil
+            writing = try Realm.Error.wrap { try file.beginWrite() }
+        } else {
+            guard let free = try Realm.Error.wrap({ try file.beginWriteIfFree() }) else { return false }
+            writing = free
+            readTxn?.end()
+            readTxn = nil
+        }
         do {
             try load(roots: writing.roots, version: writing.baseVersion, pages: writing)
         } catch {
@@ -462,6 +478,7 @@ final class RealmCore {
         write.began(writing, restoring: snap)
         write.keptAlive = self
         snapshotMoved()
+        return true
     }
 
     /// Commits the write transaction. With `deferringFlush` the new version is published at once

@@ -159,6 +159,18 @@ public final class StorageFile: @unchecked Sendable {
         return WriteTransaction(core: core, base: base)
     }
 
+    /// `beginWrite()` without waiting: `nil` while another writer (thread or process) holds the
+    /// file, for callers that wait by other means (an asynchronous write suspends its task).
+    public func beginWriteIfFree() throws -> WriteTransaction? {
+        try ensureOpen()
+        do {
+            let base = try core.acquireWriter(waiting: false)
+            return WriteTransaction(core: core, base: base)
+        } catch where error.code == .fileInUse {
+            return nil
+        }
+    }
+
     /// The newest committed version number (including commits by other processes).
     public func latestVersion() throws -> UInt64 {
         try ensureOpen()
