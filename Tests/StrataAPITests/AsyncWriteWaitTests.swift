@@ -9,8 +9,22 @@ import StrataTestSupport
 import Synchronization
 import Testing
 
+/// The waiting writer's actor. It runs on a dispatch queue of its own, not on Swift's shared pool
+/// of threads, which the suite's long synchronous tests can occupy for minutes on a small machine.
 @globalActor actor WaitingWriter {
     static let shared = WaitingWriter()
+    private let executor = QueueExecutor()
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+}
+
+final class QueueExecutor: SerialExecutor {
+    private let queue = DispatchQueue(label: "strata-tests.waiting-writer")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
 }
 
 final class AsyncWaitEntry: Object {
@@ -19,16 +33,18 @@ final class AsyncWaitEntry: Object {
 
 @Suite("asyncWrite waits for another writer by suspending")
 struct AsyncWriteWaitTests {
-    /// Ends the test process with a message unless `finish()` is called within a minute. Were the
-    /// waiter to block its actor's thread again, the test would wait for it forever, and Swift
-    /// Testing's time limit, which needs a thread of the same pool, would not end it.
+    /// Ends the test process with a message unless `finish()` is called within twenty minutes. Were
+    /// the waiter to block its actor's thread again, the test would wait for it forever, and Swift
+    /// Testing's time limit, which needs a thread of Swift's shared pool, would not end it. The
+    /// margin is wide: in the whole suite on 2 cores, this test's steps wait up to five minutes
+    /// for the shared pool and the main actor, which the suite's long synchronous tests occupy.
     private final class Watchdog: Sendable {
         private let finished = Mutex(false)
 
         init(_ name: String) {
-            DispatchQueue.global().asyncAfter(deadline: .now() + 60) { [self] in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 1200) { [self] in
                 guard !finished.withLock({ $0 }) else { return }
-                FileHandle.standardError.write(Data("\(name): asyncWrite blocked its actor for a minute\n".utf8))
+                FileHandle.standardError.write(Data("\(name): asyncWrite blocked its actor for twenty minutes\n".utf8))
                 exit(1)
             }
         }

@@ -22,15 +22,20 @@ final class DeletedLinkOwner: Object {
 
 @Suite("Linking a deleted object")
 struct DeletedObjectLinkTests {
+    /// A realm of this suite's classes in a new file (exit tests make their own: they capture nothing).
+    static func realm(_ name: String) throws -> Realm {
+        var configuration = tempConfig(name)
+        configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
+        return try Realm(configuration: configuration)
+    }
+
     private static func stopMessage(_ result: ExitTest.Result) -> String {
         String(decoding: result.standardErrorContent, as: UTF8.self)
     }
 
     @Test func settingADeletedObjectStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("deleted-to-one")
-            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try DeletedObjectLinkTests.realm("deleted-to-one")
             try realm.write {
                 let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
                 let owner = realm.create(DeletedLinkOwner.self)
@@ -43,9 +48,7 @@ struct DeletedObjectLinkTests {
 
     @Test func appendingADeletedObjectStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("deleted-list")
-            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try DeletedObjectLinkTests.realm("deleted-list")
             let dog = try realm.write { realm.create(DeletedLinkDog.self, value: ["name": "Rex"]) }
             try realm.write { realm.delete(dog) }
             try realm.write { realm.create(DeletedLinkOwner.self).dogs.append(dog) }
@@ -55,9 +58,7 @@ struct DeletedObjectLinkTests {
 
     @Test func addingADeletedObjectToASetOrAMapStops() async throws {
         let set = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("deleted-set")
-            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try DeletedObjectLinkTests.realm("deleted-set")
             try realm.write {
                 let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
                 let owner = realm.create(DeletedLinkOwner.self)
@@ -67,9 +68,7 @@ struct DeletedObjectLinkTests {
         }
         #expect(Self.stopMessage(set).contains("Strata: objectInvalidated: this 'DeletedLinkDog' object was deleted or invalidated and cannot be linked"))
         let map = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("deleted-map")
-            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try DeletedObjectLinkTests.realm("deleted-map")
             try realm.write {
                 let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
                 let owner = realm.create(DeletedLinkOwner.self)
@@ -82,9 +81,7 @@ struct DeletedObjectLinkTests {
 
     @Test func storingADeletedObjectInAnAnyRealmValueStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("deleted-mixed")
-            configuration.objectTypes = [DeletedLinkDog.self, DeletedLinkOwner.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try DeletedObjectLinkTests.realm("deleted-mixed")
             try realm.write {
                 let dog = realm.create(DeletedLinkDog.self, value: ["name": "Rex"])
                 let owner = realm.create(DeletedLinkOwner.self)

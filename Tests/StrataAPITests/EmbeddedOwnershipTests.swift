@@ -28,7 +28,8 @@ final class OwnershipNote: EmbeddedObject {
 
 @Suite("Embedded objects have one owner")
 struct EmbeddedOwnershipTests {
-    private static func configuration(_ name: String) -> Realm.Configuration {
+    /// A new file for this suite's classes (exit tests call it too: they capture nothing).
+    static func configuration(_ name: String) -> Realm.Configuration {
         var configuration = tempConfig(name)
         configuration.objectTypes = [OwnershipParent.self, OwnershipAddress.self, OwnershipNote.self]
         return configuration
@@ -121,9 +122,7 @@ struct EmbeddedOwnershipTests {
 
     @Test func linkingAnOwnedEmbeddedObjectFromAnotherParentStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("other-parent")
-            configuration.objectTypes = [OwnershipParent.self, OwnershipAddress.self, OwnershipNote.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try Realm(configuration: EmbeddedOwnershipTests.configuration("other-parent"))
             try realm.write {
                 let first = realm.create(OwnershipParent.self, value: ["address": ["street": "Main"]])
                 let second = realm.create(OwnershipParent.self)
@@ -135,9 +134,7 @@ struct EmbeddedOwnershipTests {
 
     @Test func appendingAnOwnedEmbeddedObjectToAListStops() async throws {
         let appended = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("append")
-            configuration.objectTypes = [OwnershipParent.self, OwnershipAddress.self, OwnershipNote.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try Realm(configuration: EmbeddedOwnershipTests.configuration("append"))
             try realm.write {
                 let parent = realm.create(OwnershipParent.self, value: ["history": [["street": "Old"]]])
                 parent.history.append(parent.history[0])
@@ -145,9 +142,7 @@ struct EmbeddedOwnershipTests {
         }
         #expect(Self.stopMessage(appended).contains("Strata: invalidArgument: this embedded 'OwnershipAddress' object is already managed"))
         let replaced = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("replace")
-            configuration.objectTypes = [OwnershipParent.self, OwnershipAddress.self, OwnershipNote.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try Realm(configuration: EmbeddedOwnershipTests.configuration("replace"))
             try realm.write {
                 let parent = realm.create(OwnershipParent.self, value: ["address": ["street": "Main"], "history": [["street": "Old"]]])
                 parent.history[0] = parent.address!
@@ -158,9 +153,7 @@ struct EmbeddedOwnershipTests {
 
     @Test func storingAnOwnedEmbeddedObjectInAMapStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            var configuration = tempConfig("map")
-            configuration.objectTypes = [OwnershipParent.self, OwnershipAddress.self, OwnershipNote.self]
-            let realm = try Realm(configuration: configuration)
+            let realm = try Realm(configuration: EmbeddedOwnershipTests.configuration("map"))
             try realm.write {
                 let parent = realm.create(OwnershipParent.self, value: ["address": ["street": "Main"]])
                 parent.byLabel["home"] = parent.address
