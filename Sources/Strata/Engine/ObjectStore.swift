@@ -217,7 +217,11 @@ extension RealmCore {
     func keyForLinking(_ obj: Object, from table: Int) throws -> UInt64 {
         if let binding = obj._binding {
             guard binding.core === self else {
-                throw Realm.Error(.wrongRealm, "a '\(binding.info.schema.className)' managed by another realm instance (\(binding.core.fileIdentity)) cannot be linked here")
+                // `create` takes an object of another realm as a value: it links a copy, as RealmSwift does.
+                guard write.foreignCopies != nil else {
+                    throw Realm.Error(.wrongRealm, "a '\(binding.info.schema.className)' managed by another realm instance (\(binding.core.fileIdentity)) cannot be linked here; create(_:value:) copies it")
+                }
+                return try keyForLinking(try foreignCopy(of: obj, binding), from: table)
             }
             // A deleted object cannot be linked: the link would name no row (RealmSwift raises).
             if let w = writeTxn, binding.table < snap.metas.count, try !snap.metas[binding.table].objects.contains(binding.key, in: w),
@@ -234,6 +238,18 @@ extension RealmCore {
             return binding.key
         }
         return try addObject(obj, update: write.updatePolicy, viaLink: true)
+    }
+
+    /// The unmanaged copy `create` links in place of `obj`, an object of another realm: made once
+    /// per object, before it is added, so that links between such objects (cycles included) reach
+    /// the same copy.
+    private func foreignCopy(of obj: Object, _ binding: ObjectBinding) throws -> Object {
+        let id = ForeignObject(core: ObjectIdentifier(binding.core), table: binding.table, key: binding.key)
+        if let copy = write.foreignCopies?[id] { return copy }
+        let copy = type(of: obj).init()
+        write.foreignCopies?[id] = copy
+        try copy._apply(value: obj, ignoringUnknownKeys: false)
+        return copy
     }
 
     /// `keyForLinking` for a link from (source, column, sourceKey): a new object created for it
@@ -321,6 +337,12 @@ extension RealmCore {
                 }
                 key = found
                 existingRow = try snap.metas[t].objects.withValue(forKey: found, in: writing) { Array($0) }
+                if existingRow == nil, addPath.rowsBeingAdded.contains(where: { $0.table == t && $0.key == found }) {
+                    // The object with this primary key is being added by this very add (links lead
+                    // back to it): this instance becomes that object.
+                    obj._binding = ObjectBinding(core: self, info: info, table: t, key: found)
+                    return found
+                }
             }
         }
         if existingRow == nil {
@@ -331,6 +353,14 @@ extension RealmCore {
         addPath.rowsBeingAdded.append((t, key))
         defer { addPath.rowsBeingAdded.removeLast() }
         do {
+            // The primary key is taken before the links are stored: an object they add with the
+            // same key (another instance reached through them) finds it, instead of a second row
+            // taking the key. A failure past this point fails the whole write, which rolls back.
+            if existingRow == nil, let indexKey = pkIndexKey {
+                try withUnsafeBytes(of: key.littleEndian) { valueBytes in
+                    try indexKey.withUnsafeBytes { keyBytes in _ = try snap.metas[t].primaryKeys.put(keyBytes, valueBytes, in: writing) }
+                }
+            }
             var row: _RowBuilder
             if let existing = existingRow {
                 row = existing.withUnsafeBytes { _RowBuilder(copying: $0, layout: info.layout, core: self, table: t, key: key) }
@@ -368,11 +398,6 @@ extension RealmCore {
                     } else {
                         try indexInsert(table: t, key: key, row: new, writing)
                     }
-                }
-            }
-            if existingRow == nil, let indexKey = pkIndexKey {
-                try withUnsafeBytes(of: key.littleEndian) { valueBytes in
-                    try indexKey.withUnsafeBytes { keyBytes in _ = try snap.metas[t].primaryKeys.put(keyBytes, valueBytes, in: writing) }
                 }
             }
             if existingRow == nil { addPath.rowBytes = row.bytes }

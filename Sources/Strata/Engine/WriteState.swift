@@ -30,6 +30,9 @@ final class WriteState {
     private(set) var firstError: Realm.Error?
     /// The policy of the `add` running, applied to the objects it adds through links.
     var updatePolicy: Realm.UpdatePolicy = .error
+    /// While `create` runs (nil otherwise): the copies it made of objects another realm manages,
+    /// which it links as values, each copied once however many links reach it.
+    var foreignCopies: [ForeignObject: Object]?
 
     /// The failure of a `beginWrite()` that could not begin (see the file header).
     private(set) var beginFailure: Realm.Error?
@@ -65,6 +68,7 @@ final class WriteState {
         beginFailure = nil
         hasFailed = false
         updatePolicy = .error
+        foreignCopies = nil
         keptAlive = nil
     }
 
@@ -79,4 +83,11 @@ final class WriteState {
         defer { firstError = nil; hasFailed = beginFailure != nil }
         return firstError
     }
+}
+
+/// An object of another realm instance, by its core, table and key.
+struct ForeignObject: Hashable {
+    let core: ObjectIdentifier
+    let table: Int
+    let key: UInt64
 }

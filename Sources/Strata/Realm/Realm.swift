@@ -285,6 +285,10 @@ public struct Realm {
     /// Creates an object of `type`, the class the metatype names at run time (a dynamic
     /// `create` passes a class only known by name, typed as `Object`).
     func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
+        // Objects of another realm reached from `value` are copied, not linked (see keyForLinking).
+        let outerCopies = core.write.foreignCopies
+        core.write.foreignCopies = outerCopies ?? [:]
+        defer { core.write.foreignCopies = outerCopies }
         let info = try ClassInfo.of(type)
         if update != .error, let primaryKeyColumn = info.primaryKeyColumn, let dictionary = value as? [String: Any] {
             let primaryKeyName = info.schema.properties[primaryKeyColumn].name
@@ -305,7 +309,12 @@ public struct Realm {
         } else if update != .error, info.primaryKeyColumn == nil {
             throw Realm.Error(.missingPrimaryKey, "create(update:) needs a primary key; '\(info.schema.className)' has none")
         }
-        let object = try type.make(value: value)
+        let object = type.init()
+        if let source = value as? Object, let binding = source._binding, binding.core !== core {
+            // Links from the source's objects back to it reach this copy.
+            core.write.foreignCopies?[ForeignObject(core: ObjectIdentifier(binding.core), table: binding.table, key: binding.key)] = object
+        }
+        try object._apply(value: value, ignoringUnknownKeys: false)
         try core.addObject(object, update: update)
         return object
     }
