@@ -257,6 +257,8 @@ public struct Realm {
     /// Creates (or, with `update`, updates) an object from a dictionary, array or object value
     /// in the open write transaction, and returns the managed object. For updates, keys missing
     /// from a dictionary leave the stored values unchanged and nil/NSNull clears optionals.
+    /// Objects in `value` that another realm instance manages are copied into this realm with
+    /// the objects they link to, each once; a managed embedded object is copied too.
     ///
     /// Does not throw, as in RealmSwift: a failure (a value of the wrong type, an unknown key,
     /// `.duplicatePrimaryKey`…) fails the write, which then throws it and rolls back; this call
