@@ -125,6 +125,18 @@ struct CustomEmbeddedPersistableTests {
         #expect(created.mooring == Mooring(latitude: 51.9, longitude: -8.5))
     }
 
+    @Test func nilForTheNonOptionalValueIsTheValueOfANewEmbeddedObject() throws {
+        let (realm, _) = try openRealm()
+        let unmanaged = Harbour(value: ["name": "Oban", "mooring": NSNull(), "spare": NSNull()] as [String: Any])
+        #expect(unmanaged.mooring == Mooring(latitude: 0, longitude: 0) && unmanaged.spare == nil)
+        let created = try realm.write {
+            realm.create(Harbour.self, value: ["name": "Wick", "mooring": NSNull()] as [String: Any])
+        }
+        #expect(created.mooring == Mooring(latitude: 0, longitude: 0))
+        try realm.write { created.setValue(nil, forKey: "mooring") }
+        #expect(created.mooring == Mooring(latitude: 0, longitude: 0))
+    }
+
     @Test func aValueIsComparedPropertyByProperty() throws {
         let (realm, _) = try openRealm()
         try realm.write {

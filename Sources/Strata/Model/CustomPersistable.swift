@@ -130,6 +130,12 @@ extension _CustomPersistable {
     /// `create(_:value:)` receive them); a persisted value the type cannot convert does not fit.
     public static func _strataFromAny(_ any: Any?) -> Self? {
         if let value = any as? Self { return value }
+        // Nil for a type mapped onto an embedded object (non-optional here: an optional one took
+        // nil before this) is the value of a new embedded object, which is what such a property
+        // reads when nothing is stored, as in RealmSwift.
+        if any == nil || any is NSNull, PersistedType.self is EmbeddedObject.Type {
+            return _strataConvert(PersistedType._strataDefault())
+        }
         return PersistedType._strataFromAny(any).flatMap(_strataConvert)
     }
 
