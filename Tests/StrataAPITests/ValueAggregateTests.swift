@@ -19,6 +19,10 @@ final class NumberBag: Object {
     @Persisted var maybeByName: Map<String, Double?>
 }
 
+final class MixedMapHolder: Object {
+    @Persisted var values: Map<String, AnyRealmValue>
+}
+
 // Generic code over the protocols compiles as it does against RealmSwift.
 func total<C: RealmCollection>(_ c: C) -> C.Element where C.Element.PersistedType: AddableType { c.sum() }
 func lowest<C: RealmCollection>(_ c: C) -> C.Element? where C.Element.PersistedType: MinMaxType { c.min() }
@@ -94,8 +98,8 @@ struct ValueAggregateTests {
         #expect(bag.byName.sum() == 0 && bag.byName.min() == nil)
     }
 
-    /// RealmSwift sums an unmanaged collection's mixed values as Foundation numbers and a managed
-    /// one's in the engine, as a Decimal128: with no number to add, the first gives the integer 0.
+    /// RealmSwift sums an unmanaged list's or set's mixed values as Foundation numbers and a
+    /// managed one's in the engine, as a Decimal128; a map's empty sum is the integer 0 either way.
     @Test func anEmptyMixedSumIsAnIntegerUnmanagedAndADecimalManaged() throws {
         let bag = NumberBag()
         bag.mixed.append(.string("no number"))
@@ -105,6 +109,12 @@ struct ValueAggregateTests {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write { realm.add(bag) }
         #expect(bag.mixed.sum() == .decimal128(Decimal128(0)))
+        let holder = MixedMapHolder()
+        holder.values["text"] = .string("no number")
+        try realm.write { realm.add(holder) }
+        #expect(holder.values.sum() == .int(0))
+        try realm.write { holder.values["two"] = .int(2) }
+        #expect(holder.values.sum() == .decimal128(Decimal128(2)))
         try realm.write { bag.mixed.append(.int(2)) }
         #expect(bag.mixed.sum() == .decimal128(Decimal128(2)))
     }

@@ -219,9 +219,9 @@ enum ValueAggregate {
         return (total ?? .int(0), count)
     }
 
-    /// The sum of an unmanaged collection of `AnyRealmValue`s without a number: RealmSwift adds
-    /// unmanaged values as Foundation numbers, whose empty sum is the integer 0, and managed ones
-    /// in the engine, as a Decimal128. `nil` for any other element type.
+    /// The sum of a collection of `AnyRealmValue`s without a number, where RealmSwift gives the
+    /// integer 0: an unmanaged list or set (whose values it adds as Foundation numbers) and any
+    /// map; a managed list or set sums in its engine, as a Decimal128. `nil` for any other type.
     static func unmanagedMixedZero<T>(as: T.Type) -> T? { AnyRealmValue.int(0) as? T }
 
     /// A sum or mean as `T`, through `T`'s stored form.
@@ -302,11 +302,11 @@ extension Map where Value: _StrataOptional & _HasPersistedType, Value.PersistedT
 extension Map where Value: _HasPersistedType, Value.PersistedType: AddableType {
     /// The sum of the values (nil values skipped); zero when there is none.
     ///
-    /// A sum of `AnyRealmValue`s is a `.decimal128`, but for an unmanaged map with no number in
-    /// it, which sums to `.int(0)`, as in RealmSwift.
+    /// A sum of `AnyRealmValue`s is a `.decimal128`, but for a map with no number in it, managed
+    /// or not, which sums to `.int(0)`, as in RealmSwift.
     public func sum() -> Value {
         let (total, count) = ValueAggregate.sum(values)
-        if count == 0, realm == nil, let zero = ValueAggregate.unmanagedMixedZero(as: Value.self) { return zero }
+        if count == 0, let zero = ValueAggregate.unmanagedMixedZero(as: Value.self) { return zero }
         return ValueAggregate.value(total, as: Value.self)
     }
     /// The mean of the values (nil values skipped) as `T`, or `nil` when there is none.
