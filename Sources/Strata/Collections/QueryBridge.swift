@@ -261,24 +261,35 @@ extension Results where Element: RealmFetchable {
     ///                                  SortDescriptor(keyPath: "age", ascending: false)])
     /// ```
     ///
+    /// A key path that names no property, goes on through anything but a to-one link, or ends on
+    /// a link or a collection stops the program with a `Strata:` message, as RealmSwift raises.
+    ///
     /// - Parameter descriptors: the sort keys, most significant first.
     /// - Returns: new live results; a previous sort is replaced.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        let descriptors = Array(descriptors)
+        for descriptor in descriptors { SortKeyPathCheck.require(descriptor.keyPath, of: info, for: "sort") }
         var r = Results(core: core, info: info)
         r.query = query
-        r.query.sort = Array(descriptors)
+        r.query.sort = descriptors
         return r
     }
 
     /// Returns the first object of each distinct combination of the values at `keyPaths`, in the
     /// results' order.
     ///
+    /// A key path that names no property, goes on through anything but a to-one link, or ends on
+    /// a collection stops the program with a `Strata:` message; one ending on a link tells objects
+    /// apart by the object linked.
+    ///
     /// - Parameter keyPaths: the property names whose values together must differ.
     /// - Returns: new live results.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        let keyPaths = Array(keyPaths)
+        for keyPath in keyPaths { SortKeyPathCheck.require(keyPath, of: info, for: "distinct") }
         var r = Results(core: core, info: info)
         r.query = query
-        r.query.distinct = Array(keyPaths)
+        r.query.distinct = keyPaths
         return r
     }
 
