@@ -350,8 +350,11 @@ extension RealmCore {
             snap.metas[t].nextKey = key &+ 1
         }
         obj._binding = ObjectBinding(core: self, info: info, table: t, key: key)
-        addPath.rowsBeingAdded.append((t, key))
-        defer { addPath.rowsBeingAdded.removeLast() }
+        // Only a class that can link out can be reached again before its row is stored; the
+        // others skip the bookkeeping (bulk inserts of plain indexed rows add objects here).
+        let tracked = info.reachesObjects
+        if tracked { addPath.rowsBeingAdded.append((t, key)) }
+        defer { if tracked { addPath.rowsBeingAdded.removeLast() } }
         do {
             // The primary key is taken before the links are stored: an object they add with the
             // same key (another instance reached through them) finds it, instead of a second row

@@ -35,6 +35,9 @@ final class ClassInfo: @unchecked Sendable {
     let rawStores: [RawFieldStore]
     /// The columns whose unmanaged value can hold objects (dropped once the object is managed).
     let objectHoldingFields: [Int]
+    /// Whether a property can lead to another object (a link, a collection of links, an
+    /// `AnyRealmValue`): only then can an `add` of this class reach back to the object it adds.
+    let reachesObjects: Bool
     /// The List, MutableSet and Map properties: `add` makes their unmanaged instances managed.
     let collectionFields: [Int]
     /// For a class whose stored columns are all non-optional raw scalars (no string, link,
@@ -93,6 +96,7 @@ final class ClassInfo: @unchecked Sendable {
         let collections = fields.indices.filter { fields[$0].shape.collection != .none && fields[$0].shape.type != .linkingObjects }
         collectionFields = collections
         objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects && !collections.contains($0) }
+        reachesObjects = fields.contains { $0.shape.type == .object || $0.shape.type == .any }
         var plain: [PlainRowCopy]? = primaryKeyColumn == nil ? [] : nil
         for (i, c) in layout.columns.enumerated() where c.type != .linkingObjects {
             guard rawStores[i].kind != .none, !c.isOptional, c.collection == .none else { plain = nil; break }
