@@ -315,6 +315,15 @@ extension RealmCore {
             changeCounter &+= 1
             return key
         }
+        return try addGeneralObject(obj, info: info, table: t, update: update, inline: inline, inlined: &inlined, writing)
+    }
+
+    /// `addObject` for every class but a plain one: primary keys, links, collections, indexes.
+    /// A function of its own, so that the plain rows the harness adds in bulk do not pay for the
+    /// larger frame and clean-ups of this path.
+    @inline(never)
+    private func addGeneralObject(_ obj: Object, info: ClassInfo, table t: Int, update: Realm.UpdatePolicy,
+                                  inline: InlineBacklink?, inlined: inout Bool, _ writing: WriteTransaction) throws -> UInt64 {
         let outerPolicy = write.updatePolicy
         write.updatePolicy = update
         defer { write.updatePolicy = outerPolicy }
