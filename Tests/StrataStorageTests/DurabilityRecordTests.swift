@@ -104,8 +104,10 @@ struct DurabilityRecordTests {
         try #require(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=16m", "tmpfs", mountPoint]) == 0,
                      "mounting a 16 MiB tmpfs needs root; these tests run as root in CI")
         defer { _ = Self.run("/bin/umount", [mountPoint]) }
-        // Fill the file system.
-        let filler = open(mountPoint + "/filler", O_WRONLY | O_CREAT, 0o644)
+        // Fill the file system. Close-on-exec: a process another test spawns meanwhile (the
+        // tool tests' posix_spawn closes nothing) would otherwise inherit the descriptor and keep
+        // the unlinked filler's pages allocated while it runs, and the reopen below finds no room.
+        let filler = open(mountPoint + "/filler", O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         try #require(filler >= 0)
         let block = [UInt8](repeating: 1, count: 4096)  // tmpfs allocates whole pages
         while block.withUnsafeBytes({ write(filler, $0.baseAddress, 4096) }) == 4096 {}

@@ -14,35 +14,26 @@ enum SortKeyPathCheck {
     /// Stops unless `keyPath` can order or tell apart objects of `info`'s class.
     static func require(_ keyPath: String, of info: ClassInfo, for operation: String) {
         var schemas: [ObjectSchema]? = nil
-        var schema = info.schema
         let names = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        for (n, name) in names.enumerated() {
-            guard let property = schema.properties.first(where: { $0.name == name }) else {
-                stop(operation, keyPath, "'\(schema.className)' has no property '\(name)'")
-            }
-            let toOneLink = property.type == .object && property.collection == .none
-            guard n < names.count - 1 else {
-                guard !(toOneLink && operation == "sort"), property.type != .linkingObjects, property.collection == .none else {
-                    stop(operation, keyPath, "'\(schema.className).\(name)' holds \(kind(of: property)), not one value per object")
-                }
-                return
-            }
-            guard toOneLink else {
-                stop(operation, keyPath, "'\(schema.className).\(name)' is \(kind(of: property)), and a key path goes on only through a to-one link")
-            }
-            if schemas == nil { schemas = ClassInfo.schemaClosure(of: info) }
-            guard let target = schemas?.first(where: { $0.className == property.objectClassName }) else { return }
-            schema = target
-        }
-    }
-
-    private static func kind(of property: Property) -> String {
-        if property.type == .linkingObjects { return "linking objects" }
-        switch property.collection {
-        case .list: return "a list"
-        case .set: return "a set"
-        case .map: return "a map"
-        case .none: return property.type == .object ? "a link" : "a value"
+        let failure = SchemaKeyPath.firstFailure(
+            names, from: info.schema,
+            schemaNamed: { name in
+                if schemas == nil { schemas = ClassInfo.schemaClosure(of: info) }
+                return schemas?.first { $0.className == name }
+            },
+            goesThrough: { $0.type == .object && $0.collection == .none },
+            endsOn: { p in
+                let toOneLink = p.type == .object && p.collection == .none
+                return !(toOneLink && operation == "sort") && p.type != .linkingObjects && p.collection == .none
+            })
+        switch failure {
+        case nil: return
+        case let .noProperty(className, name):
+            stop(operation, keyPath, "'\(className)' has no property '\(name)'")
+        case let .cannotEnd(className, p):
+            stop(operation, keyPath, "'\(className).\(p.name)' holds \(SchemaKeyPath.kind(of: p)), not one value per object")
+        case let .cannotContinue(className, p):
+            stop(operation, keyPath, "'\(className).\(p.name)' is \(SchemaKeyPath.kind(of: p)), and a key path goes on only through a to-one link")
         }
     }
 

@@ -222,7 +222,7 @@ enum ValueAggregate {
     /// The sum of a collection of `AnyRealmValue`s without a number, where RealmSwift gives the
     /// integer 0: an unmanaged list or set (whose values it adds as Foundation numbers) and any
     /// map; a managed list or set sums in its engine, as a Decimal128. `nil` for any other type.
-    static func unmanagedMixedZero<T>(as: T.Type) -> T? { AnyRealmValue.int(0) as? T }
+    static func mixedIntegerZeroSum<T>(as: T.Type) -> T? { AnyRealmValue.int(0) as? T }
 
     /// A sum or mean as `T`, through `T`'s stored form.
     static func value<T: _HasPersistedType>(_ number: _StrataNumber, as: T.Type) -> T where T.PersistedType: AddableType {
@@ -273,7 +273,7 @@ extension RealmCollection where Element.PersistedType: AddableType {
     /// number in it, which sums to `.int(0)`, as in RealmSwift.
     public func sum() -> Element {
         let (total, count) = ValueAggregate.sum(self)
-        if count == 0, realm == nil, let zero = ValueAggregate.unmanagedMixedZero(as: Element.self) { return zero }
+        if count == 0, realm == nil, let zero = ValueAggregate.mixedIntegerZeroSum(as: Element.self) { return zero }
         return ValueAggregate.value(total, as: Element.self)
     }
     /// The mean of the values (nil elements skipped) as `T`, or `nil` when there is none.
@@ -306,7 +306,7 @@ extension Map where Value: _HasPersistedType, Value.PersistedType: AddableType {
     /// or not, which sums to `.int(0)`, as in RealmSwift.
     public func sum() -> Value {
         let (total, count) = ValueAggregate.sum(values)
-        if count == 0, let zero = ValueAggregate.unmanagedMixedZero(as: Value.self) { return zero }
+        if count == 0, let zero = ValueAggregate.mixedIntegerZeroSum(as: Value.self) { return zero }
         return ValueAggregate.value(total, as: Value.self)
     }
     /// The mean of the values (nil values skipped) as `T`, or `nil` when there is none.

@@ -28,17 +28,21 @@ struct WatchedPaths {
     func validate(table: Int, core: RealmCore) throws(Realm.Error) {
         guard let paths else { return }
         for path in paths {
-            var t = table
-            for (n, name) in path.enumerated() {
-                let schema = core.snap.schemas[t]
-                guard let p = schema.properties.first(where: { $0.name == name }) else {
-                    throw Realm.Error(.invalidArgument, "key path '\(path.joined(separator: "."))' names '\(name)', which is not a property of '\(schema.className)'")
-                }
-                guard n < path.count - 1 else { break }
-                guard p.type == .object, let target = p.objectClassName, let tt = core.snap.tableByName[target] else {
-                    throw Realm.Error(.invalidArgument, "key path '\(path.joined(separator: "."))' goes on after '\(name)', which is not a link")
-                }
-                t = tt
+            let failure = SchemaKeyPath.firstFailure(
+                path, from: core.snap.schemas[table],
+                // A linked class without a table yet is known to the process by its discovery.
+                schemaNamed: { name in
+                    core.snap.tableByName[name].map { core.snap.schemas[$0] } ?? ClassInfo.registered(named: name)?.schema
+                },
+                goesThrough: { $0.type == .object },
+                endsOn: { _ in true })
+            let dotted = path.joined(separator: ".")
+            switch failure {
+            case nil: continue
+            case let .noProperty(className, name):
+                throw Realm.Error(.invalidArgument, "key path '\(dotted)' names '\(name)', which is not a property of '\(className)'")
+            case let .cannotContinue(_, p), let .cannotEnd(_, p):
+                throw Realm.Error(.invalidArgument, "key path '\(dotted)' goes on after '\(p.name)', which is not a link")
             }
         }
     }
