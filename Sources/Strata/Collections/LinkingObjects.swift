@@ -37,6 +37,16 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         let table: Int
         let key: UInt64
         let originProperty: String
+        /// The era of the object these links point to (see `ObjectBinding.era`).
+        let era: UInt32
+
+        init(core: RealmCore, table: Int, key: UInt64, originProperty: String, era: UInt32? = nil) {
+            self.core = core
+            self.table = table
+            self.key = key
+            self.originProperty = originProperty
+            self.era = era ?? core.era
+        }
     }
     let source: Source?
 
@@ -50,6 +60,9 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
 
     private func origin() -> (table: Int, column: Int, info: ClassInfo)? {
         guard let s = source, let info = try? ClassInfo.of(Element.self) else { return nil }
+        if s.era != s.core.era {
+            s.core.misuse(.objectInvalidated, "these linking objects were invalidated with their realm")
+        }
         let table: Int?
         do { table = try s.core.tableIndex(for: info, create: false) } catch { s.core.readFailed(error) }
         guard let t = table, let c = info.columnIndex(named: s.originProperty) else { return nil }
@@ -134,7 +147,7 @@ extension LinkingObjects: _Persistable {
         guard let b = obj._binding else { return LinkingObjects(source: nil) }
         let c = b.info.column(forOrdinal: ordinal)
         let origin = b.info.schema.properties[c.index].linkOriginPropertyName ?? ""
-        return LinkingObjects(source: Source(core: b.core, table: b.table, key: b.key, originProperty: origin))
+        return LinkingObjects(source: Source(core: b.core, table: b.table, key: b.key, originProperty: origin, era: b.era))
     }
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: LinkingObjects<Element>) {}
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {}

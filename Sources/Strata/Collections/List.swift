@@ -74,7 +74,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// Always `false` for an unmanaged list.
     public var isInvalidated: Bool {
         guard let r = ref else { return nested?.location?.isInvalidated ?? false }
-        return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
+        return (try? r.core.collectionState(r)) == nil
     }
     /// Whether this is a frozen list (from ``freeze()``), which never changes and is readable on
     /// any thread.

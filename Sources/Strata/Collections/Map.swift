@@ -85,7 +85,7 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     /// Always `false` for an unmanaged map.
     public var isInvalidated: Bool {
         guard let r = ref else { return nested?.location?.isInvalidated ?? false }
-        return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
+        return (try? r.core.collectionState(r)) == nil
     }
 
     /// The number of entries.
@@ -201,7 +201,7 @@ extension Map: _Persistable {
 
 extension RealmCore {
     func mapTree(_ collection: CollectionRef) throws -> (CollectionState, BytesTree) {
-        let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+        let state = try collectionState(collection)
         return (state, BytesTree(root: state.root))
     }
 

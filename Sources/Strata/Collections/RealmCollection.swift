@@ -243,9 +243,9 @@ extension LinkingObjects: ObjectResultsSource { var anyObjectResults: Any { obje
 // MARK: - Conformances
 
 extension Results: RealmCollection {
-    /// Results of objects stay readable as long as their realm is open; results of values as
-    /// long as their source collection is.
-    public var isInvalidated: Bool { valueSource?.isInvalidated() ?? false }
+    /// Results of objects are invalidated by their realm's `invalidate()`; results of values
+    /// with their source collection.
+    public var isInvalidated: Bool { valueSource?.isInvalidated() ?? isStale }
 
     /// The same query on the live realm of the calling thread; live results return themselves.
     public func thaw() -> Results<Element>? {
@@ -304,10 +304,10 @@ extension MutableSet: RandomAccessCollection {
 }
 
 extension MutableSet: RealmCollection where Element: RealmCollectionValue {
-    /// Whether the set's owner was deleted; always `false` for an unmanaged set.
+    /// Whether the set's owner was deleted or its realm invalidated; always `false` for an unmanaged set.
     public var isInvalidated: Bool {
         guard let r = ref else { return false }
-        return (try? r.core.collectionState(table: r.table, column: r.column, owner: r.owner)) == nil
+        return (try? r.core.collectionState(r)) == nil
     }
 }
 
@@ -330,9 +330,10 @@ extension MutableSet: Equatable where Element: RealmCollectionValue {
 extension LinkingObjects: RealmCollection {
     /// The realm of the object these links point to; `nil` when unmanaged.
     public var realm: Realm? { source.map { Realm(core: $0.core) } }
-    /// Whether the object these links point to was deleted.
+    /// Whether the object these links point to was deleted or its realm invalidated.
     public var isInvalidated: Bool {
         guard let s = source else { return false }
+        guard s.era == s.core.era else { return true }
         do {
             return !(try s.core.snap.metas[s.table].objects.contains(s.key, in: try s.core.pages()))
         } catch {

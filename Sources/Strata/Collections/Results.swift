@@ -83,6 +83,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     private let objectInfo: ClassInfo?
     let valueSource: ValueResultsSource<Element>?
     let cache = KeyCache()
+    /// The realm's `era` when the results were made: `invalidate()` invalidates them.
+    private let era: UInt32
 
     /// The query parts (predicate, sort, distinct, base), the same for every element type.
     typealias QueryParts = ResultsQuery
@@ -98,12 +100,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         self.objectCore = core
         self.objectInfo = info
         self.valueSource = nil
+        self.era = core.era
     }
 
     init(values: ValueResultsSource<Element>) {
         self.objectCore = nil
         self.objectInfo = nil
         self.valueSource = values
+        self.era = 0
     }
 
     /// The realm of results of objects (only their code reads it).
@@ -132,9 +136,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         return Element._strataFromObject(core.materializeAny(info: info, table: table, key: key))
     }
 
+    /// Whether the realm was invalidated since these results of objects were made.
+    var isStale: Bool { objectCore.map { $0.era != era } ?? false }
+
     /// The table of the class (nil: no object of it was ever added). A failure to read the
-    /// catalog stops (RealmCore.readFailed) rather than reading as an empty class.
+    /// catalog stops (RealmCore.readFailed) rather than reading as an empty class. Every read of
+    /// results of objects starts here, so here they stop once invalidated, as RealmSwift's do.
     private var table: Int? {
+        if isStale { core.misuse(.objectInvalidated, "these '\(info.schema.className)' results were invalidated with their realm") }
         do { return try core.tableIndex(for: info, create: false) } catch { core.readFailed(error) }
     }
 

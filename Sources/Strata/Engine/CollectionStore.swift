@@ -15,16 +15,36 @@ struct CollectionRef {
     let table: Int
     let column: _Column
     let owner: UInt64
+    /// The realm's `era` when the collection was handed out (see `ObjectBinding.era`).
+    let era: UInt32
+
+    /// `era`: the owner's (`ObjectBinding.era`); by default the realm's current one.
+    init(core: RealmCore, table: Int, column: _Column, owner: UInt64, era: UInt32? = nil) {
+        self.core = core
+        self.table = table
+        self.column = column
+        self.owner = owner
+        self.era = era ?? core.era
+    }
 }
 
 extension ObjectBinding {
     /// The collection stored in the property with `ordinal` of this managed object.
     func collectionRef(ordinal: Int) -> CollectionRef {
-        CollectionRef(core: core, table: table, column: info.column(forOrdinal: ordinal), owner: key)
+        CollectionRef(core: core, table: table, column: info.column(forOrdinal: ordinal), owner: key, era: era)
     }
 }
 
 extension RealmCore {
+    /// The state of the collection `ref` names; throws `.objectInvalidated` when its owner was
+    /// deleted or the realm invalidated since the collection was handed out.
+    func collectionState(_ ref: CollectionRef) throws -> CollectionState {
+        guard ref.era == era else {
+            throw Realm.Error(.objectInvalidated, "this collection was invalidated with its realm ('\(fileIdentity)')")
+        }
+        return try collectionState(table: ref.table, column: ref.column, owner: ref.owner)
+    }
+
     func collectionState(table: Int, column: _Column, owner: UInt64) throws -> CollectionState {
         let key = CollectionKey(table: table, column: column.index, owner: owner)
         // Frozen cores are read from several threads at once: they never cache (no mutation).
@@ -175,7 +195,7 @@ extension RealmCore {
     func listCount(_ collection: CollectionRef) -> Int {
         checkThread()
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             if state.root.isNull { return 0 }
             return try PositionalTree(root: state.root).count(in: try pages())
         } catch {
@@ -186,7 +206,7 @@ extension RealmCore {
     func listGet<E: _PersistableElement>(_ collection: CollectionRef, _ index: Int, as: E.Type) -> E {
         checkThread()
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             let snapshotPages = try pages()
             let tree = PositionalTree(root: state.root)
             // The range is checked by the tree's own descent; the count is read only to word
@@ -216,7 +236,7 @@ extension RealmCore {
     func listInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E, at index: Int?) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             if let index {
                 let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
@@ -238,7 +258,7 @@ extension RealmCore {
     func listAppend<S: Sequence>(_ collection: CollectionRef, contentsOf elements: S) where S.Element: _PersistableElement {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             // Lists and sets of objects: the link's target table is looked up once (after the
             // first element is added, which may create that table), not per element.
@@ -285,7 +305,7 @@ extension RealmCore {
     func listReplace<E: _PersistableElement>(_ collection: CollectionRef, _ index: Int, _ element: E) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             guard index >= 0, index < elementCount else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(elementCount)") }
@@ -303,7 +323,7 @@ extension RealmCore {
     func listRemove(_ collection: CollectionRef, at index: Int) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             guard index >= 0, index < elementCount else { misuse(.invalidArgument, "index \(index) is out of range 0..<\(elementCount)") }
@@ -331,7 +351,7 @@ extension RealmCore {
     func listRemoveFirst(_ collection: CollectionRef, _ count: Int) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             guard count >= 0, count <= elementCount else { misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(elementCount) elements") }
@@ -370,7 +390,7 @@ extension RealmCore {
     func listRemoveAll(_ collection: CollectionRef) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             guard !state.root.isNull else { return }
             let prop = snap.schemas[collection.table].properties[collection.column.index]
             try destroyCollection(root: state.root, kind: collection.column.collection, ownerTable: collection.table, column: collection.column.index, owner: collection.owner, property: prop)
@@ -386,7 +406,7 @@ extension RealmCore {
     func listMove(_ collection: CollectionRef, from: Int, to: Int) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             guard from >= 0, from < elementCount, to >= 0, to < elementCount else { misuse(.invalidArgument, "move(from: \(from), to: \(to)) is out of range 0..<\(elementCount)") }
@@ -405,7 +425,7 @@ extension RealmCore {
     func listSwap(_ collection: CollectionRef, _ i: Int, _ j: Int) {
         guard let writing = requireWrite("modifying a list") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             guard i >= 0, i < elementCount, j >= 0, j < elementCount else { misuse(.invalidArgument, "swapAt(\(i), \(j)) is out of range 0..<\(elementCount)") }
@@ -426,7 +446,7 @@ extension RealmCore {
     func listForEach(_ collection: CollectionRef, _ body: (Int, UnsafeRawBufferPointer) throws -> Bool) {
         checkThread()
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             guard !state.root.isNull else { return }
             try PositionalTree(root: state.root).forEach(from: 0, in: try pages(), body)
         } catch {
@@ -478,7 +498,7 @@ extension RealmCore {
     func setIndex<E: _PersistableElement>(_ collection: CollectionRef, _ element: E) -> Int? {
         checkThread()
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             guard !state.root.isNull, let probe = try probeEncoding(element, for: collection) else { return nil }
             let snapshotPages = try pages()
             let tree = PositionalTree(root: state.root)
@@ -494,7 +514,7 @@ extension RealmCore {
     func setInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E) {
         guard let writing = requireWrite("modifying a set") else { return }
         do {
-            let state = try collectionState(table: collection.table, column: collection.column, owner: collection.owner)
+            let state = try collectionState(collection)
             var tree = PositionalTree(root: state.root)
             let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
             if let probe = try probeEncoding(element, for: collection),

@@ -22,26 +22,35 @@ import StrataStorage
 extension RealmCore {
     // MARK: - Rows
 
-    /// Reads the row of a managed object and decodes with `body`; nil when the object is gone.
+    /// Reads the row of a managed object and decodes with `body` (nil: what `body` gives for a
+    /// null). A deleted or invalidated object stops, as RealmSwift raises: reading its
+    /// property's default instead would be a value the object never had.
     /// Accessor path: misuse traps (see Object.swift), storage errors are recorded.
     @inline(__always)
     func readColumn<R>(_ binding: ObjectBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
         checkThread()
+        if binding.isStale { objectGone(binding) }
         do {
             let snapshotPages = try pages()
-            guard binding.table < snap.metas.count else { return nil }
-            let r = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: snapshotPages) { buf in
+            guard binding.table < snap.metas.count, let r = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: snapshotPages, { buf in
                 body(_RowView(bytes: buf, core: self))
-            }
-            return r ?? nil
+            }) else { objectGone(binding) }
+            return r
         } catch {
             readFailed(error)
         }
     }
 
+    /// Stops on the use of an object that was deleted or whose realm was invalidated.
+    @inline(never)
+    func objectGone(_ binding: ObjectBinding) -> Never {
+        misuse(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated")
+    }
+
     /// Read-modify-write of one column of a managed object (accessor path).
     func updateColumn(_ binding: ObjectBinding, _ column: _Column, _ body: (inout _RowBuilder) throws -> Void) {
         guard let writing = requireWrite("setting a property of '\(binding.info.schema.className)'") else { return }
+        if binding.isStale { objectGone(binding) }
         if column.index == binding.info.primaryKeyColumn {
             misuse(.primaryKeyChange, "the primary key of a managed '\(binding.info.schema.className)' cannot change")
         }
@@ -49,7 +58,7 @@ extension RealmCore {
             guard binding.table < snap.metas.count, var row = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: writing, { buf in
                 _RowBuilder(copying: buf, layout: binding.info.layout, core: self, table: binding.table, key: binding.key)
             }) else {
-                misuse(.objectInvalidated, "the '\(binding.info.schema.className)' object was deleted or invalidated")
+                objectGone(binding)
             }
             // The old bytes are kept only for an indexed column (they are then copied on write).
             let before = try maintainedIndexes(table: binding.table, writing) && hasIndex(table: binding.table, column: column.index) ? row.bytes : nil
@@ -75,7 +84,7 @@ extension RealmCore {
     }
 
     func objectExists(_ binding: ObjectBinding) -> Bool {
-        guard confinement.isCurrent else { return false }
+        guard confinement.isCurrent, !binding.isStale else { return false }
         do {
             let snapshotPages = try pages()
             guard binding.table < snap.metas.count else { return false }
@@ -213,6 +222,14 @@ extension RealmCore {
 
     // MARK: - Adding
 
+    /// Whether the row of a managed object of this realm is in the open write: stored, or being
+    /// added (a cycle links back to an object whose row is stored after its links).
+    private func rowExistsForLinking(_ binding: ObjectBinding) throws -> Bool {
+        guard let w = writeTxn else { return true }
+        if binding.table < snap.metas.count, try snap.metas[binding.table].objects.contains(binding.key, in: w) { return true }
+        return addPath.rowsBeingAdded.contains { $0.table == binding.table && $0.key == binding.key }
+    }
+
     /// The key of `obj` for storing a link to it, adding it (cascade) when unmanaged.
     func keyForLinking(_ obj: Object, from table: Int) throws -> UInt64 {
         if let binding = obj._binding {
@@ -224,8 +241,7 @@ extension RealmCore {
                 return try keyForLinking(try foreignCopy(of: obj, binding), from: table)
             }
             // A deleted object cannot be linked: the link would name no row (RealmSwift raises).
-            if let w = writeTxn, binding.table < snap.metas.count, try !snap.metas[binding.table].objects.contains(binding.key, in: w),
-               !addPath.rowsBeingAdded.contains(where: { $0.table == binding.table && $0.key == binding.key }) {
+            if try binding.isStale || !rowExistsForLinking(binding) {
                 misuse(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated and cannot be linked")
             }
             // An embedded object has exactly one owner, the link that created it: a second link
@@ -277,7 +293,14 @@ extension RealmCore {
                            inlined: inout Bool) throws -> UInt64 {
         let writing = try requireWriteThrowing("add objects")
         if let binding = obj._binding {
-            if binding.core === self { return binding.key }
+            if binding.core === self {
+                // Adding a managed object is a no-op, but not for one that is gone (RealmSwift
+                // refuses it): the caller would go on as if it were stored.
+                guard !binding.isStale, try rowExistsForLinking(binding) else {
+                    throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated and cannot be added")
+                }
+                return binding.key
+            }
             throw Realm.Error(.wrongRealm, "the '\(binding.info.schema.className)' is already managed by another realm instance (\(binding.core.fileIdentity))")
         }
         let (info, t) = try classAndTable(forAdding: type(of: obj), viaLink: viaLink)  // RealmCore.swift
@@ -468,7 +491,7 @@ extension RealmCore {
         guard binding.core === self else {
             throw Realm.Error(.wrongRealm, "the '\(binding.info.schema.className)' belongs to another realm instance")
         }
-        guard try deleteObject(table: binding.table, key: binding.key) else {
+        guard !binding.isStale, try deleteObject(table: binding.table, key: binding.key) else {
             throw Realm.Error(.objectInvalidated, "the '\(binding.info.schema.className)' was already deleted")
         }
     }

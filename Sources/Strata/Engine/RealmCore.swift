@@ -87,6 +87,9 @@ final class RealmCore {
     /// Bumped on every begin/end of a write and every snapshot move (`snapshotMoved()`):
     /// caches that outlive a call (`Results`) are valid only within one generation.
     @exclusivity(unchecked) var generation: UInt64 = 0
+    /// Bumped by `invalidate()`: objects and collections handed out before it carry the old
+    /// value (`ObjectBinding.era`, `CollectionRef.era`) and are invalidated, as in RealmSwift.
+    @exclusivity(unchecked) private(set) var era: UInt32 = 0
 
     // MARK: Parts valid for one snapshot (forgotten by `snapshotMoved()`)
     @exclusivity(unchecked) var openCollections = CollectionCache()
@@ -292,9 +295,11 @@ final class RealmCore {
         return snap.version != oldVersion
     }
 
-    /// Releases the snapshot; the next access begins a new one.
+    /// Releases the snapshot and invalidates every object and collection read so far; the next
+    /// access begins a new snapshot.
     func invalidate() {
         guard !isFrozen else { return }
+        era &+= 1
         if write.isOpen { cancelWrite() }
         readTxn?.end()
         readTxn = nil

@@ -25,6 +25,19 @@ struct ObjectBinding {
     let info: ClassInfo
     let table: Int
     let key: UInt64
+    /// The realm's `era` when the object was handed out: a later `invalidate()` invalidates it.
+    let era: UInt32
+
+    init(core: RealmCore, info: ClassInfo, table: Int, key: UInt64) {
+        self.core = core
+        self.info = info
+        self.table = table
+        self.key = key
+        era = core.era
+    }
+
+    /// Whether the realm was invalidated since this object was handed out.
+    @inline(__always) var isStale: Bool { era != core.era }
 }
 
 /// The base class of stored models. Subclass it and declare properties with `@Persisted`.

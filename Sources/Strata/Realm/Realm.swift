@@ -443,7 +443,10 @@ public struct Realm {
         }
     }
 
-    /// Releases the realm's snapshot (cancelling a write); objects stay usable and re-read later.
+    /// Releases the realm's snapshot, cancelling an open write, and invalidates every object and
+    /// collection read from this realm before the call, as RealmSwift does: their `isInvalidated`
+    /// is true, and reading or writing one stops with a `Strata:` message. The realm stays usable:
+    /// what is read from it afterwards is read from a new snapshot. Frozen objects are not affected.
     public func invalidate() {
         guard core.confinement.isCurrent else { return }
         core.invalidate()
