@@ -1,5 +1,6 @@
-// `Realm()` on a thread returns that thread's instance for the configuration; an instance in a
-// write stays alive (and in its write) though no caller holds it; `==` is instance identity.
+// `Realm()` on a thread returns that thread's instance for the configuration, at the version it
+// reads (only `refresh()`, a write or autorefresh moves it); an instance in a write stays alive
+// (and in its write) though no caller holds it; `==` is instance identity.
 import Foundation
 import Strata
 import Testing
@@ -64,6 +65,45 @@ struct RealmInstanceTests {
         }
         #expect(count == 0)
         #expect(holder.objects(Counter.self).isEmpty)
+    }
+
+    @Test func aHeldInstanceStaysAtItsVersionUntilRefreshed() throws {
+        let configuration = configuration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write { realm.add(Counter(value: ["value": 1])) }
+        let counters = realm.objects(Counter.self)
+        #expect(counters.count == 1)
+        try onAnotherThread {
+            let there = try Realm(configuration: configuration)
+            try there.write { there.add(Counter(value: ["value": 2])) }
+        }
+        let again = try Realm(configuration: configuration)
+        #expect(again == realm)
+        #expect(again.objects(Counter.self).count == 1, "opening again does not move the instance")
+        #expect(counters.count == 1)
+        #expect(realm.refresh())
+        #expect(counters.count == 2)
+    }
+
+    @Test func thawingGivesTheLiveInstanceAtItsOwnVersion() throws {
+        let configuration = configuration()
+        let realm = try Realm(configuration: configuration)
+        try realm.write { realm.add([Counter(value: ["value": 1]), Counter(value: ["value": 2])]) }
+        let counters = realm.objects(Counter.self)
+        let reference = ThreadSafeReference(to: counters)
+        #expect(counters.count == 2)
+        let frozen = try onAnotherThread { () -> Results<Counter> in
+            let there = try Realm(configuration: configuration)
+            let resolved = try #require(there.resolve(reference))
+            try there.write { there.delete(resolved.where { $0.value == 2 }) }
+            return resolved.freeze()
+        }
+        #expect(frozen.count == 1)
+        let thawed = try #require(frozen.thaw())
+        #expect(thawed.count == 2, "the thawed results read this thread's instance, not yet refreshed")
+        #expect(counters.count == 2)
+        realm.refresh()
+        #expect(thawed.count == 1 && counters.count == 1)
     }
 
     @Test func invalidateCancelsAnOpenWrite() throws {

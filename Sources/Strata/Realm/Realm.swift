@@ -40,8 +40,9 @@ public struct Realm {
     public init(queue: DispatchQueue) throws { try self.init(configuration: .defaultConfiguration, queue: queue) }
 
     /// Opens `configuration` confined to the calling thread, or to `queue` (call it from that queue).
-    /// Re-opening on the same thread/queue returns the cached instance (advanced to the newest
-    /// version when `autorefresh` is on and no write is open).
+    /// Re-opening on the same thread/queue returns the cached instance while it is in use (held,
+    /// or by an object or collection read from it), at the version it reads: as in RealmSwift,
+    /// an instance moves to a newer version only by `refresh()`, a write, or autorefresh.
     public init(configuration: Configuration, queue: DispatchQueue? = nil) throws {
         try self.init(configuration: configuration, scheduler: queue.map { .queue($0) })
     }
@@ -57,7 +58,6 @@ public struct Realm {
                 || cached.configuration.schemaVersion != configuration.schemaVersion {
                 throw Realm.Error(.invalidArgument, "'\(identity)' is already open on this thread with a different configuration (encryption key, readOnly or schemaVersion)")
             }
-            if cached.autorefresh && !cached.isInWriteTransaction { try cached.refresh() }
             self.core = cached
             return
         }
