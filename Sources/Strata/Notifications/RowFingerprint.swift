@@ -9,7 +9,9 @@
 //   slot, variable bytes); when it is a to-one link and the path goes on, the rest of the path is
 //   fingerprinted on the linked object. Through a to-many link (List, MutableSet or Map of
 //   objects: "dogs.name") the collection's root is watched (membership and order) and the rest
-//   of the path is fingerprinted on every element's target, in collection order.
+//   of the path is fingerprinted on every element's target, in collection order. Through linking
+//   objects ("owners", "owners.name") the keys of the objects linking here are watched (who
+//   links, and how often), and the rest of the path on each of them.
 //
 // Invariants: a fingerprint is read-only (it never begins a write); unknown property names are
 // rejected when the observer is registered (`.invalidArgument`), not here.
@@ -34,7 +36,7 @@ struct WatchedPaths {
                 schemaNamed: { name in
                     core.snap.tableByName[name].map { core.snap.schemas[$0] } ?? ClassInfo.registered(named: name)?.schema
                 },
-                goesThrough: { $0.type == .object },
+                goesThrough: { $0.type == .object || $0.type == .linkingObjects },
                 endsOn: { _ in true })
             let dotted = path.joined(separator: ".")
             switch failure {
@@ -42,7 +44,7 @@ struct WatchedPaths {
             case let .noProperty(className, name):
                 throw Realm.Error(.invalidArgument, "key path '\(dotted)' names '\(name)', which is not a property of '\(className)'")
             case let .cannotContinue(_, p), let .cannotEnd(_, p):
-                throw Realm.Error(.invalidArgument, "key path '\(dotted)' goes on after '\(p.name)', which is not a link")
+                throw Realm.Error(.invalidArgument, "key path '\(dotted)' goes on after '\(p.name)', which is neither a link nor linking objects")
             }
         }
     }
@@ -72,17 +74,21 @@ extension RealmCore {
     }
 
     /// Per property of the object (object observers): its column bytes, plus, for key paths
-    /// that go on through it ("owner.name", "dogs.name"), the fingerprint of the rest of the path
-    /// on the linked objects, so a change there reports the property the path starts with.
+    /// that go on through it ("owner.name", "dogs.name", "owners.name") or name linking objects
+    /// ("owners"), the fingerprint of the rest of the path on the linked or linking objects, so
+    /// a change there reports the property the path starts with.
     /// nil when the object is gone.
     func propertyPrints(table: Int, key: UInt64, watching w: WatchedPaths, pages p: some PageReading) throws -> [[UInt8]]? {
         guard var columns = try columnBytes(table: table, key: key, pages: p) else { return nil }
         guard let paths = w.paths else { return columns }
         let props = snap.schemas[table].properties
-        for (first, rests) in Self.groupedByFirst(paths) where !rests.isEmpty {
+        for (first, rests) in Self.groupedByFirst(paths) {
             guard let c = props.firstIndex(where: { $0.name == first }), c < columns.count else { continue }
+            // Linking objects have no column: what is watched of them is read from the backlinks.
+            guard !rests.isEmpty || props[c].type == .linkingObjects else { continue }
             var sub: [UInt8] = []
-            _ = try appendFingerprint(table: table, key: key, paths: rests.map { [first] + $0 }, depth: 0, pages: p, into: &sub)
+            _ = try appendFingerprint(table: table, key: key, paths: rests.isEmpty ? [[first]] : rests.map { [first] + $0 },
+                                      depth: 0, pages: p, into: &sub)
             columns[c] += sub
         }
         return columns
@@ -95,10 +101,15 @@ extension RealmCore {
         let props = snap.schemas[table].properties
         var follow: [(table: Int, key: UInt64, rest: [[String]]?)] = []
         var followMany: [(table: Int, root: PageRef, kind: CollectionKind, rest: [[String]])] = []
+        var followBack: [(property: Property, rest: [[String]])] = []
         let found: Bool? = try snap.metas[table].objects.withValue(forKey: key, in: p) { row in
             if let paths {
                 for (first, rests) in Self.groupedByFirst(paths) {
                     guard let c = props.firstIndex(where: { $0.name == first }) else { continue }
+                    if props[c].type == .linkingObjects {
+                        followBack.append((props[c], rests))
+                        continue
+                    }
                     let column = layout.columns[c]
                     out.append(contentsOf: Self.bytes(of: column, in: row))
                     guard !rests.isEmpty else { continue }
@@ -136,7 +147,30 @@ extension RealmCore {
                 _ = try appendFingerprint(table: m.table, key: target, paths: m.rest, depth: depth + 1, pages: p, into: &out)
             }
         }
+        // Key paths through linking objects ("owners", "owners.name"): the objects linking here,
+        // each with its number of links, then the rest of the path on each.
+        for b in followBack {
+            guard let origin = linkingOrigin(of: b.property) else { continue }
+            for link in try backlinks(target: table, targetKey: key, source: origin.table, column: origin.column)
+                .sorted(by: { $0.key < $1.key }) {
+                out.append(0xFD)
+                withUnsafeBytes(of: link.key.littleEndian) { out.append(contentsOf: $0) }
+                withUnsafeBytes(of: link.count.littleEndian) { out.append(contentsOf: $0) }
+                if !b.rest.isEmpty {
+                    _ = try appendFingerprint(table: origin.table, key: link.key, paths: b.rest, depth: depth + 1, pages: p, into: &out)
+                }
+            }
+        }
         return true
+    }
+
+    /// The table and column of the link property a linking-objects property follows back; nil
+    /// when no object of the origin class was ever stored.
+    private func linkingOrigin(of property: Property) -> (table: Int, column: Int)? {
+        guard let className = property.objectClassName, let name = property.linkOriginPropertyName,
+              let t = snap.tableByName[className],
+              let c = snap.schemas[t].properties.firstIndex(where: { $0.name == name }) else { return nil }
+        return (t, c)
     }
 
     /// Paths grouped by their first component (in first-seen order), with the rest of each path;
