@@ -378,9 +378,10 @@ extension List: _Persistable {
     public static func _strataFromAny(_ any: Any?) -> List<Element>? {
         // nil (or NSNull) for a list is no elements, as RealmSwift's key-value coding sets it.
         if any == nil || any is NSNull { return List() }
-        // A managed list is copied (below): an unmanaged object given one, as `init(value:)` of
-        // another object does, must not hold, and later change, the stored list.
-        if let l = any as? List<Element>, l.ref == nil { return l }
+        // Any list is copied (below), as RealmSwift copies a list it is given: an unmanaged object
+        // given a managed one must not hold, and later change, the stored list, and one given
+        // another object's unmanaged list must not share it (adding either would make the
+        // other's list managed).
         // Any collection of the elements (results, a set, links…) gives its elements in order.
         if !(any is [Any]), !(any is String), !(any is Data), let sequence = any as? any Sequence {
             let l = List<Element>()

@@ -177,10 +177,9 @@ extension Map: _Persistable {
     public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
         // nil (or NSNull) for a map is no entries, as for a list.
         if any == nil || any is NSNull { return Map() }
-        // A managed map is copied (below), as a managed list is (List._strataFromAny).
-        if let map = any as? Map<Key, Value>, map.ref == nil { return map }
-        // A map of another value type (`Map<String, Dog>` for a `Map<String, Dog?>`): its entries,
-        // each converted as a value of this map.
+        // Any map is copied, as any list is (List._strataFromAny): its entries, each converted as
+        // a value of this map (which may be of another value type: `Map<String, Dog>` for a
+        // `Map<String, Dog?>`).
         if let other = any as? MapEntriesSource {
             let map = Map<Key, Value>()
             for (keyString, value) in other.anyEntries {

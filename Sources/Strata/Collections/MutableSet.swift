@@ -176,8 +176,7 @@ extension MutableSet: _Persistable {
     public static func _strataFromAny(_ any: Any?) -> MutableSet<Element>? {
         // nil (or NSNull) for a set is no elements, as for a list.
         if any == nil || any is NSNull { return MutableSet() }
-        // A managed set is copied (below), as a managed list is (List._strataFromAny).
-        if let s = any as? MutableSet<Element>, s.ref == nil { return s }
+        // Any set is copied (below), as any list is (List._strataFromAny).
         // An array, or any collection of the elements (results, a list, links…).
         guard !(any is String), !(any is Data), let a = any as? any Sequence else { return nil }
         let s = MutableSet<Element>()

@@ -278,7 +278,14 @@ extension AnyRealmValue: _PersistableElement {
     public static func _strataDefault() -> AnyRealmValue { .none }
     public var _strataAny: Any? { wrapped }
 
-    public static func _strataFromAny(_ any: Any?) -> AnyRealmValue? { AnyRealmValue(wrapping: any) }
+    public static func _strataFromAny(_ any: Any?) -> AnyRealmValue? {
+        let value = AnyRealmValue(wrapping: any)
+        // `create(_:value:)` copies an unmanaged object it is given (UnmanagedValueCopies.swift).
+        if case .object(let o)? = value, o._binding == nil, let copies = UnmanagedValueCopies.current {
+            return copies.copy(of: o).map { .object($0) }
+        }
+        return value
+    }
 
     /// The stored value; a nested collection in it is a live view of the property.
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> AnyRealmValue {

@@ -23,15 +23,19 @@ import Foundation
 struct ObjectBinding {
     let core: RealmCore
     let info: ClassInfo
-    let table: Int
-    let key: UInt64
+    /// The table as 32 bits, so that with `era` the binding keeps the size of four words: every
+    /// managed object carries one (a table index never comes near 2^31: tables are classes).
+    private let table32: Int32
     /// The realm's `era` when the object was handed out: a later `invalidate()` invalidates it.
     let era: UInt32
+    let key: UInt64
+
+    var table: Int { Int(table32) }
 
     init(core: RealmCore, info: ClassInfo, table: Int, key: UInt64) {
         self.core = core
         self.info = info
-        self.table = table
+        self.table32 = Int32(truncatingIfNeeded: table)
         self.key = key
         era = core.era
     }
@@ -397,6 +401,8 @@ extension Object: _PersistableElement {
         // A managed embedded object given as a value (create(_:value:), init(value:)) is copied:
         // it already has its owner, and the new object gets its own, as in RealmSwift.
         case let o as Self where o._binding != nil && o is EmbeddedObject: try? Self.make(value: o)
+        // In `create(_:value:)` an unmanaged object is a value too: it is copied (UnmanagedValueCopies.swift).
+        case let o as Self where o._binding == nil && UnmanagedValueCopies.current != nil: UnmanagedValueCopies.current?.copy(of: o)
         case let o as Self: o
         case let d as [String: Any]: Self(value: d)
         case let a as [Any]: Self(value: a)

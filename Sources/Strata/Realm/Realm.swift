@@ -258,7 +258,9 @@ public struct Realm {
     /// in the open write transaction, and returns the managed object. For updates, keys missing
     /// from a dictionary leave the stored values unchanged and nil/NSNull clears optionals.
     /// Objects in `value` that another realm instance manages are copied into this realm with
-    /// the objects they link to, each once; a managed embedded object is copied too.
+    /// the objects they link to, each once; a managed embedded object is copied too. Unmanaged
+    /// objects in `value` (and `value` itself) are copied as well and stay unmanaged, each once,
+    /// as in RealmSwift; `add` is what makes them managed.
     ///
     /// Does not throw, as in RealmSwift: a failure (a value of the wrong type, an unknown key,
     /// `.duplicatePrimaryKey`…) fails the write, which then throws it and rolls back; this call
@@ -287,10 +289,19 @@ public struct Realm {
     /// Creates an object of `type`, the class the metatype names at run time (a dynamic
     /// `create` passes a class only known by name, typed as `Object`).
     func createObject<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy) throws -> T {
-        // Objects of another realm reached from `value` are copied, not linked (see keyForLinking).
+        // Objects of another realm reached from `value` are copied, not linked (see keyForLinking),
+        // and so are unmanaged objects in it (UnmanagedValueCopies.swift).
         let outerCopies = core.write.foreignCopies
         core.write.foreignCopies = outerCopies ?? [:]
         defer { core.write.foreignCopies = outerCopies }
+        let copies = UnmanagedValueCopies.current ?? UnmanagedValueCopies()
+        return try UnmanagedValueCopies.$current.withValue(copies) {
+            try createCopying(type, value: value, update: update, copies: copies)
+        }
+    }
+
+    private func createCopying<T: Object>(_ type: T.Type, value: Any, update: UpdatePolicy,
+                                          copies: UnmanagedValueCopies) throws -> T {
         let info = try ClassInfo.of(type)
         if update != .error, let primaryKeyColumn = info.primaryKeyColumn, let dictionary = value as? [String: Any] {
             let primaryKeyName = info.schema.properties[primaryKeyColumn].name
@@ -316,6 +327,8 @@ public struct Realm {
             // Links from the source's objects back to it reach this copy.
             core.write.foreignCopies?[ForeignObject(core: ObjectIdentifier(binding.core), table: binding.table, key: binding.key)] = object
         }
+        // A cycle back to an unmanaged `value` itself reaches `object`.
+        if let source = value as? Object, source._binding == nil { copies.record(object, of: source) }
         try object._apply(value: value, ignoringUnknownKeys: false)
         try core.addObject(object, update: update)
         return object
