@@ -18,6 +18,7 @@ final class KPPerson: Object {
     @Persisted var name = ""
     @Persisted var address: KPAddress?
     @Persisted var friends: List<KPPerson>
+    @Persisted(originProperty: "friends") var friendOf: LinkingObjects<KPPerson>
     var nickname: String { "the " + name }
 }
 
@@ -39,6 +40,12 @@ struct KeyPathNameTests {
         #expect(_name(for: \KPPerson.friends[0].address?.city?.name) == "friends.address.city.name")
         #expect(_name(for: \KPPerson.friends[0].friends) == "friends.friends")
         #expect(_name(for: \KPPerson.friends) == "friends")
+    }
+
+    @Test func namesGoThroughAnElementOfLinkingObjects() {
+        #expect(_name(for: \KPPerson.friendOf[0].name) == "friendOf.name")
+        #expect(_name(for: \KPPerson.friends[0].friendOf[0].address?.city?.name) == "friends.friendOf.address.city.name")
+        #expect(_name(for: \KPPerson.friendOf) == "friendOf")
     }
 
     @Test func keyPathsThatReadNoPersistedPropertyHaveNoName() {

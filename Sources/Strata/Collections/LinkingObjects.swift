@@ -49,14 +49,18 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         }
     }
     let source: Source?
+    /// Only on a key-path probe's value (`_strataProbeValue()`): the probe of the linking class
+    /// that every position gives, so that `\.owners[0].name` names the property it reaches.
+    let probeElement: Element?
 
     /// An unmanaged value, always empty; `@Persisted(originProperty:)` declares the property.
     ///
     /// - Parameters:
     ///   - fromType: the class whose property links here.
     ///   - property: the name of that link property.
-    public init(fromType: Element.Type, property: String) { source = nil }
-    init(source: Source?) { self.source = source }
+    public init(fromType: Element.Type, property: String) { source = nil; probeElement = nil }
+    init(source: Source?) { self.source = source; probeElement = nil }
+    private init(probe: Element) { source = nil; probeElement = probe }
 
     private func origin() -> (table: Int, column: Int, info: ClassInfo)? {
         guard let s = source, let info = try? ClassInfo.of(Element.self) else { return nil }
@@ -100,6 +104,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     public subscript(position: Int) -> Element {
         let k = keys
         guard let s = source, let o = origin(), position >= 0, position < k.count else {
+            if let probeElement { return probeElement }
             preconditionFailure("Strata: invalidArgument: index \(position) is out of range 0..<\(k.count)")
         }
         return s.core.materialize(Element.self, info: o.info, table: o.table, key: k[position])
@@ -143,6 +148,12 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
 extension LinkingObjects: _Persistable {
     public static var _strataShape: _PropertyShape { _PropertyShape(type: .linkingObjects, objectType: Element.self) }
     public static func _strataDefault() -> LinkingObjects<Element> { LinkingObjects(source: nil) }
+    /// Linking objects whose every position is a probe of the linking class (KeyPathNames.swift).
+    public static func _strataProbeValue() -> LinkingObjects<Element>? {
+        let probe = Element()
+        probe._isProbe = true
+        return LinkingObjects(probe: probe)
+    }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> LinkingObjects<Element> {
         guard let b = obj._binding else { return LinkingObjects(source: nil) }
         let c = b.info.column(forOrdinal: ordinal)

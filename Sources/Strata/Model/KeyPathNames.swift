@@ -67,6 +67,10 @@ extension List: ProbeElementCarrier {
     var carriedProbe: Object? { storage.first as? Object }
 }
 
+extension LinkingObjects: ProbeElementCarrier {
+    var carriedProbe: Object? { probeElement }
+}
+
 /// One step of a key path: the class and the persisted property read on it.
 struct KeyPathStep {
     let info: ClassInfo
