@@ -19,6 +19,8 @@ final class KPPerson: Object {
     @Persisted var address: KPAddress?
     @Persisted var friends: List<KPPerson>
     @Persisted(originProperty: "friends") var friendOf: LinkingObjects<KPPerson>
+    @Persisted var circle: MutableSet<KPPerson>
+    @Persisted var byNickname: Map<String, KPPerson?>
     var nickname: String { "the " + name }
 }
 
@@ -46,6 +48,12 @@ struct KeyPathNameTests {
         #expect(_name(for: \KPPerson.friendOf[0].name) == "friendOf.name")
         #expect(_name(for: \KPPerson.friends[0].friendOf[0].address?.city?.name) == "friends.friendOf.address.city.name")
         #expect(_name(for: \KPPerson.friendOf) == "friendOf")
+    }
+
+    @Test func namesGoThroughAnElementOfASetOrAMapOfObjects() {
+        #expect(_name(for: \KPPerson.circle[0].name) == "circle.name")
+        #expect(_name(for: \KPPerson.byNickname[""]??.name) == "byNickname.name")
+        #expect(_name(for: \KPPerson.circle[0].byNickname["x"]??.friendOf[0].name) == "circle.byNickname.friendOf.name")
     }
 
     @Test func keyPathsThatReadNoPersistedPropertyHaveNoName() {

@@ -347,10 +347,7 @@ extension List: _Persistable {
     /// For a list of objects: a list holding one probe of the element class, so that a key path
     /// read through an element (`\.dogs[0].name`) goes on to name the element's property.
     public static func _strataProbeValue() -> List<Element>? {
-        guard let type = Element.self as? Object.Type else { return nil }
-        let probe = type.init()
-        probe._isProbe = true
-        guard let element = probe as? Element else { return nil }
+        guard let element = KeyPathProbe.probeValue(Element.self) else { return nil }
         let list = List()
         list.storage.append(element)
         return list

@@ -46,6 +46,8 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     var ref: CollectionRef?
     /// Set for a `Map<String, AnyRealmValue>` nested in a stored value (NestedCollections.swift).
     var nested: NestedBacking?
+    /// Only on a key-path probe's value (`_strataProbeValue()`): what every key reads.
+    var probeValue: Value?
 
     /// An empty unmanaged map.
     public init() { ref = nil }
@@ -101,7 +103,7 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
     /// - Parameter key: the entry's key.
     public subscript(key: Key) -> Value? {
         get {
-            guard let collection = ref else { return storage[key] }
+            guard let collection = ref else { return probeValue ?? storage[key] }
             return collection.core.mapGet(collection, key._strataKeyString, as: Value.self)
                 .map { NestedAttachment.mapValue($0, of: self, forKey: key._strataKeyString) }
         }
@@ -160,6 +162,14 @@ extension Map: _Persistable {
         return shape
     }
     public static func _strataDefault() -> Map<Key, Value> { Map() }
+    /// For a map of objects: a map whose every key gives a probe of the value class, so that a
+    /// key path read through a value (`\.dogs["a"]??.name`) goes on to name its property.
+    public static func _strataProbeValue() -> Map<Key, Value>? {
+        guard let value = KeyPathProbe.probeValue(Value.self) else { return nil }
+        let map = Map()
+        map.probeValue = value
+        return map
+    }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Map<Key, Value> {
         guard let b = obj._binding else { return Map() }
         return Map(ref: b.collectionRef(ordinal: ordinal))

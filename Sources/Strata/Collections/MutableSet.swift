@@ -159,6 +159,14 @@ extension MutableSet: _Persistable {
         return s
     }
     public static func _strataDefault() -> MutableSet<Element> { MutableSet() }
+    /// For a set of objects: a set holding one probe of the element class, so that a key path
+    /// read through an element (`\.dogs[0].name`) goes on to name the element's property.
+    public static func _strataProbeValue() -> MutableSet<Element>? {
+        guard let element = KeyPathProbe.probeValue(Element.self) else { return nil }
+        let set = MutableSet()
+        set.storage.append(element)
+        return set
+    }
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> MutableSet<Element> {
         guard let b = obj._binding else { return MutableSet() }
         return MutableSet(ref: b.collectionRef(ordinal: ordinal))

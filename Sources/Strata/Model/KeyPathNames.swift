@@ -63,8 +63,29 @@ protocol ProbeElementCarrier {
     var carriedProbe: Object? { get }
 }
 
+extension KeyPathProbe {
+    /// A probe of `V`'s class when `V` is an object class or an optional of one (the element or
+    /// value of a collection a key path goes through); nil for other types.
+    static func probeValue<V: _Persistable>(_ type: V.Type) -> V? {
+        if let objectType = V.self as? Object.Type {
+            let probe = objectType.init()
+            probe._isProbe = true
+            return probe as? V
+        }
+        return V._strataProbeValue()
+    }
+}
+
 extension List: ProbeElementCarrier {
     var carriedProbe: Object? { storage.first as? Object }
+}
+
+extension MutableSet: ProbeElementCarrier {
+    var carriedProbe: Object? { storage.first as? Object }
+}
+
+extension Map: ProbeElementCarrier {
+    var carriedProbe: Object? { probeValue.flatMap { $0 as? Object } }
 }
 
 extension LinkingObjects: ProbeElementCarrier {
