@@ -268,15 +268,20 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
 
     // MARK: Frozen
 
-    /// A frozen copy of a managed list; unmanaged lists are returned as is. Inside a write
-    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
+    /// A frozen copy of a managed list. Inside a write transaction, the copy holds what the
+    /// write found. An unmanaged list, a collection of an object the write created, or a storage
+    /// failure stops with a `Strata:` message, as RealmSwift raises.
     ///
     /// ```swift
     /// let snapshot = person.dogs.freeze()
     /// Task.detached { print(snapshot.count) }
     /// ```
     public func freeze() -> List<Element> {
-        guard let collection = ref else { return self }
+        guard let collection = ref else {
+            // A list nested in a stored value is frozen with the object that holds it.
+            if nested != nil { return self }
+            FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen"))
+        }
         let frozen = collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner)
         return List(ref: CollectionRef(core: frozen, table: collection.table, column: collection.column, owner: collection.owner))
     }

@@ -144,10 +144,15 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
 
     public func makeIterator() -> IndexingIterator<[(key: Key, value: Value)]> { entries.makeIterator() }
 
-    /// A frozen copy of a managed map; unmanaged maps are returned as is. Inside a write
-    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
+    /// A frozen copy of a managed map. Inside a write transaction, the copy holds what the
+    /// write found. An unmanaged map, a collection of an object the write created, or a storage
+    /// failure stops with a `Strata:` message, as RealmSwift raises.
     public func freeze() -> Map<Key, Value> {
-        guard let collection = ref else { return self }
+        guard let collection = ref else {
+            // A map nested in a stored value is frozen with the object that holds it.
+            if nested != nil { return self }
+            FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen"))
+        }
         return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 

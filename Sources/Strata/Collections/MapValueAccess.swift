@@ -19,9 +19,10 @@ extension Map {
     ///   - key: the key.
     public func updateValue(_ value: Value, forKey key: Key) { self[key] = value }
 
-    /// The live map of a frozen one; `nil` when its owner was deleted since. A live or unmanaged
-    /// map returns itself.
+    /// The live map of a frozen one; `nil` when its owner was deleted since. A live map returns
+    /// itself; an unmanaged one stops with a `Strata:` message, as RealmSwift raises.
     public func thaw() -> Map<Key, Value>? {
+        if ref == nil && nested == nil { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
         guard let ref, ref.core.isFrozen else { return self }
         return ref.thawed().map { Map(ref: $0) }
     }

@@ -141,10 +141,11 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
 
     public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
 
-    /// A frozen copy of a managed set; unmanaged sets are returned as is. Inside a write
-    /// transaction, the copy holds what the write found; a collection of an object the write created, or a storage failure, stops with a `Strata:` message (as Realm).
+    /// A frozen copy of a managed set. Inside a write transaction, the copy holds what the
+    /// write found. An unmanaged set, a collection of an object the write created, or a storage
+    /// failure stops with a `Strata:` message, as RealmSwift raises.
     public func freeze() -> MutableSet<Element> {
-        guard let collection = ref else { return self }
+        guard let collection = ref else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen")) }
         return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 

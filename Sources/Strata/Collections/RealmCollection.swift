@@ -281,6 +281,7 @@ extension List: Equatable where Element: RealmCollectionValue {
 
     /// The live list of a frozen one; `nil` when its owner was deleted since.
     public func thaw() -> List<Element>? {
+        if ref == nil && nested == nil { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
         guard let ref, ref.core.isFrozen else { return self }
         return ref.thawed().map { List(ref: $0) }
     }
@@ -322,7 +323,8 @@ extension MutableSet: Equatable where Element: RealmCollectionValue {
 
     /// The live set of a frozen one; `nil` when its owner was deleted since.
     public func thaw() -> MutableSet<Element>? {
-        guard let ref, ref.core.isFrozen else { return self }
+        guard let ref else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
+        guard ref.core.isFrozen else { return self }
         return ref.thawed().map { MutableSet(ref: $0) }
     }
 }

@@ -303,11 +303,11 @@ open class Object: CustomStringConvertible {
     }
 
     /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current
-    /// version; unmanaged objects are returned unchanged. Inside a write transaction, the copy
-    /// holds the object as the write found it; an object the write created, or a storage
-    /// failure, stops with a `Strata:` message; `freezeThrowing()` throws instead.
+    /// version. Inside a write transaction, the copy holds the object as the write found it. An
+    /// unmanaged, deleted or invalidated object, one the write created, or a storage failure
+    /// stops with a `Strata:` message, as RealmSwift raises; `freezeThrowing()` throws instead.
     public func freeze() -> Self {
-        guard let binding = _binding else { return self }
+        guard let binding = _binding else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen")) }
         do { return try freezeThrowing() } catch { binding.core.readFailed(error) }
     }
 
@@ -316,16 +316,25 @@ open class Object: CustomStringConvertible {
     /// - Throws: `Realm.Error`: `.invalidState` for an object created in the current write
     ///   transaction, `.wrongThread`, a storage failure.
     public func freezeThrowing() throws -> Self {
-        guard let binding = _binding else { return self }
+        guard let binding = _binding else { throw FreezeMisuse.unmanaged(self, "frozen") }
+        guard !binding.isStale else {
+            throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was invalidated with its realm and cannot be frozen")
+        }
         let frozen = try binding.core.frozenCore(holding: binding.table, key: binding.key)
+        let exists = try Realm.Error.wrap {
+            binding.table < frozen.snap.metas.count ? try frozen.snap.metas[binding.table].objects.contains(binding.key, in: try frozen.pages()) : false
+        }
+        guard exists else {
+            throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted and cannot be frozen")
+        }
         return frozen.materialize(Self.self, info: binding.info, table: binding.table, key: binding.key)
     }
 
     /// The live version of a frozen object in a realm on the calling thread; nil if it was
-    /// deleted. A failure to open that realm stops with a `Strata:` message; `thawThrowing()`
-    /// throws instead.
+    /// deleted. An unmanaged object, or a failure to open that realm, stops with a `Strata:`
+    /// message, as RealmSwift raises; `thawThrowing()` throws instead.
     public func thaw() -> Self? {
-        guard let binding = _binding else { return self }
+        guard let binding = _binding else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
         do { return try thawThrowing() } catch { binding.core.readFailed(error) }
     }
 
@@ -333,7 +342,7 @@ open class Object: CustomStringConvertible {
     ///
     /// - Throws: `Realm.Error`, as `Realm(configuration:)` does, or a storage failure.
     public func thawThrowing() throws -> Self? {
-        guard let binding = _binding else { return self }
+        guard let binding = _binding else { throw FreezeMisuse.unmanaged(self, "thawed") }
         guard binding.core.isFrozen else { return self }
         let live = try Realm(configuration: binding.core.configuration)
         return try live.core.surfacing { try live.core.objectIfExists(Self.self, info: binding.info, key: binding.key) }
