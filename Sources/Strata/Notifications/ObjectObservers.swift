@@ -42,7 +42,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
                 return
             }
             columns = c
-            values = readValues(core.materialize(T.self, info: info, table: table, key: key))
+            values = readValues(core.materializeObserved(T.self, info: info, table: table, key: key))
             version = core.snap.version
         } catch {
             flag.set()
@@ -59,7 +59,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
                 return
             }
             version = core.snap.version
-            let object = core.materialize(T.self, info: info, table: table, key: key)
+            let object = core.materializeObserved(T.self, info: info, table: table, key: key)
             let newValues = readValues(object)
             var changes: [PropertyChange] = []
             for (i, p) in info.schema.properties.enumerated() where i < c.count && i < columns.count {
@@ -182,7 +182,15 @@ private struct ObjectObservationRequest<T: Object> {
     let block: (ObjectChange<T>) -> Void
 
     func register(in realm: Realm) -> NotificationToken {
-        let object = realm.core.materialize(T.self, info: info, table: table, key: key)
+        let object = realm.core.materializeObserved(T.self, info: info, table: table, key: key)
         return object.observe(keyPaths: keyPaths, block)
+    }
+}
+
+extension RealmCore {
+    /// The observed object, of its own class: an observer's `T` may be a base class of it
+    /// (`ObjectChange<Object>`), and an instance of the base class would read no property.
+    fileprivate func materializeObserved<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
+        materializeAny(info: info, table: table, key: key) as? T ?? materialize(T.self, info: info, table: table, key: key)
     }
 }
