@@ -16,6 +16,9 @@
 //   main-runloop <path> <plain|encrypted> <on|off>
 //                                        autorefresh on the main run loop, with autorefresh on or
 //                                        off (MainRunLoopAutorefresh.swift).
+//   main-async-write <path> <plain|encrypted>
+//                                        asynchronous writes of a realm of the main thread, run
+//                                        from the main run loop (MainThreadAsyncWrite.swift).
 //   hold <path> <plain|encrypted> <what> opens and reads everything, prints "ready", waits for a
 //                                        line on stdin, refreshes, then reads <what> (items, count,
 //                                        list, lookup) and prints "read <hex>".
@@ -50,7 +53,7 @@ func say(_ line: String) {
 func hex(_ v: UInt64) -> String { String(v, radix: 16) }
 
 func usage() -> Int32 {
-    say("usage: strata-probe write|build|read|touch|main-runloop|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
+    say("usage: strata-probe write|build|read|touch|main-runloop|main-async-write|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
     return 64
 }
 
@@ -80,6 +83,8 @@ func run(_ args: [String]) throws -> Int32 {
     case ("main-runloop", 3):
         guard ["on", "off"].contains(rest[2]) else { return usage() }
         for line in try MainRunLoopAutorefresh.run(config, autorefresh: rest[2] == "on") { say(line) }
+    case ("main-async-write", 2):
+        for line in try MainThreadAsyncWrite.run(config) { say(line) }
     case ("touch", 2):
         let realm = try Realm(configuration: config)
         try realm.write {

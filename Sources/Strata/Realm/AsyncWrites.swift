@@ -4,8 +4,11 @@
 // How they run (documented deviation from Realm, which needs a run loop):
 // - On a realm confined to a dispatch queue, each async write is a block enqueued on that queue
 //   (FIFO), so the caller returns at once and the write happens when the queue gets to it.
-// - On a thread-confined realm (no run loop to come back to), the write runs immediately,
-//   synchronously, and `onComplete` is called before the method returns.
+// - On a realm of the main thread, the write is enqueued on the main queue, which the main run
+//   loop drains (RunLoop.main, dispatchMain), as Realm runs it from the run loop: until then its
+//   id can be cancelled.
+// - On a realm of another thread (no run loop Strata can tell is running), the write runs
+//   immediately, synchronously, and `onComplete` is called before the method returns.
 // - `commitAsyncWrite` on a queue-confined realm publishes the commit at once (the writer lock is
 //   released, later writes and readers see it) and flushes it on a background thread; `onComplete`
 //   runs on the realm's queue once the commit is durable. With `allowGrouping: true` the flush
@@ -52,8 +55,10 @@ extension Realm {
     ///
     /// On a realm confined to a dispatch queue, the write is enqueued on that queue and this method
     /// returns at once; writes run in the order they were scheduled, and `onComplete` runs on the
-    /// queue once the commit is durable. On a thread-confined realm there is nothing to come back to,
-    /// so the write runs at once and `onComplete` is called before this method returns. If `block`
+    /// queue once the commit is durable. On a realm of the main thread the write is enqueued on the
+    /// main queue and runs when the main run loop turns, as in RealmSwift. On a realm of another
+    /// thread there is nothing to come back to, so the write runs at once and `onComplete` is
+    /// called before this method returns. If `block`
     /// ends the transaction itself (`cancelWrite()`), `onComplete` receives `nil`.
     ///
     /// ```swift
@@ -119,7 +124,10 @@ extension Realm {
             }
             block()
         }
-        if let scheduler = core.scheduler {
+        // A realm of the main thread runs the block when the main run loop turns, as RealmSwift
+        // does, so the id can be cancelled until then; a realm of another thread, which has no
+        // run loop Strata can tell is running, runs it at once.
+        if let scheduler = core.scheduler ?? core.autorefreshScheduler {
             let bound = QueueBound(value: run)
             scheduler.async { bound.value() }
         } else {
