@@ -1,4 +1,5 @@
-// `Realm.Error.fileURL`: an error about a file names it, so a caller can report or remove it.
+// `Realm.Error.fileURL`: an error about a file names it, so a caller can report or remove it; its
+// `localizedDescription` is its message, as RealmSwift's is.
 import Foundation
 import Strata
 import Testing
@@ -51,6 +52,21 @@ struct ErrorFileURLTests {
         }
         #expect(error?.code == .invalidSchemaVersion)
         #expect(error?.fileURL?.standardizedFileURL.path == url.standardizedFileURL.path)
+    }
+
+    @Test func theLocalizedDescriptionIsTheMessage() throws {
+        let dir = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("missing.realm")
+        var configuration = Realm.Configuration(fileURL: missing, objectTypes: [Ledger.self])
+        configuration.readOnly = true
+        let error: Swift.Error? = {
+            do { _ = try Realm(configuration: configuration); return nil } catch { return error }
+        }()
+        let realmError = try #require(error as? Realm.Error)
+        #expect(realmError.code == .fileNotFound)
+        #expect(error?.localizedDescription == realmError.message)
+        #expect(error?.localizedDescription.contains("missing.realm") == true)
     }
 
     @Test func anErrorAboutNoFileNamesNone() {

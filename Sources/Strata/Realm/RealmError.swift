@@ -153,6 +153,12 @@ extension Realm {
     }
 }
 
+/// `error.localizedDescription` is the message, as RealmSwift's is, rather than Foundation's
+/// generic "The operation could not be completed".
+extension Realm.Error: LocalizedError {
+    public var errorDescription: String? { message }
+}
+
 extension Realm.Error {
     /// Maps a storage failure onto the object layer's codes, keeping its message and path.
     init(_ e: StorageError) {
