@@ -18,6 +18,7 @@ final class GadgetHolder: Object {
     @Persisted var byRoom: Map<String, Gadget?>
     @Persisted var labels: List<String>
     @Persisted var stickers: MutableSet<Int>
+    @Persisted var favourite: Gadget?
 }
 
 @Suite("DynamicObject")
@@ -143,6 +144,32 @@ struct DynamicObjectTests {
         #expect(holder.shelf.count == 2 && holder.drawer.count == 2)
         #expect(holder.dynamicList("shelf").isFrozen == false)
         #expect(holder.freeze().dynamicList("shelf").isFrozen)
+    }
+
+    /// Read by name, a link is a `DynamicObject` and a collection of links holds them, as in
+    /// RealmSwift (`object["shelf"] as! List<DynamicObject>`); before, they came back with the
+    /// stored class's type and such casts stopped the program.
+    @Test func linksReadByNameAreDynamicObjects() throws {
+        let realm = try realm()
+        let holder = GadgetHolder()
+        let gadget = Gadget(value: ["serial": "a", "weight": 1.0])
+        holder.item = .object(gadget)
+        holder.shelf.append(gadget)
+        holder.drawer.insert(gadget)
+        holder.byRoom["attic"] = gadget
+        holder.labels.append("fragile")
+        holder.favourite = gadget
+        try realm.write { realm.add(holder) }
+
+        let dynamic = try #require(realm.dynamicObjects("GadgetHolder").first)
+        let shelf = try #require(dynamic["shelf"] as? List<DynamicObject>)
+        #expect(shelf.first?["serial"] as? String == "a")
+        #expect((dynamic.drawer as? MutableSet<DynamicObject>)?.first?.weight as? Double == 1.0)
+        let rooms = try #require(dynamic["byRoom"] as? Map<String, DynamicObject?>)
+        #expect(rooms["attic"]??.serial as? String == "a")
+        #expect((dynamic["labels"] as? List<String>).map(Array.init) == ["fragile"], "collections of values keep their type")
+        #expect(try #require(shelf.first).isSameObject(as: gadget))
+        #expect((dynamic["favourite"] as? DynamicObject)?.serial as? String == "a")
     }
 
     @Test func anObjectOfAnotherClassIsRefused() throws {

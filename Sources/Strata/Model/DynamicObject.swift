@@ -57,12 +57,24 @@ public final class DynamicObject: Object {
         set { setValue(newValue, forKey: member) }
     }
 
-    /// The value of the stored property `key` (links as objects, collections as collections); nil
-    /// for an unknown key or a nil value.
+    /// The value of the stored property `key`; nil for an unknown key or a nil value. A link reads
+    /// as a ``DynamicObject`` and a collection of links as a `List`, `MutableSet` or `Map` of
+    /// ``DynamicObject``s, as RealmSwift's dynamic objects give them; other collections with their
+    /// stored element type.
     public override func value(forKey key: String) -> Any? {
         if let migrationView, migrationView.context != nil { return migrationView.value(forKey: key) }
         guard let binding = _binding else { return unmanagedBase?.value(forKey: key) }
         guard let column = binding.info.columnIndex(named: key) else { return nil }
+        let property = binding.info.schema.properties[column]
+        if property.type == .object {
+            switch property.collection {
+            case .none:
+                return (binding.info.fields[column].getAny(bound: self, ordinal: column) as? Object).map(DynamicObject.view(of:))
+            case .list: return dynamicList(key)
+            case .set: return dynamicMutableSet(key)
+            case .map: return dynamicMap(key) as Map<String, DynamicObject?>
+            }
+        }
         return binding.info.fields[column].getAny(bound: self, ordinal: column)
     }
 
