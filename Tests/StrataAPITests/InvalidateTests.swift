@@ -97,6 +97,10 @@ struct InvalidateTests {
         realm.invalidate()
         #expect { try realm.write { realm.delete(shelf) } } throws: { ($0 as? Realm.Error)?.code == .objectInvalidated }
         #expect { try realm.write { realm.add(shelf) } } throws: { ($0 as? Realm.Error)?.code == .objectInvalidated }
+        let fresh = try #require(realm.objects(InvalidatedShelf.self).first)
+        #expect { try realm.write { realm.delete([fresh, shelf]) } } throws: {
+            ($0 as? Realm.Error)?.code == .objectInvalidated && "\($0)".contains("this 'InvalidatedShelf' object was deleted or invalidated")
+        }
         #expect(realm.objects(InvalidatedShelf.self).count == 1, "the failed writes changed nothing")
     }
 

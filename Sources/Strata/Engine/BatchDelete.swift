@@ -31,7 +31,8 @@ extension RealmCore {
         var located = [(table: Int, key: UInt64)](repeating: (-1, 0), count: objects.count)
         var byTable: [Int: [UInt64]] = [:]
         for (i, o) in objects.enumerated() {
-            guard let b = o._binding, b.core === self else { continue }
+            // An object read before `invalidate()` takes deleteObject's path, which refuses it.
+            guard let b = o._binding, b.core === self, !b.isStale else { continue }
             located[i] = (b.table, b.key)
             byTable[b.table, default: []].append(b.key)
         }
@@ -62,7 +63,7 @@ extension RealmCore {
             }
             guard deleted else {
                 let name = o._binding?.info.schema.className ?? "\(type(of: o))"
-                throw Realm.Error(.objectInvalidated, "the '\(name)' was already deleted")
+                throw Realm.Error(.objectInvalidated, "this '\(name)' object was deleted or invalidated")
             }
         }
     }
@@ -90,7 +91,7 @@ extension RealmCore {
         if removed < objects.count {
             let o = objects[removed]
             let name = o._binding?.info.schema.className ?? "\(type(of: o))"
-            throw Realm.Error(.objectInvalidated, "the '\(name)' was already deleted")
+            throw Realm.Error(.objectInvalidated, "this '\(name)' object was deleted or invalidated")
         }
         return true
     }

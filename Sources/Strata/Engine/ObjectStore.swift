@@ -492,7 +492,7 @@ extension RealmCore {
             throw Realm.Error(.wrongRealm, "the '\(binding.info.schema.className)' belongs to another realm instance")
         }
         guard !binding.isStale, try deleteObject(table: binding.table, key: binding.key) else {
-            throw Realm.Error(.objectInvalidated, "the '\(binding.info.schema.className)' was already deleted")
+            throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated")
         }
     }
 
