@@ -280,7 +280,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
         guard let collection = ref else {
             // A list nested in a stored value is frozen with the object that holds it.
             if nested != nil { return self }
-            FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen"))
+            Stop.now(FreezeMisuse.unmanaged(self, "frozen"))
         }
         let frozen = collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner)
         return List(ref: CollectionRef(core: frozen, table: collection.table, column: collection.column, owner: collection.owner))

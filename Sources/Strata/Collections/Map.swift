@@ -151,7 +151,7 @@ public final class Map<Key: _MapKey, Value: _PersistableElement>: Sequence, Cust
         guard let collection = ref else {
             // A map nested in a stored value is frozen with the object that holds it.
             if nested != nil { return self }
-            FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen"))
+            Stop.now(FreezeMisuse.unmanaged(self, "frozen"))
         }
         return Map(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }

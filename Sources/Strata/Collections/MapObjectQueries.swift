@@ -40,7 +40,7 @@ extension Map where Value: _StrataOptional & RealmCollectionValue, Value.Wrapped
         do {
             objects = try build(Results(core: ref.core, base: .mapValues(of: ref)))
         } catch let error as Realm.Error {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }

@@ -22,7 +22,7 @@ extension Map {
     /// The live map of a frozen one; `nil` when its owner was deleted since. A live map returns
     /// itself; an unmanaged one stops with a `Strata:` message, as RealmSwift raises.
     public func thaw() -> Map<Key, Value>? {
-        if ref == nil && nested == nil { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
+        if ref == nil && nested == nil { Stop.now(FreezeMisuse.unmanaged(self, "thawed")) }
         guard let ref, ref.core.isFrozen else { return self }
         return ref.thawed().map { Map(ref: $0) }
     }
@@ -65,7 +65,7 @@ extension Map {
             return
         }
         do { try assign(value, forKey: key) } catch {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         }
     }
 

@@ -145,7 +145,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     /// write found. An unmanaged set, a collection of an object the write created, or a storage
     /// failure stops with a `Strata:` message, as RealmSwift raises.
     public func freeze() -> MutableSet<Element> {
-        guard let collection = ref else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen")) }
+        guard let collection = ref else { Stop.now(FreezeMisuse.unmanaged(self, "frozen")) }
         return MutableSet(ref: CollectionRef(core: collection.core.frozenCoreOrStop(holding: collection.table, key: collection.owner), table: collection.table, column: collection.column, owner: collection.owner))
     }
 

@@ -133,7 +133,7 @@ extension RealmCollection where Element: Object {
     /// - Returns: live results; a query that does not parse stops with a `Strata:` message.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         do { return try queryableResults.filtering(predicateFormat, args) } catch let error as Realm.Error {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }
@@ -210,7 +210,7 @@ extension RealmCollection where Element: Object {
         if let unmanaged = unmanagedObjects { return unmanaged.firstIndex(matching: unmanaged.predicate(predicateFormat, args)) }
         let matching: Results<Element>
         do { matching = try queryableResults.filtering(predicateFormat, args) } catch let error as Realm.Error {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }
@@ -281,7 +281,7 @@ extension List: Equatable where Element: RealmCollectionValue {
 
     /// The live list of a frozen one; `nil` when its owner was deleted since.
     public func thaw() -> List<Element>? {
-        if ref == nil && nested == nil { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
+        if ref == nil && nested == nil { Stop.now(FreezeMisuse.unmanaged(self, "thawed")) }
         guard let ref, ref.core.isFrozen else { return self }
         return ref.thawed().map { List(ref: $0) }
     }
@@ -323,7 +323,7 @@ extension MutableSet: Equatable where Element: RealmCollectionValue {
 
     /// The live set of a frozen one; `nil` when its owner was deleted since.
     public func thaw() -> MutableSet<Element>? {
-        guard let ref else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
+        guard let ref else { Stop.now(FreezeMisuse.unmanaged(self, "thawed")) }
         guard ref.core.isFrozen else { return self }
         return ref.thawed().map { MutableSet(ref: $0) }
     }

@@ -17,7 +17,7 @@ struct UnmanagedObjects<Element: Object> {
 
     init(_ objects: [Element]) {
         self.objects = objects
-        do { info = try ClassInfo.of(Element.self) } catch { Stop.now("Strata: \(error.code.rawValue): \(error.message)") }
+        do { info = try ClassInfo.of(Element.self) } catch { Stop.now(error) }
     }
 
     // MARK: Queries
@@ -52,7 +52,7 @@ struct UnmanagedObjects<Element: Object> {
             let values = try Object.queryArguments(args)
             return try QueryParser.parse(format, arguments: values, schema: querySchema, typeName: info.schema.className)
         } catch let error as Realm.Error {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }

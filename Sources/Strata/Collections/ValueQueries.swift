@@ -30,7 +30,7 @@ extension ValueResultsStep {
             guard let value = element as? Element else { return false }
             let source = ValueQuerySource(value: QueryValue(converting: value._strataPersistedValue as Any) ?? .null)
             do { return try matcher.matches(source) } catch let error as Realm.Error {
-                Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+                Stop.now(error)
             } catch {
                 Stop.now("Strata: invalidQuery: \(error)")
             }

@@ -322,7 +322,7 @@ final class RealmCore {
 
     /// Misuse reported by an accessor that cannot throw (see Object.swift): stops with a message.
     func misuse(_ code: Realm.Error.Code, _ message: String) -> Never {
-        Stop.now("Strata: \(code.rawValue): \(message)")
+        Stop.now(Realm.Error(code, message))
     }
 
     /// A failure met by a read that cannot throw: stops with the error's message (see the file

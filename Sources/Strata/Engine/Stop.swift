@@ -18,3 +18,10 @@ enum Stop {
         preconditionFailure(message)
     }
 }
+
+extension Stop {
+    /// Stops with `error` as a misuse message: "Strata: <code>: <message>".
+    static func now(_ error: Realm.Error) -> Never {
+        now("Strata: \(error.code.rawValue): \(error.message)")
+    }
+}

@@ -8,9 +8,4 @@ enum FreezeMisuse {
         let name = (value as? Object).map { "'\(type(of: $0).className())' object" } ?? "\(type(of: value))"
         return Realm.Error(.invalidArgument, "an unmanaged \(name) cannot be \(operation); add it to a realm first")
     }
-
-    /// Stops with `error`'s message (calls that cannot throw).
-    static func stop(_ error: Realm.Error) -> Never {
-        Stop.now("Strata: \(error.code.rawValue): \(error.message)")
-    }
 }

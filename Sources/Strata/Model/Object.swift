@@ -92,7 +92,7 @@ open class Object: CustomStringConvertible {
     public required convenience init(value: Any) {
         self.init()
         do { try _apply(value: value, ignoringUnknownKeys: true) } catch let error as Realm.Error {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         } catch {
             Stop.now("Strata: invalidArgument: \(error)")
         }
@@ -261,7 +261,7 @@ open class Object: CustomStringConvertible {
         do {
             try assignValue(value, forKey: key)
         } catch {
-            Stop.now("Strata: \(error.code.rawValue): \(error.message)")
+            Stop.now(error)
         }
     }
 
@@ -307,7 +307,7 @@ open class Object: CustomStringConvertible {
     /// unmanaged, deleted or invalidated object, one the write created, or a storage failure
     /// stops with a `Strata:` message, as RealmSwift raises; `freezeThrowing()` throws instead.
     public func freeze() -> Self {
-        guard let binding = _binding else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "frozen")) }
+        guard let binding = _binding else { Stop.now(FreezeMisuse.unmanaged(self, "frozen")) }
         do { return try freezeThrowing() } catch { binding.core.readFailed(error) }
     }
 
@@ -334,7 +334,7 @@ open class Object: CustomStringConvertible {
     /// deleted. An unmanaged object, or a failure to open that realm, stops with a `Strata:`
     /// message, as RealmSwift raises; `thawThrowing()` throws instead.
     public func thaw() -> Self? {
-        guard let binding = _binding else { FreezeMisuse.stop(FreezeMisuse.unmanaged(self, "thawed")) }
+        guard let binding = _binding else { Stop.now(FreezeMisuse.unmanaged(self, "thawed")) }
         do { return try thawThrowing() } catch { binding.core.readFailed(error) }
     }
 

@@ -173,7 +173,7 @@ final class RetainedCore: @unchecked Sendable {
 /// `Strata:` message. Failures of the file while observation starts are delivered as `.error`.
 enum ObservationMisuse {
     static func stop(_ code: Realm.Error.Code, _ message: String) -> Never {
-        Stop.now("Strata: \(code.rawValue): \(message)")
+        Stop.now(Realm.Error(code, message))
     }
 
     /// Stops for a misuse (`.invalidArgument`: a key path that names no property, or one given
