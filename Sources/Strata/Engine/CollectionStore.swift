@@ -77,11 +77,14 @@ extension RealmCore {
     }
 
     /// Frees a collection tree, dropping the backlinks of its links (and deleting embedded targets).
-    func destroyCollection(root: PageRef, kind: CollectionKind, ownerTable: Int, column: Int, owner: UInt64, property: Property) throws {
+    /// `keeping`: linked objects that stay linked from this collection's owner and column (a
+    /// list of embedded objects updated in place, EmbeddedInPlaceUpdate.swift).
+    func destroyCollection(root: PageRef, kind: CollectionKind, ownerTable: Int, column: Int, owner: UInt64, property: Property,
+                           keeping: Set<UInt64> = []) throws {
         guard !root.isNull, let writing = writeTxn else { return }
         if property.type == .object, let targetTableIndex = targetTable(of: property) {
             let embedded = snap.schemas[targetTableIndex].isEmbedded
-            for objectKey in try linkedKeys(inCollection: root, kind: kind, writing) {
+            for objectKey in try linkedKeys(inCollection: root, kind: kind, writing) where !keeping.contains(objectKey) {
                 try removeBacklinkEntry(target: targetTableIndex, targetKey: objectKey, source: ownerTable, column: column, sourceKey: owner)
                 if embedded { try deleteObject(table: targetTableIndex, key: objectKey) }
             }
@@ -544,6 +547,10 @@ extension RealmCore {
     func storeCollection<E: _PersistableElement>(_ elements: [E], _ row: inout _RowBuilder, _ column: _Column,
                                                  sortedSet: Bool = false) throws {
         guard let writing = writeTxn else { throw Realm.Error(.notInWriteTransaction, "collections change only inside a write transaction") }
+        if !sortedSet, updatesEmbeddedListInPlace(row, column) {
+            try storeEmbeddedListInPlace(elements, &row, column, writing)
+            return
+        }
         if !row.isNew {
             let key = CollectionKey(table: row.table, column: column.index, owner: row.key)
             let oldRoot = openCollections[key]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))

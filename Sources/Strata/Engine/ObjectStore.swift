@@ -344,9 +344,12 @@ extension RealmCore {
     /// `addObject` for every class but a plain one: primary keys, links, collections, indexes.
     /// A function of its own, so that the plain rows the harness adds in bulk do not pay for the
     /// larger frame and clean-ups of this path.
+    /// `existing`: the key of the row `obj` becomes and updates (an embedded object updated in
+    /// place, EmbeddedInPlaceUpdate.swift); the row must exist.
     @inline(never)
-    private func addGeneralObject(_ obj: Object, info: ClassInfo, table t: Int, update: Realm.UpdatePolicy,
-                                  inline: InlineBacklink?, inlined: inout Bool, _ writing: WriteTransaction) throws -> UInt64 {
+    func addGeneralObject(_ obj: Object, info: ClassInfo, table t: Int, update: Realm.UpdatePolicy,
+                          inline: InlineBacklink?, inlined: inout Bool, existing: UInt64? = nil,
+                          _ writing: WriteTransaction) throws -> UInt64 {
         let outerPolicy = write.updatePolicy
         write.updatePolicy = update
         defer { write.updatePolicy = outerPolicy }
@@ -354,7 +357,13 @@ extension RealmCore {
         var key: UInt64 = 0
         var existingRow: [UInt8]? = nil
         var pkIndexKey: [UInt8]? = nil
-        if let pkc = info.primaryKeyColumn {
+        if let existing {
+            key = existing
+            existingRow = try snap.metas[t].objects.withValue(forKey: existing, in: writing) { Array($0) }
+            guard existingRow != nil else {
+                throw Realm.Error(.objectInvalidated, "the embedded '\(info.schema.className)' to update in place does not exist")
+            }
+        } else if let pkc = info.primaryKeyColumn {
             let indexKey = try info.fields[pkc].primaryKeyIndexKey(obj, core: self)
             pkIndexKey = indexKey
             let found: UInt64? = try indexKey.withUnsafeBytes { keyBytes in

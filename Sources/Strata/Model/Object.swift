@@ -387,6 +387,7 @@ extension Object: _PersistableElement {
            UInt64(littleEndian: row.currentLoad(column, as: UInt64.self)) == binding.key {
             return
         }
+        if try row.core.updatedEmbeddedInPlace(self, row, column) { return }
         let key = try row.core.keyForLinking(self, from: row.table)
         try row.core.replaceLink(&row, column, newKey: key, targetType: type(of: self))
     }

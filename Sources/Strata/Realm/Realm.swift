@@ -25,9 +25,11 @@ public struct Realm {
     public enum UpdatePolicy: Int, Sendable {
         /// Throw `.duplicatePrimaryKey`.
         case error = 1
-        /// Update the existing object (Strata writes every value; the result is the same).
+        /// Update the existing object's values; the embedded objects it has are updated in place
+        /// (instances read before read the new values, and the objects given become them).
         case modified = 3
-        /// Update the existing object, writing every value.
+        /// Update the existing object's values; the embedded objects it has are replaced (the
+        /// old ones are deleted).
         case all = 2
     }
 
@@ -310,12 +312,7 @@ public struct Realm {
                 try info.fields[primaryKeyColumn].setAny(probe, primaryKeyValue)
                 let indexKey = try info.fields[primaryKeyColumn].primaryKeyIndexKey(probe, core: core)
                 if let existing = try existingObject(type, info: info, indexKey: indexKey) {
-                    for (key, newValue) in dictionary where key != primaryKeyName {
-                        guard let field = info.field(named: key) else {
-                            throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
-                        }
-                        try field.setAny(existing, newValue is NSNull ? nil : newValue)
-                    }
+                    try updateExisting(existing, info: info, with: dictionary, skipping: primaryKeyName, policy: update)
                     return existing
                 }
             }
@@ -332,6 +329,28 @@ public struct Realm {
         try object._apply(value: value, ignoringUnknownKeys: false)
         try core.addObject(object, update: update)
         return object
+    }
+
+    /// Sets the properties `dictionary` names on the managed `object` (for `create` updating an
+    /// existing object). Under `.modified`, an embedded object the object has is updated in place:
+    /// by a dictionary, the properties it names (the others keep their values); by an object, all
+    /// of them (EmbeddedInPlaceUpdate.swift).
+    private func updateExisting(_ object: Object, info: ClassInfo, with dictionary: [String: Any], skipping: String?,
+                        policy: UpdatePolicy) throws {
+        let outerPolicy = core.write.updatePolicy
+        core.write.updatePolicy = policy
+        defer { core.write.updatePolicy = outerPolicy }
+        for (key, newValue) in dictionary where key != skipping {
+            guard let field = info.field(named: key) else {
+                throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
+            }
+            if policy == .modified, let nested = newValue as? [String: Any],
+               let embedded = field.getAny(object) as? Object, let binding = embedded._binding, binding.info.isEmbedded {
+                try updateExisting(embedded, info: binding.info, with: nested, skipping: nil, policy: policy)
+                continue
+            }
+            try field.setAny(object, newValue is NSNull ? nil : newValue)
+        }
     }
 
     private func existingObject<T: Object>(_ type: T.Type, info: ClassInfo, indexKey: [UInt8]) throws -> T? {
