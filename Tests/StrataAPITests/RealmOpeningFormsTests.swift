@@ -79,6 +79,24 @@ struct RealmOpeningFormsTests {
         #expect(caught == "not found")
     }
 
+    @Test func aPathThroughAFileIsAFileOperationFailure() throws {
+        let file = try #require(configuration("plain-file").fileURL)
+        try Data("not a folder".utf8).write(to: file)
+        let inside = file.appendingPathComponent("inside.realm")
+        var caught: Realm.Error?
+        do {
+            _ = try Realm(configuration: Realm.Configuration(fileURL: inside))
+        } catch Realm.Error.fileOperationFailed {
+            caught = Realm.Error(.fileOperationFailed)
+        }
+        #expect(caught != nil)
+        #expect { try Realm(configuration: Realm.Configuration(fileURL: inside)) } throws: { error in
+            let message = (error as? Realm.Error)?.message ?? ""
+            return message.contains("Not a directory") && message.contains(file.path)
+        }
+        #expect(try Data(contentsOf: file) == Data("not a folder".utf8), "the file in the way is left as it was")
+    }
+
     @Test func aQueueConfinedRealmOfTheDefaultConfiguration() throws {
         let queue = DispatchQueue(label: "default-on-queue")
         let opened = LockedBox(false)

@@ -79,6 +79,7 @@ import StrataTestSupport
             (.notAStrataFile, .invalidDatabase), (.truncatedFile, .corruptFile), (.corruptFile, .corruptFile),
             (.corruptPage, .corruptFile), (.wrongKey, .wrongEncryptionKey), (.invalidKey, .invalidEncryptionKey),
             (.io, .fileAccess), (.permissionDenied, .filePermissionDenied), (.diskFull, .diskFull),
+            (.badPath, .fileOperationFailed),
             (.fileInUse, .alreadyOpen), (.lockFailed, .incompatibleLockFile),
             (.readOnly, .readOnly), (.tooManyActiveVersions, .tooManyActiveVersions), (.closed, .closed),
             (.tooLarge, .valueTooLarge), (.invalidArgument, .invalidArgument), (.notFound, .fileNotFound),

@@ -26,7 +26,8 @@ extension Realm {
             /// The file or its folder may not be opened or created by this process.
             case filePermissionDenied
             /// A file operation other than reading or writing pages failed (removing, renaming or
-            /// copying a realm's files).
+            /// copying a realm's files), or the path cannot name a file (a component of it is not
+            /// a directory, it names a directory, it is too long).
             case fileOperationFailed
             /// The disk (or quota) is full.
             case diskFull
@@ -170,6 +171,7 @@ extension Realm.Error {
         case .invalidKey: code = .invalidEncryptionKey
         case .io: code = .fileAccess
         case .permissionDenied: code = .filePermissionDenied
+        case .badPath: code = .fileOperationFailed
         case .diskFull: code = .diskFull
         case .fileInUse: code = .alreadyOpen
         case .lockFailed: code = .incompatibleLockFile

@@ -20,6 +20,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case permissionDenied
         /// The disk is full (ENOSPC, EDQUOT, EFBIG).
         case diskFull
+        /// The path cannot name a file: a component of it is not a directory (ENOTDIR), it names
+        /// a directory (EISDIR), it is too long (ENAMETOOLONG) or loops (ELOOP).
+        case badPath
         /// The operation needs exclusive use of the file, but another instance or process has it open.
         case fileInUse
         /// A lock could not be taken, or the lock file is not ours.

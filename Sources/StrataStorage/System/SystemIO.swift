@@ -4,7 +4,7 @@
 // Invariants:
 // - Every failing system call becomes a `StorageError` naming the call, the errno text and the
 //   path; ENOSPC/EDQUOT/EFBIG map to `.diskFull`, ENOENT to `.notFound`, EACCES/EPERM to
-//   `.permissionDenied`, everything else to `.io`.
+//   `.permissionDenied`, ENOTDIR/EISDIR/ENAMETOOLONG/ELOOP to `.badPath`, everything else to `.io`.
 // - `PosixLock` may be unlocked only by the thread that locked it (pthread rule); the writer
 //   gate, which is held across calls, is built from a flag + condition instead.
 
@@ -27,6 +27,8 @@ func ioError(_ call: String, _ code: Int32, path: String?) -> StorageError {
         return StorageError(.notFound, "\(call) failed: \(errnoText(code))", path: path)
     case EACCES, EPERM:
         return StorageError(.permissionDenied, "\(call) failed: \(errnoText(code))", path: path)
+    case ENOTDIR, EISDIR, ENAMETOOLONG, ELOOP:
+        return StorageError(.badPath, "\(call) failed: \(errnoText(code))", path: path)
     default:
         return StorageError(.io, "\(call) failed: \(errnoText(code))", path: path)
     }
