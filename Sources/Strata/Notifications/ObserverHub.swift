@@ -81,7 +81,12 @@ final class ObserverHub {
     let closed = ObserverFlag()
 
     init(version: UInt64) { lastVersion = version }
-    deinit { closed.set() }
+    deinit {
+        closed.set()
+        // The watcher's handle goes with the core's: left to the next tick, it would keep the
+        // file open after the last instance (an in-memory realm keeping its objects).
+        if watched { VersionWatcher.shared.stopWatching(closed) }
+    }
 
     var isEmpty: Bool { lists.isEmpty }
 

@@ -13,7 +13,9 @@
 //   other thread can close it under a version read), reads only that, and hands a weak reference
 //   to the core to the core's own queue.
 // - An entry whose core went away (its hub's `closed` flag, set by the hub's deinit) is dropped
-//   and its file closed on the timer queue; with no entries left the timer stops.
+//   and its file handle closed by that deinit (`stopWatching`), so the file closes with its last
+//   instance; with no entries left the timer stops. A tick reading a closed handle gets an
+//   error and drops the entry (closing a handle is thread-safe).
 import Dispatch
 import Foundation
 import StrataStorage
@@ -67,6 +69,16 @@ final class VersionWatcher: Sendable {
         return true
     }
 
+    /// Drops the entries of the hub whose `closed` flag this is and closes their handles.
+    func stopWatching(_ closed: ObserverFlag) {
+        let dropped = state.withLock { s -> [Entry] in
+            let dropped = s.entries.filter { $0.closed === closed }
+            s.entries.removeAll { $0.closed === closed }
+            return dropped
+        }
+        for e in dropped { e.file.close() }
+    }
+
     /// Called after every commit in this process: checks the watched files now instead of at
     /// the next timer tick. Costs one lock when nothing is watched.
     func commitHappened() {
@@ -92,9 +104,12 @@ final class VersionWatcher: Sendable {
         }
         var wake: [Entry] = []
         state.withLock { s in
+            // One entry per hub, so its `closed` flag names it.
+            let stillWatched = Set(s.entries.map { ObjectIdentifier($0.closed) })
             var kept: [Entry] = []
             for (i, var e) in snapshot.enumerated() {
-                guard let v = versions[i] else { continue }  // the core went away (or the file failed)
+                // The core went away (or the file failed), or `stopWatching` dropped it meanwhile.
+                guard let v = versions[i], stillWatched.contains(ObjectIdentifier(e.closed)) else { continue }
                 if v != e.lastVersion {
                     e.lastVersion = v
                     wake.append(e)
@@ -102,7 +117,8 @@ final class VersionWatcher: Sendable {
                 kept.append(e)
             }
             // Entries added while versions were read are kept as they are.
-            kept.append(contentsOf: s.entries.dropFirst(snapshot.count))
+            let read = Set(snapshot.map { ObjectIdentifier($0.closed) })
+            kept.append(contentsOf: s.entries.filter { !read.contains(ObjectIdentifier($0.closed)) })
             s.entries = kept
             if s.entries.isEmpty {
                 s.timer?.cancel()
