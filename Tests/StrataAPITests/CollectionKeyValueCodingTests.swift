@@ -41,6 +41,32 @@ struct CollectionKeyValueCodingTests {
         #expect(unmanaged.value(forKey: "self") as? [Int] == [4, 5])
     }
 
+    @Test func aSetGivesItsValuesAsASet() throws {
+        let (realm, _) = try realmWithDogs()
+        let profile = Profile()
+        try realm.write {
+            realm.add(profile)
+            profile.friends.insert(objectsIn: realm.objects(Dog.self))
+            for dog in profile.friends { dog.age = dog.name == "Max" ? 1 : dog.age }
+        }
+        let friends = profile.friends
+        // The `Any?` forms give a set of the distinct values, as RealmSwift gives an NSSet.
+        #expect(friends.value(forKey: "age") as Any? as? Set<Int> == [1, 2])
+        #expect(friends.value(forKeyPath: "name") as? Set<String> == ["Rex", "Fido", "Max"])
+        #expect(AnyRealmCollection(friends).value(forKey: "age") as? Set<Int> == [1, 2])
+        // The array form gives each distinct value once.
+        let ages = friends.value(forKey: "age") as [AnyObject]
+        #expect(ages.count == 2 && Set(ages.compactMap { $0 as? Int }) == [1, 2])
+        // Collection operators read every element, duplicates included.
+        #expect((friends.value(forKeyPath: "@count") as? NSNumber)?.intValue == 3)
+        #expect((friends.value(forKeyPath: "@sum.age") as? NSNumber)?.intValue == 4)
+        #expect((friends.value(forKeyPath: "@max.age") as? NSNumber)?.intValue == 2)
+        // A list keeps one value per element, in order.
+        let tim = try #require(realm.objects(Person.self).first)
+        try realm.write { tim.dogs.append(tim.dogs[0]) }
+        #expect(tim.dogs.value(forKey: "name") as? [String] == ["Rex", "Max", "Rex"])
+    }
+
     @Test func setValueSetsEveryObject() throws {
         let (realm, tim) = try realmWithDogs()
         try realm.write { tim.dogs.setValue(9, forKey: "age") }

@@ -1,12 +1,15 @@
 // Key-value coding on collections, as RealmSwift has it: `value(forKey:)` and
-// `value(forKeyPath:)` give each element's value as one array, `setValue(_:forKey:)` sets a
-// property on every object, and `isEqual(_:)` is the collections' `==`.
+// `value(forKeyPath:)` give each element's value as one array (a set for a `MutableSet`),
+// `setValue(_:forKey:)` sets a property on every object, and `isEqual(_:)` is the collections' `==`.
 //
 // Invariants:
 // - The array has one entry per element, in the collection's order; a nil value (or an unknown
 //   key, as `Object.value(forKey:)` reads it) is `NSNull`, so positions never shift. A
 //   collection of values has only `self`: any other key stops with a `Strata:` message, as
 //   RealmSwift raises.
+// - A `MutableSet` (or an `AnyRealmCollection` of one) gives its values as a `Set<AnyHashable>`
+//   from the `Any?` forms and as an array of its distinct values from `value(forKey:) ->
+//   [AnyObject]`, as RealmSwift's gives an `NSSet` and that set's objects.
 // - `setValue(_:forKey:)` is each object's own `setValue(_:forKey:)`: inside a write a failure
 //   fails the write (nothing half set is committed), outside one it stops with a `Strata:`
 //   message, as for one object.
@@ -22,8 +25,12 @@ extension RealmCollection {
     ///
     /// - Parameter key: a persisted property of the elements, or `"self"`.
     public func value(forKey key: String) -> Any? {
-        map { (element: Element) -> Any in Self.value(of: element, forKey: key) ?? NSNull() }
+        let values = map { (element: Element) -> Any in Self.value(of: element, forKey: key) ?? NSNull() }
+        return givesSets ? distinctSet(values) : values
     }
+
+    /// Whether key-value coding gives sets (a `MutableSet`, directly or wrapped).
+    private var givesSets: Bool { (self as? KeyValueCodingShape)?.keyValueCodingGivesSets == true }
 
     /// The value at a dotted path (`"owner.name"`) from each element, as an array (`NSNull` where
     /// a link on the way, or the value, is nil); or, with a leading collection operator as
@@ -35,6 +42,12 @@ extension RealmCollection {
     ///   a collection operator.
     public func value(forKeyPath keyPath: String) -> Any? {
         if keyPath.hasPrefix("@") { return collectionOperator(keyPath) }
+        let values = values(atKeyPath: keyPath)
+        return givesSets ? distinctSet(values) : values
+    }
+
+    /// Each element's value at the dotted `keyPath`, in order (`NSNull` for nil).
+    private func values(atKeyPath keyPath: String) -> [Any] {
         let keys = keyPath.split(separator: ".").map(String.init)
         return map { (element: Element) -> Any in
             var current: Any? = element
@@ -53,7 +66,7 @@ extension RealmCollection {
         guard parts.count == 2 else {
             Stop.now("Strata: invalidArgument: the collection operator \(name) needs a key path after it")
         }
-        let values = (value(forKeyPath: parts[1]) as? [Any] ?? []).filter { !($0 is NSNull) }
+        let values = values(atKeyPath: parts[1]).filter { !($0 is NSNull) }
         switch name {
         case "@unionOfObjects": return values
         case "@distinctUnionOfObjects":
@@ -122,17 +135,40 @@ extension List {
 }
 
 extension MutableSet {
-    /// The value of `key` on each element, as an array (`NSNull` for nil); `"self"` gives the
-    /// elements themselves.
+    /// The distinct values of `key` on the elements, as an array (`NSNull` for nil); `"self"`
+    /// gives the elements themselves. (`value(forKeyPath:)` and the `Any?` form give a set.)
     ///
     /// - Parameter key: a persisted property of the elements, or `"self"`.
-    public func value(forKey key: String) -> [AnyObject] { boxedValues(Array(self), keyPath: key) }
+    public func value(forKey key: String) -> [AnyObject] {
+        var seen = Set<AnyHashable>()
+        return boxedValues(Array(self), keyPath: key).filter { value in
+            guard let hashable = value as? AnyHashable else { return true }
+            return seen.insert(hashable).inserted
+        }
+    }
+}
 
-    /// The value at a dotted path from each element, as an array (`NSNull` where a link on the
-    /// way, or the value, is nil).
-    ///
-    /// - Parameter keyPath: persisted properties separated by dots, or `"self"`.
-    public func value(forKeyPath keyPath: String) -> [AnyObject] { boxedValues(Array(self), keyPath: keyPath) }
+/// What shape a collection's key-value coding gives its values in.
+protocol KeyValueCodingShape {
+    var keyValueCodingGivesSets: Bool { get }
+}
+
+extension MutableSet: KeyValueCodingShape {
+    var keyValueCodingGivesSets: Bool { true }
+}
+
+extension AnyRealmCollection: KeyValueCodingShape {
+    var keyValueCodingGivesSets: Bool { (base as? KeyValueCodingShape)?.keyValueCodingGivesSets == true }
+}
+
+/// The values as a set; an array when one of them cannot be hashed (a collection value).
+private func distinctSet(_ values: [Any]) -> Any {
+    var set = Set<AnyHashable>()
+    for value in values {
+        guard let hashable = value as? AnyHashable else { return values }
+        set.insert(hashable)
+    }
+    return set
 }
 
 /// Each element's value at `keyPath`, boxed (`NSNull` for nil).
