@@ -208,8 +208,14 @@ public struct Realm {
     }
 
     /// Discards the changes of the write transaction. Objects added in it become invalidated.
+    /// Called without a write transaction open (or from another thread), stops with a `Strata:`
+    /// message, as RealmSwift raises: a cancel that finds nothing to cancel means the caller's
+    /// idea of the transaction is wrong, and its changes may already be committed.
     public func cancelWrite() {
-        guard core.confinement.isCurrent else { return }
+        core.checkThread()
+        guard isInWriteTransaction else {
+            core.misuse(.notInWriteTransaction, "cancelWrite() needs an open write transaction; there is none")
+        }
         core.cancelWrite()
     }
 
