@@ -75,7 +75,7 @@ extension Migration {
         guard let ctx = context else { return DynamicObject() }
         let failed = DynamicObject.migrating(.failed, key: 0, context: ctx)
         guard let info = ctx.codeClasses[typeName] else {
-            ctx.fail(.invalidArgument, "create: '\(typeName)' is not a class of this realm's objectTypes")
+            ctx.fail(.invalidArgument, "create: '\(typeName)' is not a model class of this realm (objectTypes, or the program's classes without it)")
             return failed
         }
         do {

@@ -21,9 +21,14 @@
 // objects, or a link to one) are deleted with it, with what they hold in turn: nothing else
 // owns them, and left in their table they would be objects without a parent.
 //
-// Known limits: classes not in `objectTypes` are not converted (they are bound on first use and a
-// changed one is `.schemaMismatch`); tables of classes removed from the code are kept (use
-// `deleteData(forType:)` to empty them).
+// The classes of the code are `objectTypes` (with the classes they link to) or, without it, every
+// model class of the program (ModelDiscovery.swift), as RealmSwift's default schema has them:
+// their tables are converted, `enumerateObjects` hands out their new objects, `create` makes them,
+// and the block's new schema lists them. Tables are added at open for `objectTypes` only; without
+// it, a class's table is added when the block creates one of its objects, or at first use.
+//
+// Known limits: tables of classes removed from the code are kept (use `deleteData(forType:)` to
+// empty them).
 import StrataStorage
 
 extension RealmCore {
@@ -46,9 +51,10 @@ extension RealmCore {
             let w = try requireWriteThrowing("migrate")
             // Column renumbering below works on the backlink tree: footer entries go there first.
             try spillInlineBacklinks(w)
-            let ctx = MigrationContext(core: self, codeClasses: known)
+            let codeClasses = configuration.objectTypes == nil ? ModelDiscovery.validClassInfos : known
+            let ctx = MigrationContext(core: self, codeClasses: codeClasses)
             try ctx.captureAll()
-            for info in known {
+            for info in codeClasses {
                 guard let t = snap.tableByName[info.schema.className], !snap.schemas[t].isStoredAs(info.schema) else { continue }
                 if snap.schemas[t].isEmbedded != info.schema.isEmbedded {
                     throw Realm.Error(.schemaMismatch, "class '\(info.schema.className)' cannot change between embedded and top-level in a migration")
@@ -59,7 +65,8 @@ extension RealmCore {
             snap.schemaDirty = true
             for info in known { _ = try tableIndex(for: info, create: true) }
             if let block = configuration.migrationBlock {
-                let migration = Migration(oldSchema: oldSchema, newSchema: Schema(objectSchema: snap.schemas))
+                let newSchema = configuration.objectTypes == nil ? withDiscoveredClasses(snap.schemas) : snap.schemas
+                let migration = Migration(oldSchema: oldSchema, newSchema: Schema(objectSchema: newSchema))
                 migration.context = ctx
                 block(migration, oldVersion)
                 migration.context = nil
@@ -73,6 +80,19 @@ extension RealmCore {
             cancelWrite()
             throw error
         }
+    }
+
+    /// `stored` (the schemas of the file's tables, each bound to its class) followed by the model
+    /// classes of the program that have no table yet: the default schema, as RealmSwift lists it.
+    func withDiscoveredClasses(_ stored: [ObjectSchema]) -> [ObjectSchema] {
+        var schemas = stored
+        var names = Set(schemas.map(\.className))
+        for info in ModelDiscovery.validClassInfos where names.insert(info.schema.className).inserted {
+            var schema = info.schema
+            schema.boundClass = info.type
+            schemas.append(schema)
+        }
+        return schemas
     }
 
     /// Rebuilds table `t`'s rows with `info`'s layout (same keys).

@@ -99,15 +99,7 @@ public struct Realm {
             schema.boundClass = core.snap.infos[table]?.type
             return schema
         }
-        if configuration.objectTypes == nil {
-            var names = Set(schemas.map(\.className))
-            for type in ModelDiscovery.modelClasses {
-                guard let info = try? ClassInfo.of(type), names.insert(info.schema.className).inserted else { continue }
-                var schema = info.schema
-                schema.boundClass = type
-                schemas.append(schema)
-            }
-        }
+        if configuration.objectTypes == nil { schemas = core.withDiscoveredClasses(schemas) }
         return Schema(objectSchema: schemas)
     }
 

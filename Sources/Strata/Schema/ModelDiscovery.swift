@@ -27,6 +27,16 @@ enum ModelDiscovery {
     /// Every model class of the program (see the file header), in no particular order.
     static var modelClasses: [Object.Type] { found }
 
+    /// The class infos of the model classes that describe a valid model, one per class name
+    /// (the first found), with the schema each class has in code.
+    static var validClassInfos: [ClassInfo] {
+        var names = Set<String>()
+        return found.compactMap { type in
+            guard let info = try? ClassInfo.of(type), names.insert(info.schema.className).inserted else { return nil }
+            return info
+        }
+    }
+
     private static let found: [Object.Type] = scan()
 
     private static func scan() -> [Object.Type] {
