@@ -90,7 +90,8 @@ extension Realm {
     }
 
     /// Begins a write transaction asynchronously and runs a block inside it; the block ends the
-    /// transaction with ``commitAsyncWrite(allowGrouping:_:)`` or `cancelWrite()`.
+    /// transaction with ``commitAsyncWrite(allowGrouping:_:)`` or `cancelWrite()`. A block that
+    /// returns with the transaction still open has it cancelled, as in RealmSwift.
     ///
     /// Scheduling follows ``writeAsync(_:onComplete:)``. If the transaction cannot begin, `block` does
     /// not run.
@@ -123,6 +124,9 @@ extension Realm {
                 return
             }
             block()
+            // A block that neither committed nor cancelled its write has it cancelled, as
+            // RealmSwift does: left open, its changes would join whatever write came next.
+            if self.core.isInWriteTransaction || self.core.write.beginFailure != nil { self.core.cancelWrite() }
         }
         // A realm of the main thread runs the block when the main run loop turns, as RealmSwift
         // does, so the id can be cancelled until then; a realm of another thread, which has no
