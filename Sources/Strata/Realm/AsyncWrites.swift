@@ -31,6 +31,8 @@ struct AsyncWriteQueue {
     var nextId: AsyncTransactionId = 1
     var cancelled = Set<AsyncTransactionId>()
     var pending = Set<AsyncTransactionId>()
+    /// Asynchronous write blocks running now (a block may begin another one).
+    var running = 0
     /// Committed, published async writes waiting for their shared flush.
     var group: [(version: UInt64, onComplete: ((Swift.Error?) -> Void)?)] = []
     /// Background flushes started and not yet reported back on the realm's queue, by id: the
@@ -123,7 +125,9 @@ extension Realm {
                 onError(error)
                 return
             }
+            self.core.asyncWrites.running += 1
             block()
+            self.core.asyncWrites.running -= 1
             // A block that neither committed nor cancelled its write has it cancelled, as
             // RealmSwift does: left open, its changes would join whatever write came next.
             if self.core.isInWriteTransaction || self.core.write.beginFailure != nil { self.core.cancelWrite() }
@@ -231,7 +235,8 @@ extension Realm {
     /// Whether an asynchronous write is scheduled, running, or waiting for its commit to become
     /// durable.
     public var isPerformingAsynchronousWriteOperations: Bool {
-        !core.asyncWrites.pending.isEmpty || !core.asyncWrites.group.isEmpty || core.asyncWrites.flushesInFlight > 0
+        !core.asyncWrites.pending.isEmpty || core.asyncWrites.running > 0 || !core.asyncWrites.group.isEmpty
+            || core.asyncWrites.flushesInFlight > 0
     }
 
     /// Performs a block in a write transaction and returns its value once the commit is durable,
@@ -272,6 +277,8 @@ extension Realm {
                                    _ block: () throws -> Result) async throws -> Result {
         // A task cancelled before the write begins writes nothing, as in RealmSwift.
         try Task.checkCancellation()
+        core.asyncWrites.running += 1
+        defer { core.asyncWrites.running -= 1 }
         let value: Result
         if case .actor = core.confinement {
             // An actor-confined realm waits for another writer by suspending its task, so the
