@@ -47,8 +47,10 @@ public protocol CustomPersistable: _CustomPersistable {
 /// A stored value the type cannot convert reads as `nil` where the property or the collection
 /// element is optional; where it is not optional, reading it stops the process with a `Strata:`
 /// message, as RealmSwift raises an exception there. Declare the property optional when stored
-/// data may not convert. `init(persistedValue:)` must succeed for the persisted type's default
-/// value (`0`, `""`, …), which a property declared without an initial value starts with.
+/// data may not convert. A property declared without an initial value starts as the conversion
+/// of the persisted type's default (`0`, `""`, …); when `init(persistedValue:)` refuses it, the
+/// property has no value until one is set: reading it stops with a `Strata:` message, and adding
+/// or creating its object fails the write with `.invalidArgument`, as in RealmSwift.
 public protocol FailableCustomPersistable: _CustomPersistable {
     /// Builds a value from its stored form, or nil when the stored value has no counterpart.
     init?(persistedValue: PersistedType)
@@ -71,6 +73,8 @@ extension CustomPersistable {
 
 extension FailableCustomPersistable {
     public static func _strataConvert(_ persisted: PersistedType) -> Self? { Self(persistedValue: persisted) }
+    public static var _strataMayLackDefault: Bool { true }
+    public static func _strataDeclarationDefaultIfAny() -> Self? { _strataConvert(PersistedType._strataDeclarationDefault()) }
 }
 
 extension _CustomPersistable {

@@ -51,9 +51,16 @@ public protocol _Persistable: _RealmSchemaDiscoverable, _HasPersistedType {
     /// For a link: a probe object of the linked class, as the property's value, so that a key
     /// path read on a probe goes on through the link (KeyPathNames.swift); nil for other types.
     static func _strataProbeValue() -> Self?
+    /// Whether the type may have no declaration default (a ``FailableCustomPersistable`` type
+    /// that cannot convert its persisted type's default): see MissingDefault.swift.
+    static var _strataMayLackDefault: Bool { get }
+    /// The declaration default, or nil when the type has none (see `_strataMayLackDefault`).
+    static func _strataDeclarationDefaultIfAny() -> Self?
 }
 
 extension _Persistable {
+    public static var _strataMayLackDefault: Bool { false }
+    public static func _strataDeclarationDefaultIfAny() -> Self? { _strataDeclarationDefault() }
     public static func _strataDeclarationDefault() -> Self { _strataDefault() }
     public static func _strataProbeValue() -> Self? { nil }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { _strataGet(obj, ordinal)._strataAny }

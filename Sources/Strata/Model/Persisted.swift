@@ -30,6 +30,8 @@ public struct Persisted<Value: _Persistable> {
     /// Set when the wrapper's object becomes managed (`WrapperLayout.mark`): its `value` is
     /// then no longer the property's value, so encoding it would be wrong (ModelCodable.swift).
     @usableFromInline var isBound: Bool
+    /// The property has no value yet (MissingDefault.swift); `value` is a placeholder.
+    @usableFromInline var lacksDefault: Bool
     @usableFromInline let originProperty: String?
 
     /// Only usable inside an `Object` subclass (access goes through the enclosing-instance subscript).
@@ -41,19 +43,36 @@ public struct Persisted<Value: _Persistable> {
     }
 
     @inlinable
-    init(value: Value, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil) {
+    init(value: Value, primaryKey: Bool = false, indexed: Bool = false, originProperty: String? = nil,
+         lacksDefault: Bool = false) {
         self.value = value
         self.ordinal = -1
         self.isPrimaryKey = primaryKey
         self.isIndexed = indexed
         self.isBound = false
+        self.lacksDefault = lacksDefault
         self.originProperty = originProperty
+    }
+
+    /// A wrapper holding the type's declaration default, or none (MissingDefault.swift).
+    @inlinable
+    init(declarationDefault primaryKey: Bool, indexed: Bool) {
+        if Value._strataMayLackDefault {
+            if let value = Value._strataDeclarationDefaultIfAny() {
+                self.init(value: value, primaryKey: primaryKey, indexed: indexed)
+            } else {
+                self.init(value: MissingDefault.placeholder(Value.self), primaryKey: primaryKey, indexed: indexed,
+                          lacksDefault: true)
+            }
+        } else {
+            self.init(value: Value._strataDeclarationDefault(), primaryKey: primaryKey, indexed: indexed)
+        }
     }
 
     /// A property whose initial value is the type's default, as in RealmSwift: `0`, `""`, `false`,
     /// `nil`, an empty collection, the first case of a ``PersistableEnum``, the reference date; a
     /// new ``ObjectId`` and a random `UUID` each time an object is made.
-    @inlinable public init() { self.init(value: Value._strataDeclarationDefault()) }
+    @inlinable public init() { self.init(declarationDefault: false, indexed: false) }
     /// A property with an initial value: `@Persisted var name = "Rex"`.
     ///
     /// - Parameter wrappedValue: the value a new unmanaged object starts with.
@@ -64,7 +83,7 @@ public struct Persisted<Value: _Persistable> {
     /// optionals); adding an object whose key is in use fails with `.duplicatePrimaryKey`.
     ///
     /// - Parameter primaryKey: whether the property is the class's primary key.
-    @inlinable public init(primaryKey: Bool) { self.init(value: Value._strataDeclarationDefault(), primaryKey: primaryKey) }
+    @inlinable public init(primaryKey: Bool) { self.init(declarationDefault: primaryKey, indexed: false) }
     /// A primary key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
     ///
     /// - Parameters:
@@ -77,7 +96,7 @@ public struct Persisted<Value: _Persistable> {
     /// class; it is allowed on `Int`, `Bool`, `String`, `Date`, ``ObjectId`` and `UUID` properties.
     ///
     /// - Parameter indexed: whether the property has a search index.
-    @inlinable public init(indexed: Bool) { self.init(value: Value._strataDeclarationDefault(), indexed: indexed) }
+    @inlinable public init(indexed: Bool) { self.init(declarationDefault: false, indexed: indexed) }
     /// An indexed property with an initial value: `@Persisted(indexed: true) var name = ""`.
     ///
     /// - Parameters:
@@ -106,7 +125,9 @@ public struct Persisted<Value: _Persistable> {
                     return target
                 }
                 KeyPathProbe.returned(obj[keyPath: storageKeyPath].value, on: obj)
+                return obj[keyPath: storageKeyPath].value
             }
+            if Value._strataMayLackDefault && obj[keyPath: storageKeyPath].lacksDefault { MissingDefault.stop(Value.self) }
             return obj[keyPath: storageKeyPath].value
         }
         @inline(__always) set {
@@ -114,6 +135,7 @@ public struct Persisted<Value: _Persistable> {
                 Value._strataSet(obj, Int(obj[keyPath: storageKeyPath].ordinal), newValue)
             } else {
                 obj[keyPath: storageKeyPath].value = newValue
+                if Value._strataMayLackDefault { obj[keyPath: storageKeyPath].lacksDefault = false }
             }
         }
     }
@@ -314,7 +336,13 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
         }
     }
 
+    /// Whether the unmanaged wrapper has no value (MissingDefault.swift).
+    @inline(__always) private func lacksDefault(_ obj: Object) -> Bool {
+        Value._strataMayLackDefault && withExtendedLifetime(obj) { pointer(obj).pointee.lacksDefault }
+    }
+
     override func storeUnmanaged(_ obj: Object, _ row: inout _RowBuilder, _ column: _Column) throws {
+        if lacksDefault(obj) { throw MissingDefault.error(Value.self, property: name) }
         let v = withExtendedLifetime(obj) { pointer(obj).pointee.value }
         try v._strataStore(&row, column)
     }
@@ -324,6 +352,7 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
             let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
             return Value._strataGet(obj, Int(o))._strataAny
         }
+        if lacksDefault(obj) { MissingDefault.stop(Value.self, property: name) }
         return withExtendedLifetime(obj) { pointer(obj).pointee.value._strataAny }
     }
 
@@ -385,7 +414,10 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
             try binding.core.checkWritable(name: name)
             Value._strataSet(obj, Int(o), v)
         } else {
-            withExtendedLifetime(obj) { pointer(obj).pointee.value = v }
+            withExtendedLifetime(obj) {
+                pointer(obj).pointee.value = v
+                pointer(obj).pointee.lacksDefault = false
+            }
         }
     }
 }
