@@ -13,6 +13,12 @@ final class ScoreCard: Object {
     @Persisted var byPlayer: Map<String, Int>
 }
 
+final class LedgerValues: Object {
+    @Persisted var amounts: List<Decimal128>
+    @Persisted var maybeAmounts: List<Decimal128?>
+    @Persisted var ids: MutableSet<ObjectId>
+}
+
 // Generic code names the result type as RealmSwift does.
 func ascendingValues<C: RealmCollection>(_ c: C) -> Results<C.Element> where C.Element.PersistedType: SortableType {
     c.sorted(ascending: true)
@@ -113,6 +119,23 @@ struct ValueResultsTests {
         #expect(deliveries == [[1, 3], [1, 2, 3], [1, 2]])
         #expect(changes.count == 2 && changes[0].0 == [] && changes[0].1 == [1])
         #expect(changes[1].0 == [2] && changes[1].1 == [])
+    }
+
+    // Decimal128 and ObjectId values sort and compare by value. Before, they compared as nulls:
+    // sorted results kept the stored order and every `self > %@` query matched nothing.
+    @Test func decimalsAndObjectIdsSortAndQueryByValue() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let ledger = LedgerValues()
+        ledger.amounts.append(objectsIn: [Decimal128(1), Decimal128(3), Decimal128(2), Decimal128(4)])
+        ledger.maybeAmounts.append(objectsIn: [Decimal128(2), nil, Decimal128(1)])
+        let ids = (0..<3).map { _ in ObjectId.generate() }
+        ledger.ids.insert(objectsIn: [ids[2], ids[0], ids[1]])
+        try realm.write { realm.add(ledger) }
+        #expect(Array(ledger.amounts.sorted(ascending: true)) == [1, 2, 3, 4].map { Decimal128($0) })
+        #expect(Array(ledger.amounts.sorted(ascending: false)) == [4, 3, 2, 1].map { Decimal128($0) })
+        #expect(Array(ledger.maybeAmounts.sorted(ascending: true)) == [nil, Decimal128(1), Decimal128(2)])
+        #expect(Array(ledger.amounts.filter("self > %@", Decimal128(2))) == [Decimal128(3), Decimal128(4)])
+        #expect(Array(ledger.ids.filter("self == %@", ids[1])) == [ids[1]])
     }
 
     @Test func valuesAreQueriedAsSelf() throws {

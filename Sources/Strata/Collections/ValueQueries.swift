@@ -28,7 +28,7 @@ extension ValueResultsStep {
         let matcher = QueryMatcher(predicate)
         return .filter { element in
             guard let value = element as? Element else { return false }
-            let source = ValueQuerySource(value: QueryValue(converting: value._strataPersistedValue as Any) ?? .null)
+            let source = ValueQuerySource(value: Object.queryValue(of: value._strataPersistedValue))
             do { return try matcher.matches(source) } catch let error as Realm.Error {
                 Stop.now(error)
             } catch {

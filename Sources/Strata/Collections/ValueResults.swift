@@ -69,7 +69,7 @@ final class ValueResultsSource<Element: RealmCollectionValue> {
         for step in steps {
             switch step {
             case .sort(let ascending):
-                let keys = out.map { QueryValue(converting: $0._strataPersistedValue as Any) ?? .null }
+                let keys = out.map { Object.queryValue(of: $0._strataPersistedValue) }
                 let order = out.indices.sorted { a, b in
                     let c = QueryOrdering.compare(keys[a], keys[b])
                     return c == 0 ? a < b : (ascending ? c < 0 : c > 0)
