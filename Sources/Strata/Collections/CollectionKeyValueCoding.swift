@@ -3,21 +3,24 @@
 // `setValue(_:forKey:)` sets a property on every object, and `isEqual(_:)` is the collections' `==`.
 //
 // Invariants:
-// - The array has one entry per element, in the collection's order; a nil value (or an unknown
-//   key, as `Object.value(forKey:)` reads it) is `NSNull`, so positions never shift. A
+// - The array (`[Any?]`) has one entry per element, in the collection's order; a nil value (or an
+//   unknown key, as `Object.value(forKey:)` reads it) is nil, so positions never shift and
+//   `as? [String?]` reads it as RealmSwift's array does on Apple platforms, where Foundation
+//   turns its `NSNull`s into nils (Linux's cannot). A
 //   collection of values has only `self`: any other key stops with a `Strata:` message, as
 //   RealmSwift raises.
 // - A `MutableSet` (or an `AnyRealmCollection` of one) gives its values as a `Set<AnyHashable>`
 //   from the `Any?` forms and as an array of its distinct values from `value(forKey:) ->
-//   [AnyObject]`, as RealmSwift's gives an `NSSet` and that set's objects.
+//   [AnyObject]`, as RealmSwift's gives an `NSSet` and that set's objects; nil is `NSNull`
+//   there, as in every `[AnyObject]` form.
 // - `setValue(_:forKey:)` is each object's own `setValue(_:forKey:)`: inside a write a failure
 //   fails the write (nothing half set is committed), outside one it stops with a `Strata:`
 //   message, as for one object.
 import Foundation
 
 extension RealmCollection {
-    /// The value of `key` on each element, as an array (`NSNull` for nil); `"self"` gives the
-    /// elements themselves.
+    /// The value of `key` on each element, as an array (`[Any?]`, nil for nil); `"self"` gives
+    /// the elements themselves.
     ///
     /// ```swift
     /// let names = person.dogs.value(forKey: "name") as? [String]
@@ -25,15 +28,15 @@ extension RealmCollection {
     ///
     /// - Parameter key: a persisted property of the elements, or `"self"`.
     public func value(forKey key: String) -> Any? {
-        let values = map { (element: Element) -> Any in Self.value(of: element, forKey: key) ?? NSNull() }
+        let values = map { (element: Element) -> Any? in Self.value(of: element, forKey: key) }
         return givesSets ? distinctSet(values) : values
     }
 
     /// Whether key-value coding gives sets (a `MutableSet`, directly or wrapped).
     private var givesSets: Bool { (self as? KeyValueCodingShape)?.keyValueCodingGivesSets == true }
 
-    /// The value at a dotted path (`"owner.name"`) from each element, as an array (`NSNull` where
-    /// a link on the way, or the value, is nil); or, with a leading collection operator as
+    /// The value at a dotted path (`"owner.name"`) from each element, as an array (`[Any?]`, nil
+    /// where a link on the way, or the value, is nil); or, with a leading collection operator as
     /// Foundation's key-value coding has them, one value: `"@count"`, `"@min.age"`, `"@max.age"`,
     /// `"@sum.age"`, `"@avg.age"` (an `NSNumber`, nil when no element has a value for min, max and
     /// avg), `"@unionOfObjects.name"` and `"@distinctUnionOfObjects.name"` (arrays).
@@ -46,16 +49,16 @@ extension RealmCollection {
         return givesSets ? distinctSet(values) : values
     }
 
-    /// Each element's value at the dotted `keyPath`, in order (`NSNull` for nil).
-    private func values(atKeyPath keyPath: String) -> [Any] {
+    /// Each element's value at the dotted `keyPath`, in order (nil for nil).
+    private func values(atKeyPath keyPath: String) -> [Any?] {
         let keys = keyPath.split(separator: ".").map(String.init)
-        return map { (element: Element) -> Any in
+        return map { (element: Element) -> Any? in
             var current: Any? = element
             for key in keys {
                 guard let here = current else { break }
                 current = Self.value(of: here, forKey: key)
             }
-            return current ?? NSNull()
+            return current
         }
     }
 
@@ -66,7 +69,7 @@ extension RealmCollection {
         guard parts.count == 2 else {
             Stop.now("Strata: invalidArgument: the collection operator \(name) needs a key path after it")
         }
-        let values = values(atKeyPath: parts[1]).filter { !($0 is NSNull) }
+        let values = values(atKeyPath: parts[1]).compactMap { $0 }.filter { !($0 is NSNull) }
         switch name {
         case "@unionOfObjects": return values
         case "@distinctUnionOfObjects":
@@ -161,11 +164,12 @@ extension AnyRealmCollection: KeyValueCodingShape {
     var keyValueCodingGivesSets: Bool { (base as? KeyValueCodingShape)?.keyValueCodingGivesSets == true }
 }
 
-/// The values as a set; an array when one of them cannot be hashed (a collection value).
-private func distinctSet(_ values: [Any]) -> Any {
+/// The values as a set (`NSNull` for nil); an array when one of them cannot be hashed (a
+/// collection value).
+private func distinctSet(_ values: [Any?]) -> Any {
     var set = Set<AnyHashable>()
     for value in values {
-        guard let hashable = value as? AnyHashable else { return values }
+        guard let hashable = (value ?? NSNull()) as? AnyHashable else { return values }
         set.insert(hashable)
     }
     return set
