@@ -48,6 +48,21 @@ import StrataTestSupport
         #expect(realm.objects(Dog.self).distinct(by: ["owner"]).count == 2)
     }
 
+    // An object a distinct path does not reach (a nil link on the way) is left out, as in Realm;
+    // a nil value at the end of the path is a value like any other. Before, the unreached object
+    // was kept as if its value were nil.
+    @Test func distinctLeavesOutObjectsThePathDoesNotReach() throws {
+        let realm = try seeded()
+        try realm.write {
+            realm.add(Dog(value: ["id": "10", "name": "Stray", "age": 1]))  // no owner
+            realm.add(Dog(value: ["id": "11", "name": "Lost", "age": 2]))   // no owner
+        }
+        let byOwnerName = realm.objects(Dog.self).distinct(by: ["owner.name"])
+        #expect(byOwnerName.map(\.name) == ["Rex", "rover"])
+        #expect(realm.objects(Dog.self).distinct(by: ["owner"]).count == 3, "a nil link itself is a value")
+        #expect(realm.objects(Dog.self).distinct(by: ["owner.name", "age"]).count == 5)
+    }
+
     @Test func filteredResultsAreLive() throws {
         let realm = try seeded()
         let old = realm.objects(Dog.self).filter("age >= 4")

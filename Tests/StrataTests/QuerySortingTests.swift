@@ -73,8 +73,9 @@ struct SortKey: QuerySortKey {
     @Test func distinctKeepsTheFirstOfEachKey() throws {
         #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["age"])) == ["d1", "d2", "d3", "d4", "d5", "d6"])
         #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["owner"])) == ["d1", "d3", "d4", "d5"])
-        #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["owner.isVIP"])) == ["d1", "d3", "d5"])
-        #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["owner.name", "age"])) == ids(world.dogs))
+        // A dog without an owner is not reached by an "owner." path: left out, as in Realm.
+        #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["owner.isVIP"])) == ["d1", "d3"])
+        #expect(ids(try QueryOrdering.distinct(world.dogs, by: ["owner.name", "age"])) == ids(world.dogs.filter { $0.owner != nil }))
         #expect(ids(try QueryOrdering.distinct(world.dogs, by: [])) == ids(world.dogs))
         #expect(throws: QueryError.self) { try QueryOrdering.distinct(world.people, by: ["dogs"]) }
     }

@@ -162,6 +162,8 @@ enum QueryOrdering {
     }
 
     /// The first object for each distinct combination of values of `keyPaths`, in input order.
+    /// An object that a path does not reach (a nil link before its last property) is left out,
+    /// as Realm leaves it out: it has no value there to be distinct by.
     /// - Throws: as `sortKey`.
     static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
         guard !keyPaths.isEmpty else { return objects }
@@ -169,10 +171,14 @@ enum QueryOrdering {
         for keyPath in keyPaths { paths.append(try QueryParser.parseKeyPath(keyPath)) }
         var seen: Set<[QueryValue]> = []
         var result: [S] = []
-        for object in objects {
+        objects: for object in objects {
             var key: [QueryValue] = []
             key.reserveCapacity(paths.count)
-            for path in paths { key.append(try sortKey(path, of: object)) }
+            for path in paths {
+                let value = try sortKey(path, of: object)
+                if value.isNull, path.components.count > 1, try linkEnds(before: path, of: object) { continue objects }
+                key.append(value)
+            }
             if seen.insert(key).inserted { result.append(object) }
         }
         return result
