@@ -51,6 +51,12 @@ public protocol _Persistable: _RealmSchemaDiscoverable, _HasPersistedType {
     /// For a link: a probe object of the linked class, as the property's value, so that a key
     /// path read on a probe goes on through the link (KeyPathNames.swift); nil for other types.
     static func _strataProbeValue() -> Self?
+    /// Whether a managed read keeps its accessor in the wrapper (collections:
+    /// CollectionAccessorCache.swift).
+    static var _strataCachesManagedAccessor: Bool { get }
+    /// For a managed read of a type that keeps its accessor: nil while `kept` (the wrapper's) is
+    /// still the property's accessor, otherwise a new one.
+    static func _strataFreshAccessor(_ obj: Object, _ ordinal: Int, kept: Self) -> Self?
     /// Whether the type may have no declaration default (a ``FailableCustomPersistable`` type
     /// that cannot convert its persisted type's default): see MissingDefault.swift.
     static var _strataMayLackDefault: Bool { get }
@@ -60,6 +66,8 @@ public protocol _Persistable: _RealmSchemaDiscoverable, _HasPersistedType {
 
 extension _Persistable {
     public static var _strataMayLackDefault: Bool { false }
+    public static var _strataCachesManagedAccessor: Bool { false }
+    public static func _strataFreshAccessor(_ obj: Object, _ ordinal: Int, kept: Self) -> Self? { _strataGet(obj, ordinal) }
     public static func _strataDeclarationDefaultIfAny() -> Self? { _strataDeclarationDefault() }
     public static func _strataDeclarationDefault() -> Self { _strataDefault() }
     public static func _strataProbeValue() -> Self? { nil }

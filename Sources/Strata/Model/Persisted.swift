@@ -116,7 +116,17 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
     ) -> Value {
         @inline(__always) get {
-            if obj._isManaged { return Value._strataGet(obj, Int(obj[keyPath: storageKeyPath].ordinal)) }
+            if obj._isManaged {
+                let ordinal = Int(obj[keyPath: storageKeyPath].ordinal)
+                if Value._strataCachesManagedAccessor {
+                    // CollectionAccessorCache.swift: the accessor handed out last, while it is current.
+                    let kept = obj[keyPath: storageKeyPath].value
+                    guard let fresh = Value._strataFreshAccessor(obj, ordinal, kept: kept) else { return kept }
+                    if obj._keepsCollectionAccessors { obj[keyPath: storageKeyPath].value = fresh }
+                    return fresh
+                }
+                return Value._strataGet(obj, ordinal)
+            }
             if obj._isProbe {
                 obj._probeOrdinal = obj[keyPath: storageKeyPath].ordinal
                 if let target = Value._strataProbeValue(), let probe = KeyPathProbe.probe(in: target) {
