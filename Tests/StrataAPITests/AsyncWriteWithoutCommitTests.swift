@@ -35,7 +35,9 @@ struct AsyncWriteWithoutCommitTests {
         let queue = DispatchQueue(label: "async-without-commit")
         let texts = LockedBox<[String]>([])
         let inWrite = LockedBox(true)
-        let configuration = memoryConfig()
+        // A file, not an in-memory realm: the second block opens the realm again, and an
+        // in-memory realm is gone once the first instance is.
+        let configuration = tempConfig("async-without-commit")
         let failure = FailureBox()
         queue.sync {
             do {
