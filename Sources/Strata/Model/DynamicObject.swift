@@ -58,9 +58,9 @@ public final class DynamicObject: Object {
     }
 
     /// The value of the stored property `key`; nil for an unknown key or a nil value. A link reads
-    /// as a ``DynamicObject`` and a collection of links as a `List`, `MutableSet` or `Map` of
-    /// ``DynamicObject``s, as RealmSwift's dynamic objects give them; other collections with their
-    /// stored element type.
+    /// as an object of the linked class, and a collection of links as a `List`, `MutableSet` or
+    /// `Map` of ``DynamicObject``s, as RealmSwift's dynamic objects give them; other collections
+    /// with their stored element type.
     public override func value(forKey key: String) -> Any? {
         if let migrationView, migrationView.context != nil { return migrationView.value(forKey: key) }
         guard let binding = _binding else { return unmanagedBase?.value(forKey: key) }
@@ -68,8 +68,7 @@ public final class DynamicObject: Object {
         let property = binding.info.schema.properties[column]
         if property.type == .object {
             switch property.collection {
-            case .none:
-                return (binding.info.fields[column].getAny(bound: self, ordinal: column) as? Object).map(DynamicObject.view(of:))
+            case .none: break
             case .list: return dynamicList(key)
             case .set: return dynamicMutableSet(key)
             case .map: return dynamicMap(key) as Map<String, DynamicObject?>
