@@ -10,6 +10,7 @@ import Testing
 final class DefaultSchemaCounter: Object {
     @Persisted var count = 0
     @Persisted var label = ""
+    @Persisted var stamps: List<DefaultSchemaStamp>
 }
 
 final class DefaultSchemaStamp: Object {
@@ -39,6 +40,24 @@ struct MigrationDefaultSchemaTests {
         }
         let realm = try Realm(configuration: configuration)
         #expect(Set(realm.objects(DefaultSchemaCounter.self).map(\.label)) == ["was 1", "was 2"])
+    }
+
+    // A new object's collection of links holds dynamic objects, as RealmSwift gives it
+    // (`List<DynamicObject>`); before, it came with the stored class's type and such a cast stopped.
+    @Test func aNewObjectsListOfLinksHoldsDynamicObjects() throws {
+        var configuration = try Self.fileWithCounters("default-schema-list-of-links")
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            let stamp = migration.create("DefaultSchemaStamp", value: ["note": "linked"])
+            migration.enumerateObjects(ofType: "DefaultSchemaCounter") { _, new in
+                guard let stamps = new?["stamps"] as? List<DynamicObject> else { return }
+                stamps.append(stamp)
+                new?["label"] = "\(stamps.count) stamp"
+            }
+        }
+        let realm = try Realm(configuration: configuration)
+        #expect(realm.objects(DefaultSchemaCounter.self).map(\.label) == ["1 stamp", "1 stamp"])
+        #expect(realm.objects(DefaultSchemaCounter.self).first?.stamps.first?.note == "linked")
     }
 
     @Test func createMakesAnObjectOfAClassWithoutATable() throws {

@@ -52,7 +52,13 @@ struct MigrationView {
         case .old(let schema, let layout, let row):
             guard let context, let c = schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
             return context.decodeOld(schema.properties[c], layout.columns[c], row)
-        case .new(let object, _, _):
+        case .new(let object, let info, _):
+            // A collection of links holds dynamic objects, as a dynamic object's does (and as
+            // RealmSwift gives it: `List<DynamicObject>`).
+            if let c = info.columnIndex(named: name), info.schema.properties[c].type == .object,
+               info.schema.properties[c].collection != .none {
+                return DynamicObject.view(of: object).value(forKey: name)
+            }
             // Inside a migration a link reads as the linked object's new view, as RealmSwift hands out.
             let value = object.value(forKey: name)
             if let linked = value as? Object, !(linked is DynamicObject), let context, let binding = linked._binding {
