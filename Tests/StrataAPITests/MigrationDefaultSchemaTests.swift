@@ -60,6 +60,24 @@ struct MigrationDefaultSchemaTests {
         #expect(realm.objects(DefaultSchemaCounter.self).first?.stamps.first?.note == "linked")
     }
 
+    // A list set to an array of new views holds their objects; before, the array did not fit the
+    // list and the migration failed with `.invalidArgument`.
+    @Test func aListSetToAnArrayOfNewViewsHoldsTheirObjects() throws {
+        var configuration = try Self.fileWithCounters("default-schema-array-of-views")
+        configuration.schemaVersion = 1
+        configuration.migrationBlock = { migration, _ in
+            let stamp = migration.create("DefaultSchemaStamp", value: ["note": "set"])
+            migration.enumerateObjects(ofType: "DefaultSchemaCounter") { _, new in
+                new?["stamps"] = [stamp]
+            }
+        }
+        let realm = try Realm(configuration: configuration)
+        let counters = realm.objects(DefaultSchemaCounter.self)
+        #expect(counters.map { $0.stamps.count } == [1, 1])
+        #expect(counters.first?.stamps.first?.note == "set")
+        #expect(realm.objects(DefaultSchemaStamp.self).count == 1, "one stamp, linked twice")
+    }
+
     @Test func createMakesAnObjectOfAClassWithoutATable() throws {
         var configuration = try Self.fileWithCounters("default-schema-create")
         configuration.schemaVersion = 1

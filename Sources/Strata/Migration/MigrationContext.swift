@@ -118,6 +118,10 @@ final class MigrationContext {
                 return
             }
             v = object
+        } else if let elements = value as? [Any] {
+            // A list given as an array may hold new views (`[migration.create(…)]`): each stands
+            // for its object, as a single view does above.
+            v = elements.map { element in (element as? DynamicObject)?.migratedObject ?? element }
         } else {
             v = value is NSNull ? nil : value
         }
