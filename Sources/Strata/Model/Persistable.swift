@@ -449,11 +449,9 @@ extension Optional: _BoxedOptional {
 }
 
 // The declaration defaults RealmSwift gives these types: a property declared without an initial
-// value starts as a new value for each object, not as the zero of the type; a `Date` starts at
-// the time the object is made (a model's `var created: Date` is its creation time).
-extension Date {
-    public static func _strataDeclarationDefault() -> Date { Date() }
-}
+// value starts as a new value for each object, not as the zero of the type. (RealmSwift also
+// starts a `Date` at the current time; here it stays the reference date, so that making an
+// object reads no clock: most models assign their dates at once.)
 extension ObjectId {
     public static func _strataDeclarationDefault() -> ObjectId { .generate() }
 }
