@@ -1,5 +1,5 @@
-// Properties declared without an initial value start as RealmSwift's do (a new ObjectId and a
-// random UUID for each object; a Date at the reference date, where RealmSwift reads the clock), and `init(value:)` never drops a value that does
+// Properties declared without an initial value start as RealmSwift's do (a new ObjectId, a random
+// UUID and the current date for each object), and `init(value:)` never drops a value that does
 // not fit: it stops, as RealmSwift raises, and ignores only keys that name no property.
 import Foundation
 import Strata
@@ -17,10 +17,15 @@ final class Stamped: Object {
 @Suite("Declaration defaults and init(value:)")
 struct DeclarationDefaultTests {
     @Test func eachObjectGetsANewIdDateAndUUID() throws {
+        let before = Date()
         let a = Stamped(), b = Stamped()
+        let after = Date()
         #expect(a.id != b.id && a.id != ObjectId())
         #expect(a.token != b.token)
-        #expect(a.created == Date(timeIntervalSinceReferenceDate: 0))
+        // The time the object was made, as in RealmSwift (it was the reference date, 2001-01-01),
+        // read from the coarse clock: within its tick of the precise one.
+        #expect(a.created >= before.addingTimeInterval(-0.05) && a.created <= after.addingTimeInterval(0.05))
+        #expect(b.created >= a.created)
         #expect(a.maybe == nil)
         // So objects with an ObjectId primary key declared without a value can be added at once.
         let realm = try Realm(configuration: memoryConfig())

@@ -70,7 +70,7 @@ public struct Persisted<Value: _Persistable> {
     }
 
     /// A property whose initial value is the type's default, as in RealmSwift: `0`, `""`, `false`,
-    /// `nil`, an empty collection, the first case of a ``PersistableEnum``, the reference date; a
+    /// `nil`, an empty collection, the first case of a ``PersistableEnum``; the current date, a
     /// new ``ObjectId`` and a random `UUID` each time an object is made.
     @inlinable public init() { self.init(declarationDefault: false, indexed: false) }
     /// A property with an initial value: `@Persisted var name = "Rex"`.
