@@ -105,7 +105,7 @@ private func mapSummary<T: _HasPersistedType>(_ map: Map<String, LedgerEntry?>, 
             #expect(Set(entries.filter(text, arguments).map(\.note)) == Set(entries.where(query).map(\.note)), "\(text)")
         }
         let (text, arguments) = Query<LedgerEntry>._constructForTesting().amount.in([1, 9])._constructPredicate()
-        #expect(text == "amount IN %@" && (arguments.first as? [Any])?.count == 2)
+        #expect(text == "(amount IN %@)" && (arguments.first as? [Any])?.count == 2)
         let voucher = ObjectId.generate()
         let (_, idArguments) = (Query<LedgerEntry>._constructForTesting().voucher == voucher)._constructPredicate()
         #expect(idArguments.first as? ObjectId == voucher)

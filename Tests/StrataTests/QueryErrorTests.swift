@@ -181,7 +181,7 @@ func expectErrors(_ cases: [BadQuery], schema: QuerySchema? = nil, type: String?
             BadQuery("tags.@keys == 'x'", .typeMismatch, at: 5, mentions: "@keys"),
             BadQuery("scores.@keys.x == 'x'", .typeMismatch, at: 13, mentions: "'x'"),
             BadQuery("scores['math'] BEGINSWITH 'x'", .typeMismatch, at: 15, mentions: "BEGINSWITH"),
-            BadQuery("scores[1] == 1", .syntax, at: 6, mentions: "'['"),
+            BadQuery("scores[1] == 1", .typeMismatch, at: 6, mentions: "'[1]' applies to a mixed value"),
         ], schema: DogWorld.schema, type: "Person")
         do {
             _ = try QueryParser.parse("age > 1", schema: DogWorld.schema, typeName: "Cat")

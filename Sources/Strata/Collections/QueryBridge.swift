@@ -86,12 +86,27 @@ extension Object {
         for (i, a) in args.enumerated() {
             if let o = a as? Object { values.append(.object(o.queryReference)); continue }
             if let c = a as? _QueryCollectionValue { values.append(c._queryValue); continue }
-            guard let v = QueryValue(converting: a) ?? (a is ObjectId || a is Decimal128 ? Object.queryValue(of: a) : nil) else {
+            guard let v = queryArgument(a) else {
                 throw Realm.Error(.invalidArgument, "query argument \(i) (\(type(of: a))) cannot be used in a query")
             }
             values.append(v)
         }
         return values
+    }
+
+    /// One argument as a query value: a scalar, or any value a typed query takes (an enum or a
+    /// custom-persisted value by its stored form, a mixed value), or an array of them.
+    private static func queryArgument(_ a: Any) -> QueryValue? {
+        if let v = QueryValue(converting: a) { return v }
+        if let array = a as? [Any] {
+            var elements: [QueryValue] = []
+            for element in array {
+                guard let v = queryArgument(element) else { return nil }
+                elements.append(v)
+            }
+            return .list(elements)
+        }
+        return queryConstant(a)
     }
 }
 

@@ -21,7 +21,7 @@ extension Query where T: OptionalProtocol, T.Wrapped: EmbeddedObject {
     ///
     /// - Parameter shape: a ``GeoBox``, ``GeoPolygon`` or ``GeoCircle``.
     public func geoWithin<S: GeoShape>(_ shape: S) -> Query<Bool> {
-        Self.comparison(self, .geoWithin, .success(.constant(shape.queryValue)))
+        Self.comparison(self, .geoWithin, .success(.constant(shape.queryValue)), rhsText: nil)
     }
 }
 

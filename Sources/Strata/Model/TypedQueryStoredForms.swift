@@ -11,9 +11,9 @@ extension Query {
     /// The same expression, seen as a value of another Swift type (one stored alike).
     func retyped<V>() -> Query<V> {
         switch node {
-        case .expression(let expression): Query<V>(.expression(expression), quantifier: quantifier, collection: collection)
-        case .predicate(let predicate): Query<V>(.predicate(predicate), quantifier: quantifier, collection: collection)
-        case .failure(let error): Query<V>(.failure(error), quantifier: quantifier, collection: collection)
+        case .expression(let expression): Query<V>(.expression(expression), quantifier: quantifier, collection: collection, text: text)
+        case .predicate(let predicate): Query<V>(.predicate(predicate), quantifier: quantifier, collection: collection, text: text)
+        case .failure(let error): Query<V>(.failure(error), quantifier: quantifier, collection: collection, text: text)
         }
     }
 }
@@ -86,7 +86,7 @@ extension Query where T: _HasPersistedType, T.PersistedType: _QueryNumeric {
            !path.components.contains(where: { QueryKeyPath.mapComponent($0) != nil }) {
             return Query(.failure(QueryError(.unsupported, "@\(function.rawValue) of '\(path)' needs a collection on the key path; '\(path)' is a single value")))
         }
-        return aggregate(function)
+        return aggregate(function, throughCollection: true)
     }
 }
 
@@ -94,17 +94,17 @@ extension Query where T == AnyRealmValue {
     /// The element at `position` of the list the mixed value holds (nil when it holds no list or
     /// the list is shorter).
     public subscript(position: Int) -> Query<AnyRealmValue> {
-        appending(QueryKeyPath.indexComponent(position), "[\(position)]")
+        appending(QueryKeyPath.indexComponent(position), "[\(position)]").written(text?.subscripted(.index(position)))
     }
 
     /// The value for `key` in the dictionary the mixed value holds (nil when it holds none).
     public subscript(key: String) -> Query<AnyRealmValue> {
-        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']")
+        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']").written(text?.subscripted(.key(key)))
     }
 
     /// Every element of the list, or every value of the dictionary, the mixed value holds; a
     /// comparison then means ANY of them.
     public var any: Query<AnyRealmValue> {
-        appending(QueryKeyPath.everyElementComponent, "[*]")
+        appending(QueryKeyPath.everyElementComponent, "[*]").written(text?.subscripted(.everyElement))
     }
 }

@@ -1,6 +1,8 @@
 // A typed query as text and arguments (RealmSwift's `_constructPredicate()`): the same condition
 // written in Realm's query language, every value a `%@` placeholder, so that
-// `filter(text, arguments)` selects what `where { … }` selects.
+// `filter(text, arguments)` selects what `where { … }` selects. It is written as RealmSwift
+// writes it (TypedQueryText.swift); a query using an operation RealmSwift does not have is
+// written in Strata's form, from the tree the engine runs.
 //
 // Invariant: each constant of the tree becomes exactly one `%@` and one argument, in the order
 // the text reads them. Placeholders are marked in the tree by strings no query holds (a fresh
@@ -13,13 +15,15 @@ extension Query {
 }
 
 extension Query where T == Bool {
-    /// The condition as query text with `%@` placeholders, and the values they stand for.
+    /// The condition as query text with `%@` placeholders, and the values they stand for, as
+    /// RealmSwift writes them: `(intCol == %@)`, `((a == %@) && boolCol == true)`.
     ///
     /// A condition the query engine rejected while it was built stops with a `Strata:` message, as
     /// running it would.
     public func _constructPredicate() -> (String, [Any]) {
         let tree: QueryPredicate
         do { tree = try predicate() } catch { Stop.now("Strata: invalidQuery: \(error)") }
+        if let text = conditionText { return text.rendered() }
         var arguments: [Any] = []
         let marker = "strata-argument-\(UUID().uuidString)-"
         let marked = QueryConstruction.mark(tree, marker: marker, arguments: &arguments)

@@ -427,13 +427,15 @@ private struct QueryParserState {
                 throw syntax("expected a property name, found '\(token.text)'", token)
             }
             isFirst = false
-            // Map subscripts: scores['math']
-            while current.kind == .leftBracket, case .string(let key) = following.kind {
+            // Subscripts: a map's key (scores['math']), a position or key of a collection a mixed
+            // value holds (any[0]); a key or position may be an
+            // argument (`[%@]`), and every element `[%K]` with "#any", as RealmSwift writes them.
+            while current.kind == .leftBracket, let component = try subscriptComponent() {
                 let open = current
                 advance()
                 advance()
-                try expect(.rightBracket, "']' after a map key")
-                try addNames([QueryKeyPath.subscriptComponent(key)], at: open)
+                try expect(.rightBracket, "']' after a subscript")
+                try addNames([component], at: open)
             }
             if current.kind == .dot { advance() } else { expectingComponent = false }
         }
@@ -449,6 +451,33 @@ private struct QueryParserState {
             }
         }
         return ParsedOperand(expression: .aggregate(function, path), offset: start.offset, type: resultType)
+    }
+
+    /// The key-path component of the subscript `[` opens (the current token), nil if what
+    /// follows is no subscript. An argument it reads is consumed.
+    mutating func subscriptComponent() throws(QueryError) -> String? {
+        let token = following
+        switch token.kind {
+        case .string(let key): return QueryKeyPath.subscriptComponent(key)
+        case .integer(let position): return QueryKeyPath.indexComponent(Int(position))
+        case .valueArgument, .keyPathArgument:
+            guard nextArgument < arguments.count else {
+                throw QueryError(.argumentCount, "'\(token.text)' refers to argument \(nextArgument), but only \(arguments.count) were given",
+                                 offset: token.offset)
+            }
+            let argument = arguments[nextArgument]
+            nextArgument += 1
+            switch (token.kind, argument) {
+            case (.keyPathArgument, .string("#any")): return QueryKeyPath.everyElementComponent
+            case (.valueArgument, .string(let key)): return QueryKeyPath.subscriptComponent(key)
+            case (.valueArgument, .int(let position)) where Int(exactly: position) != nil:
+                return QueryKeyPath.indexComponent(Int(position))
+            default:
+                throw QueryError(.typeMismatch, "a subscript needs a key (a string) or a position (an integer), or '#any' for '%K', got \(QueryFormatter.value(argument))",
+                                 offset: token.offset)
+            }
+        default: return nil
+        }
     }
 
     /// `SUBQUERY(collection, $x, predicate).@count`

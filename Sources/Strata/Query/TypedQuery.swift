@@ -86,16 +86,24 @@ public struct Query<T> {
     /// The first to-many property the expression reads through (`arrayCol` in
     /// `$0.arrayCol.intCol > 5`), which `(condition).count` makes a SUBQUERY over.
     let collection: QueryKeyPath?
+    /// The query as RealmSwift writes it out; nil after an operation RealmSwift does not have.
+    let text: QueryText?
 
-    init(_ node: Node, quantifier: QueryQuantifier = .implicit, collection: QueryKeyPath? = nil) {
+    init(_ node: Node, quantifier: QueryQuantifier = .implicit, collection: QueryKeyPath? = nil, text: QueryText? = nil) {
         self.node = node
         self.quantifier = quantifier
         self.collection = collection
+        self.text = text
+    }
+
+    /// The same query, written out as `text`.
+    func written(_ text: QueryText?) -> Query<T> {
+        Query(node, quantifier: quantifier, collection: collection, text: text)
     }
 
     /// The root of a query over objects of type `T`.
     public init() {
-        self.init(.expression(.keyPath(QueryKeyPath([]))))
+        self.init(.expression(.keyPath(QueryKeyPath([]))), text: .keyPath([], any: false, throughCollection: false))
     }
 
     /// The root of a SUBQUERY body: the element bound to `variable`.
@@ -110,7 +118,8 @@ public struct Query<T> {
            case .key? = QueryKeyPath.mapComponent(last) {
             return Query<V>(.failure(QueryError(.unsupported, "\(describe()) of the map entry '\(path)' cannot be queried; query the linked class instead")))
         }
-        return appending(name, describe())
+        let isCollection = V.self is any QueryableCollection.Type || V.self is any QueryMapType.Type
+        return appending(name, describe()).written(name.flatMap { text?.appending($0, collection: isCollection) })
     }
 
     func appending<V>(_ name: String?, _ describe: @autoclosure () -> String) -> Query<V> {
@@ -138,14 +147,28 @@ public struct Query<T> {
     }
 
     static func comparison(_ lhs: Query<T>, _ op: QueryOperator, _ rhs: Result<QueryExpression, QueryError>,
-                           options: QueryStringOptions = []) -> Query<Bool> {
+                           options: QueryStringOptions = [], rhsText: QueryText?) -> Query<Bool> {
         switch (lhs.expression, rhs) {
         case (.failure(let error), _), (_, .failure(let error)): return Query<Bool>(.failure(error))
         case let (.success(left), .success(right)):
+            var text: QueryText?
+            if let l = lhs.text, let r = rhsText, lhs.quantifier == .implicit {
+                text = .comparison(QueryText.comparisonOperator(op, options), l, r)
+            }
             return Query<Bool>(.predicate(.comparison(QueryComparison(left, op, right, options: options,
                                                                       quantifier: lhs.quantifier))),
-                               collection: lhs.collection)
+                               collection: lhs.collection, text: text)
         }
+    }
+
+    /// A comparison of the property with a value.
+    static func comparison(_ lhs: Query<T>, _ op: QueryOperator, value: Any?, options: QueryStringOptions = []) -> Query<Bool> {
+        comparison(lhs, op, constant(value), options: options, rhsText: .constant(value))
+    }
+
+    /// A comparison of the property with another one, `column`.
+    static func comparison<U>(_ lhs: Query<T>, _ op: QueryOperator, column: Query<U>, options: QueryStringOptions = []) -> Query<Bool> {
+        comparison(lhs, op, column.expression, options: options, rhsText: column.text)
     }
 
     /// A comparison of two properties; it reads through the first collection either side does.
@@ -155,9 +178,9 @@ public struct Query<T> {
            case .expression(.keyPath(let left)) = lhs.node, case .expression(.keyPath(let right)) = rhs.node {
             return Query<Bool>(.failure(QueryError(.unsupported, "two collections ('\(left)' and '\(right)') cannot be compared; compare their elements or counts")))
         }
-        let result = comparison(lhs, op, rhs.expression)
+        let result = comparison(lhs, op, column: rhs)
         guard result.collection == nil, let other = rhs.collection else { return result }
-        return Query<Bool>(result.node, collection: other)
+        return Query<Bool>(result.node, collection: other, text: result.text)
     }
 
     // MARK: - Quantifiers
@@ -191,7 +214,7 @@ extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
         let element: Query<V> = member(T.Element.queryPropertyName(for: keyPath), "\(keyPath)")
         guard collection == nil, case .expression(.keyPath(let path)) = node else { return element }
-        return Query<V>(element.node, quantifier: element.quantifier, collection: path)
+        return Query<V>(element.node, quantifier: element.quantifier, collection: path, text: element.text)
     }
 }
 
@@ -222,19 +245,19 @@ extension Query {
             if case .expression(.keyPath(let path)) = lhs.node, path.components.last == QueryKeyPath.valuesComponent { readsValues = true }
             return memberwise(lhs, op, object, through: readsValues)
         }
-        return comparison(lhs, op, constant(rhs))
+        return comparison(lhs, op, value: rhs)
     }
     /// A condition: the property is less than the value.
     ///
     /// The ordering operators are accepted for any value type; a comparison the property's type
     /// does not support (such as `Bool < Bool`) is rejected when the query is checked.
-    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, constant(rhs)) }
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .less, value: rhs) }
     /// A condition: the property is less than or equal to the value.
-    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .lessOrEqual, constant(rhs)) }
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .lessOrEqual, value: rhs) }
     /// A condition: the property is greater than the value.
-    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greater, constant(rhs)) }
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greater, value: rhs) }
     /// A condition: the property is greater than or equal to the value.
-    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greaterOrEqual, constant(rhs)) }
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> { comparison(lhs, .greaterOrEqual, value: rhs) }
 
     /// A condition comparing two properties of one object: `$0.age > $0.minimumAge`.
     public static func == (lhs: Query<T>, rhs: Query<T>) -> Query<Bool> { comparison(lhs, .equal, rhs) }
@@ -251,12 +274,19 @@ extension Query {
 
     /// `path IN {values}`.
     public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
-        Self.comparison(self, .in, Self.constantList(values.map { $0 }))
+        let values = values.map { $0 }
+        return Self.comparison(self, .in, Self.constantList(values), rhsText: .constant(values))
     }
 
     /// `path BETWEEN {low, high}` (inclusive).
     public func between(_ low: T, _ high: T) -> Query<Bool> {
-        Self.comparison(self, .between, Self.constantList([low, high]))
+        Self.between(self, low, high)
+    }
+
+    static func between(_ lhs: Query<T>, _ low: Any, _ high: Any) -> Query<Bool> {
+        let result = comparison(lhs, .between, constantList([low, high]), rhsText: .constant(nil))
+        guard let l = lhs.text, lhs.quantifier == .implicit else { return result.written(nil) }
+        return result.written(.between(l, low, high))
     }
 
     /// `path BETWEEN {range.lowerBound, range.upperBound}`.
@@ -282,8 +312,8 @@ extension Query {
 extension Query where T: Comparable {
     /// A condition: the property lies in `range` (`path >= lower AND path < upper`).
     public func contains(_ range: Range<T>) -> Query<Bool> {
-        Self.comparison(self, .greaterOrEqual, Self.constant(range.lowerBound))
-            && Self.comparison(self, .less, Self.constant(range.upperBound))
+        Self.comparison(self, .greaterOrEqual, value: range.lowerBound)
+            && Self.comparison(self, .less, value: range.upperBound)
     }
 
     /// A condition: the property lies in `range` (`path BETWEEN {lower, upper}`).
@@ -293,13 +323,13 @@ extension Query where T: Comparable {
 extension Query where T: OptionalProtocol, T.Wrapped: Comparable {
     /// A condition: the optional property holds a value in `range` (nil does not).
     public func contains(_ range: Range<T.Wrapped>) -> Query<Bool> {
-        Self.comparison(self, .greaterOrEqual, Self.constant(range.lowerBound))
-            && Self.comparison(self, .less, Self.constant(range.upperBound))
+        Self.comparison(self, .greaterOrEqual, value: range.lowerBound)
+            && Self.comparison(self, .less, value: range.upperBound)
     }
 
     /// A condition: the optional property holds a value in `range` (nil does not).
     public func contains(_ range: ClosedRange<T.Wrapped>) -> Query<Bool> {
-        Self.comparison(self, .between, Self.constantList([range.lowerBound, range.upperBound]))
+        Self.between(self, range.lowerBound, range.upperBound)
     }
 }
 
@@ -307,27 +337,37 @@ extension Query where T: OptionalProtocol, T.Wrapped: Comparable {
 
 extension Query where T == Bool {
     /// `AND` of two conditions.
-    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.conjunction) }
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, "&&", QueryPredicate.conjunction) }
     /// `OR` of two conditions.
-    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, QueryPredicate.disjunction) }
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> { combine(lhs, rhs, "||", QueryPredicate.disjunction) }
 
     /// `NOT` of a condition.
     public static prefix func ! (operand: Query<Bool>) -> Query<Bool> {
         do throws(QueryError) {
-            return Query<Bool>(.predicate(.not(try operand.predicate())), collection: operand.collection)
+            return Query<Bool>(.predicate(.not(try operand.predicate())), collection: operand.collection,
+                               text: operand.conditionText.map { .not($0) })
         } catch {
             return Query<Bool>(.failure(error))
         }
     }
 
-    private static func combine(_ lhs: Query<Bool>, _ rhs: Query<Bool>,
+    private static func combine(_ lhs: Query<Bool>, _ rhs: Query<Bool>, _ op: String,
                                 _ make: (QueryPredicate, QueryPredicate) -> QueryPredicate) -> Query<Bool> {
         do throws(QueryError) {
+            var text: QueryText?
+            if let l = lhs.conditionText, let r = rhs.conditionText { text = .compound(op, l, r) }
             return Query<Bool>(.predicate(make(try lhs.predicate(), try rhs.predicate())),
-                               collection: lhs.collection ?? rhs.collection)
+                               collection: lhs.collection ?? rhs.collection, text: text)
         } catch {
             return Query<Bool>(.failure(error))
         }
+    }
+
+    /// The condition as RealmSwift writes it: nil if a quantifier other than the implicit one
+    /// applies to a bare Bool key path (RealmSwift has none).
+    var conditionText: QueryText? {
+        if case .expression = node, quantifier != .implicit { return nil }
+        return text
     }
 
     /// The expression tree. A bare Bool key path means `path == true`.

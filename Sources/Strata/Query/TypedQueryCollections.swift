@@ -5,15 +5,24 @@
 import Foundation
 
 extension Query {
-    func aggregate<V>(_ function: QueryAggregate, _ member: String? = nil, _ describe: String = "") -> Query<V> {
+    /// `path.@function` (`path.member.@function` with a member). RealmSwift writes an aggregate of
+    /// a collection last (`arrayInt.@max`), one of a property through a collection after the
+    /// collection (`list.@avg.intCol`, `throughCollection`).
+    func aggregate<V>(_ function: QueryAggregate, _ member: String? = nil, _ describe: String = "",
+                      throughCollection: Bool = false) -> Query<V> {
         var base: Query<T> = self
+        var text = self.text
         if member != nil || !describe.isEmpty {
             let extended: Query<T> = appending(member, describe)
             base = extended
+            text = member.flatMap { text?.appending($0) }
         }
+        let name = "@" + function.rawValue
+        text = throughCollection || member != nil ? text?.aggregatingThroughCollection(name) : text?.erasingAny(appending: name)
         switch base.node {
         case .failure(let error): return Query<V>(.failure(error))
-        case .expression(.keyPath(let path)): return Query<V>(.expression(.aggregate(function, path)), collection: base.collection)
+        case .expression(.keyPath(let path)):
+            return Query<V>(.expression(.aggregate(function, path)), collection: base.collection, text: text)
         default: return Query<V>(.failure(QueryError(.unsupported, "@\(function.rawValue) needs a key path")))
         }
     }
@@ -23,14 +32,14 @@ extension Query {
     func everyElement(from lower: Any, to upper: Any, closed: Bool) -> Query<Bool> {
         let smallest: Query<Any> = aggregate(.min)
         let largest: Query<Any> = aggregate(.max)
-        return Query<Any>.comparison(smallest, .greaterOrEqual, Self.constant(lower))
-            && Query<Any>.comparison(largest, closed ? .lessOrEqual : .less, Self.constant(upper))
+        return Query<Any>.comparison(smallest, .greaterOrEqual, value: lower)
+            && Query<Any>.comparison(largest, closed ? .lessOrEqual : .less, value: upper)
     }
 }
 
 extension Query where T: QueryableCollection {
     func inList(_ values: [QueryValue]) -> Query<Bool> {
-        Self.comparison(self, .in, .success(.constant(.list(values))))
+        Self.comparison(self, .in, .success(.constant(.list(values))), rhsText: nil)
     }
 
     /// `path.@count`.
@@ -70,27 +79,27 @@ extension Query where T: QueryableCollection {
 
     /// `ANY path IN {values}`: the collection holds at least one of `values`.
     public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Element {
-        Self.comparison(Query(node, quantifier: .any), .in, Self.constantList(Array(values)))
+        anyIn(Array(values))
     }
 
     /// A condition: ANY element equals the value (`path == value`).
     public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
         if let object = memberwiseObject(rhs) { return memberwise(lhs, .equal, object, through: true) }
-        return comparison(lhs, .equal, constant(rhs))
+        return comparison(lhs, .equal, value: rhs)
     }
     /// A condition: ANY element differs from the value.
     public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
         if let object = memberwiseObject(rhs) { return memberwise(lhs, .notEqual, object, through: true) }
-        return comparison(lhs, .notEqual, constant(rhs))
+        return comparison(lhs, .notEqual, value: rhs)
     }
     /// A condition: ANY element is less than the value.
-    public static func < (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .less, constant(rhs)) }
+    public static func < (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .less, value: rhs) }
     /// A condition: ANY element is less than or equal to the value.
-    public static func <= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .lessOrEqual, constant(rhs)) }
+    public static func <= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .lessOrEqual, value: rhs) }
     /// A condition: ANY element is greater than the value.
-    public static func > (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .greater, constant(rhs)) }
+    public static func > (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .greater, value: rhs) }
     /// A condition: ANY element is greater than or equal to the value.
-    public static func >= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .greaterOrEqual, constant(rhs)) }
+    public static func >= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> { comparison(lhs, .greaterOrEqual, value: rhs) }
 
     /// The smallest value of a collection of values (`path.@min`); compare it like a property.
     public var min: Query<T.Element> { aggregate(.min) }
@@ -103,11 +112,25 @@ extension Query where T: QueryableCollection {
 
     /// `value IN collection`.
     static func elementIn(_ element: Any, _ collection: Query<T>) -> Query<Bool> {
-        switch (constant(element), collection.expression) {
+        collection.holding(element)
+    }
+}
+
+extension Query {
+    /// `value IN path`: the collection (or map) holds `element`.
+    func holding(_ element: Any) -> Query<Bool> {
+        switch (Self.constant(element), expression) {
         case (.failure(let error), _), (_, .failure(let error)): return Query<Bool>(.failure(error))
         case let (.success(value), .success(path)):
-            return Query<Bool>(.predicate(.comparison(QueryComparison(value, .in, path))))
+            return Query<Bool>(.predicate(.comparison(QueryComparison(value, .in, path))),
+                               text: text?.erasingAny().map { .comparison("IN", .constant(element), $0) })
         }
+    }
+
+    /// `ANY path IN {values}`: the collection (or map) holds at least one of `values`.
+    func anyIn(_ values: [Any]) -> Query<Bool> {
+        let result = Self.comparison(Query(node, quantifier: .any), .in, Self.constantList(values), rhsText: nil)
+        return result.written(text.map { .comparison("IN", $0, .constant(values)) })
     }
 }
 
@@ -185,30 +208,30 @@ extension Query where T: QueryableCollection, T.Element: QueryKeyPathNaming {
 extension Query where T: QueryMapType {
     /// `map['key']`: the value for `key` (nil when absent).
     public subscript(key: String) -> Query<T.Value> {
-        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']")
+        appending(QueryKeyPath.subscriptComponent(key), "['\(key)']").written(text?.subscripted(.key(key)))
     }
 
     /// `map.@keys`: comparisons mean ANY key (or per `.all` / `.none`).
-    public var keys: Query<String> { appending(QueryKeyPath.keysComponent, "@keys") }
+    public var keys: Query<String> {
+        appending(QueryKeyPath.keysComponent, "@keys").written(text?.appending("@allKeys"))
+    }
 
     /// `map.@values`: comparisons mean ANY value (or per `.all` / `.none`).
-    public var values: Query<T.Value> { appending(QueryKeyPath.valuesComponent, "@values") }
+    public var values: Query<T.Value> {
+        appending(QueryKeyPath.valuesComponent, "@values").written(text?.appending("@allValues"))
+    }
 
     /// `map.@count`.
     public var count: Query<Int> { aggregate(.count) }
 
     /// `value IN map`: one of the map's values equals `value`.
     public func contains(_ value: T.Value) -> Query<Bool> {
-        switch (Self.constant(value), expression) {
-        case (.failure(let error), _), (_, .failure(let error)): return Query<Bool>(.failure(error))
-        case let (.success(constant), .success(path)):
-            return Query<Bool>(.predicate(.comparison(QueryComparison(constant, .in, path))))
-        }
+        holding(value)
     }
 
     /// `ANY map IN {values}`: the map holds at least one of `values`.
     public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Value {
-        Self.comparison(Query(node, quantifier: .any), .in, Self.constantList(Array(values)))
+        anyIn(Array(values))
     }
 
     /// The smallest value of the map (`map.@min`).
@@ -263,7 +286,8 @@ extension Query where T == Bool {
         while body.definesSubqueryVariable("$col\(n)") { n += 1 }
         let variable = "$col\(n)"
         return Query<Int>(.expression(.subqueryCount(collection: collection, variable: variable,
-                                                     predicate: body.rebasing(collection, onto: variable))))
+                                                     predicate: body.rebasing(collection, onto: variable))),
+                          text: conditionText.map { .subqueryCount($0) })
     }
 }
 
