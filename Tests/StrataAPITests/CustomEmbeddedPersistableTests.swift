@@ -165,6 +165,28 @@ struct CustomEmbeddedPersistableTests {
         #expect(names { $0.moorings != point } == ["B"])
         #expect(names { $0.byQuay.values == point } == ["A"])
         #expect(names { $0.mooring == point || $0.name == "C" } == ["A", "C"])
+        // Written out as RealmSwift writes it (the value an argument), the text selects the same.
+        let written: [(String, (Query<Harbour>) -> Query<Bool>)] = [
+            ("(mooring == %@)", { $0.mooring == point }),
+            ("(mooring != %@)", { $0.mooring != point }),
+            ("(spare != %@)", { $0.spare != Mooring(latitude: 9, longitude: 9) }),
+            ("(ANY moorings == %@)", { $0.moorings == point }),
+            ("(ANY moorings != %@)", { $0.moorings != point }),
+            ("(ANY byQuay.@allValues == %@)", { $0.byQuay.values == point }),
+            ("((mooring == %@) || (name == %@))", { $0.mooring == point || $0.name == "C" }),
+        ]
+        for (expected, query) in written {
+            let (text, arguments) = query(Query<Harbour>._constructForTesting())._constructPredicate()
+            #expect(text == expected)
+            #expect(try harbours.filtering(text, arguments).map(\.name).sorted() == names(query), "\(text)")
+        }
+    }
+
+    @Test func anEmbeddedValueWithALinkInQueryTextIsATypedError() throws {
+        let (realm, _) = try openRealm()
+        #expect(throws: Realm.Error.self) {
+            try realm.objects(Harbour.self).filtering("buoy == %@", [Buoy(label: "red")])
+        }
     }
 
     @Test func anEmbeddedValueWithALinkCannotBeComparedAndStops() async {

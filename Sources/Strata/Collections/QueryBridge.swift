@@ -110,6 +110,14 @@ extension Object {
     }
 }
 
+extension QueryValue {
+    /// An embedded object not in a realm: a value compared property by property.
+    var isUnmanagedEmbeddedObject: Bool {
+        guard case .object(let reference) = self, let object = reference.source as? EmbeddedObject else { return false }
+        return object._binding == nil
+    }
+}
+
 /// Collections that turn into one `QueryValue` (`.list`, `.set`, `.map`).
 protocol _QueryCollectionValue {
     var _queryValue: QueryValue { get }
@@ -238,10 +246,13 @@ extension Results where Element: RealmFetchable {
         // type checker needs is built only when parsing.
         let info = self.info
         var schema: QuerySchema?
-        let predicate = try QueryParseCache.predicate(predicateFormat, arguments: values, info: info) { arguments in
+        var predicate = try QueryParseCache.predicate(predicateFormat, arguments: values, info: info) { arguments in
             let s = schema ?? elementQuerySchema
             schema = s
             return try QueryParser.parse(predicateFormat, arguments: arguments, schema: s, typeName: info.schema.className)
+        }
+        if values.contains(where: \.isUnmanagedEmbeddedObject) {
+            predicate = try predicate.comparingEmbeddedValues(schema: schema ?? elementQuerySchema, typeName: info.schema.className)
         }
         return adding(predicate)
     }

@@ -243,7 +243,7 @@ extension Query {
         if let object = memberwiseObject(rhs) {
             var readsValues = false
             if case .expression(.keyPath(let path)) = lhs.node, path.components.last == QueryKeyPath.valuesComponent { readsValues = true }
-            return memberwise(lhs, op, object, through: readsValues)
+            return memberwise(lhs, op, object, through: readsValues).written(lhs.text.map { .comparison(op.rawValue, $0, .constant(rhs)) })
         }
         return comparison(lhs, op, value: rhs)
     }

@@ -84,12 +84,16 @@ extension Query where T: QueryableCollection {
 
     /// A condition: ANY element equals the value (`path == value`).
     public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        if let object = memberwiseObject(rhs) { return memberwise(lhs, .equal, object, through: true) }
+        if let object = memberwiseObject(rhs) {
+            return memberwise(lhs, .equal, object, through: true).written(lhs.text.map { .comparison(QueryOperator.equal.rawValue, $0, .constant(rhs)) })
+        }
         return comparison(lhs, .equal, value: rhs)
     }
     /// A condition: ANY element differs from the value.
     public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        if let object = memberwiseObject(rhs) { return memberwise(lhs, .notEqual, object, through: true) }
+        if let object = memberwiseObject(rhs) {
+            return memberwise(lhs, .notEqual, object, through: true).written(lhs.text.map { .comparison(QueryOperator.notEqual.rawValue, $0, .constant(rhs)) })
+        }
         return comparison(lhs, .notEqual, value: rhs)
     }
     /// A condition: ANY element is less than the value.

@@ -72,3 +72,50 @@ extension Query {
         return .predicate(negated ? .not(all) : all)
     }
 }
+
+extension QueryPredicate {
+    /// The predicate with each `==`/`!=` of a key path and an unmanaged embedded object (a query
+    /// text's argument, as `_constructPredicate()` gives it for a custom value stored as an
+    /// embedded object) made property by property, as the typed query makes it.
+    ///
+    /// - Parameters:
+    ///   - schema: the schema the key paths are read in; `typeName` is the queried class.
+    /// - Throws: `.unsupported` when the embedded class has a link or a collection.
+    func comparingEmbeddedValues(schema: QuerySchema, typeName: String) throws(QueryError) -> QueryPredicate {
+        switch self {
+        case .truePredicate, .falsePredicate: return self
+        case .and(let operands):
+            var rewritten: [QueryPredicate] = []
+            for operand in operands { rewritten.append(try operand.comparingEmbeddedValues(schema: schema, typeName: typeName)) }
+            return .and(rewritten)
+        case .or(let operands):
+            var rewritten: [QueryPredicate] = []
+            for operand in operands { rewritten.append(try operand.comparingEmbeddedValues(schema: schema, typeName: typeName)) }
+            return .or(rewritten)
+        case .not(let operand): return .not(try operand.comparingEmbeddedValues(schema: schema, typeName: typeName))
+        case .comparison(let c):
+            guard c.op == .equal || c.op == .notEqual, c.quantifier == .implicit || c.quantifier == .any,
+                  case .keyPath(let path) = c.left, path.variable == nil,
+                  case .constant(.object(let reference)) = c.right,
+                  let object = reference.source as? EmbeddedObject, object._binding == nil else { return self }
+            let lhs = Query<Any>(.expression(.keyPath(path)),
+                                 collection: Self.firstCollection(of: path, schema: schema, typeName: typeName))
+            let readsValues = path.components.last == QueryKeyPath.valuesComponent
+            return try Query<Any>.memberwise(lhs, c.op, object, through: readsValues).predicate()
+        }
+    }
+
+    /// The part of `path` up to its first list, set or linking objects, which the typed query
+    /// records as the collection a comparison reads through.
+    private static func firstCollection(of path: QueryKeyPath, schema: QuerySchema, typeName: String) -> QueryKeyPath? {
+        var current = schema[typeName]
+        for (i, name) in path.components.enumerated() {
+            guard let property = current?.property(named: name) else { return nil }
+            switch property.collection {
+            case .list, .set, .linkingObjects: return QueryKeyPath(Array(path.components[...i]))
+            case .single, .map: current = property.linkTarget.flatMap { schema[$0] }
+            }
+        }
+        return nil
+    }
+}
