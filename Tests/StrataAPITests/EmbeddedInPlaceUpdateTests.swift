@@ -139,6 +139,27 @@ struct EmbeddedInPlaceUpdateTests {
         #expect(first.node?.value == 50)
     }
 
+    @Test func createWithADictionaryUpdatesAListsElementsInPlace() throws {
+        let realm = try Self.realm("in-place-create-list")
+        let (first, firstNodes) = Self.owner(from: 0)
+        try realm.write { realm.add(first) }
+        let (kept, dropped) = (firstNodes[4], firstNodes[5])
+        try realm.write {
+            kept.child = InPlaceNode(value: ["value": 9])
+            realm.create(InPlaceOwner.self, value: ["id": 1, "nodes": [["value": 44], ["value": 45], ["value": 46]]],
+                         update: .modified)
+        }
+        #expect(first.nodes.map(\.value) == [44, 45, 46])
+        #expect(!kept.isInvalidated && kept.value == 44 && !dropped.isInvalidated && dropped.value == 45)
+        #expect(kept.child?.value == 9, "what an element's dictionary does not name keeps its value")
+
+        try realm.write {
+            realm.create(InPlaceOwner.self, value: ["id": 1, "nodes": [["child": ["value": 60]]]], update: .modified)
+        }
+        #expect(first.nodes.count == 1 && dropped.isInvalidated, "elements past the new count are deleted")
+        #expect(!kept.isInvalidated && kept.value == 44 && kept.child?.value == 60)
+    }
+
     @Test func theUpdateRollsBackWithItsWrite() throws {
         let realm = try Self.realm("in-place-rollback")
         let (first, firstNodes) = Self.owner(from: 0)

@@ -332,7 +332,8 @@ public struct Realm {
     /// Sets the properties `dictionary` names on the managed `object` (for `create` updating an
     /// existing object). Under `.modified`, an embedded object the object has is updated in place:
     /// by a dictionary, the properties it names (the others keep their values); by an object, all
-    /// of them (EmbeddedInPlaceUpdate.swift).
+    /// of them (EmbeddedInPlaceUpdate.swift); so are the elements of a list of embedded objects
+    /// (CreateEmbeddedListInPlace.swift).
     private func updateExisting(_ object: Object, info: ClassInfo, with dictionary: [String: Any], skipping: String?,
                         policy: UpdatePolicy) throws {
         let outerPolicy = core.write.updatePolicy
@@ -347,8 +348,21 @@ public struct Realm {
                 try updateExisting(embedded, info: binding.info, with: nested, skipping: nil, policy: policy)
                 continue
             }
+            if policy == .modified, let values = newValue as? [Any], let list = field.getAny(object) as? _ObjectListInPlace,
+               list._strataObjectElements.first?._binding?.info.isEmbedded ?? Self.holdsEmbedded(info, key) {
+                try updateEmbeddedList(list, to: values) { element, elementInfo, nested in
+                    try updateExisting(element, info: elementInfo, with: nested, skipping: nil, policy: policy)
+                }
+                continue
+            }
             try field.setAny(object, newValue is NSNull ? nil : newValue)
         }
+    }
+
+    /// Whether the property `name` of `info`'s class holds embedded objects.
+    private static func holdsEmbedded(_ info: ClassInfo, _ name: String) -> Bool {
+        guard let target = info.schema[name]?.objectClassName else { return false }
+        return ClassInfo.registered(named: target)?.isEmbedded == true
     }
 
     private func existingObject<T: Object>(_ type: T.Type, info: ClassInfo, indexKey: [UInt8]) throws -> T? {
