@@ -150,12 +150,14 @@ where T.PersistedType: _QueryString {
         }
     }
 
-    @Test func aPropertyOfAMapEntryStops() async {
-        await #expect(processExitsWith: .failure) {
+    @Test func aPropertyOfAMapEntryStops() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var configuration = Realm.Configuration(inMemoryIdentifier: "typed-shapes-refused-map-entry")
             configuration.objectTypes = [ShapeItem.self]
             _ = try Realm(configuration: configuration).objects(ShapeItem.self).where { $0.byName["first"].size == 1 }
         }
+        let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(message.contains("the property 'size' of the map entry 'byName[\"first\"]' cannot be queried"), "\(message)")
     }
 
     @Test func aCountOfAConditionThroughNoCollectionStops() async {

@@ -116,7 +116,8 @@ public struct Query<T> {
     func member<V>(_ name: String?, _ describe: @autoclosure () -> String) -> Query<V> {
         if case .expression(.keyPath(let path)) = node, let last = path.components.last,
            case .key? = QueryKeyPath.mapComponent(last) {
-            return Query<V>(.failure(QueryError(.unsupported, "\(describe()) of the map entry '\(path)' cannot be queried; query the linked class instead")))
+            let property = name.map { "property '\($0)'" } ?? describe()
+            return Query<V>(.failure(QueryError(.unsupported, "the \(property) of the map entry '\(path)' cannot be queried; query the linked class instead")))
         }
         let isCollection = V.self is any QueryableCollection.Type || V.self is any QueryMapType.Type
         return appending(name, describe()).written(name.flatMap { text?.appending($0, collection: isCollection) })
