@@ -15,7 +15,7 @@ enum CSVInput {
         let rows = try parse(input, source: source)
         guard let header = rows.first else { throw ToolError("\(source): the CSV has no header line") }
         let names = header.map(\.text)
-        for name in names where !schema.properties.contains(where: { $0.name == name && $0.type != .linkingObjects }) {
+        for name in names where !schema.allProperties.contains(where: { $0.name == name && $0.type != .linkingObjects }) {
             throw ToolError("\(source): '\(schema.className)' has no stored property '\(name)' (CSV header)")
         }
         var out: [JSONValue] = []
@@ -25,7 +25,7 @@ enum CSVInput {
             }
             var members: [(String, JSONValue)] = []
             for (name, field) in zip(names, row) {
-                let property = schema.properties.first { $0.name == name }!
+                let property = schema.allProperties.first { $0.name == name }!
                 members.append((name, try json(field, property, writerSchema: writerSchema, place: "\(source): line \(line + 2), \(name)")))
             }
             out.append(.object(members))
@@ -39,7 +39,7 @@ enum CSVInput {
         var type = property.type
         if property.type == .object, property.collection == .none,
            let target = writerSchema.first(where: { $0.className == property.objectClassName }),
-           !target.isEmbedded, let pk = target.properties.first(where: \.isPrimary) {
+           !target.isEmbedded, let pk = target.allProperties.first(where: \.isPrimary) {
             type = pk.type  // a link by primary key: the key's own text
         } else if property.collection != .none || property.type == .object || property.type == .any {
             return try JSONParser.parse(field.text, source: place)

@@ -37,7 +37,7 @@ public struct Exporter {
         // One pass per class, keeping only what links need: keys, primary keys, and the
         // (nested) embedded objects; the objects themselves are streamed by the writers.
         for schema in file.schema {
-            let pk = schema.properties.firstIndex(where: \.isPrimary)
+            let pk = schema.allProperties.firstIndex(where: \.isPrimary)
             var positions: [UInt64: Int] = [:]
             var keys: [UInt64: JSONValue] = [:]
             var embedded: [UInt64: StoredObject] = [:]
@@ -106,7 +106,7 @@ public struct Exporter {
 
     private func objectJSON(_ object: StoredObject, _ schema: ObjectSchema) throws(ToolError) -> JSONValue {
         var members: [(String, JSONValue)] = []
-        for (property, value) in zip(schema.properties, object.values) where property.type != .linkingObjects {
+        for (property, value) in zip(schema.allProperties, object.values) where property.type != .linkingObjects {
             members.append((property.name, try valueJSON(value)))
         }
         return .object(members)
@@ -180,7 +180,7 @@ public struct Exporter {
         guard !schema.isEmbedded else {
             throw ToolError("'\(className)' is an embedded class: its objects are exported inside their owners", exitCode: 64)
         }
-        let stored = schema.properties.enumerated().filter { $0.element.type != .linkingObjects }
+        let stored = schema.allProperties.enumerated().filter { $0.element.type != .linkingObjects }
         sink(stored.map { Self.csvField($0.element.name) }.joined(separator: ",") + "\n")
         try eachObject(of: className) { (object) throws(ToolError) in
             var fields: [String] = []

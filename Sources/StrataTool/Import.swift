@@ -104,12 +104,12 @@ public final class Importer {
     /// Creates the object `json` of class `s` with its values, its links left for pass 2.
     private func create(_ s: ObjectSchema, _ json: JSONValue, place: String) throws(ToolError) -> UInt64 {
         guard case .object(let members) = json else { throw fail("\(place) is not a JSON object") }
-        let stored = s.properties.filter { $0.type != .linkingObjects }
+        let stored = s.allProperties.filter { $0.type != .linkingObjects }
         for (name, _) in members where !stored.contains(where: { $0.name == name }) {
             throw fail("\(place): '\(s.className)' has no stored property '\(name)'")
         }
         var values: [StoredValue] = []
-        for property in s.properties {
+        for property in s.allProperties {
             if property.type == .linkingObjects || property.type == .object { values.append(.null); continue }
             guard let json = members.first(where: { $0.0 == property.name })?.1 else {
                 throw fail("\(place) has no value for '\(property.name)'")
@@ -133,7 +133,7 @@ public final class Importer {
     private func setLinks(_ className: String, _ key: UInt64, _ members: [(String, JSONValue)]) throws(ToolError) {
         let s = try schema(className)
         var values: [Int: StoredValue] = [:]
-        for (c, property) in s.properties.enumerated() {
+        for (c, property) in s.allProperties.enumerated() {
             guard let json = members.first(where: { $0.0 == property.name })?.1 else { continue }
             let place = "\(className) object \(key).\(property.name)"
             if property.type == .any, Self.isMixedLink(json), case .object(let link) = json, case .object(let target) = link[0].1 {
@@ -184,7 +184,7 @@ public final class Importer {
             }
             return .link(className: target, key: keys[n])
         }
-        guard let pk = s.properties.first(where: \.isPrimary) else {
+        guard let pk = s.allProperties.first(where: \.isPrimary) else {
             throw fail("\(place): '\(target)' has no primary key: link to its objects with {\"$index\": n}")
         }
         let value = try ValueInput.value(json, pk, place: place, source: source)

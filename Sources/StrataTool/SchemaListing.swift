@@ -7,7 +7,7 @@ public enum SchemaListing {
     public static func swift(_ schema: [ObjectSchema]) -> String {
         schema.map { s in
             let header = "class \(s.className): \(s.isEmbedded ? "EmbeddedObject" : "Object") {"
-            let body = s.properties.map { "    " + declaration($0) }
+            let body = s.allProperties.map { "    " + declaration($0) }
             return ([header] + body + ["}"]).joined(separator: "\n")
         }.joined(separator: "\n\n") + "\n"
     }
@@ -51,7 +51,7 @@ public enum SchemaListing {
             .object([
                 ("name", .string(s.className)),
                 ("embedded", .bool(s.isEmbedded)),
-                ("properties", .array(s.properties.map { p in
+                ("properties", .array(s.allProperties.map { p in
                     var members: [(String, JSONValue)] = [
                         ("name", .string(p.name)),
                         ("type", .string(p.type.description)),

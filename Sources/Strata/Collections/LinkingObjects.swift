@@ -157,7 +157,7 @@ extension LinkingObjects: _Persistable {
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> LinkingObjects<Element> {
         guard let b = obj._binding else { return LinkingObjects(source: nil) }
         let c = b.info.column(forOrdinal: ordinal)
-        let origin = b.info.schema.properties[c.index].linkOriginPropertyName ?? ""
+        let origin = b.info.schema.allProperties[c.index].linkOriginPropertyName ?? ""
         return LinkingObjects(source: Source(core: b.core, table: b.table, key: b.key, originProperty: origin, era: b.era))
     }
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: LinkingObjects<Element>) {}

@@ -322,7 +322,7 @@ extension RealmCore {
         if !row.isNew {
             let key = CollectionKey(table: row.table, column: column.index, owner: row.key)
             let oldRoot = openCollections[key]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
-            let property = snap.schemas[row.table].properties[column.index]
+            let property = snap.schemas[row.table].allProperties[column.index]
             try destroyCollection(root: oldRoot, kind: .map, ownerTable: row.table, column: column.index, owner: row.key, property: property)
             openCollections.remove(key)
         }

@@ -157,7 +157,7 @@ extension Schema {
     /// The realm's schema as the query type checker sees it.
     var querySchema: QuerySchema {
         QuerySchema(objectSchema.map { s in
-            var converted = QueryObjectSchema(s.className, s.properties.map { p in
+            var converted = QueryObjectSchema(s.className, s.allProperties.map { p in
                 let type: QueryPropertyType
                 switch p.type {
                 case .int: type = .int

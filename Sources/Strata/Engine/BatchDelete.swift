@@ -102,8 +102,8 @@ extension RealmCore {
     func rowsNeedNoRelease(table t: Int, _ w: WriteTransaction) throws -> Bool {
         guard t >= 0, t < snap.metas.count else { return false }
         let info = snap.infos[t]
-        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
-        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
+        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].allProperties)
+        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].allProperties.firstIndex { $0.isPrimary } }
         if layout.hasLinksOrCollections || primaryKeyColumn != nil { return false }
         return try !maintainedIndexes(table: t, w)
     }

@@ -145,8 +145,8 @@ extension Catalog {
         for s in schemas {
             w.str(s.className)
             w.u8(s.isEmbedded ? 1 : 0)
-            w.u16(UInt16(s.properties.count))
-            for p in s.properties {
+            w.u16(UInt16(s.allProperties.count))
+            for p in s.allProperties {
                 w.str(p.columnName)
                 w.u8(p.type.rawValue)
                 w.u8(p.collection.rawValue)

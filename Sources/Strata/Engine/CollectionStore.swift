@@ -176,7 +176,7 @@ extension RealmCore {
            let targetTableIndex = snap.tableByClass[ObjectIdentifier(lt)] {
             return targetTableIndex
         }
-        return targetTable(of: snap.schemas[t].properties[c])
+        return targetTable(of: snap.schemas[t].allProperties[c])
     }
 
     /// Undoes `encodeElement`'s backlink for an element leaving the collection.
@@ -395,7 +395,7 @@ extension RealmCore {
         do {
             let state = try collectionState(collection)
             guard !state.root.isNull else { return }
-            let prop = snap.schemas[collection.table].properties[collection.column.index]
+            let prop = snap.schemas[collection.table].allProperties[collection.column.index]
             try destroyCollection(root: state.root, kind: collection.column.collection, ownerTable: collection.table, column: collection.column.index, owner: collection.owner, property: prop)
             _ = writing
             state.root = .null
@@ -554,7 +554,7 @@ extension RealmCore {
         if !row.isNew {
             let key = CollectionKey(table: row.table, column: column.index, owner: row.key)
             let oldRoot = openCollections[key]?.root ?? PageRef(row.currentLoad(column, as: UInt32.self))
-            let property = snap.schemas[row.table].properties[column.index]
+            let property = snap.schemas[row.table].allProperties[column.index]
             try destroyCollection(root: oldRoot, kind: column.collection, ownerTable: row.table, column: column.index, owner: row.key, property: property)
             openCollections.remove(key)
         }

@@ -76,7 +76,7 @@ extension RealmCore {
             }
         }
         let kept = Set(keys.compactMap { $0 })
-        let property = snap.schemas[row.table].properties[column.index]
+        let property = snap.schemas[row.table].allProperties[column.index]
         try destroyCollection(root: oldRoot, kind: .list, ownerTable: row.table, column: column.index, owner: row.key,
                               property: property, keeping: kept)
         openCollections.remove(collectionKey)

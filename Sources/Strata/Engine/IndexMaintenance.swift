@@ -50,7 +50,7 @@ extension RealmCore {
     /// The columns of table `t` that must have a secondary index, ascending. A new table
     /// (SchemaCheck.swift) lists them, empty, from its creation.
     func requiredIndexColumns(table t: Int) -> [Int] {
-        let properties = snap.schemas[t].properties
+        let properties = snap.schemas[t].allProperties
         return properties.indices.filter { IndexKeys.isSecondary(properties[$0]) }
     }
 
@@ -219,7 +219,7 @@ extension RealmCore {
                     if !v.isEmpty { nonEmptyValues += 1 }
                     return true
                 }
-                let name = "\(schema.className).\(schema.properties[index.column].name)"
+                let name = "\(schema.className).\(schema.allProperties[index.column].name)"
                 if actual != expected {
                     let missing = Set(expected).subtracting(actual).count, extra = Set(actual).subtracting(expected).count
                     problems.append("\(name): index has \(actual.count) entries, the rows give \(expected.count) (\(missing) missing, \(extra) extra)")
@@ -227,7 +227,7 @@ extension RealmCore {
                 if nonEmptyValues > 0 { problems.append("\(name): \(nonEmptyValues) index entries have a value") }
                 if try index.tree.count(in: p) != actual.count { problems.append("\(name): the tree's count disagrees with its entries") }
             }
-            if let pkc = schema.properties.firstIndex(where: \.isPrimary) {
+            if let pkc = schema.allProperties.firstIndex(where: \.isPrimary) {
                 var expected: [[UInt8]: UInt64] = [:]
                 var rows = 0
                 try snap.metas[t].objects.forEach(from: 0, in: p) { objectKey, row in

@@ -158,7 +158,7 @@ extension RealmCore {
     /// The layout of table `t` (from its bound class, or from the stored schema).
     func layout(ofTable t: Int) -> RowLayout {
         if let info = snap.infos[t] { return info.layout }
-        return RowLayout(properties: snap.schemas[t].properties)
+        return RowLayout(properties: snap.schemas[t].allProperties)
     }
 
     // MARK: - Primary keys
@@ -204,7 +204,7 @@ extension RealmCore {
             throw Realm.Error(.missingPrimaryKey, "'\(info.schema.className)' has no primary key")
         }
         guard K._strataShape.type == info.layout.columns[pkc].type else {
-            let prop = info.schema.properties[pkc]
+            let prop = info.schema.allProperties[pkc]
             throw Realm.Error(.invalidArgument, "primary key '\(info.schema.className).\(prop.name)' is \(prop.type), not \(K.self)")
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
@@ -373,7 +373,7 @@ extension RealmCore {
             } ?? nil
             if let found {
                 guard update != .error else {
-                    let pkName = info.schema.properties[pkc].name
+                    let pkName = info.schema.allProperties[pkc].name
                     throw Realm.Error(.duplicatePrimaryKey, "a '\(info.schema.className)' with primary key \(pkName) = \(info.fields[pkc].getAny(obj).map { "\($0)" } ?? "nil") already exists")
                 }
                 key = found
@@ -514,8 +514,8 @@ extension RealmCore {
         let writing = try requireWriteThrowing("delete objects")
         guard t < snap.metas.count else { return false }
         let info = snap.infos[t]
-        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].properties)
-        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].properties.firstIndex { $0.isPrimary } }
+        let layout = info?.layout ?? RowLayout(properties: snap.schemas[t].allProperties)
+        let primaryKeyColumn: Int? = if let info { info.primaryKeyColumn } else { snap.schemas[t].allProperties.firstIndex { $0.isPrimary } }
         if !layout.hasLinksOrCollections, primaryKeyColumn == nil, try !maintainedIndexes(table: t, writing) {
             // Nothing in the row needs releasing (no links, collections, primary key or index
             // entries): skip reading it. A missing object has no backlinks (Backlinks.swift's
@@ -539,7 +539,7 @@ extension RealmCore {
         }
         // 2. Links from this object, and its collection trees.
         for c in layout.columns where c.type != .linkingObjects && (c.type == .object || c.collection != .none) {
-            let prop = schema.properties[c.index]
+            let prop = schema.allProperties[c.index]
             if c.collection == .none {
                 let (isNull, target) = rowBytes.withUnsafeBytes { rb -> (Bool, UInt64) in
                     let valueBytes = _RowView(bytes: rb, core: self)
@@ -585,7 +585,7 @@ extension RealmCore {
         let writing = try requireWriteThrowing("delete objects")
         // The backlink key comes from disk: check its table and column before indexing.
         guard backlink.table >= 0, backlink.table < snap.metas.count, backlink.column >= 0,
-              backlink.column < snap.schemas[backlink.table].properties.count else {
+              backlink.column < snap.schemas[backlink.table].allProperties.count else {
             throw Realm.Error(.corruptFile, "a backlink names table \(backlink.table) column \(backlink.column), which do not exist")
         }
         let srcLayout = layout(ofTable: backlink.table)

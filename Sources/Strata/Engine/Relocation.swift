@@ -40,7 +40,7 @@ struct ObjectRelocation: PageRelocating {
             try catalog.withValue(forKey: k, in: pages) { Array($0) }
         } ?? []
         let schemas = schemaBytes.isEmpty ? [] : try Catalog.decodeSchemas(schemaBytes)
-        let offsets = schemas.map { RowLayout(properties: $0.properties).collectionRootOffsets }
+        let offsets = schemas.map { RowLayout(properties: $0.allProperties).collectionRootOffsets }
         // Table metas kept in the meta page's root data (Catalog.swift): their roots, offset by
         // the tag byte.
         var dataTrees: [EmbeddedRoot] = []

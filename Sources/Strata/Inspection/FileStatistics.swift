@@ -32,20 +32,20 @@ extension StrataFile {
         for (t, schema) in schema.enumerated() {
             let meta = core.snap.metas[t]
             try add("\(schema.className) objects", meta.objects.root)
-            if schema.properties.contains(where: \.isPrimary) {
+            if schema.allProperties.contains(where: \.isPrimary) {
                 try add("\(schema.className) primary keys", meta.primaryKeys.root)
             }
-            for index in meta.indexes where index.column < schema.properties.count {
-                try add("\(schema.className).\(schema.properties[index.column].name) index", index.tree.root)
+            for index in meta.indexes where index.column < schema.allProperties.count {
+                try add("\(schema.className).\(schema.allProperties[index.column].name) index", index.tree.root)
             }
             let layout = core.layout(ofTable: t)
-            let collections = schema.properties.indices.filter {
-                schema.properties[$0].collection != .none && schema.properties[$0].type != .linkingObjects
+            let collections = schema.allProperties.indices.filter {
+                schema.allProperties[$0].collection != .none && schema.allProperties[$0].type != .linkingObjects
             }
             guard !collections.isEmpty else { continue }
             var combined = [NamedTreeStatistics](collections.map { c in
-                let kind = schema.properties[c].collection == .list ? "lists" : schema.properties[c].collection == .set ? "sets" : "maps"
-                return NamedTreeStatistics(name: "\(schema.className).\(schema.properties[c].name) \(kind)", trees: 0, statistics: TreeStatistics())
+                let kind = schema.allProperties[c].collection == .list ? "lists" : schema.allProperties[c].collection == .set ? "sets" : "maps"
+                return NamedTreeStatistics(name: "\(schema.className).\(schema.allProperties[c].name) \(kind)", trees: 0, statistics: TreeStatistics())
             })
             var failure: (any Error)? = nil
             try Realm.Error.wrap {

@@ -106,7 +106,7 @@ extension StrataFile {
         var problems: [FileProblem] = []
         var owners: [Int: [UInt64: UInt32]] = [:]
         for (link, count) in expected.sorted(by: { ($0.key.sourceTable, $0.key.sourceKey, $0.key.column) < ($1.key.sourceTable, $1.key.sourceKey, $1.key.column) }) {
-            let property = schema[link.sourceTable].properties[link.column].name
+            let property = schema[link.sourceTable].allProperties[link.column].name
             if !keys[link.targetTable].contains(link.targetKey) {
                 problems.append(FileProblem(place: "\(name(link.sourceTable)) object \(link.sourceKey)",
                                             message: "\(property) links to \(name(link.targetTable)) object \(link.targetKey), which does not exist"))
@@ -160,8 +160,8 @@ extension StrataFile {
         for source in Set(expected.keys).union(recorded.keys).sorted(by: { ($0.targetTable, $0.targetKey, $0.sourceTable, $0.sourceKey, $0.column) < ($1.targetTable, $1.targetKey, $1.sourceTable, $1.sourceKey, $1.column) }) {
             let want = expected[source] ?? 0, have = recorded[source] ?? 0
             guard want != have else { continue }
-            let from = source.sourceTable < schema.count && source.column < schema[source.sourceTable].properties.count
-                ? "\(name(source.sourceTable)).\(schema[source.sourceTable].properties[source.column].name) of object \(source.sourceKey)"
+            let from = source.sourceTable < schema.count && source.column < schema[source.sourceTable].allProperties.count
+                ? "\(name(source.sourceTable)).\(schema[source.sourceTable].allProperties[source.column].name) of object \(source.sourceKey)"
                 : "table \(source.sourceTable) column \(source.column) object \(source.sourceKey)"
             let target = source.targetTable < schema.count ? "\(name(source.targetTable)) object \(source.targetKey)" : "table \(source.targetTable) object \(source.targetKey)"
             problems.append(FileProblem(place: "backlinks", message: "\(target): \(have) backlink(s) recorded from \(from), which holds \(want) link(s) to it"))

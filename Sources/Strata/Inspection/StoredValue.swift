@@ -70,8 +70,8 @@ struct StoredValueDecoder {
         let body = UnsafeRawBufferPointer(rebasing: row[0..<(row.count - footer)])
         let view = _RowView(bytes: body, core: core)
         var values: [StoredValue] = []
-        values.reserveCapacity(schema.properties.count)
-        for (i, property) in schema.properties.enumerated() {
+        values.reserveCapacity(schema.allProperties.count)
+        for (i, property) in schema.allProperties.enumerated() {
             values.append(try value(of: property, column: layout.columns[i], in: view, schema: schema, key: key))
         }
         return StoredObject(key: key, values: values)

@@ -82,14 +82,14 @@ public final class StrataFileWriter {
         let writing = try core.requireWriteThrowing("create objects")
         let t = try table(className)
         let schema = core.snap.schemas[t]
-        guard values.count == schema.properties.count else {
-            throw Realm.Error(.invalidArgument, "\(values.count) values for the \(schema.properties.count) properties of '\(className)'")
+        guard values.count == schema.allProperties.count else {
+            throw Realm.Error(.invalidArgument, "\(values.count) values for the \(schema.allProperties.count) properties of '\(className)'")
         }
         let layout = core.layout(ofTable: t)
         let key = core.snap.metas[t].nextKey
         var row = _RowBuilder(layout: layout, core: core, table: t, key: key)
         let encoding = StoredValueEncoding(core: core)
-        for (c, property) in schema.properties.enumerated() where property.type != .linkingObjects {
+        for (c, property) in schema.allProperties.enumerated() where property.type != .linkingObjects {
             let column = layout.columns[c]
             let value = values[c]
             let place = "\(className).\(property.name)"
@@ -108,13 +108,13 @@ public final class StrataFileWriter {
             try encoding.store(value, property, column, into: &row, place: place)
         }
         var pkIndexKey: [UInt8]? = nil
-        if let pk = schema.properties.firstIndex(where: \.isPrimary) {
+        if let pk = schema.allProperties.firstIndex(where: \.isPrimary) {
             let indexKey = row.bytes.withUnsafeBytes { core.primaryKeyIndexKey(row: _RowView(bytes: $0, core: core), column: layout.columns[pk]) }
             let taken = try Realm.Error.wrap {
                 try indexKey.withUnsafeBytes { try core.snap.metas[t].primaryKeys.withValue(forKey: $0, in: writing) { _ in true } } ?? false
             }
             if taken {
-                throw Realm.Error(.duplicatePrimaryKey, "a '\(className)' with primary key \(schema.properties[pk].name) = \(values[pk]) already exists")
+                throw Realm.Error(.duplicatePrimaryKey, "a '\(className)' with primary key \(schema.allProperties[pk].name) = \(values[pk]) already exists")
             }
             pkIndexKey = indexKey
         }
@@ -154,14 +154,14 @@ public final class StrataFileWriter {
         let writing = try core.requireWriteThrowing("look up objects")
         let t = try table(className)
         let schema = core.snap.schemas[t]
-        guard let pk = schema.properties.firstIndex(where: \.isPrimary) else {
+        guard let pk = schema.allProperties.firstIndex(where: \.isPrimary) else {
             throw Realm.Error(.missingPrimaryKey, "'\(className)' has no primary key")
         }
         var indexKey: [UInt8] = [1]
         if case .null = value {
             indexKey = [0]
         } else {
-            let property = schema.properties[pk]
+            let property = schema.allProperties[pk]
             indexKey += try StoredValueEncoding(core: core).scalar(value, property.type, place: "\(className).\(property.name)")
         }
         return try Realm.Error.wrap {
@@ -186,10 +186,10 @@ public final class StrataFileWriter {
         }
         var row = stored.withUnsafeBytes { _RowBuilder(copying: $0, layout: layout, core: core, table: t, key: key) }
         for (c, value) in values.sorted(by: { $0.key < $1.key }) {
-            guard c < schema.properties.count, schema.properties[c].type != .linkingObjects else {
+            guard c < schema.allProperties.count, schema.allProperties[c].type != .linkingObjects else {
                 throw Realm.Error(.invalidArgument, "'\(className)' has no stored property \(c)")
             }
-            let property = schema.properties[c]
+            let property = schema.allProperties[c]
             let place = "\(className).\(property.name)"
             if property.type != .object {
                 guard property.collection == .none, !property.isPrimary else {

@@ -42,7 +42,7 @@ extension Migration {
         }
         do {
             if let old = try ctx.old(table: t) {
-                let layout = RowLayout(properties: old.schema.properties)
+                let layout = RowLayout(properties: old.schema.allProperties)
                 for (key, row) in old.rows {
                     let o = DynamicObject.migrating(.old(schema: old.schema, layout: layout, row: row), key: key, context: ctx)
                     block(o, ctx.newView(className: typeName, key: key))
@@ -146,19 +146,19 @@ extension Migration {
             ctx.fail(.invalidArgument, "renameProperty: '\(typeName)' is not a class of both the file and the code")
             return
         }
-        guard let oc = old.schema.properties.firstIndex(where: { $0.name == oldName }) else {
+        guard let oc = old.schema.allProperties.firstIndex(where: { $0.name == oldName }) else {
             ctx.fail(.invalidArgument, "renameProperty: '\(typeName)' had no property '\(oldName)'")
             return
         }
-        guard let nc = info.columnIndex(named: newName), old.schema.properties[oc].type == info.schema.properties[nc].type,
-              old.schema.properties[oc].collection == info.schema.properties[nc].collection,
-              old.schema.properties[oc].objectClassName == info.schema.properties[nc].objectClassName else {
+        guard let nc = info.columnIndex(named: newName), old.schema.allProperties[oc].type == info.schema.allProperties[nc].type,
+              old.schema.allProperties[oc].collection == info.schema.allProperties[nc].collection,
+              old.schema.allProperties[oc].objectClassName == info.schema.allProperties[nc].objectClassName else {
             ctx.fail(.invalidArgument, "renameProperty: '\(typeName).\(newName)' does not exist or has another type than '\(oldName)'")
             return
         }
         do {
             let w = try core.requireWriteThrowing("migrate")
-            let oldColumn = RowLayout(properties: old.schema.properties).columns[oc]
+            let oldColumn = RowLayout(properties: old.schema.allProperties).columns[oc]
             let newColumn = info.layout.columns[nc]
             for (key, oldRow) in old.rows {
                 guard var row = try core.snap.metas[t].objects.withValue(forKey: key, in: w, { buf in

@@ -50,13 +50,13 @@ struct MigrationView {
     func value(forKey name: String) -> Any? {
         switch backing {
         case .old(let schema, let layout, let row):
-            guard let context, let c = schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
-            return context.decodeOld(schema.properties[c], layout.columns[c], row)
+            guard let context, let c = schema.allProperties.firstIndex(where: { $0.name == name }) else { return nil }
+            return context.decodeOld(schema.allProperties[c], layout.columns[c], row)
         case .new(let object, let info, _):
             // A collection of links holds dynamic objects, as a dynamic object's does (and as
             // RealmSwift gives it: `List<DynamicObject>`).
-            if let c = info.columnIndex(named: name), info.schema.properties[c].type == .object,
-               info.schema.properties[c].collection != .none {
+            if let c = info.columnIndex(named: name), info.schema.allProperties[c].type == .object,
+               info.schema.allProperties[c].collection != .none {
                 return DynamicObject.view(of: object).value(forKey: name)
             }
             // Inside a migration a link reads as the linked object's new view, as RealmSwift hands out.

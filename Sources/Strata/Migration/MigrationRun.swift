@@ -98,10 +98,10 @@ extension RealmCore {
     /// Rebuilds table `t`'s rows with `info`'s layout (same keys).
     private func convert(table t: Int, to info: ClassInfo, ctx: MigrationContext, w: WriteTransaction) throws {
         guard let old = try ctx.old(table: t) else { return }
-        let oldLayout = RowLayout(properties: old.schema.properties)
-        let from: [Int?] = info.schema.properties.map { p in
-            guard p.type != .linkingObjects, let oi = old.schema.properties.firstIndex(where: { $0.name == p.name }) else { return nil }
-            let q = old.schema.properties[oi]
+        let oldLayout = RowLayout(properties: old.schema.allProperties)
+        let from: [Int?] = info.schema.allProperties.map { p in
+            guard p.type != .linkingObjects, let oi = old.schema.allProperties.firstIndex(where: { $0.name == p.name }) else { return nil }
+            let q = old.schema.allProperties[oi]
             return q.type == p.type && q.collection == p.collection && q.objectClassName == p.objectClassName ? oi : nil
         }
         var tree = KeyedTree()
@@ -128,7 +128,7 @@ extension RealmCore {
         var oldToNew: [Int: Int] = [:]
         for (c, oc) in from.enumerated() { if let oc { oldToNew[oc] = c } }
         let dropped = oldLayout.columns.filter { c in
-            oldToNew[c.index] == nil && (c.collection != .none || embeddedTarget(of: old.schema.properties[c.index]) != nil)
+            oldToNew[c.index] == nil && (c.collection != .none || embeddedTarget(of: old.schema.allProperties[c.index]) != nil)
         }.map(\.index)
         if !dropped.isEmpty { ctx.droppedColumns[t] = Set(dropped) }
         try remapBacklinks(source: t, oldToNew: oldToNew, ctx: ctx, w: w)
@@ -154,10 +154,10 @@ extension RealmCore {
     private func freeDroppedColumns(_ ctx: MigrationContext, w: WriteTransaction) throws {
         for (t, columns) in ctx.droppedColumns where !columns.isEmpty {
             guard let old = try ctx.old(table: t) else { continue }
-            let layout = RowLayout(properties: old.schema.properties)
+            let layout = RowLayout(properties: old.schema.allProperties)
             for oc in columns.sorted() {
                 let column = layout.columns[oc]
-                let embedded = embeddedTarget(of: old.schema.properties[oc])
+                let embedded = embeddedTarget(of: old.schema.allProperties[oc])
                 for (_, oldRow) in old.rows {
                     if column.collection == .none {
                         let target: UInt64? = oldRow.withUnsafeBytes { bytes in

@@ -65,7 +65,7 @@ public final class DynamicObject: Object {
         if let migrationView, migrationView.context != nil { return migrationView.value(forKey: key) }
         guard let binding = _binding else { return unmanagedBase?.value(forKey: key) }
         guard let column = binding.info.columnIndex(named: key) else { return nil }
-        let property = binding.info.schema.properties[column]
+        let property = binding.info.schema.allProperties[column]
         if property.type == .object {
             switch property.collection {
             case .none: break
@@ -125,7 +125,7 @@ extension RealmCore {
     @inline(__always)
     func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef, as: E.Type) -> E {
         if E.self == DynamicObject.self || E.self == DynamicObject?.self, collection.column.type != .object {
-            misuse(.invalidArgument, "'\(snap.schemas[collection.table].className).\(snap.schemas[collection.table].properties[collection.column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
+            misuse(.invalidArgument, "'\(snap.schemas[collection.table].className).\(snap.schemas[collection.table].allProperties[collection.column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
         }
         if E.self == DynamicObject.self {
             return unsafeBitCast(dynamicLink(bytes, of: collection), to: E.self)
@@ -214,10 +214,10 @@ extension RealmCore {
         let object: Object? = (element as? DynamicObject) ?? ((element as? DynamicObject?) ?? nil)
         guard collection.column.type == .object else {
             let schema = snap.schemas[collection.table]
-            throw Realm.Error(.invalidArgument, "'\(schema.className).\(schema.properties[collection.column.index].name)' holds values: an object cannot be added to it")
+            throw Realm.Error(.invalidArgument, "'\(schema.className).\(schema.allProperties[collection.column.index].name)' holds values: an object cannot be added to it")
         }
         guard let object else { return }
-        let wanted = snap.schemas[collection.table].properties[collection.column.index].objectClassName ?? ""
+        let wanted = snap.schemas[collection.table].allProperties[collection.column.index].objectClassName ?? ""
         let actual = object._binding?.info.schema.className ?? type(of: object).className()
         guard actual == wanted else {
             throw Realm.Error(.invalidArgument, "a '\(actual)' cannot be added to a collection of '\(wanted)'")

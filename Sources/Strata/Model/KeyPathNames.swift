@@ -122,8 +122,8 @@ func probedPath(root: Object, result: Any, valueType: Any.Type, strict: Bool) ->
         let returned = KeyPathProbe.takeReturned(on: probe)
         if probe === root { rootReturned = returned }
         let ordinal = Int(probe._probeOrdinal)
-        if ordinal >= 0, let info = try? ClassInfo.of(type(of: probe)), ordinal < info.schema.properties.count {
-            steps.append(KeyPathStep(info: info, name: info.schema.properties[ordinal].name))
+        if ordinal >= 0, let info = try? ClassInfo.of(type(of: probe)), ordinal < info.schema.allProperties.count {
+            steps.append(KeyPathStep(info: info, name: info.schema.allProperties[ordinal].name))
         } else if next != nil || steps.isEmpty {
             valid = false  // a link was read on a probe whose property could not be named
         }

@@ -119,7 +119,7 @@ open class Object: CustomStringConvertible {
                 try f.setAny(self, v)
             }
         } else if let array = value as? [Any] {
-            let fields = info.fields.enumerated().filter { info.schema.properties[$0.offset].type != .linkingObjects }
+            let fields = info.fields.enumerated().filter { info.schema.allProperties[$0.offset].type != .linkingObjects }
             guard array.count <= fields.count else {
                 throw Realm.Error(.invalidArgument, "\(array.count) values for the \(fields.count) properties of '\(info.schema.className)'")
             }
@@ -163,7 +163,7 @@ open class Object: CustomStringConvertible {
     /// this method names (RealmSwift's older way to declare it), which the schema then uses.
     open class func primaryKey() -> String? {
         if SchemaOverrides.isAsking { return nil }
-        return (try? ClassInfo.of(self))?.schema.properties.first { $0.isPrimary }?.name
+        return (try? ClassInfo.of(self))?.schema.allProperties.first { $0.isPrimary }?.name
     }
 
     /// The names of the class's indexed properties: those declared with
@@ -171,7 +171,7 @@ open class Object: CustomStringConvertible {
     /// which is always indexed.
     open class func indexedProperties() -> [String] {
         if SchemaOverrides.isAsking { return [] }
-        return ((try? ClassInfo.of(self))?.schema.properties ?? []).filter(\.isIndexed).map(\.name)
+        return ((try? ClassInfo.of(self))?.schema.allProperties ?? []).filter(\.isIndexed).map(\.name)
     }
 
     /// The names of properties Realm would not store. A property that is not `@Persisted` is never

@@ -38,7 +38,7 @@ enum RealmDescription {
     static func object(_ schema: ObjectSchema, depth: Int, value: (String) -> Any?) -> String {
         guard depth > 0 else { return "<Maximum depth exceeded>" }
         var text = "\(schema.className) {\n"
-        for property in schema.properties where property.type != .linkingObjects {
+        for property in schema.allProperties where property.type != .linkingObjects {
             let sub = describe(value(property.name), depth: depth - 1)
             text += "\t\(property.name) = \(indented(sub));\n"
         }

@@ -29,7 +29,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
     }
 
     private func readValues(_ object: T) -> [Any?] {
-        info.schema.properties.map { p in
+        info.schema.allProperties.map { p in
             p.collection == .none && p.type != .linkingObjects && watched.watches(p.name) ? object.value(forKey: p.name) : nil
         }
     }
@@ -62,7 +62,7 @@ final class ObjectObserver<T: Object>: ChangeObserver {
             let object = core.materializeObserved(T.self, info: info, table: table, key: key)
             let newValues = readValues(object)
             var changes: [PropertyChange] = []
-            for (i, p) in info.schema.properties.enumerated() where i < c.count && i < columns.count {
+            for (i, p) in info.schema.allProperties.enumerated() where i < c.count && i < columns.count {
                 guard c[i] != columns[i], watched.watches(p.name) else { continue }
                 changes.append(PropertyChange(name: p.name, oldValue: values[i], newValue: newValues[i]))
             }

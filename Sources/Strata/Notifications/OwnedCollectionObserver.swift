@@ -78,7 +78,7 @@ final class OwnedCollectionObserver: ChangeObserver {
                 }
             }
         }
-        let property = core.snap.schemas[table].properties[column.index]
+        let property = core.snap.schemas[table].allProperties[column.index]
         if column.type == .object, let target = core.targetTable(of: property) {
             var cache: [UInt64: [UInt8]] = [:]
             out.prints.reserveCapacity(out.elements.count)
@@ -243,11 +243,11 @@ enum OwnedCollectionObservation {
         let watched = WatchedPaths(keyPaths)
         do {
             _ = try core.pages()
-            guard ref.table < core.snap.schemas.count, ref.column.index < core.snap.schemas[ref.table].properties.count else {
+            guard ref.table < core.snap.schemas.count, ref.column.index < core.snap.schemas[ref.table].allProperties.count else {
                 throw Realm.Error(.objectInvalidated, "the \(noun)'s class has no table in this version of '\(core.fileIdentity)'")
             }
             if let paths = keyPaths, !paths.isEmpty {
-                let property = core.snap.schemas[ref.table].properties[ref.column.index]
+                let property = core.snap.schemas[ref.table].allProperties[ref.column.index]
                 guard ref.column.type == .object, let target = core.targetTable(of: property) else {
                     throw Realm.Error(.invalidArgument, "key paths \(paths) given for a \(noun) of values; key paths name properties of the objects of a collection")
                 }

@@ -81,7 +81,7 @@ extension RealmCore {
     func propertyPrints(table: Int, key: UInt64, watching w: WatchedPaths, pages p: some PageReading) throws -> [[UInt8]]? {
         guard var columns = try columnBytes(table: table, key: key, pages: p) else { return nil }
         guard let paths = w.paths else { return columns }
-        let props = snap.schemas[table].properties
+        let props = snap.schemas[table].allProperties
         for (first, rests) in Self.groupedByFirst(paths) {
             guard let c = props.firstIndex(where: { $0.name == first }), c < columns.count else { continue }
             // Linking objects have no column: what is watched of them is read from the backlinks.
@@ -98,7 +98,7 @@ extension RealmCore {
                                    pages p: some PageReading, into out: inout [UInt8]) throws -> Bool {
         guard table < snap.metas.count else { return false }
         let layout = layout(ofTable: table)
-        let props = snap.schemas[table].properties
+        let props = snap.schemas[table].allProperties
         var follow: [(table: Int, key: UInt64, rest: [[String]]?)] = []
         var followMany: [(table: Int, root: PageRef, kind: CollectionKind, rest: [[String]])] = []
         var followBack: [(property: Property, rest: [[String]])] = []
@@ -169,7 +169,7 @@ extension RealmCore {
     private func linkingOrigin(of property: Property) -> (table: Int, column: Int)? {
         guard let className = property.objectClassName, let name = property.linkOriginPropertyName,
               let t = snap.tableByName[className],
-              let c = snap.schemas[t].properties.firstIndex(where: { $0.name == name }) else { return nil }
+              let c = snap.schemas[t].allProperties.firstIndex(where: { $0.name == name }) else { return nil }
         return (t, c)
     }
 

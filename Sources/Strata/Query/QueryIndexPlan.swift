@@ -42,7 +42,7 @@ extension RealmCore {
         if indexing.forceScan { return nil }
         let equalities = predicate.indexableEqualities()
         if equalities.isEmpty { return nil }
-        let properties = snap.schemas[t].properties
+        let properties = snap.schemas[t].allProperties
         var best: (rank: Int, values: Int, equality: QueryIndexableEquality, column: Int, index: Int?)?
         for equality in equalities {
             guard let c = properties.firstIndex(where: { $0.name == equality.property }) else { continue }

@@ -58,7 +58,7 @@ extension Query {
             return .failure(QueryError(.unsupported, "\(error.message)"))
         }
         var parts: [QueryPredicate] = []
-        for (index, property) in info.schema.properties.enumerated() where property.type != .linkingObjects {
+        for (index, property) in info.schema.allProperties.enumerated() where property.type != .linkingObjects {
             guard property.collection == .none, property.type != .object else {
                 let what = property.collection == .none ? "a link" : "a collection"
                 return .failure(QueryError(.unsupported, "'\(info.schema.className).\(property.name)' is \(what): an embedded value with one cannot be compared property by property"))

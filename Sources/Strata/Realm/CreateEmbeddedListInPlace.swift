@@ -50,7 +50,7 @@ extension Realm {
     /// A value for an object as the properties it sets: a dictionary as it is, an array by
     /// declaration order, an object by all its persisted properties.
     private static func propertyValues(_ value: Any, of info: ClassInfo) throws -> [String: Any] {
-        let names = info.schema.properties.filter { $0.type != .linkingObjects }.map(\.name)
+        let names = info.schema.allProperties.filter { $0.type != .linkingObjects }.map(\.name)
         switch value {
         case let dictionary as [String: Any]: return dictionary
         case let array as [Any]:

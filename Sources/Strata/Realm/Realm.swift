@@ -304,7 +304,7 @@ public struct Realm {
                                           copies: UnmanagedValueCopies) throws -> T {
         let info = try ClassInfo.of(type)
         if update != .error, let primaryKeyColumn = info.primaryKeyColumn, let dictionary = value as? [String: Any] {
-            let primaryKeyName = info.schema.properties[primaryKeyColumn].name
+            let primaryKeyName = info.schema.allProperties[primaryKeyColumn].name
             if let primaryKeyValue = dictionary[primaryKeyName] {
                 let probe = type.init()
                 try info.fields[primaryKeyColumn].setAny(probe, primaryKeyValue)

@@ -85,9 +85,9 @@ final class ClassInfo: @unchecked Sendable {
     private init(type: Object.Type, schema: ObjectSchema, fields: [AnyFieldIO], linked: [Object.Type?]) {
         self.type = type
         self.schema = schema
-        self.layout = RowLayout(properties: schema.properties)
+        self.layout = RowLayout(properties: schema.allProperties)
         self.fields = fields
-        primaryKeyColumn = schema.properties.firstIndex { $0.isPrimary }
+        primaryKeyColumn = schema.allProperties.firstIndex { $0.isPrimary }
         linkedTypes = linked
         var idx: [String: Int] = [:]
         for (i, f) in fields.enumerated() { idx[f.name] = i }
@@ -142,11 +142,11 @@ final class ClassInfo: @unchecked Sendable {
         guard n > 0, n <= SchemaLimits.maxClassNameBytes else {
             throw Realm.Error(.invalidSchema, "class name '\(s.className)' is \(n) UTF-8 bytes; the limit is 1...\(SchemaLimits.maxClassNameBytes)")
         }
-        guard !s.properties.isEmpty else {
+        guard !s.allProperties.isEmpty else {
             throw Realm.Error(.invalidSchema, "class '\(s.className)' has no @Persisted properties")
         }
         var seen = Set<String>()
-        for (i, p) in s.properties.enumerated() {
+        for (i, p) in s.allProperties.enumerated() {
             let where_ = "'\(s.className).\(p.name)'"
             guard p.name.utf8.count <= SchemaLimits.maxPropertyNameBytes, !p.name.isEmpty else {
                 throw Realm.Error(.invalidSchema, "property name \(where_) is \(p.name.utf8.count) UTF-8 bytes; the limit is \(SchemaLimits.maxPropertyNameBytes)")
@@ -164,7 +164,7 @@ final class ClassInfo: @unchecked Sendable {
                 guard p.collection == .none, p.type.canBePrimaryKey else {
                     throw Realm.Error(.invalidSchema, "primary key \(where_) has type \(p.type); it must be Int, String, ObjectId or UUID")
                 }
-                guard s.properties.filter(\.isPrimary).count == 1 else {
+                guard s.allProperties.filter(\.isPrimary).count == 1 else {
                     throw Realm.Error(.invalidSchema, "class '\(s.className)' has more than one primary key")
                 }
             }
@@ -184,8 +184,8 @@ final class ClassInfo: @unchecked Sendable {
                 }
                 if linked[i] == nil { throw Realm.Error(.invalidSchema, "link \(where_) has no target class") }
             }
-            if let other = s.properties.indices.first(where: { $0 != i && s.properties[$0].columnName == p.columnName }) {
-                throw Realm.Error(.invalidSchema, "properties \(where_) and '\(s.className).\(s.properties[other].name)' are both stored as '\(p.columnName)'")
+            if let other = s.allProperties.indices.first(where: { $0 != i && s.allProperties[$0].columnName == p.columnName }) {
+                throw Realm.Error(.invalidSchema, "properties \(where_) and '\(s.className).\(s.allProperties[other].name)' are both stored as '\(p.columnName)'")
             }
             if p.type == .linkingObjects {
                 guard let origin = p.linkOriginPropertyName, !origin.isEmpty else {

@@ -127,21 +127,43 @@ public struct Property: Hashable, Sendable, CustomStringConvertible {
 public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     /// The class's name in the realm.
     public var className: String
-    /// The persisted properties, in declaration order.
-    public var properties: [Property]
+    /// Every property, persisted and computed (linking objects), in declaration order: the
+    /// order of the class's fields and of the columns the file stores (tools that read a file
+    /// column by column use it).
+    public internal(set) var allProperties: [Property]
     /// Whether objects of the class are embedded: owned by the one object that links to them.
     public var isEmbedded: Bool
     /// The model class this schema was discovered from or bound to, when known (not part of
     /// equality: a schema is what is stored, whichever class describes it).
     var boundClass: Object.Type? = nil
 
-    /// The primary key property, or `nil` when the class has none.
-    public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
+    init(className: String, properties: [Property], isEmbedded: Bool, boundClass: Object.Type? = nil) {
+        self.className = className
+        self.allProperties = properties
+        self.isEmbedded = isEmbedded
+        self.boundClass = boundClass
+    }
 
-    /// The property with a name, or `nil` when the class has none by that name.
+    /// The persisted properties, in declaration order; linking objects, which are computed, are
+    /// in ``computedProperties``, as in RealmSwift.
+    ///
+    /// Setting it keeps the computed properties.
+    public var properties: [Property] {
+        get { allProperties.filter { $0.type != .linkingObjects } }
+        set { allProperties = newValue.filter { $0.type != .linkingObjects } + computedProperties }
+    }
+
+    /// The computed properties: the class's `LinkingObjects`, in declaration order.
+    public var computedProperties: [Property] { allProperties.filter { $0.type == .linkingObjects } }
+
+    /// The primary key property, or `nil` when the class has none.
+    public var primaryKeyProperty: Property? { allProperties.first { $0.isPrimary } }
+
+    /// The property with a name, persisted or computed, or `nil` when the class has none by that
+    /// name.
     ///
     /// - Parameter name: the property's name.
-    public subscript(_ name: String) -> Property? { properties.first { $0.name == name } }
+    public subscript(_ name: String) -> Property? { allProperties.first { $0.name == name } }
 
     /// The model class of this schema, as RealmSwift's `objectClass`: the class a realm bound the
     /// stored class to (or, for a schema not taken from a realm, the class of that name this
@@ -151,25 +173,25 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
     public var objectClass: Object.Type { boundClass ?? ClassInfo.registered(named: className)?.type ?? Object.self }
 
     public static func == (lhs: ObjectSchema, rhs: ObjectSchema) -> Bool {
-        lhs.className == rhs.className && lhs.properties == rhs.properties && lhs.isEmbedded == rhs.isEmbedded
+        lhs.className == rhs.className && lhs.allProperties == rhs.allProperties && lhs.isEmbedded == rhs.isEmbedded
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(className)
-        hasher.combine(properties)
+        hasher.combine(allProperties)
         hasher.combine(isEmbedded)
     }
 
     public var description: String {
-        "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+        "\(className)\(isEmbedded ? " (embedded)" : "") {\n" + allProperties.map { "    \($0)\n" }.joined() + "}"
     }
 
     /// The schema as the file stores it: each property under its column name.
     var storedForm: ObjectSchema {
         var s = self
-        for i in s.properties.indices {
-            s.properties[i].name = s.properties[i].columnName
-            s.properties[i].storedName = nil
+        for i in s.allProperties.indices {
+            s.allProperties[i].name = s.allProperties[i].columnName
+            s.allProperties[i].storedName = nil
         }
         return s
     }
@@ -190,14 +212,14 @@ public struct ObjectSchema: Hashable, Sendable, CustomStringConvertible {
         if isEmbedded != stored.isEmbedded {
             return "class '\(className)' is \(isEmbedded ? "" : "not ")embedded in the code but \(stored.isEmbedded ? "" : "not ")embedded in the file"
         }
-        let mine = Set(properties.map(\.name)), theirs = Set(stored.properties.map(\.name))
-        if let added = properties.first(where: { !theirs.contains($0.name) }) {
+        let mine = Set(allProperties.map(\.name)), theirs = Set(stored.allProperties.map(\.name))
+        if let added = allProperties.first(where: { !theirs.contains($0.name) }) {
             return "property '\(className).\(added.name)' was added"
         }
-        if let removed = stored.properties.first(where: { !mine.contains($0.name) }) {
+        if let removed = stored.allProperties.first(where: { !mine.contains($0.name) }) {
             return "property '\(className).\(removed.name)' was removed"
         }
-        for p in properties {
+        for p in allProperties {
             if let q = stored[p.name], p != q {
                 return "property '\(className).\(p.name)' changed from '\(q)' to '\(p)'"
             }

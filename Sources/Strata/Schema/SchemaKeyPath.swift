@@ -30,7 +30,7 @@ enum SchemaKeyPath {
                              endsOn: (Property) -> Bool) -> SchemaKeyPathFailure? {
         var schema = schema
         for (n, name) in names.enumerated() {
-            guard let property = schema.properties.first(where: { $0.name == name }) else {
+            guard let property = schema.allProperties.first(where: { $0.name == name }) else {
                 return .noProperty(className: schema.className, name: name)
             }
             guard n < names.count - 1 else {
