@@ -62,7 +62,14 @@ extension List {
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        OwnedCollectionObservation.observe(ref: ref, noun: "list", keyPaths: keyPaths, queue: queue) { event, ref in
+        if ref == nil, let location = nested?.location {
+            return NestedCollectionObservation.observe(location, noun: "list", queue: queue) { location, change in
+                let list = List(nested: .live(location))
+                guard let change else { return block(.initial(list)) }
+                block(.update(list, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
+            }
+        }
+        return OwnedCollectionObservation.observe(ref: ref, noun: "list", keyPaths: keyPaths, queue: queue) { event, ref in
             let list = ref.map { List(ref: $0) } ?? List()
             switch event {
             case .initial: block(.initial(list))
@@ -122,7 +129,16 @@ extension Map where Value: RealmCollectionValue {
     /// - Returns: a token that keeps the observation alive until it is invalidated or released.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        OwnedCollectionObservation.observe(ref: ref, noun: "map", keyPaths: keyPaths, queue: queue) { event, ref in
+        if ref == nil, let location = nested?.location {
+            return NestedCollectionObservation.observe(location, noun: "map", queue: queue) { location, change in
+                let map = Map(nested: .live(location))
+                guard let change else { return block(.initial(map)) }
+                block(.update(map, deletions: change.deletedKeys.map(Key.init(_strataKeyString:)),
+                              insertions: change.insertedKeys.map(Key.init(_strataKeyString:)),
+                              modifications: change.modifiedKeys.map(Key.init(_strataKeyString:))))
+            }
+        }
+        return OwnedCollectionObservation.observe(ref: ref, noun: "map", keyPaths: keyPaths, queue: queue) { event, ref in
             let map = ref.map { Map(ref: $0) } ?? Map()
             switch event {
             case .initial: block(.initial(map))
