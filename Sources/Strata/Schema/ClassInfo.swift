@@ -15,7 +15,7 @@
 // Invariants:
 // - `ClassInfo` is immutable after creation and shared by every realm; the table number of a
 //   class is per file and lives in `RealmCore`, never here.
-// - `fields[i]`, `schema.properties[i]` and `layout.columns[i]` describe the same property.
+// - `fields[i]`, `schema.allProperties[i]` and `layout.columns[i]` describe the same property.
 @_spi(Reflection) import Swift
 import Synchronization
 

@@ -312,13 +312,45 @@ struct PackedLeaf {
             (offsets + (index + 1) * keyWidth).copyMemory(from: offsets + index * keyWidth, byteCount: tail * keyWidth)
         }
         Self.store(key - keyBase, width: keyWidth, at: offsets + index * keyWidth)
+        // Each stored plane takes the value's byte in the new entry's slot (planes are `capacity`
+        // bytes apart, in plane order). Appending (no tail to move) is the common case of a
+        // growing table, so it has a loop of its own, with every operand in a local.
+        guard let source = value.baseAddress else {
+            insertPlanes(tail: tail, at: index, in: writable) { _ in 0 }
+            return finishInsert(in: writable)
+        }
+        if tail == 0 {
+            let bitmap = base + PackedLayout.bitmapOffset
+            let stride = capacity
+            var slot = writable + planesOffset + index
+            for b in 0..<PackedLayout.bitmapSize(valueLength) {
+                var bits = bitmap.load(fromByteOffset: b, as: UInt8.self)
+                while bits != 0 {
+                    slot.storeBytes(of: source.load(fromByteOffset: b &<< 3 &+ bits.trailingZeroBitCount, as: UInt8.self),
+                                    as: UInt8.self)
+                    slot += stride
+                    bits &= bits &- 1
+                }
+            }
+        } else {
+            insertPlanes(tail: tail, at: index, in: writable) { source.load(fromByteOffset: $0, as: UInt8.self) }
+        }
+        finishInsert(in: writable)
+    }
+
+    /// `insert`'s planes when entries follow the new one: each plane's tail moves up one slot.
+    @inline(__always)
+    private func insertPlanes(tail: Int, at index: Int, in writable: UnsafeMutableRawPointer, byte: (Int) -> UInt8) {
         var plane = writable + planesOffset
-        let source = value.baseAddress
         forEachStoredPlane { j in
             if tail > 0 { (plane + index + 1).copyMemory(from: plane + index, byteCount: tail) }
-            plane.storeBytes(of: source?.load(fromByteOffset: j, as: UInt8.self) ?? 0, toByteOffset: index, as: UInt8.self)
+            plane.storeBytes(of: byte(j), toByteOffset: index, as: UInt8.self)
             plane += capacity
         }
+    }
+
+    @inline(__always)
+    private func finishInsert(in writable: UnsafeMutableRawPointer) {
         writable.setTreeU16(TreeLayout.countOffset, count + 1)
         writable.setTreeU64(TreeLayout.totalOffset, UInt64(count + 1))
     }
