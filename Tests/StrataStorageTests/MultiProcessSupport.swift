@@ -35,11 +35,20 @@ final class Probe: @unchecked Sendable {
         process.arguments = arguments
         process.standardInput = stdinPipe
         process.standardOutput = stdoutPipe
-        stdoutPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            self?.received(data)
+        // A reader thread with blocking reads, not `readabilityHandler`: on Linux, read sources
+        // set up and torn down on several threads at once corrupt libdispatch's epoll
+        // bookkeeping, and its manager thread then crashes the test process
+        // (swift-corelibs-libdispatch issue 949).
+        let handle = stdoutPipe.fileHandleForReading
+        let reader = Thread { [weak self] in
+            while true {
+                let data = handle.availableData
+                self?.received(data)
+                if data.isEmpty { return }
+            }
         }
         try process.run()
+        reader.start()
     }
 
     private func received(_ data: Data) {
@@ -86,25 +95,16 @@ final class Probe: @unchecked Sendable {
 
     /// Waits for exit and for stdout to be drained; returns the exit status.
     ///
-    /// The readability handler reads until end of file (the child's end of the pipe closes when
-    /// it dies) and marks `ended` itself, after every line it read is in `lines`. Clearing the
-    /// handler instead could race with a call already running: its bytes were read from the pipe
-    /// but not yet appended, so `output()` could miss the child's last line (seen once in
-    /// CrashPinnedTests: the last "acked" of a killed child missing). The old drain remains as a
-    /// fallback if end of file never comes.
+    /// The reader thread reads until end of file (the child's end of the pipe closes when it
+    /// dies) and marks `ended` itself, after every line it read is in `lines`, so `output()`
+    /// never misses the child's last line (seen once in CrashPinnedTests when the reading was
+    /// cut short: the last "acked" of a killed child missing).
     func waitForExit() -> Int32 {
         process.waitUntilExit()
         condition.lock()
         let deadline = Date().addingTimeInterval(10)
         while !ended && condition.wait(until: deadline) {}
-        let drained = ended
         condition.unlock()
-        stdoutPipe.fileHandleForReading.readabilityHandler = nil
-        if !drained {
-            let rest = stdoutPipe.fileHandleForReading.readDataToEndOfFile()
-            if !rest.isEmpty { received(rest) }
-            received(Data())
-        }
         return process.terminationStatus
     }
 }

@@ -68,6 +68,26 @@ struct ProbeRun: CustomStringConvertible {
     }
 }
 
+/// Reads a child's pipe on a thread of its own, with blocking reads.
+///
+/// Not `readabilityHandler`: on Linux, read sources set up and torn down on several threads at
+/// once corrupt libdispatch's epoll bookkeeping, and its manager thread then crashes the whole
+/// test process (swift-corelibs-libdispatch issue 949; seen here in CI as a SIGSEGV in
+/// `_dispatch_event_loop_drain` while tests ran children in parallel).
+enum PipeReader {
+    /// Calls `chunk` with each piece read from `handle`, then once with empty data at its end.
+    static func readToEnd(_ handle: FileHandle, _ chunk: @escaping @Sendable (Data) -> Void) {
+        let thread = Thread {
+            while true {
+                let data = handle.availableData
+                chunk(data)
+                if data.isEmpty { return }
+            }
+        }
+        thread.start()
+    }
+}
+
 /// A running child `strata-probe` whose stdin the test writes and whose stdout it reads by line.
 /// The Swift runtime's backtracer is off in the child: a trap then ends it at once, with its
 /// message, instead of spending seconds symbolicating.
@@ -95,10 +115,8 @@ final class ProbeChild: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        output.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
+        PipeReader.readToEnd(output.fileHandleForReading) { [weak self] d in
             if d.isEmpty {
-                h.readabilityHandler = nil
                 self?.outClosed.signal()
                 self?.lineArrived.signal()
                 return
@@ -106,10 +124,8 @@ final class ProbeChild: @unchecked Sendable {
             self?.outBuffer.withLock { $0.append(d) }
             self?.lineArrived.signal()
         }
-        errors.fileHandleForReading.readabilityHandler = { [weak self] h in
-            let d = h.availableData
+        PipeReader.readToEnd(errors.fileHandleForReading) { [weak self] d in
             if d.isEmpty {
-                h.readabilityHandler = nil
                 self?.errClosed.signal()
                 return
             }
