@@ -18,6 +18,7 @@ final class WrittenQueryRow: Object {
     @Persisted var ranks: List<Int>
     @Persisted var points: Map<String, Int>
     @Persisted var children: List<WrittenQueryRow>
+    @Persisted var parent: WrittenQueryRow?
     @Persisted var mixed: AnyRealmValue
 }
 
@@ -34,6 +35,7 @@ final class WrittenQueryRow: Object {
             let c = WrittenQueryRow(value: ["name": "Cy", "rank": 9, "flag": true])
             b.children.append(a)
             c.children.append(objectsIn: [a, b])
+            b.parent = c
             a.mixed = .fromArray([.fromDictionary(["k": .int(5)]), .int(2)])
             b.mixed = .fromArray([.int(5)])
             c.mixed = .string("x")
@@ -116,6 +118,10 @@ final class WrittenQueryRow: Object {
         }
         try check(realm, "(SUBQUERY(children, $col1, (($col1.rank < %@) && $col1.flag == true)).@count > %@)", arguments: 2) {
             ($0.children.rank < 5 && $0.children.flag).count > 0
+        }
+        // Through a link first: the subquery's collection is the path to the list.
+        try check(realm, "(SUBQUERY(parent.children, $col1, ($col1.rank > %@)).@count > %@)", arguments: 2) {
+            ($0.parent.children.rank > 3).count > 0
         }
     }
 

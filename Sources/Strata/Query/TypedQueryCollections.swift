@@ -291,7 +291,7 @@ extension Query where T == Bool {
         let variable = "$col\(n)"
         return Query<Int>(.expression(.subqueryCount(collection: collection, variable: variable,
                                                      predicate: body.rebasing(collection, onto: variable))),
-                          text: conditionText.map { .subqueryCount($0) })
+                          text: conditionText.map { .subqueryCount($0, collection: collection.components) })
     }
 }
 

@@ -14,7 +14,10 @@
 // - map keys and the positions and keys of a mixed value's collections are arguments
 //   (`mapInt[%@]`, `anyCol[%@][%K]` with `"#any"` for every element);
 // - `(condition).count` is `SUBQUERY(collection, $colN, condition).@count`, the collection's
-//   paths read from `$colN`, N counting the subqueries of the whole query from 1.
+//   paths read from `$colN`, N counting the subqueries of the whole query from 1. (RealmSwift
+//   names the path's first property as the collection; the first to-many property is named
+//   here, which is the same for a collection of the queried class and also parses for one
+//   reached through a link.)
 //
 // Invariant: Strata's query parser reads the text back, with the arguments, to the condition the
 // builder made. Operations RealmSwift does not have (`all`, `none`, memberwise comparison of
@@ -37,8 +40,9 @@ indirect enum QueryText {
     case not(QueryText)
     /// `(lhs BETWEEN {%@, %@})`.
     case between(QueryText, Any?, Any?)
-    /// `SUBQUERY(collection, $colN, condition).@count`.
-    case subqueryCount(QueryText)
+    /// `SUBQUERY(collection, $colN, condition).@count`: `collection` is the path to the first
+    /// to-many property the condition reads through.
+    case subqueryCount(QueryText, collection: [String])
 
     /// The key path with `component` appended.
     func appending(_ component: String, collection: Bool = false) -> QueryText? {
@@ -152,35 +156,30 @@ private struct QueryTextRenderer {
             text += ", "
             argument(upper)
             text += "})"
-        case .subqueryCount(let condition):
+        case .subqueryCount(let condition, let collection):
             subqueries += 1
             let variable = "$col\(subqueries)"
-            var collection: String?
-            let body = Self.rebased(condition, onto: variable, collection: &collection)
-            text += "SUBQUERY(\(collection ?? ""), \(variable), "
-            render(body)
+            text += "SUBQUERY(\(collection.joined(separator: ".")), \(variable), "
+            render(Self.rebased(condition, onto: variable, collection: collection))
             text += ").@count"
         }
     }
 
-    /// `condition` with each path through a collection read from `variable` in place of its
-    /// first property, which is the subquery's collection.
-    private static func rebased(_ node: QueryText, onto variable: String, collection: inout String?) -> QueryText {
+    /// `condition` with each path through `collection` read from `variable` in its place.
+    private static func rebased(_ node: QueryText, onto variable: String, collection: [String]) -> QueryText {
         switch node {
-        case .keyPath(var components, _, let through) where through && !components.isEmpty:
-            collection = collection ?? components[0]
-            components[0] = variable
-            return .keyPath(components, any: false, throughCollection: true)
+        case .keyPath(let components, _, true) where components.starts(with: collection):
+            return .keyPath([variable] + components.dropFirst(collection.count), any: false, throughCollection: true)
         case .keyPath, .constant, .subqueryCount, .subscripts: return node
-        case .not(let operand): return .not(rebased(operand, onto: variable, collection: &collection))
+        case .not(let operand): return .not(rebased(operand, onto: variable, collection: collection))
         case .comparison(let op, let lhs, let rhs):
-            return .comparison(op, rebased(lhs, onto: variable, collection: &collection),
-                               rebased(rhs, onto: variable, collection: &collection))
+            return .comparison(op, rebased(lhs, onto: variable, collection: collection),
+                               rebased(rhs, onto: variable, collection: collection))
         case .compound(let op, let lhs, let rhs):
-            return .compound(op, rebased(lhs, onto: variable, collection: &collection),
-                             rebased(rhs, onto: variable, collection: &collection))
+            return .compound(op, rebased(lhs, onto: variable, collection: collection),
+                             rebased(rhs, onto: variable, collection: collection))
         case .between(let lhs, let lower, let upper):
-            return .between(rebased(lhs, onto: variable, collection: &collection), lower, upper)
+            return .between(rebased(lhs, onto: variable, collection: collection), lower, upper)
         }
     }
 }
