@@ -63,7 +63,8 @@ extension List {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
         if ref == nil, let location = nested?.location {
-            return NestedCollectionObservation.observe(location, noun: "list", queue: queue) { location, change in
+            return NestedCollectionObservation.observe(location, noun: "list", queue: queue,
+                                                       failed: { block(.error($0)) }) { location, change in
                 let list = List(nested: .live(location))
                 guard let change else { return block(.initial(list)) }
                 block(.update(list, deletions: change.deletions, insertions: change.insertions, modifications: change.modifications))
@@ -130,7 +131,8 @@ extension Map where Value: RealmCollectionValue {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         if ref == nil, let location = nested?.location {
-            return NestedCollectionObservation.observe(location, noun: "map", queue: queue) { location, change in
+            return NestedCollectionObservation.observe(location, noun: "map", queue: queue,
+                                                       failed: { block(.error($0)) }) { location, change in
                 let map = Map(nested: .live(location))
                 guard let change else { return block(.initial(map)) }
                 block(.update(map, deletions: change.deletedKeys.map(Key.init(_strataKeyString:)),

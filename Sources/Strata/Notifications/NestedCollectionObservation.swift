@@ -21,8 +21,10 @@ enum NestedCollectionObservation {
     }
 
     /// Observes the collection at `location`; `deliver` gets the initial contents (`nil` changes)
-    /// and each change, with the location as seen where it runs.
+    /// and each change, with the location as seen where it runs; `failed` gets the error that
+    /// ends an observation on a queue whose realm could not be opened.
     static func observe(_ location: NestedCollectionLocation, noun: String, queue: DispatchQueue?,
+                        failed: @escaping (Swift.Error) -> Void,
                         deliver: @escaping (NestedCollectionLocation, NestedCollectionChange?) -> Void) -> NotificationToken {
         guard let realm = location.realm else {
             ObservationMisuse.stop(.invalidArgument, "only managed collections can be observed; add the object owning this \(noun) to a realm first")
@@ -32,15 +34,16 @@ enum NestedCollectionObservation {
         }
         if let queue, realm.core.confinement != .queue(Confinement.queueIdentity(queue)) {
             let token = NotificationToken(flag: ObserverFlag(), retaining: realm.core)
-            let request = NestedObservationRequest(address: location.address, steps: location.steps, noun: noun, deliver: deliver)
+            let request = NestedObservationRequest(address: location.address, steps: location.steps, noun: noun,
+                                                   failed: failed, deliver: deliver)
             Handover.observe(configuration: realm.configuration, queue: queue, token: token,
                              payload: QueueHandoff(value: request)) { realm, payload in
                 let r = payload.value
                 guard let relocated = r.address.location(in: realm, steps: r.steps) else {
                     return NotificationToken(flag: ObserverFlag())
                 }
-                return observe(relocated, noun: r.noun, queue: nil, deliver: r.deliver)
-            } onError: { _, _ in }
+                return observe(relocated, noun: r.noun, queue: nil, failed: r.failed, deliver: r.deliver)
+            } onError: { payload, error in payload.value.failed(error) }
             return token
         }
         let last = Box(contents(at: location))
@@ -161,6 +164,7 @@ private struct NestedObservationRequest {
     let address: NestedLocationAddress
     let steps: [NestedCollectionLocation.Step]
     let noun: String
+    let failed: (Swift.Error) -> Void
     let deliver: (NestedCollectionLocation, NestedCollectionChange?) -> Void
 }
 
