@@ -29,6 +29,21 @@ import StrataTestSupport
         #expect(realm.objects(MarkV2.self).filter { $0.exam == nil }.count == 1)
     }
 
+    @Test func performMigrationMigratesWithoutKeepingARealmOpen() throws {
+        let base = tempConfig()
+        try examsV1(base)
+        let block: MigrationBlock = examsMigrationV2
+        try Realm.performMigration(for: config(base, version: 2, types: [ExamV2.self, MarkV2.self], block: block))
+        // Migrated: a configuration without a block opens the file at version 2 as it is.
+        let realm = try Realm(configuration: config(base, version: 2, types: [ExamV2.self, MarkV2.self], block: nil))
+        #expect(realm.objects(ExamV2.self).sorted(byKeyPath: "id").map(\.title) == ["Math", "Art"])
+        #expect(realm.objects(MarkV2.self).sorted(byKeyPath: "mark").map(\.grade) == ["fail", "pass", "pass"])
+        // A configuration older than the file is refused, as opening it is.
+        #expect(throws: Realm.Error.self) {
+            try Realm.performMigration(for: config(base, version: 1, types: [ExamV1.self, MarkV1.self], block: nil))
+        }
+    }
+
     @Test func v1ToV2ToV3() throws {
         let base = tempConfig()
         try examsV1(base)
