@@ -285,7 +285,7 @@ extension Query {
     }
 
     static func between(_ lhs: Query<T>, _ low: Any, _ high: Any) -> Query<Bool> {
-        let result = comparison(lhs, .between, constantList([low, high]), rhsText: .constant(nil))
+        let result = comparison(lhs, .between, constantList([low, high]), rhsText: nil)
         guard let l = lhs.text, lhs.quantifier == .implicit else { return result.written(nil) }
         return result.written(.between(l, low, high))
     }

@@ -348,8 +348,8 @@ public struct Realm {
                 try updateExisting(embedded, info: binding.info, with: nested, skipping: nil, policy: policy)
                 continue
             }
-            if policy == .modified, let values = newValue as? [Any], let list = field.getAny(object) as? _ObjectListInPlace,
-               list._strataObjectElements.first?._binding?.info.isEmbedded ?? Self.holdsEmbedded(info, key) {
+            if policy == .modified, Self.holdsEmbedded(info, key), let values = newValue as? [Any],
+               let list = field.getAny(object) as? _ObjectListInPlace {
                 try updateEmbeddedList(list, to: values) { element, elementInfo, nested in
                     try updateExisting(element, info: elementInfo, with: nested, skipping: nil, policy: policy)
                 }
