@@ -177,7 +177,6 @@ import StrataTestSupport
             { m, _ in m.enumerateObjects(ofType: "Exam") { _, new in new?["nope"] = 1 } },
             { m, _ in m.enumerateObjects(ofType: "Exam") { _, new in new?["passingScore"] = "not a number" } },
             { m, _ in m.create("NoSuchClass") },
-            { m, _ in m.enumerateObjects(ofType: "NoSuchClass") { _, _ in } },
         ]
         for block in cases {
             let base = tempConfig()

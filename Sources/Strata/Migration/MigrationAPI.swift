@@ -9,9 +9,9 @@ extension Migration {
     /// Calls a block for each object of a class that was stored before the migration, with its old
     /// and its new view.
     ///
-    /// The new view is `nil` when the class is no longer in the code, or when the block deleted the
-    /// object. For a class that is new in this schema version, the old view is `nil` and the block
-    /// sees the class's current objects.
+    /// The new view is `nil` when the class is no longer in the code. An object the migration has
+    /// deleted is skipped, as in Realm. For a class that is new in this schema version, the old
+    /// view is `nil` and the block sees the class's current objects.
     ///
     /// ```swift
     /// let config = Realm.Configuration(schemaVersion: 2, migrationBlock: { migration, oldVersion in
@@ -30,22 +30,25 @@ extension Migration {
     /// migration is rolled back, and `Realm(configuration:)` throws it when the block returns.
     ///
     /// - Parameters:
-    ///   - typeName: the class name, as stored in the file. A class the file does not hold fails
-    ///     the migration with `Realm.Error` code `.invalidArgument`.
+    ///   - typeName: the class name, as stored in the file. For a class the file holds no objects
+    ///     of, or does not know, the block is not called, as in Realm.
     ///   - block: called with the old view (`nil` for a class new in this version) and the new view.
     public func enumerateObjects(ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) -> Void) {
         guard let ctx = context else { return }
         let core = ctx.core
-        guard let t = core.snap.tableByName[typeName] else {
-            ctx.fail(.invalidArgument, "enumerateObjects: the realm has no class '\(typeName)'")
-            return
-        }
+        // Tables are added when a class is first stored, so a class of the schema may have none yet:
+        // it has no objects to visit.
+        guard let t = core.snap.tableByName[typeName] else { return }
+        let inCode = ctx.codeClasses[typeName] != nil
         do {
             if let old = try ctx.old(table: t) {
                 let layout = RowLayout(properties: old.schema.allProperties)
                 for (key, row) in old.rows {
+                    let new = ctx.newView(className: typeName, key: key)
+                    // Deleted by the migration: skipped (a class gone from the code has no new views).
+                    if new == nil && inCode { continue }
                     let o = DynamicObject.migrating(.old(schema: old.schema, layout: layout, row: row), key: key, context: ctx)
-                    block(o, ctx.newView(className: typeName, key: key))
+                    block(o, new)
                 }
             } else {
                 var keys: [UInt64] = []
