@@ -6,8 +6,8 @@
 // - The array (`[Any?]`) has one entry per element, in the collection's order; a nil value (or an
 //   unknown key, as `Object.value(forKey:)` reads it) is nil, so positions never shift and
 //   `as? [String?]` reads it as RealmSwift's array does on Apple platforms, where Foundation
-//   turns its `NSNull`s into nils (Linux's cannot). A
-//   collection of values has only `self`: any other key stops with a `Strata:` message, as
+//   turns its `NSNull`s into nils (Linux's cannot). Numbers and booleans are `NSNumber`s, as
+//   for one object (KeyValueCodingNumbers.swift). A collection of values has only `self`: any other key stops with a `Strata:` message, as
 //   RealmSwift raises.
 // - A `MutableSet` (or an `AnyRealmCollection` of one) gives its values as a `Set<AnyHashable>`
 //   from the `Any?` forms and as an array of its distinct values from `value(forKey:) ->
@@ -28,7 +28,7 @@ extension RealmCollection {
     ///
     /// - Parameter key: a persisted property of the elements, or `"self"`.
     public func value(forKey key: String) -> Any? {
-        let values = map { (element: Element) -> Any? in Self.value(of: element, forKey: key) }
+        let values = map { (element: Element) -> Any? in KeyValueCodingNumbers.bridged(Self.value(of: element, forKey: key)) }
         return givesSets ? distinctSet(values) : values
     }
 
@@ -45,7 +45,7 @@ extension RealmCollection {
     ///   a collection operator.
     public func value(forKeyPath keyPath: String) -> Any? {
         if keyPath.hasPrefix("@") { return collectionOperator(keyPath) }
-        let values = values(atKeyPath: keyPath)
+        let values = values(atKeyPath: keyPath).map(KeyValueCodingNumbers.bridged)
         return givesSets ? distinctSet(values) : values
     }
 
@@ -71,11 +71,11 @@ extension RealmCollection {
         }
         let values = values(atKeyPath: parts[1]).compactMap { $0 }.filter { !($0 is NSNull) }
         switch name {
-        case "@unionOfObjects": return values
+        case "@unionOfObjects": return values.map(KeyValueCodingNumbers.bridged)
         case "@distinctUnionOfObjects":
             var seen: [AnyHashable] = []
             for v in values { if let h = v as? AnyHashable, !seen.contains(h) { seen.append(h) } }
-            return seen.map(\.base)
+            return seen.map { KeyValueCodingNumbers.bridged($0.base) }
         case "@min", "@max":
             let ordered = values.compactMap { ($0 as? any MinMaxType)?._strataOrdered }
             guard var best = ordered.first else { return nil }
@@ -106,7 +106,7 @@ extension RealmCollection {
             if element is NSNull || (element as? _BoxedOptional)?._isNil == true { return nil }
             Stop.now("Strata: invalidArgument: a \(type(of: element)) has no property '\(key)'; a collection of values has only 'self'")
         }
-        return object.value(forKey: key)
+        return object.typedValue(forKey: key)
     }
 }
 
@@ -186,7 +186,7 @@ private func boxedValues<E>(_ elements: [E], keyPath: String) -> [AnyObject] {
                 // A value has no properties: RealmSwift raises here, so does Strata.
                 Stop.now("Strata: invalidArgument: a \(type(of: current!)) has no property '\(key)'; a collection of values has only 'self'")
             }
-            current = object.value(forKey: key)
+            current = object.typedValue(forKey: key)
         }
         if let storable = current as? any _Persistable { current = storable._strataAny }
         return (current ?? NSNull()) as AnyObject

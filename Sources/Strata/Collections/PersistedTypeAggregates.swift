@@ -12,7 +12,7 @@ import Foundation
 extension RealmCollection where Element: Object {
     /// The values of the property `property` of the objects, as `T` (those that are not left out).
     private func values<T>(ofProperty property: String, as: T.Type) -> [T] {
-        compactMap { $0.value(forKey: property) as? T }
+        compactMap { $0.typedValue(forKey: property) as? T }
     }
 
     /// The smallest value of a property, or `nil` when no object has one.
@@ -96,21 +96,21 @@ extension Map where Value: _StrataOptional & RealmCollectionValue, Value.Wrapped
 
     /// The smallest value of the property `property` of the map's objects, or `nil` when none.
     public func min<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
-        ValueAggregate.extreme(objectValues { $0.value(forKey: property) as? T }, smallest: true)
+        ValueAggregate.extreme(objectValues { $0.typedValue(forKey: property) as? T }, smallest: true)
     }
 
     /// The largest value of the property `property` of the map's objects, or `nil` when none.
     public func max<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: MinMaxType {
-        ValueAggregate.extreme(objectValues { $0.value(forKey: property) as? T }, smallest: false)
+        ValueAggregate.extreme(objectValues { $0.typedValue(forKey: property) as? T }, smallest: false)
     }
 
     /// The sum of the property `property` of the map's objects; zero when there is none.
     public func sum<T: _HasPersistedType>(ofProperty property: String) -> T where T.PersistedType: AddableType {
-        ValueAggregate.value(ValueAggregate.sum(objectValues { $0.value(forKey: property) as? T }).total, as: T.self)
+        ValueAggregate.value(ValueAggregate.sum(objectValues { $0.typedValue(forKey: property) as? T }).total, as: T.self)
     }
 
     /// The mean of the property `property` of the map's objects, or `nil` when there is none.
     public func average<T: _HasPersistedType>(ofProperty property: String) -> T? where T.PersistedType: AddableType {
-        ValueAggregate.average(objectValues { $0.value(forKey: property) as? T })
+        ValueAggregate.average(objectValues { $0.typedValue(forKey: property) as? T })
     }
 }

@@ -57,10 +57,10 @@ struct MigrationView {
             // RealmSwift gives it: `List<DynamicObject>`).
             if let c = info.columnIndex(named: name), info.schema.allProperties[c].type == .object,
                info.schema.allProperties[c].collection != .none {
-                return DynamicObject.view(of: object).value(forKey: name)
+                return DynamicObject.view(of: object).typedValue(forKey: name)
             }
             // Inside a migration a link reads as the linked object's new view, as RealmSwift hands out.
-            let value = object.value(forKey: name)
+            let value = object.typedValue(forKey: name)
             if let linked = value as? Object, !(linked is DynamicObject), let context, let binding = linked._binding {
                 return context.newView(className: binding.info.schema.className, key: binding.key) ?? value
             }

@@ -143,11 +143,29 @@ public enum AnyRealmValue: Hashable {
 
     /// The case that holds `any` (itself an `AnyRealmValue` or a value of one of the cases' types;
     /// every integer width becomes `.int`); nil when no case holds it.
+    /// The value an `NSNumber` holds, by the type it was made from; nil for an unsigned integer
+    /// beyond `Int`'s range.
+    private init?(number n: NSNumber) {
+        switch String(cString: n.objCType) {
+        case "c", "B": self = .bool(n.boolValue)
+        case "f": self = .float(n.floatValue)
+        case "d": self = .double(n.doubleValue)
+        default:
+            guard let v = n as? Int else { return nil }
+            self = .int(v)
+        }
+    }
+
     init?(wrapping any: Any?) {
         guard let any else { self = .none; return }
         switch any {
         case let v as AnyRealmValue: self = v
         case is NSNull: self = .none
+        // An `NSNumber` (key-value coding's form) keeps the kind it was made from; the casts
+        // below would take a whole `Double` for an `Int` and a `Bool` for the integer 1.
+        case let n as NSNumber where type(of: any) is NSNumber.Type:
+            guard let value = Self(number: n) else { return nil }
+            self = value
         case let v as Int: self = .int(v)
         case let v as Int64: self = .int(Int(v))
         case let v as Int32: self = .int(Int(v))

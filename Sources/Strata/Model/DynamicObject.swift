@@ -57,13 +57,13 @@ public final class DynamicObject: Object {
         set { setValue(newValue, forKey: member) }
     }
 
-    /// The value of the stored property `key`; nil for an unknown key or a nil value. A link reads
-    /// as an object of the linked class, and a collection of links as a `List`, `MutableSet` or
-    /// `Map` of ``DynamicObject``s, as RealmSwift's dynamic objects give them; other collections
-    /// with their stored element type.
-    public override func value(forKey key: String) -> Any? {
+    /// The value of the stored property `key` with its Swift type; nil for an unknown key or a nil
+    /// value. A link reads as an object of the linked class, and a collection of links as a
+    /// `List`, `MutableSet` or `Map` of ``DynamicObject``s, as RealmSwift's dynamic objects give
+    /// them; other collections with their stored element type.
+    override func typedValue(forKey key: String) -> Any? {
         if let migrationView, migrationView.context != nil { return migrationView.value(forKey: key) }
-        guard let binding = _binding else { return unmanagedBase?.value(forKey: key) }
+        guard let binding = _binding else { return unmanagedBase?.typedValue(forKey: key) }
         guard let column = binding.info.columnIndex(named: key) else { return nil }
         let property = binding.info.schema.allProperties[column]
         if property.type == .object {

@@ -202,8 +202,18 @@ open class Object: CustomStringConvertible {
     }
 
     /// The value of the persisted property `key` (links as objects, collections as collections);
-    /// nil for an unknown key or a nil value.
+    /// nil for an unknown key or a nil value. Numbers and booleans are `NSNumber`s, as in
+    /// RealmSwift, so an `Int8` property reads both `as! Int8` and `as! Int`; an enum reads as its
+    /// raw value, a mixed value as the value it holds. A ``DynamicObject`` reads a link as an object
+    /// of the linked class, and a collection of links as a `List`, `MutableSet` or `Map` of
+    /// ``DynamicObject``s, as RealmSwift's dynamic objects give them.
     public func value(forKey key: String) -> Any? {
+        KeyValueCodingNumbers.bridged(typedValue(forKey: key))
+    }
+
+    /// The value of the persisted property `key` with its Swift type (an `Int8` as an `Int8`), for
+    /// Strata's own reads; nil for an unknown key or a nil value.
+    func typedValue(forKey key: String) -> Any? {
         guard let info = try? ClassInfo.of(type(of: self)), let f = info.field(named: key) else { return nil }
         return f.getAny(self)
     }
