@@ -117,6 +117,27 @@ final class ParcelMappingClash: Object {
         #expect(refused == .schemaMismatch)
     }
 
+    @Test func theSwiftClassesOfOneStoredClassAndItsDynamicObjectsAreTheSameObjects() throws {
+        var c = memoryConfig()
+        c.objectTypes = [MappedParcel.self, ParcelByColumn.self]
+        let realm = try Realm(configuration: c)
+        let parcel = MappedParcel()
+        parcel.code = "b"
+        try realm.write { realm.add(parcel) }
+        let byColumn = try #require(realm.object(ofType: ParcelByColumn.self, forPrimaryKey: "b"))
+        let dynamic = try #require(realm.dynamicObjects("MappedParcel").first)
+        #expect(byColumn.isSameObject(as: parcel) && parcel.isSameObject(as: byColumn))
+        #expect(dynamic.isSameObject(as: parcel) && parcel.isSameObject(as: dynamic))
+        let objects: [Object] = [parcel, byColumn, dynamic]
+        #expect(objects[0] == objects[1] && objects[0] == objects[2])
+        #expect(Set(objects).count == 1)
+        // Another stored object of the class is not the same.
+        try realm.write { realm.create(MappedParcel.self, value: ["code": "c"]) }
+        let other = try #require(realm.object(ofType: ParcelByColumn.self, forPrimaryKey: "c"))
+        #expect(!other.isSameObject(as: parcel))
+        #expect(Set(objects + [other]).count == 2)
+    }
+
     @Test func aMappingThatNamesNoPropertyOrClashesIsAnInvalidSchema() throws {
         for type in [ParcelMappingUnknown.self, ParcelMappingClash.self] as [Object.Type] {
             var c = memoryConfig()

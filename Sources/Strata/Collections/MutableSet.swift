@@ -214,7 +214,7 @@ extension Object: Hashable {
     public func hash(into hasher: inout Hasher) {
         if let b = _binding {
             hasher.combine(b.key)
-            hasher.combine(ObjectIdentifier(b.info))
+            hasher.combine(b.table)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }

@@ -309,7 +309,9 @@ open class Object: CustomStringConvertible {
         guard let other else { return false }
         if self === other { return true }
         guard let a = _binding, let b = other._binding else { return false }
-        return a.key == b.key && a.info === b.info && a.core.fileIdentity == b.core.fileIdentity
+        // The stored class, not the Swift class: a ``DynamicObject`` and every Swift class stored
+        // under one class name (`_realmObjectName()`) read the same objects.
+        return a.key == b.key && a.table == b.table && a.core.fileIdentity == b.core.fileIdentity
     }
 
     /// A frozen (immutable, thread-safe) copy of this managed object at its realm's current
