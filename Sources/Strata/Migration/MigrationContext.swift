@@ -71,9 +71,10 @@ final class MigrationContext {
     // MARK: Values
 
     func decodeOld(_ p: Property, _ c: _Column, _ row: [UInt8]) -> Any? {
-        if p.collection != .none || p.type == .linkingObjects { return nil }
+        if p.type == .linkingObjects { return nil }
         return row.withUnsafeBytes { b -> Any? in
             let view = _RowView(bytes: b, core: core)
+            if p.collection != .none { return oldCollection(p, root: PageRef(view.load(c, as: UInt32.self))) }
             if view.isNull(c) { return nil }
             switch p.type {
             case .bool: return Bool._strataRead(view, c)
