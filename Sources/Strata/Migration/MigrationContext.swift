@@ -87,7 +87,8 @@ final class MigrationContext {
             case .uuid: return UUID._strataRead(view, c)
             case .objectId: return ObjectId._strataRead(view, c)
             case .decimal128: return Decimal128._strataRead(view, c)
-            case .any: return AnyRealmValue._strataRead(view, c)
+            // The value a mixed property holds, as the new object (and key-value coding) gives it.
+            case .any: return AnyRealmValue._strataRead(view, c)._strataAny
             case .object:
                 let target = UInt64(littleEndian: view.load(c, as: UInt64.self))
                 return newView(className: p.objectClassName ?? "", key: target)
