@@ -199,6 +199,24 @@ struct RealmCollectionTests {
         #expect(frozen.thaw()?.isFrozen == false)
     }
 
+    @Test func iteratingAnAnyRealmCollectionVisitsWhatItHeldWhenTheLoopStarted() throws {
+        for pick in 0..<3 {
+            let (realm, shelf) = try realmWithShelf()
+            let wrapped = [AnyRealmCollection(shelf.books), AnyRealmCollection(realm.objects(Book.self)),
+                           AnyRealmCollection(shelf.favourites)][pick]
+            let before = wrapped.count
+            var visited = 0
+            try realm.write {
+                for book in wrapped {
+                    realm.delete(book)
+                    visited += 1
+                }
+            }
+            #expect(visited == before)
+            #expect(wrapped.isEmpty)
+        }
+    }
+
     @Test func aMutableSetHasPositions() throws {
         let (_, shelf) = try realmWithShelf()
         let titles = (0..<shelf.favourites.count).map { shelf.favourites[$0].title }

@@ -17,6 +17,7 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     let base: Any
     private let countOf: () -> Int
     private let element: (Int) -> Element
+    private let iterated: () -> [Element]
     private let realmOf: () -> Realm?
     private let invalidated: () -> Bool
     private let frozen: () -> Bool
@@ -36,6 +37,14 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
         self.base = base
         countOf = { base.count }
         element = { base[$0] }
+        iterated = {
+            // The wrapped collection's own iteration (a snapshot for lists, results and sets),
+            // not positions read one by one while the loop may change the collection.
+            var elements: [Element] = []
+            var iterator = base.makeIterator()
+            while let next = iterator.next() { elements.append(next) }
+            return elements
+        }
         realmOf = { base.realm }
         invalidated = { base.isInvalidated }
         frozen = { base.isFrozen }
@@ -62,6 +71,10 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     /// The number of elements of the wrapped collection.
     public var count: Int { countOf() }
     public subscript(position: Int) -> Element { element(position) }
+
+    /// Iterates what the wrapped collection's iteration gives: the elements it held when the loop
+    /// started, so deleting or appending inside the loop neither skips nor adds any, as in RealmSwift.
+    public func makeIterator() -> IndexingIterator<[Element]> { iterated().makeIterator() }
 
     /// The wrapped collection's realm.
     public var realm: Realm? { realmOf() }
