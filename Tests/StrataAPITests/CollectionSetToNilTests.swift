@@ -41,4 +41,17 @@ import StrataTestSupport
         let created = try realm.write { realm.create(CopiedShelf.self, value: ["titles": NSNull(), "labels": NSNull(), "counts": NSNull()]) }
         #expect(isEmpty(created))
     }
+
+    @Test func aNilElementOfAnArrayOfValuesIsAnEmptyCollection() throws {
+        // An array read from `[String: Any]` lookups holds nils of type `Any?`, as Realm code builds it.
+        let found: [String: Any] = ["titles": ["a"]]
+        let values: [Any?] = ["titles", "labels", "counts"].map { found[$0] }
+        let shelf = CopiedShelf(value: values)
+        #expect(Array(shelf.titles) == ["a"] && shelf.labels.isEmpty && shelf.counts.isEmpty)
+        var configuration = tempConfig("nil-collections-array")
+        configuration.objectTypes = [CopiedShelf.self]
+        let realm = try Realm(configuration: configuration)
+        let created = try realm.write { realm.create(CopiedShelf.self, value: values) }
+        #expect(Array(created.titles) == ["a"] && created.labels.isEmpty && created.counts.isEmpty)
+    }
 }

@@ -378,8 +378,8 @@ extension List: _Persistable {
     public var _strataAny: Any? { self }
 
     public static func _strataFromAny(_ any: Any?) -> List<Element>? {
-        // nil (or NSNull) for a list is no elements, as RealmSwift's key-value coding sets it.
-        if any == nil || any is NSNull { return List() }
+        // nil (NSNull, a boxed nil) for a list is no elements, as RealmSwift's key-value coding sets it.
+        if isNoValue(any) { return List() }
         // Any list is copied (below), as RealmSwift copies a list it is given: an unmanaged object
         // given a managed one must not hold, and later change, the stored list, and one given
         // another object's unmanaged list must not share it (adding either would make the

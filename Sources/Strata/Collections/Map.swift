@@ -191,7 +191,7 @@ extension Map: _Persistable {
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> Map<Key, Value>? {
         // nil (or NSNull) for a map is no entries, as for a list.
-        if any == nil || any is NSNull { return Map() }
+        if isNoValue(any) { return Map() }
         // Any map is copied, as any list is (List._strataFromAny): its entries, each converted as
         // a value of this map (which may be of another value type: `Map<String, Dog>` for a
         // `Map<String, Dog?>`).

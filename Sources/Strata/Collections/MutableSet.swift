@@ -184,7 +184,7 @@ extension MutableSet: _Persistable {
     public var _strataAny: Any? { self }
     public static func _strataFromAny(_ any: Any?) -> MutableSet<Element>? {
         // nil (or NSNull) for a set is no elements, as for a list.
-        if any == nil || any is NSNull { return MutableSet() }
+        if isNoValue(any) { return MutableSet() }
         // Any set is copied (below), as any list is (List._strataFromAny).
         // An array, or any collection of the elements (results, a list, links…).
         guard !(any is String), !(any is Data), let a = any as? any Sequence else { return nil }

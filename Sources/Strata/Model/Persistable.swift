@@ -432,6 +432,13 @@ extension PersistableEnum {
 }
 
 /// Recognises an optional boxed in `Any`, whatever its wrapped type.
+/// Whether `any` is no value: nil, `NSNull`, or a nil of any optional type boxed in `Any` (an
+/// element of `[Any?]` read back as `Any`).
+func isNoValue(_ any: Any?) -> Bool {
+    guard let any else { return true }
+    return any is NSNull || (any as? _BoxedOptional)?._isNil == true
+}
+
 protocol _BoxedOptional {
     var _isNil: Bool { get }
     /// The wrapped value, nil for none.
