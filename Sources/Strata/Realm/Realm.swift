@@ -255,14 +255,15 @@ public struct Realm {
     }
 
     /// Creates (or, with `update`, updates) an object from a dictionary, array or object value
-    /// in the open write transaction, and returns the managed object. For updates, keys missing
-    /// from a dictionary leave the stored values unchanged and nil/NSNull clears optionals.
+    /// in the open write transaction, and returns the managed object. Keys that name no property
+    /// are ignored, as in RealmSwift. For updates, keys missing from a dictionary leave the stored
+    /// values unchanged and nil/NSNull clears optionals.
     /// Objects in `value` that another realm instance manages are copied into this realm with
     /// the objects they link to, each once; a managed embedded object is copied too. Unmanaged
     /// objects in `value` (and `value` itself) are copied as well and stay unmanaged, each once,
     /// as in RealmSwift; `add` is what makes them managed.
     ///
-    /// Does not throw, as in RealmSwift: a failure (a value of the wrong type, an unknown key,
+    /// Does not throw, as in RealmSwift: a failure (a value of the wrong type,
     /// `.duplicatePrimaryKey`…) fails the write, which then throws it and rolls back; this call
     /// then returns an unmanaged object of `type` with its defaults. Called outside a write
     /// transaction, stops with a `Strata:` message. `createThrowing` throws at once instead.
@@ -324,7 +325,9 @@ public struct Realm {
         }
         // A cycle back to an unmanaged `value` itself reaches `object`.
         if let source = value as? Object, source._binding == nil { copies.record(object, of: source) }
-        try object._apply(value: value, ignoringUnknownKeys: false)
+        // Keys that name no property are ignored, as RealmSwift's create ignores them (one
+        // dictionary may describe several classes).
+        try object._apply(value: value, ignoringUnknownKeys: true)
         try core.addObject(object, update: update)
         return object
     }
@@ -340,9 +343,7 @@ public struct Realm {
         core.write.updatePolicy = policy
         defer { core.write.updatePolicy = outerPolicy }
         for (key, newValue) in dictionary where key != skipping {
-            guard let field = info.field(named: key) else {
-                throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
-            }
+            guard let field = info.field(named: key) else { continue }   // ignored, as by a new object
             if policy == .modified, let nested = newValue as? [String: Any],
                let embedded = field.getAny(object) as? Object, let binding = embedded._binding, binding.info.isEmbedded {
                 try updateExisting(embedded, info: binding.info, with: nested, skipping: nil, policy: policy)
