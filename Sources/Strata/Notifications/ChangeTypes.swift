@@ -111,8 +111,9 @@ public enum RealmCollectionChange<CollectionType> {
 
 /// One changed property of an observed object.
 ///
-/// `oldValue` is `nil` when the previous value is unknown: for collection properties, and when
-/// this observer did not read the previous version.
+/// `oldValue` is `nil` when the previous value is not reported: for collection properties, and,
+/// as in RealmSwift, for a change whose delivery includes a commit made through the observing
+/// realm itself (a write on its thread, queue or actor).
 public struct PropertyChange {
     /// The property's name.
     public let name: String

@@ -62,9 +62,10 @@ final class ObjectObserver<T: Object>: ChangeObserver {
             let object = core.materializeObserved(T.self, info: info, table: table, key: key)
             let newValues = readValues(object)
             var changes: [PropertyChange] = []
+            let oldValuesReported = core.notificationHub?.deliveringLocalCommit != true
             for (i, p) in info.schema.allProperties.enumerated() where i < c.count && i < columns.count {
                 guard c[i] != columns[i], watched.watches(p.name) else { continue }
-                changes.append(PropertyChange(name: p.name, oldValue: values[i], newValue: newValues[i]))
+                changes.append(PropertyChange(name: p.name, oldValue: oldValuesReported ? values[i] : nil, newValue: newValues[i]))
             }
             columns = c
             values = newValues

@@ -76,6 +76,11 @@ final class ObserverHub {
     var delivering = false
     var deliveryScheduled = false
     var watched = false
+    /// A commit made through this core has not been delivered yet.
+    var localCommitUndelivered = false
+    /// The delivery under way includes a commit made through this core: as in Realm, object
+    /// observers then report no old values (`PropertyChange.oldValue` is nil).
+    var deliveringLocalCommit = false
 
     /// Set when the hub (and so its core) goes away: tells the watcher to stop.
     let closed = ObserverFlag()
@@ -141,6 +146,9 @@ extension RealmCore {
             return
         }
         let skipped = Set(skipping.map { ObjectIdentifier($0.cancelled) })
+        hub.deliveringLocalCommit = hub.localCommitUndelivered
+        hub.localCommitUndelivered = false
+        defer { hub.deliveringLocalCommit = false }
         if snap.version != hub.lastVersion {
             hub.lastVersion = snap.version
             for r in hub.realmObservers where !r.flag.isSet && !skipped.contains(ObjectIdentifier(r.flag)) {
@@ -159,6 +167,7 @@ extension RealmCore {
         // watcher's next tick (VersionWatcher.swift).
         VersionWatcher.shared.commitHappened()
         guard let hub = notificationHub, !hub.isEmpty else { return }
+        hub.localCommitUndelivered = true
         guard let scheduler else {
             deliverNotifications(skipping: skipping)
             return
