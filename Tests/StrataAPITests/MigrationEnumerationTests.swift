@@ -1,5 +1,6 @@
 // What `enumerateObjects` visits, as in Realm: nothing for a class without stored objects (or
-// unknown), no object the migration deleted, and old objects of a class gone from the code.
+// unknown), no object the migration deleted, and old objects of a class gone from the code; an old
+// object's links lead to old objects.
 import Foundation
 import Strata
 import StrataTestSupport
@@ -53,5 +54,18 @@ import Testing
             }
         }
         #expect(visits.seen.sorted() == ["40 no new", "75 no new", "90 no new"])
+    }
+
+    @Test func anOldObjectsLinksReadTheOldLinkedObjects() throws {
+        // v2 renames Exam.name to title: an old mark's exam is the old exam, with the old names.
+        let visits = Visits()
+        _ = try migrate { migration, _ in
+            migration.enumerateObjects(ofType: "Mark") { old, new in
+                let oldExam = old?["exam"] as? MigrationObject
+                let newExam = new?["exam"] as? MigrationObject
+                visits.seen.append("\(oldExam?["name"] as? String ?? "-") \(oldExam?["title"] as? String ?? "-") \(newExam?["title"] as? String ?? "-")")
+            }
+        }
+        #expect(visits.seen.sorted() == ["Art - Art", "Math - Math", "Math - Math"])
     }
 }

@@ -27,6 +27,10 @@ final class MigrationContext {
     /// those left own (trees, embedded objects) is freed before the commit.
     var droppedColumns: [Int: Set<Int>] = [:]
     var error: Realm.Error?
+    /// Per old table: the position of each key among its captured rows, and the row layout of its
+    /// old schema (built when an old link is first followed).
+    var oldRowPositions: [Int: [UInt64: Int]] = [:]
+    var oldLayouts: [Int: RowLayout] = [:]
 
     init(core: RealmCore, codeClasses: [ClassInfo]) {
         self.core = core
@@ -87,14 +91,39 @@ final class MigrationContext {
             case .uuid: return UUID._strataRead(view, c)
             case .objectId: return ObjectId._strataRead(view, c)
             case .decimal128: return Decimal128._strataRead(view, c)
-            // The value a mixed property holds, as the new object (and key-value coding) gives it.
-            case .any: return AnyRealmValue._strataRead(view, c)._strataAny
+            // The value a mixed property holds, as the new object (and key-value coding) gives it;
+            // a link in it reads as the old object, as a link property's does.
+            case .any:
+                let value = AnyRealmValue._strataRead(view, c)._strataAny
+                if let linked = value as? Object, let binding = linked._binding {
+                    return oldView(className: binding.info.schema.className, key: binding.key)
+                }
+                return value
             case .object:
                 let target = UInt64(littleEndian: view.load(c, as: UInt64.self))
-                return newView(className: p.objectClassName ?? "", key: target)
+                return oldView(className: p.objectClassName ?? "", key: target)
             case .linkingObjects: return nil
             }
         }
+    }
+
+    /// The old-side view of object `key` of class `className` as the file held it before the
+    /// migration (its old schema's property names and values), nil when the file held none: the
+    /// object an old object's link reads, as in Realm.
+    func oldView(className: String, key: UInt64) -> MigrationObject? {
+        guard let t = core.snap.tableByName[className] else { return nil }
+        let captured: (schema: ObjectSchema, rows: [(key: UInt64, row: [UInt8])])?
+        do { captured = try old(table: t) } catch { core.readFailed(error) }
+        guard let captured else { return nil }
+        if oldRowPositions[t] == nil {
+            var positions: [UInt64: Int] = [:]
+            for (i, entry) in captured.rows.enumerated() { positions[entry.key] = i }
+            oldRowPositions[t] = positions
+            oldLayouts[t] = RowLayout(properties: captured.schema.allProperties)
+        }
+        guard let position = oldRowPositions[t]?[key], let layout = oldLayouts[t] else { return nil }
+        return DynamicObject.migrating(.old(schema: captured.schema, layout: layout, row: captured.rows[position].row),
+                                       key: key, context: self)
     }
 
     /// The new-side view of object `key` of class `className`, nil when it does not exist.

@@ -1,6 +1,6 @@
 // The collections of a migration's old objects: what a `List`, `MutableSet` or `Map` property held
-// before the migration, as RealmSwift's dynamic API gives it (`List<MigrationObject>` for links,
-// `List<Int>` for integers of any width, `Map<String, …>`).
+// before the migration, as RealmSwift's dynamic API gives it (`List<MigrationObject>` of old
+// objects for links, `List<Int>` for integers of any width, `Map<String, …>`).
 //
 // Invariant: an old object's collection is read from the tree its captured row names. The
 // migration runs in one write transaction, and pages of the last committed version are not reused
@@ -11,8 +11,8 @@ import StrataStorage
 
 extension MigrationContext {
     /// The elements of the old collection property `p` whose tree starts at `root`, as an
-    /// unmanaged collection; a link element reads as the linked object's new view (as a to-one link
-    /// of an old object does), and a link to an object the migration deleted is left out.
+    /// unmanaged collection; a link element reads as the linked object's old view, as a to-one
+    /// link of an old object does.
     func oldCollection(_ p: Property, root: PageRef) -> Any? {
         do {
             let pages = try core.pages()
@@ -27,7 +27,7 @@ extension MigrationContext {
         let target = p.objectClassName ?? ""
         func view(_ bytes: UnsafeRawBufferPointer) -> MigrationObject? {
             guard bytes.count >= 8 else { return nil }
-            return newView(className: target, key: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+            return oldView(className: target, key: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
         }
         switch p.collection {
         case .map:
