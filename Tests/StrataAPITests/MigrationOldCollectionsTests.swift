@@ -77,7 +77,9 @@ public final class OldCollectionNoteV2: Object {
                 seen.values.append("levels \((old["levels"] as? List<Int>).map { Array($0) } ?? [])")
                 seen.values.append("scores \((old["scores"] as? MutableSet<Int>).map { Array($0) } ?? [])")
                 let weights = old["weights"] as? Map<String, Double?>
-                seen.values.append("weights \(weights?["a"] as Double?? ?? nil) \(weights?.count ?? -1)")
+                let entry: Double?? = weights?["a"]
+                let weight: Double? = entry.flatMap { $0 }
+                seen.values.append("weights \(weight.map { String($0) } ?? "nil") \(weights?.count ?? -1)")
                 let tags = old["tags"] as? List<MigrationObject>
                 seen.values.append("tags \(tags?.map { $0["label"] as? String ?? "?" } ?? [])")
                 let named = old["named"] as? Map<String, MigrationObject?>
@@ -89,7 +91,7 @@ public final class OldCollectionNoteV2: Object {
         }
         let realm = try Realm(configuration: configuration)
         #expect(seen.values == [
-            "words [\"to\", \"be\"]", "levels [3, -4]", "scores [7]", "weights Optional(1.5) 2",
+            "words [\"to\", \"be\"]", "levels [3, -4]", "scores [7]", "weights 1.5 2",
             "tags [\"red\", \"blue\"]", "named red 2", "tagSet [\"blue\"]",
         ])
         let note = try #require(realm.objects(OldCollectionNoteV2.self).first)
