@@ -35,4 +35,19 @@ struct DefaultSchemaTests {
         let realm = try Realm(configuration: configuration)
         #expect(realm.schema["NeverUsedModel"] == nil && realm.schema["Dog"] != nil)
     }
+
+    @Test func objectTypesLeaveOutTheFilesOtherClasses() throws {
+        var wider = tempConfig("schema-other-tables")
+        wider.objectTypes = [Dog.self, Person.self, ExamV1.self]
+        do {
+            let realm = try Realm(configuration: wider)
+            try realm.write { realm.create(ExamV1.self, value: ["id": 1, "name": "Math"]) }
+        }
+        var narrower = wider
+        narrower.objectTypes = [Dog.self, Person.self]
+        let realm = try Realm(configuration: narrower)
+        #expect(Set(realm.schema.objectSchema.map(\.className)) == ["Dog", "Person"])
+        // The file still holds the other class's objects, readable dynamically.
+        #expect(realm.dynamicObjects("Exam").first?["name"] as? String == "Math")
+    }
 }

@@ -89,9 +89,9 @@ public struct Realm {
     /// The configuration this realm was opened with.
     public var configuration: Configuration { core.configuration }
 
-    /// The schema of the realm: every class stored in the file and, for a configuration without
-    /// `objectTypes`, every model class the program declares (as RealmSwift lists them), whether
-    /// or not it was used yet.
+    /// The schema of the realm, as RealmSwift lists it: the configuration's `objectTypes` (with the
+    /// classes they link to) or, without it, every class stored in the file and every model class
+    /// the program declares, whether or not it was used yet.
     public var schema: Schema {
         do { _ = try core.pages() } catch { core.readFailed(error) }
         var schemas = core.snap.schemas.enumerated().map { table, stored in
@@ -99,7 +99,16 @@ public struct Realm {
             schema.boundClass = core.snap.infos[table]?.type
             return schema
         }
-        if configuration.objectTypes == nil { schemas = core.withDiscoveredClasses(schemas) }
+        if let types = configuration.objectTypes {
+            // The configuration's classes (with those they link to), as in Realm: tables the file
+            // holds for other classes are left out (their objects stay readable dynamically).
+            if let configured = try? ClassInfo.closure(of: types) {
+                let names = Set(configured.map(\.schema.className))
+                schemas = schemas.filter { names.contains($0.className) }
+            }
+        } else {
+            schemas = core.withDiscoveredClasses(schemas)
+        }
         return Schema(objectSchema: schemas)
     }
 
