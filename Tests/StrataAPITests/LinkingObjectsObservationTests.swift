@@ -100,4 +100,31 @@ struct LinkingObjectsObservationTests {
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self)
             .contains("key path 'kennels.colour' names 'colour', which is not a property of 'WatchedKennel'"))
     }
+
+    @Test func linkingObjectsObservedOnAQueueAreTheQueuesOwn() throws {
+        let realm = try Self.realm("watch-kennels-on-queue")
+        let puppy = try realm.write {
+            let puppy = realm.create(WatchedPuppy.self, value: ["name": "Rex"])
+            realm.create(WatchedKennel.self, value: ["name": "North", "resident": puppy])
+            return puppy
+        }
+        final class Counts: @unchecked Sendable { var seen: [Int] = [] }
+        let counts = Counts()
+        let delivered = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "kennels")
+        // The handler reads what it is given on the queue: that must be the queue's realm's.
+        let token = puppy.kennels.observe(keyPaths: nil, on: queue) { change in
+            switch change {
+            case .initial(let kennels), .update(let kennels, _, _, _): counts.seen.append(kennels.count)
+            case .error: counts.seen.append(-1)
+            }
+            delivered.signal()
+        }
+        defer { token.invalidate() }
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
+        try realm.write { realm.create(WatchedKennel.self, value: ["name": "South", "resident": puppy]) }
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
+        queue.sync {}
+        #expect(counts.seen == [1, 2])
+    }
 }

@@ -371,12 +371,19 @@ extension LinkingObjects: RealmCollection {
                         _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
         objectResults.observe(keyPaths: keyPaths, on: queue) { change in
             switch change {
-            case .initial: block(.initial(self))
-            case .update(_, let deletions, let insertions, let modifications):
-                block(.update(self, deletions: deletions, insertions: insertions, modifications: modifications))
+            case .initial(let results): block(.initial(self.seen(through: results)))
+            case .update(let results, let deletions, let insertions, let modifications):
+                block(.update(self.seen(through: results), deletions: deletions, insertions: insertions, modifications: modifications))
             case .error(let error): block(.error(error))
             }
         }
+    }
+
+    /// These links as the realm of `results` reads them: on an observation's queue, the realm
+    /// opened there, so the handler may use what it is given.
+    private func seen(through results: Results<Element>) -> LinkingObjects<Element> {
+        guard let s = source, let core = results.realm?.core, core !== s.core else { return self }
+        return LinkingObjects(source: Source(core: core, table: s.table, key: s.key, originProperty: s.originProperty))
     }
 
     /// Equal when they are the links to the same object through the same property, in the same
