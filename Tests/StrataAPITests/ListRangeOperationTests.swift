@@ -50,6 +50,14 @@ struct ListRangeOperationTests {
         try expectLikeArray({ $0.replaceSubrange(..<3, with: []) }, { $0.replaceSubrange(..<3, with: []) })
     }
 
+    @Test func aRangeSubscriptTakesASliceOfAnySize() throws {
+        let other = List<String>()
+        other.append(objectsIn: ["x", "y", "z"])
+        try expectLikeArray({ $0[1..<4] = other[0..<2] }, { $0[1..<4] = ["x", "y"] })
+        try expectLikeArray({ $0[0..<1] = other[0..<3] }, { $0[0..<1] = ["x", "y", "z"] })
+        try expectLikeArray({ $0[2..<4] = other[1..<3] }, { $0[2..<4] = ["y", "z"] })
+    }
+
     @Test func removeSubrange() throws {
         try expectLikeArray({ $0.removeSubrange(2..<5) }, { $0.removeSubrange(2..<5) })
         try expectLikeArray({ $0.removeSubrange(3...) }, { $0.removeSubrange(3...) })

@@ -8,6 +8,16 @@
 import Foundation
 
 extension List {
+    /// The elements in a range. Setting it replaces them with the elements of the slice given,
+    /// which may be more or fewer, as `replaceSubrange(_:with:)` does and as RealmSwift's list
+    /// allows (a `MutableCollection`'s range subscript only takes a slice of the same size).
+    ///
+    /// - Parameter bounds: positions of the list; a range outside `0...count` stops the program.
+    public subscript(bounds: Range<Int>) -> Slice<List<Element>> {
+        get { Slice(base: self, bounds: checkedBounds(bounds, "subscript")) }
+        set { replaceSubrange(bounds, with: Array(newValue)) }
+    }
+
     /// Replaces the elements in a range with the elements of a collection (which may be longer or
     /// shorter).
     ///
