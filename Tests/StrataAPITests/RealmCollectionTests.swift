@@ -239,6 +239,22 @@ struct RealmCollectionTests {
         #expect(shelf.books.isInvalidated)
     }
 
+    @Test func anObserverDeliversResultsEqualToTheObservedOnes() throws {
+        let (realm, _) = try realmWithShelf()
+        let books = realm.objects(Book.self)
+        var equal: [Bool] = []
+        let token = books.observe { change in
+            switch change {
+            case .initial(let delivered), .update(let delivered, _, _, _): equal.append(delivered == books)
+            case .error: equal.append(false)
+            }
+        }
+        defer { token.invalidate() }
+        try realm.write { realm.add(Book(value: ["title": "Middlemarch"])) }
+        #expect(equal == [true, true])
+        #expect(realm.objects(Book.self) != books, "other results of the same query are not the same results")
+    }
+
     @Test func equalityIsIdentityOfTheStoredCollection() throws {
         let (realm, shelf) = try realmWithShelf()
         #expect(shelf.books == shelf.books, "two accessors of one list")

@@ -257,8 +257,9 @@ extension Results: RealmCollection {
         return thawed
     }
 
-    /// Whether both are the same results value (copies of one `Results` are equal; two calls of
-    /// `realm.objects(_:)` are not), as Realm compares results.
+    /// Whether both are the same results value (copies of one `Results` are equal, and so are the
+    /// results its observer delivers; two calls of `realm.objects(_:)` are not), as Realm compares
+    /// results.
     public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool { lhs.cache === rhs.cache }
 }
 

@@ -82,7 +82,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     private let objectCore: RealmCore?
     private let objectInfo: ClassInfo?
     let valueSource: ValueResultsSource<Element>?
-    let cache = KeyCache()
+    /// The keys last read, shared by copies of these results (and by what their observers
+    /// deliver, so that `==` holds between them, as RealmSwift's results compare).
+    let cache: KeyCache
     /// The realm's `era` when the results were made: `invalidate()` invalidates them.
     private let era: UInt32
 
@@ -96,11 +98,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         var generation: UInt64 = .max
     }
 
-    init(core: RealmCore, info: ClassInfo) {
+    init(core: RealmCore, info: ClassInfo, cache: KeyCache = KeyCache()) {
         self.objectCore = core
         self.objectInfo = info
         self.valueSource = nil
         self.era = core.era
+        self.cache = cache
     }
 
     init(values: ValueResultsSource<Element>) {
@@ -108,6 +111,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         self.objectInfo = nil
         self.valueSource = values
         self.era = 0
+        self.cache = KeyCache()
     }
 
     /// The realm of results of objects (only their code reads it).

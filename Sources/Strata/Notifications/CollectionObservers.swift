@@ -11,22 +11,26 @@ final class ResultsObserver<Element: RealmCollectionValue>: ChangeObserver {
     let info: ClassInfo
     let query: Results<Element>.QueryParts
     let watched: WatchedPaths
+    /// The observed results' key cache: the results delivered share it, so they are `==` to the
+    /// observed ones, as in RealmSwift (it holds keys only, no core).
+    let cache: Results<Element>.KeyCache
     let block: (RealmCollectionChange<Results<Element>>) -> Void
     var keys: [UInt64] = []
     var prints: [[UInt8]] = []
     var version: UInt64 = .max
 
     init(flag: ObserverFlag, info: ClassInfo, query: Results<Element>.QueryParts, watched: WatchedPaths,
-         block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
+         cache: Results<Element>.KeyCache, block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) {
         self.flag = flag
         self.info = info
         self.query = query
         self.watched = watched
+        self.cache = cache
         self.block = block
     }
 
     func results(on core: RealmCore) -> Results<Element> {
-        var r = Results<Element>(core: core, info: info)
+        var r = Results<Element>(core: core, info: info, cache: cache)
         r.query = query
         return r
     }
@@ -135,7 +139,7 @@ extension Results {
             block(.error(error))
             return token
         }
-        let observer = ResultsObserver<Element>(flag: flag, info: info, query: query, watched: watched, block: block)
+        let observer = ResultsObserver<Element>(flag: flag, info: info, query: query, watched: watched, cache: cache, block: block)
         let hub = core.observerHub()
         hub.add(observer, token: token)
         core.startWatchingIfQueueConfined(hub)
