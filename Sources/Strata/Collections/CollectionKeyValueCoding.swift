@@ -7,8 +7,8 @@
 //   unknown key, as `Object.value(forKey:)` reads it) is nil, so positions never shift and
 //   `as? [String?]` reads it as RealmSwift's array does on Apple platforms, where Foundation
 //   turns its `NSNull`s into nils (Linux's cannot). Numbers and booleans are `NSNumber`s, as
-//   for one object (KeyValueCodingNumbers.swift). A collection of values has only `self`: any other key stops with a `Strata:` message, as
-//   RealmSwift raises.
+//   for one object (KeyValueCodingNumbers.swift). A collection of values has only `self`: any
+//   other key stops with a `Strata:` message, as RealmSwift raises.
 // - A `MutableSet` (or an `AnyRealmCollection` of one) gives its values as a `Set<AnyHashable>`
 //   from the `Any?` forms and as an array of its distinct values from `value(forKey:) ->
 //   [AnyObject]`, as RealmSwift's gives an `NSSet` and that set's objects; nil is `NSNull`
@@ -103,7 +103,7 @@ extension RealmCollection {
     private static func value(of element: Any, forKey key: String) -> Any? {
         if key == "self" { return element }
         guard let object = element as? Object else {
-            if element is NSNull || (element as? _BoxedOptional)?._isNil == true { return nil }
+            if isNoValue(element) { return nil }
             Stop.now("Strata: invalidArgument: a \(type(of: element)) has no property '\(key)'; a collection of values has only 'self'")
         }
         return object.typedValue(forKey: key)

@@ -207,10 +207,8 @@ extension Optional: _Persistable where Wrapped: _PersistableElement {
         }
     }
     public static func _strataFromAny(_ any: Any?) -> Self? {
-        guard let any else { return .some(nil) }
-        if any is NSNull { return .some(nil) }
-        // A nil of any optional type boxed in `Any` (`Int?.none as Any`) is a nil, too.
-        if let boxed = any as? _BoxedOptional, boxed._isNil { return .some(nil) }
+        // nil, NSNull, and a nil of any optional type boxed in `Any` (`Int?.none as Any`).
+        if isNoValue(any) { return .some(nil) }
         guard let w = Wrapped._strataFromAny(any) else { return nil }
         return .some(w)
     }
@@ -431,7 +429,6 @@ extension PersistableEnum {
     }
 }
 
-/// Recognises an optional boxed in `Any`, whatever its wrapped type.
 /// Whether `any` is no value: nil, `NSNull`, or a nil of any optional type boxed in `Any` (an
 /// element of `[Any?]` read back as `Any`).
 func isNoValue(_ any: Any?) -> Bool {
@@ -439,6 +436,7 @@ func isNoValue(_ any: Any?) -> Bool {
     return any is NSNull || (any as? _BoxedOptional)?._isNil == true
 }
 
+/// Recognises an optional boxed in `Any`, whatever its wrapped type.
 protocol _BoxedOptional {
     var _isNil: Bool { get }
     /// The wrapped value, nil for none.
