@@ -42,13 +42,11 @@ extension Migration {
         let inCode = ctx.codeClasses[typeName] != nil
         do {
             if let old = try ctx.old(table: t) {
-                let layout = RowLayout(properties: old.schema.allProperties)
                 for (key, row) in old.rows {
                     let new = ctx.newView(className: typeName, key: key)
                     // Deleted by the migration: skipped (a class gone from the code has no new views).
                     if new == nil && inCode { continue }
-                    let o = DynamicObject.migrating(.old(schema: old.schema, layout: layout, row: row), key: key, context: ctx)
-                    block(o, new)
+                    block(ctx.oldView(table: t, schema: old.schema, key: key, row: row), new)
                 }
             } else {
                 var keys: [UInt64] = []

@@ -27,10 +27,10 @@ final class MigrationContext {
     /// those left own (trees, embedded objects) is freed before the commit.
     var droppedColumns: [Int: Set<Int>] = [:]
     var error: Realm.Error?
-    /// Per old table: the position of each key among its captured rows, and the row layout of its
-    /// old schema (built when an old link is first followed).
-    var oldRowPositions: [Int: [UInt64: Int]] = [:]
-    var oldLayouts: [Int: RowLayout] = [:]
+    /// Per old table: the row layout of its old schema, and the position of each key among its
+    /// captured rows (built when an old link is first followed).
+    private var oldLayouts: [Int: RowLayout] = [:]
+    private var oldRowPositions: [Int: [UInt64: Int]] = [:]
 
     init(core: RealmCore, codeClasses: [ClassInfo]) {
         self.core = core
@@ -115,15 +115,17 @@ final class MigrationContext {
         let captured: (schema: ObjectSchema, rows: [(key: UInt64, row: [UInt8])])?
         do { captured = try old(table: t) } catch { core.readFailed(error) }
         guard let captured else { return nil }
-        if oldRowPositions[t] == nil {
-            var positions: [UInt64: Int] = [:]
-            for (i, entry) in captured.rows.enumerated() { positions[entry.key] = i }
-            oldRowPositions[t] = positions
-            oldLayouts[t] = RowLayout(properties: captured.schema.allProperties)
-        }
-        guard let position = oldRowPositions[t]?[key], let layout = oldLayouts[t] else { return nil }
-        return DynamicObject.migrating(.old(schema: captured.schema, layout: layout, row: captured.rows[position].row),
-                                       key: key, context: self)
+        let positions = oldRowPositions[t] ?? Dictionary(uniqueKeysWithValues: captured.rows.enumerated().map { ($1.key, $0) })
+        oldRowPositions[t] = positions
+        guard let position = positions[key] else { return nil }
+        return oldView(table: t, schema: captured.schema, key: key, row: captured.rows[position].row)
+    }
+
+    /// The old-side view of the captured `row` of old table `t`.
+    func oldView(table t: Int, schema: ObjectSchema, key: UInt64, row: [UInt8]) -> MigrationObject {
+        let layout = oldLayouts[t] ?? RowLayout(properties: schema.allProperties)
+        oldLayouts[t] = layout
+        return DynamicObject.migrating(.old(schema: schema, layout: layout, row: row), key: key, context: self)
     }
 
     /// The new-side view of object `key` of class `className`, nil when it does not exist.

@@ -15,15 +15,15 @@ extension MigrationContext {
     /// link of an old object does.
     func oldCollection(_ p: Property, root: PageRef) -> Any? {
         do {
-            let pages = try core.pages()
-            if p.type == .object { return try oldLinks(p, root: root, pages) }
-            return try OldCollectionValues(property: p, root: root, core: core, pages: pages).collection()
+            let tree = OldTree(root: root, pages: try core.pages())
+            if p.type == .object { return try oldLinks(p, tree) }
+            return try OldCollectionValues(property: p, tree: tree, core: core).collection()
         } catch {
             core.readFailed(error)
         }
     }
 
-    private func oldLinks(_ p: Property, root: PageRef, _ pages: some PageReading) throws -> Any {
+    private func oldLinks(_ p: Property, _ tree: OldTree) throws -> Any {
         let target = p.objectClassName ?? ""
         func view(_ bytes: UnsafeRawBufferPointer) -> MigrationObject? {
             guard bytes.count >= 8 else { return nil }
@@ -32,28 +32,30 @@ extension MigrationContext {
         switch p.collection {
         case .map:
             let map = Map<String, MigrationObject?>()
-            if !root.isNull {
-                try BytesTree(root: root).forEach(from: nil, in: pages) { key, value in
-                    // A presence byte, then the key of the linked object.
-                    let linked = value.first == 1 ? view(UnsafeRawBufferPointer(rebasing: value.dropFirst())) : nil
-                    map[String(decoding: key, as: UTF8.self)] = .some(linked)
-                    return true
-                }
+            // A map's link is a presence byte, then the key of the linked object.
+            for (key, linked) in try tree.entries({ $0.first == 1 ? view(UnsafeRawBufferPointer(rebasing: $0.dropFirst())) : nil }) {
+                map[key] = .some(linked)
             }
             return map
         case .set:
             let set = MutableSet<MigrationObject>()
-            for element in try positional(root, pages, view) { set.insert(element) }
+            set.insert(objectsIn: try tree.elements(view))
             return set
         case .list, .none:
             let list = List<MigrationObject>()
-            list.append(objectsIn: try positional(root, pages, view))
+            list.append(objectsIn: try tree.elements(view))
             return list
         }
     }
+}
 
-    private func positional<E>(_ root: PageRef, _ pages: some PageReading,
-                               _ decode: (UnsafeRawBufferPointer) -> E?) throws -> [E] {
+/// The tree of an old collection, read element by element.
+private struct OldTree {
+    let root: PageRef
+    let pages: any PageReading
+
+    /// The elements of a list or set, in stored order; those `decode` gives nil for are left out.
+    func elements<E>(_ decode: (UnsafeRawBufferPointer) -> E?) throws -> [E] {
         guard !root.isNull else { return [] }
         var elements: [E] = []
         try PositionalTree(root: root).forEach(from: 0, in: pages) { _, bytes in
@@ -62,14 +64,24 @@ extension MigrationContext {
         }
         return elements
     }
+
+    /// The entries of a map, by key.
+    func entries<E>(_ decode: (UnsafeRawBufferPointer) -> E) throws -> [(key: String, value: E)] {
+        guard !root.isNull else { return [] }
+        var entries: [(key: String, value: E)] = []
+        try BytesTree(root: root).forEach(from: nil, in: pages) { key, value in
+            entries.append((String(decoding: key, as: UTF8.self), decode(value)))
+            return true
+        }
+        return entries
+    }
 }
 
 /// Reads an old collection of values by its property's type.
 private struct OldCollectionValues {
     let property: Property
-    let root: PageRef
+    let tree: OldTree
     let core: RealmCore
-    let pages: any PageReading
 
     func collection() throws -> Any? {
         let optional = property.isOptional
@@ -89,39 +101,21 @@ private struct OldCollectionValues {
         }
     }
 
-    private func decode<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, as: E.Type) -> E {
-        E._strataDecodeElement(_ElementView(bytes: bytes, core: core))
-    }
-
     private func make<E: RealmCollectionValue & _PersistableElement>(_: E.Type) throws -> Any {
+        let decode = { (bytes: UnsafeRawBufferPointer) -> E in E._strataDecodeElement(_ElementView(bytes: bytes, core: core)) }
         switch property.collection {
         case .map:
             let map = Map<String, E>()
-            if !root.isNull {
-                try BytesTree(root: root).forEach(from: nil, in: pages) { key, value in
-                    map[String(decoding: key, as: UTF8.self)] = decode(value, as: E.self)
-                    return true
-                }
-            }
+            for (key, value) in try tree.entries(decode) { map[key] = value }
             return map
         case .set:
             let set = MutableSet<E>()
-            set.insert(objectsIn: try elements(E.self))
+            set.insert(objectsIn: try tree.elements(decode))
             return set
         case .list, .none:
             let list = List<E>()
-            list.append(objectsIn: try elements(E.self))
+            list.append(objectsIn: try tree.elements(decode))
             return list
         }
-    }
-
-    private func elements<E: _PersistableElement>(_: E.Type) throws -> [E] {
-        guard !root.isNull else { return [] }
-        var elements: [E] = []
-        try PositionalTree(root: root).forEach(from: 0, in: pages) { _, bytes in
-            elements.append(decode(bytes, as: E.self))
-            return true
-        }
-        return elements
     }
 }
