@@ -141,8 +141,6 @@ public enum AnyRealmValue: Hashable {
         }
     }
 
-    /// The case that holds `any` (itself an `AnyRealmValue` or a value of one of the cases' types;
-    /// every integer width becomes `.int`); nil when no case holds it.
     /// The value an `NSNumber` holds, by the type it was made from; nil for an unsigned integer
     /// beyond `Int`'s range.
     private init?(number n: NSNumber) {
@@ -156,6 +154,8 @@ public enum AnyRealmValue: Hashable {
         }
     }
 
+    /// The case that holds `any` (itself an `AnyRealmValue` or a value of one of the cases' types;
+    /// every integer width becomes `.int`); nil when no case holds it.
     init?(wrapping any: Any?) {
         guard let any else { self = .none; return }
         switch any {
@@ -163,8 +163,9 @@ public enum AnyRealmValue: Hashable {
         case is NSNull: self = .none
         // An `NSNumber` (key-value coding's form) keeps the kind it was made from; the casts
         // below would take a whole `Double` for an `Int` and a `Bool` for the integer 1.
-        case let n as NSNumber where type(of: any) is NSNumber.Type:
-            guard let value = Self(number: n) else { return nil }
+        // The dynamic type is tested first: `as NSNumber` would bridge (allocate) every Swift number.
+        case _ where type(of: any) is NSNumber.Type:
+            guard let n = any as? NSNumber, let value = Self(number: n) else { return nil }
             self = value
         case let v as Int: self = .int(v)
         case let v as Int64: self = .int(Int(v))
