@@ -37,16 +37,22 @@ extension MigrationContext {
                 map[key] = .some(linked)
             }
             return map
-        case .set:
-            let set = MutableSet<MigrationObject>()
-            set.insert(objectsIn: try tree.elements(view))
-            return set
-        case .list, .none:
-            let list = List<MigrationObject>()
-            list.append(objectsIn: try tree.elements(view))
-            return list
+        case .list, .set, .none:
+            return unmanagedCollection(try tree.elements(view), p.collection)
         }
     }
+}
+
+/// An unmanaged set (for `.set`) or list of `elements`.
+private func unmanagedCollection<E: RealmCollectionValue & _PersistableElement>(_ elements: [E], _ kind: CollectionKind) -> Any {
+    if kind == .set {
+        let set = MutableSet<E>()
+        set.insert(objectsIn: elements)
+        return set
+    }
+    let list = List<E>()
+    list.append(objectsIn: elements)
+    return list
 }
 
 /// The tree of an old collection, read element by element.
@@ -108,14 +114,8 @@ private struct OldCollectionValues {
             let map = Map<String, E>()
             for (key, value) in try tree.entries(decode) { map[key] = value }
             return map
-        case .set:
-            let set = MutableSet<E>()
-            set.insert(objectsIn: try tree.elements(decode))
-            return set
-        case .list, .none:
-            let list = List<E>()
-            list.append(objectsIn: try tree.elements(decode))
-            return list
+        case .list, .set, .none:
+            return unmanagedCollection(try tree.elements(decode), property.collection)
         }
     }
 }
