@@ -191,6 +191,17 @@ struct MapKeyValueCodingTests {
         #expect(card.byPlayer["a"] == nil && card.byPlayer.count == 1)
     }
 
+    @Test func aTypedNilStoresANilValueWhereALiteralNilRemovesTheKey() {
+        // Generic code passes the map's own optional value type, boxed in `Any`: as on Apple
+        // platforms (where it bridges to NSNull), that stores a nil value and keeps the key.
+        func set<V>(_ map: Map<String, V?>, _ value: V?, _ key: String) { map.setValue(value as Any, forKey: key) }
+        let map = Map<String, Int?>()
+        set(map, nil, "kept")
+        #expect(map.count == 1 && map.value(forKey: "kept") is NSNull)
+        map.setValue(nil, forKey: "kept")
+        #expect(map.isEmpty)
+    }
+
     @Test func aValueOfTheWrongTypeFailsTheWrite() throws {
         let realm = try Realm(configuration: memoryConfig())
         let card = ScoreCard()

@@ -73,7 +73,7 @@ extension Map {
         guard let k = mapKey(key) else {
             throw Realm.Error(.invalidArgument, "'\(key)' is not a valid key of \(type(of: self))")
         }
-        if isNoValue(value) {
+        if value == nil || value is NSNull || (value as? _BoxedOptional)?._isNil == true {
             self[k] = nil
             return
         }
