@@ -95,7 +95,7 @@ struct Decimal128NumberTests {
 
     @Test func theRangeIsWhatAStoredValueHolds() throws {
         #expect(Decimal128.min < -1 && Decimal128.max > 1 && Decimal128.min == -Decimal128.max)
-        #expect(Decimal128.max.stringValue.hasPrefix("5192296858534827628530496329220095"))
+        #expect(Decimal128.max.stringValue == String(repeating: "9", count: 34) + String(repeating: "0", count: 127))
         let realm = try Realm(configuration: memoryConfig())
         let holder = DecimalHolder()
         holder.amount = .max
@@ -103,6 +103,28 @@ struct Decimal128NumberTests {
         try realm.write { realm.add(holder) }
         let read = try #require(realm.objects(DecimalHolder.self).first)
         #expect(read.amount == .max && read.maybe == .min)
+    }
+
+    @Test func aValueBeyondTheRangeFailsTheWriteAndChangesNothing() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let holder = DecimalHolder()
+        holder.amount = 7
+        try realm.write { realm.add(holder) }
+        // 38 digits at Foundation's largest exponent: rounded to 34 digits it needs exponent 131.
+        let beyond = try Decimal128(string: "12345678901234567890123456789012345678e127")
+        #expect(beyond > Decimal128.max)
+        #expect(throws: Realm.Error.self) { try realm.write { holder.amount = beyond } }
+        #expect(holder.amount == 7)
+        #expect(throws: Realm.Error.self) { try realm.write { holder.history.append(beyond) } }
+        #expect(holder.history.isEmpty)
+        #expect(throws: Realm.Error.self) {
+            try realm.write { realm.add(DecimalHolder(value: ["amount": beyond])) }
+        }
+        #expect(realm.objects(DecimalHolder.self).count == 1)
+        let mixed = DecimalInMixedHolder()
+        try realm.write { realm.add(mixed) }
+        #expect(throws: Realm.Error.self) { try realm.write { mixed.value = .decimal128(beyond) } }
+        #expect(mixed.value == .none)
     }
 
     @Test func codableAsText() throws {
@@ -120,4 +142,8 @@ extension Decimal128 {
     convenience init(string: String, or fallback: Decimal128) {
         self.init(((try? Decimal128(string: string)) ?? fallback).value)
     }
+}
+
+final class DecimalInMixedHolder: Object {
+    @Persisted var value: AnyRealmValue
 }

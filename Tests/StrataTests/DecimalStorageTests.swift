@@ -17,7 +17,10 @@ import StrataTestSupport
     @Test func valuesRoundTripThroughAFile() throws {
         let config = tempConfig("decimal")
         let values = ["0", "-1", "3.14159", "-12345678901234567890.123456789", "1e-40", "9e100",
-                      "1234567890123456789012345678901234"]  // 34 digits: exact
+                      "1234567890123456789012345678901234",  // 34 digits: exact
+                      "9999999999999999999999999999999999",  // 34 digits above 2¹¹²: exact too
+                      "-8765432109876543210987654321098765e-128",
+                      "5192296858534827628530496329220096e127"]  // 2¹¹² at the largest exponent
         do {
             let realm = try Realm(configuration: config)
             try realm.write {
@@ -49,6 +52,12 @@ import StrataTestSupport
         #expect(h.amount == (try Decimal128(string: "12345678901234567890123456789012350000")))
         try realm.write { h.amount = try Decimal128(string: "-0.99999999999999999999999999999999999") }  // 35 nines
         #expect(h.amount == -1)
+        // 35 nines round up to 10³⁵: the carry leaves a 34-digit coefficient one exponent higher.
+        try realm.write { h.amount = try Decimal128(string: String(repeating: "9", count: 35)) }
+        #expect(h.amount == (try Decimal128(string: "1e35")))
+        // 38 digits at exponent 123 round to exponent 127, the largest stored: exact, not clamped.
+        try realm.write { h.amount = try Decimal128(string: "99999999999999999999999999999999994999e123") }
+        #expect(h.amount == (try Decimal128(string: "9999999999999999999999999999999999e127")))
     }
 
     @Test func nanIsKept() throws {

@@ -6,10 +6,13 @@
 //   between threads is safe. Arithmetic makes new instances; a value read from a realm is a new
 //   instance each time, so changing it never changes what is stored.
 // - It wraps Foundation's `Decimal`. It is stored in 16 bytes (a fixed row slot, like a UUID):
-//   bytes 0..<14 the coefficient (unsigned, little-endian, < 2^112), byte 14 the decimal exponent
-//   (Int8), byte 15 flags (bit 0 negative, bit 1 NaN). Like Realm's IEEE-754 decimal128, that
+//   bytes 0..<14 the low 112 bits of the coefficient (unsigned, little-endian), byte 14 the
+//   decimal exponent (Int8), byte 15 flags (bit 0 negative, bit 1 NaN, bit 2 the coefficient's
+//   bit 112). The coefficient is below 10³⁴, so, like Realm's IEEE-754 decimal128, a stored value
 //   holds 34 significant digits: a value with more (Foundation's Decimal allows 38) is rounded
-//   half-up to 34 when stored. Values of ≤ 34 digits round-trip exactly.
+//   half-up to 34 when stored, and values of ≤ 34 digits round-trip exactly.
+// - A value whose rounding needs an exponent above 127 is beyond the stored form: writing it fails
+//   with `.invalidArgument`. It is never clamped, which would store a different number.
 import Foundation
 import Synchronization
 
@@ -17,7 +20,8 @@ import Synchronization
 ///
 /// A stored value keeps 34 significant digits, as Realm's IEEE 754 decimal128 does: a value with
 /// more (a `Decimal` can have 38) is rounded half-up to 34 digits when it is written, and values
-/// of at most 34 digits read back exactly.
+/// of at most 34 digits read back exactly. Writing a value beyond ``max`` or ``min`` fails the
+/// write with `.invalidArgument`.
 ///
 /// As in RealmSwift, a `Decimal128` is a class: ``negate()`` changes the instance itself, and two
 /// variables holding the same instance both see it. Equality compares the numbers.
@@ -72,7 +76,9 @@ extension Decimal128: _PersistableElement {
     public static var _strataShape: _PropertyShape { _PropertyShape(type: .decimal128) }
     public static func _strataDefault() -> Decimal128 { Decimal128() }
 
-    static let coefficientLimit: UInt128 = 1 << 112
+    /// One more than the largest stored coefficient: 34 decimal digits, as in IEEE 754 decimal128.
+    static let coefficientLimit: UInt128 = 10_000_000_000_000_000_000_000_000_000_000_000
+    static let largestExponent = 127
 
     /// Converts a loosely typed value (`init(value:)`, `create`, `setValue(_:forKey:)`) as RealmSwift
     /// does for a decimal property: a `Decimal128`, a `Decimal`, an integer, a floating-point
@@ -87,11 +93,13 @@ extension Decimal128: _PersistableElement {
     }
 
 
-    /// The 16-byte stored form (see the file header).
-    func packed() -> (UInt64, UInt64) {
+    /// The 16-byte stored form (see the file header); throws `.invalidArgument` for a value beyond
+    /// it (more than 34 digits whose rounding needs an exponent above 127).
+    func packed() throws(Realm.Error) -> (UInt64, UInt64) {
+        let value = self.value
         if value.isNaN { return (0, UInt64(2) << 56) }
         var e = value.exponent
-        // The significand of a finite Decimal is a non-negative integer of at most 38 digits.
+        // The significand of a finite Decimal is a non-negative integer of at most 39 digits.
         var m = UInt128(value.significand.description) ?? 0
         if m >= Self.coefficientLimit {
             // Drop the fewest trailing digits that make it fit, rounding once (half up).
@@ -99,14 +107,19 @@ extension Decimal128: _PersistableElement {
             while m / divisor >= Self.coefficientLimit { divisor *= 10; e += 1 }
             let (q, r) = m.quotientAndRemainder(dividingBy: divisor)
             m = r >= divisor - r ? q + 1 : q
-            if m >= Self.coefficientLimit { m = (m + 5) / 10; e += 1 }  // the carry reached the limit
+            if m >= Self.coefficientLimit { m /= 10; e += 1 }  // the carry reached 10³⁴, which is exact
         }
         if m == 0 { e = 0 }
-        let clampedExponent = Int8(clamping: e)
+        guard e <= Self.largestExponent, let exponent = Int8(exactly: e) else {
+            throw Realm.Error(.invalidArgument,
+                              "the decimal \(value) rounds to 34 digits with exponent \(e), beyond the largest a stored Decimal128 holds (127)")
+        }
         let negative: UInt64 = (value.sign == .minus && m != 0) ? 1 : 0
+        let bit112 = UInt64(truncatingIfNeeded: m >> 112) & 1
+        let flags = negative | bit112 << 2
         let low = UInt64(truncatingIfNeeded: m)
-        let high = UInt64(truncatingIfNeeded: m >> 64)  // < 2^48
-        let top = high | UInt64(UInt8(bitPattern: clampedExponent)) << 48 | negative << 56
+        let high = UInt64(truncatingIfNeeded: m >> 64) & 0xFFFF_FFFF_FFFF
+        let top = high | UInt64(UInt8(bitPattern: exponent)) << 48 | flags << 56
         return (low, top)
     }
 
@@ -121,7 +134,7 @@ extension Decimal128: _PersistableElement {
         let flags = UInt8(truncatingIfNeeded: top >> 56)
         if flags & 2 != 0 { return .nan }
         let exponent = Int(Int8(bitPattern: UInt8(truncatingIfNeeded: top >> 48)))
-        let m = UInt128(top & 0xFFFF_FFFF_FFFF) << 64 | UInt128(low)
+        let m = UInt128(flags >> 2 & 1) << 112 | UInt128(top & 0xFFFF_FFFF_FFFF) << 64 | UInt128(low)
         let significand: Decimal
         if m <= UInt128(UInt64.max) {
             significand = Decimal(UInt64(m))
@@ -135,12 +148,12 @@ extension Decimal128: _PersistableElement {
         unpack(row.fixedBytes(column, count: 16))
     }
     public func _strataStore(_ row: inout _RowBuilder, _ column: _Column) throws {
-        let (low, top) = packed()
+        let (low, top) = try packed()
         withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { row.storeBytes($0, column) }
     }
     public static func _strataDecodeElement(_ element: _ElementView) -> Decimal128 { unpack(element.bytes) }
     public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
-        let (low, top) = packed()
+        let (low, top) = try packed()
         withUnsafeBytes(of: (low.littleEndian, top.littleEndian)) { out.bytes.append(contentsOf: $0) }
     }
 }

@@ -7,8 +7,8 @@
 //   (Decimal128.swift rounds on write), so a result reads back as RealmSwift's decimal128
 //   would hold it for every value of at most 34 digits.
 // - `min` and `max` are the extremes a stored value can hold here: the largest coefficient of the
-//   stored form (2¹¹² − 1, 34 digits) with its largest exponent (127). IEEE 754 decimal128 reaches
-//   further (exponent 6144); a value beyond this range cannot be written by Strata.
+//   stored form (10³⁴ − 1, 34 digits) with its largest exponent (127). IEEE 754 decimal128 reaches
+//   further (exponent 6111); writing a value beyond this range fails with `.invalidArgument`.
 // - A value `init(value:)` cannot convert (an unsupported type, text that is not a number) is
 //   NaN, never a stop: RealmSwift aborts there, and a non-throwing initializer has no other way
 //   to say it. `init(string:)` throws instead.
@@ -49,14 +49,14 @@ extension Decimal128 {
         self.init(d)
     }
 
-    /// The smallest value a stored Decimal128 holds: −(2¹¹² − 1) × 10¹²⁷.
+    /// The smallest value a stored Decimal128 holds: −(10³⁴ − 1) × 10¹²⁷.
     public static var min: Decimal128 { Decimal128(-extreme) }
-    /// The largest value a stored Decimal128 holds: (2¹¹² − 1) × 10¹²⁷ (the largest coefficient
+    /// The largest value a stored Decimal128 holds: (10³⁴ − 1) × 10¹²⁷ (the largest coefficient
     /// and exponent of the stored form, Decimal128.swift).
     public static var max: Decimal128 { Decimal128(extreme) }
 
     private static var extreme: Decimal {
-        Decimal(sign: .plus, exponent: 127, significand: Decimal(string: "5192296858534827628530496329220095") ?? 0)
+        Decimal(sign: .plus, exponent: 127, significand: Decimal(string: String(repeating: "9", count: 34)) ?? 0)
     }
 
     /// Whether this is not a number.
