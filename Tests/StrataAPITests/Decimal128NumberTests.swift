@@ -87,6 +87,37 @@ struct Decimal128NumberTests {
         #expect(Decimal128(exactly: UInt128("1" + String(repeating: "0", count: 37))!) != nil)  // one significant digit
     }
 
+    @Test func aBinaryNumberIsTheDecimalItWasWrittenAs() throws {
+        // Fifteen significant digits, as Realm rounds a Double: what the literal says, not the
+        // binary value's 19.989999999999998436… nor Foundation's 19.98999999999999488.
+        let price: Decimal128 = 19.99
+        #expect(price == (try Decimal128(string: "19.99")) && price.stringValue == "19.99")
+        #expect(Decimal128(value: 0.1 + 0.2) == (try Decimal128(string: "0.3")))
+        #expect(Decimal128(value: 123456.789).stringValue == "123456.789")
+        #expect(Decimal128(number: NSNumber(value: 19.99)).stringValue == "19.99")
+        #expect(Decimal128(value: NSNumber(value: -3.144444)).stringValue == "-3.144444")
+        #expect(Decimal128(value: Float(0.1)).stringValue == "0.100000001490116")  // the Float's value, to 15 digits
+        #expect(Decimal128(value: 1.0 / 3.0).stringValue == "0.333333333333333")
+        #expect(Decimal128(value: 6.02214076e23) == (try Decimal128(string: "6.02214076e23")))
+        #expect(Decimal128(value: 1e-120) == (try Decimal128(string: "1e-120")))
+        // Beyond Foundation's Decimal, or not finite: NaN.
+        #expect(Decimal128(value: 1e300).isNaN && Decimal128(value: Double.infinity).isNaN && Decimal128(value: 5e-324).isNaN)
+        let decoded = try JSONDecoder().decode([Decimal128].self, from: Data("[19.99, 7]".utf8))
+        #expect(decoded == [try Decimal128(string: "19.99"), 7])
+    }
+
+    @Test func aQueryComparesADoubleAsTheDecimalItWasWrittenAs() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write {
+            realm.create(DecimalHolder.self, value: ["amount": try Decimal128(string: "19.99")])
+            realm.create(DecimalHolder.self, value: ["amount": 19.99])
+        }
+        let holders = realm.objects(DecimalHolder.self)
+        #expect(holders.filter("amount == %@", 19.99).count == 2)
+        #expect(holders.filter("amount == 19.99").count == 2)
+        #expect(holders.filter("amount < %@", 19.99).isEmpty)
+    }
+
     @Test func nanAndText() {
         let nan = Decimal128(value: "x")
         #expect(nan.isNaN && nan.isSignaling && nan.isSignalingNaN && nan.stringValue == "NaN")

@@ -40,7 +40,7 @@ public enum _StrataNumber: Sendable {
     var decimal: Decimal {
         switch self {
         case .int(let i): return Decimal(i)
-        case .double(let d): return Decimal(d)
+        case .double(let d): return Decimal128.decimal(fromBinary: d)
         case .decimal(let d): return d
         }
     }

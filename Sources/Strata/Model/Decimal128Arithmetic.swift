@@ -16,7 +16,8 @@ import Foundation
 
 extension Decimal128 {
     /// Converts an integer of any width, a `Float`, `Double`, `Decimal`, `NSNumber`, `String` or
-    /// another `Decimal128`; anything else (or text that is not a number) gives NaN.
+    /// another `Decimal128`; anything else (or text that is not a number) gives NaN. A `Float` or
+    /// `Double` is rounded to 15 significant digits, as Realm converts one (`19.99` is 19.99).
     ///
     /// - Parameter value: the value to convert.
     public convenience init(value: Any) {
@@ -25,18 +26,22 @@ extension Decimal128 {
         case let d as Decimal: self.init(d)
         case is Bool: self.init(Decimal.nan)
         case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan)
-        case let f as any BinaryFloatingPoint: self.init(Decimal(Double(f)))
+        case let f as any BinaryFloatingPoint: self.init(Decimal128.decimal(fromBinary: Double(f)))
         case let n as NSNumber: self.init(number: n)
         case let s as String: self.init(stringLiteral: s)
         default: self.init(Decimal.nan)
         }
     }
 
-    /// Converts a number exactly (an integer, or the decimal form of a floating-point value).
+    /// Converts a number: an integer exactly, a floating-point value rounded to 15 significant
+    /// digits, as Realm converts one (`19.99` is 19.99).
     ///
     /// - Parameter number: the number to convert.
     public convenience init(number: NSNumber) {
-        self.init(number.decimalValue)
+        switch UInt8(bitPattern: number.objCType.pointee) {
+        case UInt8(ascii: "d"), UInt8(ascii: "f"): self.init(Decimal128.decimal(fromBinary: number.doubleValue))
+        default: self.init(number.decimalValue)
+        }
     }
 
     /// The value of an integer, or nil when it has more significant digits than a stored
@@ -107,7 +112,7 @@ extension Decimal128: Codable {
         } else if let integer = try? container.decode(Int64.self) {
             self.init(Decimal(integer))
         } else if let double = try? container.decode(Double.self) {
-            self.init(Decimal(double))
+            self.init(Decimal128.decimal(fromBinary: double))
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "a Decimal128 is a string or a number")
         }

@@ -272,7 +272,7 @@ struct QueryEvaluator {
                 sawDouble = true
                 let d = QueryValueComparison.doubleValue(value) ?? 0
                 doubleSum += d
-                if d.isFinite { decimalSum += Decimal(d) }
+                if d.isFinite { decimalSum += Decimal128.decimal(fromBinary: d) }
             case .decimal(let d):
                 count += 1
                 sawDecimal = true

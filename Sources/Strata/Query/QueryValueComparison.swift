@@ -137,10 +137,11 @@ enum QueryValueComparison {
     static func decimalValue(_ value: QueryValue) -> Decimal? {
         switch value {
         case .int(let v): return Decimal(v)
-        // Decimal(Double) is NaN outside Decimal's range (|x| > ~1e165 or < ~1e-165): then no
-        // Decimal form exists and callers compare as doubles.
-        case .float(let v): return v.isFinite ? nonNaN(Decimal(Double(v))) : nil
-        case .double(let v): return v.isFinite ? nonNaN(Decimal(v)) : nil
+        // A double compares with a decimal as the decimal Realm makes of it (15 digits, so
+        // `price == 19.99` matches a stored 19.99). Outside Decimal's range it has no Decimal form
+        // (NaN): callers then compare as doubles.
+        case .float(let v): return nonNaN(Decimal128.decimal(fromBinary: Double(v)))
+        case .double(let v): return nonNaN(Decimal128.decimal(fromBinary: v))
         case .decimal(let v): return v
         default: return nil
         }

@@ -1,0 +1,44 @@
+// The decimal number a `Double` (or `Float`) stands for, as Realm converts one into a Decimal128.
+//
+// Invariants:
+// - The binary value is rounded to 15 significant digits (half-even on its exact value, by the C
+//   library's `%e` formatting), as Realm's conversion quantizes, and trailing zeros are dropped:
+//   `19.99` is 19.99, `0.1 + 0.2` is 0.3, `2.5` is 2.5. Foundation's own `Decimal(Double)` keeps
+//   about 19 digits of which the last few are not the double's (19.99 → 19.98999999999999488), so
+//   a decimal made from a literal would neither equal what was written nor what Realm stores.
+// - A double whose decimal form is beyond Foundation's `Decimal` (magnitude above about 1e165 or
+//   below 1e-128 once rounded), an infinity or NaN gives NaN.
+import Foundation
+
+extension Decimal128 {
+    /// The significant digits Realm keeps when it converts a binary floating-point number.
+    static let binarySignificantDigits = 15
+
+    /// `x` rounded to 15 significant digits as a `Decimal` (see the file header).
+    static func decimal(fromBinary x: Double) -> Decimal {
+        guard x.isFinite else { return .nan }
+        if x == 0 { return 0 }
+        // "d.dddddddddddddde±x": 15 digits, correctly rounded from the exact binary value.
+        let text = scientificText(x, digits: binarySignificantDigits)
+        guard let ePosition = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: ePosition)...]) else {
+            return .nan
+        }
+        var coefficient: UInt64 = 0
+        for character in text[..<ePosition] where character.isASCII && character.isNumber {
+            coefficient = coefficient * 10 + UInt64(character.asciiValue! - 48)
+        }
+        var scale = exponent - (binarySignificantDigits - 1)
+        while coefficient % 10 == 0 { coefficient /= 10; scale += 1 }  // coefficient > 0 here
+        guard let foundationExponent = Int8(exactly: scale) else { return .nan }
+        return Decimal(sign: x < 0 ? .minus : .plus, exponent: Int(foundationExponent), significand: Decimal(coefficient))
+    }
+
+    /// `x` in C's `%.{digits-1}e` form.
+    private static func scientificText(_ x: Double, digits: Int) -> String {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 40) { buffer in
+            let written = withVaList([Int32(digits - 1), x]) { vsnprintf(buffer.baseAddress, 40, "%.*e", $0) }
+            let count = Swift.max(0, Swift.min(Int(written), 39))
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+        }
+    }
+}
