@@ -255,6 +255,23 @@ struct RealmCollectionTests {
         #expect(realm.objects(Book.self) != books, "other results of the same query are not the same results")
     }
 
+    @Test func anObserverDeliversLinkingObjectsEqualToTheObservedOnes() throws {
+        let (realm, shelf) = try realmWithShelf()
+        let book = try #require(shelf.books.first)
+        let links = book.listedOn
+        var equal: [Bool] = []
+        let token = links.observe { change in
+            switch change {
+            case .initial(let delivered), .update(let delivered, _, _, _): equal.append(delivered == links)
+            case .error: equal.append(false)
+            }
+        }
+        defer { token.invalidate() }
+        try realm.write { realm.create(Shelf.self).books.append(book) }
+        #expect(equal == [true, true])
+        #expect(book.listedOn != links, "another reading of the same links is not the same links")
+    }
+
     @Test func equalityIsIdentityOfTheStoredCollection() throws {
         let (realm, shelf) = try realmWithShelf()
         #expect(shelf.books == shelf.books, "two accessors of one list")
@@ -286,7 +303,10 @@ struct RealmCollectionTests {
         #expect(results == copy)
         #expect(results != realm.objects(Book.self))
         let dune = try #require(results.filter("title == 'Dune'").first)
-        #expect(dune.listedOn == dune.listedOn)
+        // Linking objects are a query, as in Realm: each reading is its own, equal to its copies.
+        let links = dune.listedOn
+        let linksCopy = links
+        #expect(links == linksCopy && dune.listedOn != dune.listedOn)
         #expect(shelf.books.freeze() != shelf.books, "a frozen list is another instance's")
     }
 }

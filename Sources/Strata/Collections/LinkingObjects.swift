@@ -32,7 +32,9 @@ public protocol _LinkingObjectsMarker {}
 /// let total: Int = person.dogs.sum(ofProperty: "age")
 /// ```
 public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStringConvertible, _LinkingObjectsMarker {
-    struct Source {
+    /// A class, so that equality can be that of one reading of the links and its copies, as in
+    /// Realm (`==`, RealmCollection.swift).
+    final class Source {
         let core: RealmCore
         let table: Int
         let key: UInt64

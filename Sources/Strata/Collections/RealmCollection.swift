@@ -387,12 +387,13 @@ extension LinkingObjects: RealmCollection {
         return LinkingObjects(source: Source(core: core, table: s.table, key: s.key, originProperty: s.originProperty))
     }
 
-    /// Equal when they are the links to the same object through the same property, in the same
-    /// realm instance.
+    /// Equal to their own copies (and to what an observer of them delivers on the same realm),
+    /// as in Realm: reading the property again gives links that are not `==` to these, like a
+    /// new `Results`. Unmanaged (empty) links are all equal.
     public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool {
         switch (lhs.source, rhs.source) {
         case (nil, nil): true
-        case let (l?, r?): l.core === r.core && l.table == r.table && l.key == r.key && l.originProperty == r.originProperty
+        case let (l?, r?): l === r
         default: false
         }
     }
