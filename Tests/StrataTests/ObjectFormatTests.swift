@@ -1,7 +1,9 @@
-// The object format: Strata reads and writes one (`Catalog.formatMarker`). A file of any other
-// object format version, this project's first one (rows without a backlink footer) or a later
-// one, is refused with `.unsupportedFileFormat` naming its version, and left byte for byte as
-// it was, whichever way it is opened (read-write, read-only, with compaction on launch).
+// The object format: Strata writes one (`Catalog.formatMarker`) and reads it and format 2, which
+// lacks only a decimal's coefficient bit 112; a format-2 file becomes format 3 at its next commit.
+// A file of any other object format version, this project's first one (rows without a backlink
+// footer) or a later one, is refused with `.unsupportedFileFormat` naming its version, and left
+// byte for byte as it was, whichever way it is opened (read-write, read-only, with compaction on
+// launch).
 import Foundation
 import Testing
 @testable import Strata
@@ -11,8 +13,10 @@ import StrataStorage
 @Suite struct ObjectFormatTests {
     /// "STRATA01" as little-endian bytes: the first object format's marker.
     static let firstFormatMarker: UInt64 = 0x3130_4154_4152_5453
-    /// "STRATA03": a format later than this version's.
-    static let laterFormatMarker: UInt64 = 0x3330_4154_4152_5453
+    /// "STRATA02": the format before the decimal coefficient's bit 112, read as it is.
+    static let secondFormatMarker: UInt64 = 0x3230_4154_4152_5453
+    /// "STRATA04": a format later than this version's.
+    static let laterFormatMarker: UInt64 = 0x3430_4154_4152_5453
 
     /// Writes a file of the first object format at `config`'s path: the catalog and trees of
     /// today's format, every row without its footer (the one byte of an empty footer: no object
@@ -80,6 +84,48 @@ import StrataStorage
         }
     }
 
+    /// The marker word of the file at `path`.
+    static func marker(_ path: String) throws -> UInt64 {
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+        defer { file.close() }
+        let reading = try file.beginRead()
+        defer { reading.end() }
+        return reading.roots[0]
+    }
+
+    @Test func aFileOfTheSecondFormatReadsAsItIsAndIsTheThirdOnceWritten() throws {
+        let config = tempConfig("second")
+        let path = try #require(config.fileURL).path
+        let amount = try Decimal128(string: "1234567890123456789012345678901234")
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                realm.add(Dog(value: ["id": "rex", "name": "Rex", "age": 3]))
+                realm.add(DecimalHolder(value: ["amount": amount]))
+            }
+        }
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+            let w = try file.beginWrite()
+            w.roots[0] = Self.secondFormatMarker
+            try w.commit()
+            file.close()
+        }
+        let before = try Self.contents(config)
+        do {
+            let inspected = try StrataFile(path: path)
+            #expect(inspected.objectFormatVersion == 2)
+        }
+        #expect(try Self.contents(config) == before, "inspecting writes nothing")
+        let realm = try Realm(configuration: config)
+        #expect(realm.objects(Dog.self).map(\.name) == ["Rex"])
+        #expect(realm.objects(DecimalHolder.self).first?.amount == amount)
+        #expect(try Self.marker(path) == Self.secondFormatMarker, "reading keeps the format")
+        try realm.write { realm.add(Dog(value: ["id": "ace", "name": "Ace", "age": 5])) }
+        #expect(try Self.marker(path) == Catalog.formatMarker, "a commit writes this version's format")
+        #expect(try StrataFile(path: path).objectFormatVersion == Catalog.formatVersion)
+    }
+
     @Test func aLaterFormatIsRefusedAndLeftUnchanged() throws {
         let config = tempConfig("later")
         let path = try #require(config.fileURL).path
@@ -91,14 +137,15 @@ import StrataStorage
             f.close()
         }
         let before = try Self.contents(config)
-        #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 3) }
+        #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 4) }
         #expect(try Self.contents(config) == before)
     }
 
     @Test func theFormatVersionIsReadFromTheMarker() {
         #expect(Catalog.version(ofMarker: Catalog.formatMarker) == Catalog.formatVersion)
         #expect(Catalog.version(ofMarker: Self.firstFormatMarker) == 1)
-        #expect(Catalog.version(ofMarker: Self.laterFormatMarker) == 3)
+        #expect(Catalog.version(ofMarker: Self.secondFormatMarker) == 2)
+        #expect(Catalog.version(ofMarker: Self.laterFormatMarker) == 4)
         #expect(Catalog.version(ofMarker: 12345) == nil)
         #expect(Catalog.version(ofMarker: 0x4130_4154_4152_5453) == nil, "\"STRATA0A\" is no version")
     }

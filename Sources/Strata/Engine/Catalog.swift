@@ -2,9 +2,12 @@
 // per-class tree roots, and how they are encoded.
 //
 // UserRoots words (committed atomically with the pages):
-//   [0] format marker `Catalog.formatMarker` ("STRATA02": rows end with a backlink footer,
-//       InlineBacklinks.swift); 0 = a fresh, empty file. A file of any other format, earlier or
-//       later, is refused (`checkFormat`), never converted.
+//   [0] format marker `Catalog.formatMarker` ("STRATA03": rows end with a backlink footer,
+//       InlineBacklinks.swift; a Decimal128's coefficient may use bit 112, Decimal128.swift);
+//       0 = a fresh, empty file. Format 2 lacks only that bit, so its files read unchanged, and
+//       every commit writes this marker: once written to, a format-2 file is format 3, and
+//       builds of format 2 refuse it instead of misreading such a decimal. A file of any other
+//       format, earlier or later, is refused (`checkFormat`), never converted.
 //   [1] schema version
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
@@ -32,10 +35,12 @@
 import StrataStorage
 
 enum Catalog {
-    /// The one object format this version reads and writes.
-    static let formatVersion = 2
-    /// "STRATA02" as little-endian bytes: "STRATA" followed by `formatVersion` in two digits.
-    static let formatMarker: UInt64 = 0x3230_4154_4152_5453
+    /// The object format this version writes.
+    static let formatVersion = 3
+    /// "STRATA03" as little-endian bytes: "STRATA" followed by `formatVersion` in two digits.
+    static let formatMarker: UInt64 = 0x3330_4154_4152_5453
+    /// Earlier formats whose files this version reads as they are (see the file header).
+    static let readableEarlierVersions: Set<Int> = [2]
 
     /// The format version of a marker of the form "STRATA" and two digits; nil for any other.
     static func version(ofMarker marker: UInt64) -> Int? {
@@ -45,14 +50,15 @@ enum Catalog {
         return Int(tens - 0x30) * 10 + Int(units - 0x30)
     }
 
-    /// Refuses a file whose (non-zero) marker is not `formatMarker`: another format version is
-    /// `.unsupportedFileFormat` naming it, anything else `.invalidDatabase`. Nothing is written,
-    /// so the refused file stays as it was.
+    /// Refuses a file whose (non-zero) marker is neither `formatMarker` nor that of a readable
+    /// earlier format: another format version is `.unsupportedFileFormat` naming it, anything else
+    /// `.invalidDatabase`. Nothing is written, so the refused file stays as it was.
     static func checkFormat(marker: UInt64, of file: String) throws(Realm.Error) {
         if marker == formatMarker { return }
         guard let found = version(ofMarker: marker) else {
             throw Realm.Error(.invalidDatabase, "\(file) is a Strata storage file but was not written by the object layer (format marker \(marker))")
         }
+        if readableEarlierVersions.contains(found) { return }
         let age = found < formatVersion ? "an earlier" : "a later"
         throw Realm.Error(.unsupportedFileFormat, "\(file) is in object format version \(found), \(age) format than the one this version of Strata reads (version \(formatVersion)); it was left unchanged")
     }

@@ -36,6 +36,8 @@ import StrataStorage
 struct Snapshot {
     var version: UInt64 = 0
     var schemaVersion: UInt64 = 0
+    /// The object format the file's marker names (an earlier readable one until the next commit).
+    var objectFormat = Catalog.formatVersion
     var isFresh = true
     var schemas: [ObjectSchema] = []
     var metas: [TableMeta] = []
@@ -239,6 +241,7 @@ final class RealmCore {
             return
         }
         try Catalog.checkFormat(marker: roots[0], of: "'\(fileIdentity)'")
+        snap.objectFormat = Catalog.version(ofMarker: roots[0]) ?? Catalog.formatVersion
         snap.isFresh = false
         // A migration (another core or process) rewrites table schemas in place and raises the
         // schema version: decode the schema again and drop the bindings then.
@@ -542,6 +545,7 @@ final class RealmCore {
             let committed = try writing.commit()
             write.ended()
             snap.version = committed
+            snap.objectFormat = Catalog.formatVersion
             snap.isFresh = false
             snap.metasDirty = false
             snap.schemaDirty = false

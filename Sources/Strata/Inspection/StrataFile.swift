@@ -59,8 +59,9 @@ public final class StrataFile {
     /// The version read (the newest committed when the file was opened).
     public var version: UInt64 { core.snap.version }
 
-    /// The object-layer format version of the file.
-    public var objectFormatVersion: Int { Catalog.formatVersion }
+    /// The object-layer format version of the file: this version's, or an earlier one it reads
+    /// (which the file keeps until something writes to it).
+    public var objectFormatVersion: Int { core.snap.objectFormat }
 
     /// The schema of `className`; `.invalidArgument` naming the classes when there is none.
     public func objectSchema(_ className: String) throws(Realm.Error) -> ObjectSchema {
