@@ -66,8 +66,10 @@ final class RealmCore {
     /// Where commits of other threads and processes are delivered to this core's observers
     /// without a `refresh()` call: its queue or actor, or, for a core confined to the main
     /// thread, the main queue, which the main thread's run loop drains (Realm's autorefresh on
-    /// the main run loop). Nil for cores of other threads, which advance at `refresh()`.
-    let autorefreshScheduler: RealmScheduler?
+    /// the main run loop). For a core of another thread, that thread's run loop once the core, an
+    /// observer of it or an async write is made from inside the loop (`adoptRunningRunLoop()`);
+    /// nil until then, and the core advances at `refresh()`.
+    var autorefreshScheduler: RealmScheduler?
     var queue: DispatchQueue? { scheduler?.queue }
     let handle: SharedStorageFile
     var file: StorageFile { handle.file }
@@ -125,7 +127,8 @@ final class RealmCore {
         self.configuration = configuration
         self.scheduler = scheduler
         self.confinement = Confinement.current(scheduler: scheduler)
-        self.autorefreshScheduler = scheduler ?? (Thread.isMainThread && !inspecting ? .queue(.main) : nil)
+        self.autorefreshScheduler = inspecting ? scheduler
+            : scheduler ?? (Thread.isMainThread ? .queue(.main) : ThreadRunLoop.runningOnCurrentThread().map { .runLoop($0) })
         self.isFrozen = false
         self.fileIdentity = configuration.identity
         if !configuration.isInMemory, let should = configuration.shouldCompactOnLaunch {

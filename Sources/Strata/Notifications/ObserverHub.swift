@@ -126,11 +126,21 @@ extension RealmCore {
     }
 
     /// Registers the hub with the watcher when commits elsewhere reach this core's observers
-    /// without a `refresh()` call: a queue- or actor-confined core, or one of the main thread.
+    /// without a `refresh()` call: a queue- or actor-confined core, one of the main thread, or one
+    /// of a thread running its run loop.
     func startWatchingIfQueueConfined(_ hub: ObserverHub) {
+        adoptRunningRunLoop()
         guard let autorefreshScheduler, !hub.watched else { return }
         hub.watched = true
         VersionWatcher.shared.watch(core: self, hub: hub, scheduler: autorefreshScheduler, version: snap.version)
+    }
+
+    /// Called on the core's own thread: when that thread is running its run loop (the call comes
+    /// from inside it), the loop serves the core from now on, as in Realm (ThreadRunLoop.swift).
+    func adoptRunningRunLoop() {
+        guard autorefreshScheduler == nil, scheduler == nil, !isFrozen,
+              let loop = ThreadRunLoop.runningOnCurrentThread() else { return }
+        autorefreshScheduler = .runLoop(loop)
     }
 
     /// Reports the changes up to the current snapshot to every observer. `skipping` tokens are

@@ -16,6 +16,9 @@
 //   and its file handle closed by that deinit (`stopWatching`), so the file closes with its last
 //   instance; with no entries left the timer stops. A tick reading a closed handle gets an
 //   error and drops the entry (closing a handle is thread-safe).
+// - At most one delivery per entry waits to run: while one is enqueued and has not started, a
+//   newer version enqueues nothing more (the waiting one refreshes to the newest when it runs).
+//   A thread that stops running its run loop therefore holds one block, not one per commit.
 import Dispatch
 import Foundation
 import StrataStorage
@@ -32,6 +35,7 @@ final class VersionWatcher: Sendable {
         let file: StorageFile
         let closed: ObserverFlag
         let scheduler: RealmScheduler
+        let pending = PendingDelivery()
         var lastVersion: UInt64
     }
 
@@ -125,15 +129,26 @@ final class VersionWatcher: Sendable {
                 s.timer = nil
             }
         }
-        for e in wake {
+        for e in wake where e.pending.claim() {
             let weak = e.core
             let box = QueueHandoff(value: weak)
+            let pending = e.pending
             e.scheduler.async {
+                pending.release()
                 guard let core = box.value.core else { return }
                 core.scheduleDeliveryNow()
             }
         }
     }
+}
+
+/// Whether a delivery enqueued for a watched entry has not started yet.
+final class PendingDelivery: Sendable {
+    private let waiting = Atomic<Bool>(false)
+    /// Marks a delivery as waiting; false when one already is (enqueue nothing then).
+    func claim() -> Bool { !waiting.exchange(true, ordering: .acquiringAndReleasing) }
+    /// Called as the delivery starts, before it reads the version.
+    func release() { waiting.store(false, ordering: .releasing) }
 }
 
 extension RealmCore {

@@ -7,8 +7,9 @@
 // - On a realm of the main thread, the write is enqueued on the main queue, which the main run
 //   loop drains (RunLoop.main, dispatchMain), as Realm runs it from the run loop: until then its
 //   id can be cancelled.
-// - On a realm of another thread (no run loop Strata can tell is running), the write runs
-//   immediately, synchronously, and `onComplete` is called before the method returns.
+// - On a realm of another thread, when the call comes from inside that thread's run loop, the
+//   write is performed by the loop at its next turn (ThreadRunLoop.swift); outside it, the write
+//   runs immediately, synchronously, and `onComplete` is called before the method returns.
 // - `commitAsyncWrite` on a queue-confined realm publishes the commit at once (the writer lock is
 //   released, later writes and readers see it) and flushes it on a background thread; `onComplete`
 //   runs on the realm's queue once the commit is durable. With `allowGrouping: true` the flush
@@ -132,9 +133,10 @@ extension Realm {
             // RealmSwift does: left open, its changes would join whatever write came next.
             if self.core.isInWriteTransaction || self.core.write.beginFailure != nil { self.core.cancelWrite() }
         }
-        // A realm of the main thread runs the block when the main run loop turns, as RealmSwift
-        // does, so the id can be cancelled until then; a realm of another thread, which has no
-        // run loop Strata can tell is running, runs it at once.
+        // A realm of the main thread, or of a thread running its run loop, runs the block when
+        // the loop turns, as RealmSwift does, so the id can be cancelled until then; a realm of
+        // a thread outside its run loop runs it at once.
+        core.adoptRunningRunLoop()
         if let scheduler = core.scheduler ?? core.autorefreshScheduler {
             let bound = QueueBound(value: run)
             scheduler.async { bound.value() }

@@ -4,7 +4,8 @@
 // Invariants:
 // - Work for a queue-confined realm is `async` on its queue; work for an actor-confined realm runs
 //   isolated to its actor, entered from a new task. Either way it runs where the realm may be
-//   used, never concurrently with other uses of it.
+//   used, never concurrently with other uses of it. Work for a realm of a thread that runs its run
+//   loop (ThreadRunLoop.swift) runs on that thread at the loop's next turn.
 // - An actor-confined realm is checked on every access, as a thread- or queue-confined one is: the
 //   Swift concurrency runtime tells whether the calling code runs on the actor's executor
 //   (`swift_task_isCurrentExecutorWithFlags`, looked up at run time as `swift_tryRetain` is in
@@ -12,17 +13,21 @@
 import Dispatch
 import Foundation
 
-/// The queue or actor a realm is confined to.
+/// The queue or actor a realm is confined to, or the run loop that serves a thread's realm.
 enum RealmScheduler: @unchecked Sendable {
     // @unchecked: a DispatchQueue and an actor reference are both safe to share.
     case queue(DispatchQueue)
     case actor(any Actor)
+    /// The run loop of the thread a thread-confined realm lives on (ThreadRunLoop.swift): only
+    /// ever a core's `autorefreshScheduler`, never the `scheduler` it is confined by.
+    case runLoop(ThreadRunLoop)
 
     /// Runs `body` where the realm lives, later.
     func async(_ body: @escaping @Sendable () -> Void) {
         switch self {
         case .queue(let queue): queue.async(execute: body)
         case .actor(let actor): Task { await RealmScheduler.run(on: actor, body) }
+        case .runLoop(let loop): loop.perform(body)
         }
     }
 
@@ -37,6 +42,7 @@ enum RealmScheduler: @unchecked Sendable {
         switch self {
         case .queue(let queue): .queue(Confinement.queueIdentity(queue))
         case .actor(let actor): .actor(ActorExecutor(actor))
+        case .runLoop(let loop): .thread(loop.thread)
         }
     }
 }
