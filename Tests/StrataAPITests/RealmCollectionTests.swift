@@ -239,18 +239,24 @@ struct RealmCollectionTests {
         #expect(shelf.books.isInvalidated)
     }
 
-    @Test func anObserverDeliversResultsEqualToTheObservedOnes() throws {
-        let (realm, _) = try realmWithShelf()
-        let books = realm.objects(Book.self)
+    /// Observes `collection` while `change` runs; for each delivery, whether it was `==` to it.
+    static func deliveredEqual<C: RealmCollection>(_ collection: C, during change: () throws -> Void) throws -> [Bool] {
         var equal: [Bool] = []
-        let token = books.observe { change in
+        let token = collection.observe(keyPaths: nil, on: nil) { change in
             switch change {
-            case .initial(let delivered), .update(let delivered, _, _, _): equal.append(delivered == books)
+            case .initial(let delivered), .update(let delivered, _, _, _): equal.append(delivered == collection)
             case .error: equal.append(false)
             }
         }
         defer { token.invalidate() }
-        try realm.write { realm.add(Book(value: ["title": "Middlemarch"])) }
+        try change()
+        return equal
+    }
+
+    @Test func anObserverDeliversResultsEqualToTheObservedOnes() throws {
+        let (realm, _) = try realmWithShelf()
+        let books = realm.objects(Book.self)
+        let equal = try Self.deliveredEqual(books) { try realm.write { realm.add(Book(value: ["title": "Middlemarch"])) } }
         #expect(equal == [true, true])
         #expect(realm.objects(Book.self) != books, "other results of the same query are not the same results")
     }
@@ -259,15 +265,7 @@ struct RealmCollectionTests {
         let (realm, shelf) = try realmWithShelf()
         let book = try #require(shelf.books.first)
         let links = book.listedOn
-        var equal: [Bool] = []
-        let token = links.observe { change in
-            switch change {
-            case .initial(let delivered), .update(let delivered, _, _, _): equal.append(delivered == links)
-            case .error: equal.append(false)
-            }
-        }
-        defer { token.invalidate() }
-        try realm.write { realm.create(Shelf.self).books.append(book) }
+        let equal = try Self.deliveredEqual(links) { try realm.write { realm.create(Shelf.self).books.append(book) } }
         #expect(equal == [true, true])
         #expect(book.listedOn != links, "another reading of the same links is not the same links")
     }

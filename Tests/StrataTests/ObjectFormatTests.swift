@@ -84,6 +84,15 @@ import StrataStorage
         }
     }
 
+    /// Commits `marker` as the marker word of the file at `path` (creating the file if need be).
+    static func setMarker(_ marker: UInt64, _ path: String) throws {
+        let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
+        defer { file.close() }
+        let w = try file.beginWrite()
+        w.roots[0] = marker
+        try w.commit()
+    }
+
     /// The marker word of the file at `path`.
     static func marker(_ path: String) throws -> UInt64 {
         let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
@@ -104,13 +113,7 @@ import StrataStorage
                 realm.add(DecimalHolder(value: ["amount": amount]))
             }
         }
-        do {
-            let file = try StorageFile.open(StorageOptions(path: path, durability: .full))
-            let w = try file.beginWrite()
-            w.roots[0] = Self.secondFormatMarker
-            try w.commit()
-            file.close()
-        }
+        try Self.setMarker(Self.secondFormatMarker, path)
         let before = try Self.contents(config)
         do {
             let inspected = try StrataFile(path: path)
@@ -129,13 +132,7 @@ import StrataStorage
     @Test func aLaterFormatIsRefusedAndLeftUnchanged() throws {
         let config = tempConfig("later")
         let path = try #require(config.fileURL).path
-        do {
-            let f = try StorageFile.open(StorageOptions(path: path, durability: .unsafe))
-            let w = try f.beginWrite()
-            w.roots[0] = Self.laterFormatMarker
-            try w.commit()
-            f.close()
-        }
+        try Self.setMarker(Self.laterFormatMarker, path)
         let before = try Self.contents(config)
         #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 4) }
         #expect(try Self.contents(config) == before)

@@ -22,10 +22,38 @@ public enum RealmMapChange<Collection: RealmKeyedCollection> {
     case error(Swift.Error)
 }
 
-/// A collection with keys and values, such as ``Map``; ``RealmMapChange`` is generic over it.
-public protocol RealmKeyedCollection: QueryMapType where Value: RealmCollectionValue {
+/// A collection with keys and values, such as ``Map``; ``RealmMapChange`` is generic over it, and
+/// generic code over it reads, writes, freezes and sorts as RealmSwift's protocol does.
+public protocol RealmKeyedCollection: QueryMapType, Sequence, ThreadConfined, CustomStringConvertible
+    where Value: RealmCollectionValue {
     /// The type of the keys.
-    associatedtype Key
+    associatedtype Key: _MapKey
+    /// The realm of a managed collection; nil when unmanaged.
+    var realm: Realm? { get }
+    /// Whether the collection can no longer be read (its object or realm is gone).
+    var isInvalidated: Bool { get }
+    /// Whether the collection is frozen (immutable, readable from any thread).
+    var isFrozen: Bool { get }
+    /// The number of entries.
+    var count: Int { get }
+    /// The keys, in the collection's order.
+    var keys: [Key] { get }
+    /// The values, in the order of `keys`.
+    var values: [Value] { get }
+    /// The value for `key` (nil when absent); setting nil removes the key.
+    subscript(key: Key) -> Value? { get set }
+    /// Sets the value for `key`, adding the key if it is absent.
+    func updateValue(_ value: Value, forKey key: Key)
+    /// Removes `key` and its value.
+    func removeObject(for key: Key)
+    /// Removes every entry.
+    func removeAll()
+    /// Whether an entry satisfies `predicate`.
+    func contains(where predicate: (_ key: Key, _ value: Value) throws -> Bool) rethrows -> Bool
+    /// A frozen copy.
+    func freeze() -> Self
+    /// The live version of a frozen collection; nil when its object was deleted.
+    func thaw() -> Self?
 }
 
 extension Map: RealmKeyedCollection where Value: RealmCollectionValue {}

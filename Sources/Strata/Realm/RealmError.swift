@@ -91,6 +91,18 @@ extension Realm {
             /// A query's text, key path or arguments were rejected (malformed text, an unknown
             /// property, a type mismatch, a missing argument); `queryError` says which and where.
             case invalidQuery
+            /// Never reported by Strata (it reads its earlier format 2 without an upgrade step);
+            /// RealmSwift's code for a file that needs one, kept so that code handling it compiles.
+            case fileFormatUpgradeRequired
+            /// Never reported by Strata (it maps no file into memory); RealmSwift's code for
+            /// running out of address space to map a file, kept so that code handling it compiles.
+            case addressSpaceExhausted
+            /// Never reported by Strata (it has no synchronized realms); RealmSwift's code for a
+            /// local file opened as a synchronized one or the reverse.
+            case incompatibleHistories
+            /// Never reported by Strata (an in-memory realm has no backing file another process
+            /// could open); RealmSwift's code for a file shared in incompatible ways.
+            case incompatibleSession
         }
 
         /// What went wrong, for programs to switch on.
