@@ -21,7 +21,10 @@ actor DogShelter {
     }
 
     func openAgainIsTheSameInstance() async throws -> Bool {
-        try await Realm(configuration: configuration, actor: self) == realm
+        // RealmSwift's download setting, which a realm without synchronization ignores.
+        let again = try await Realm(configuration: configuration, actor: self)
+        let downloading = try await Realm(configuration: configuration, actor: self, downloadBeforeOpen: .always)
+        return again == realm && downloading == realm
     }
 
     func addDog(_ id: String) throws {

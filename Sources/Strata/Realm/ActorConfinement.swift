@@ -34,9 +34,14 @@ extension Realm {
     /// }
     /// ```
     ///
+    /// - Parameters:
+    ///   - configuration: the realm to open.
+    ///   - actor: the actor the realm is confined to.
+    ///   - downloadBeforeOpen: ignored (no synchronization), as RealmSwift ignores it for a local realm.
     /// - Throws: `Realm.Error`, as `Realm(configuration:)` does; `.invalidState` when the Swift
     ///   runtime cannot tell which actor runs (then no actor-confined realm can be opened).
-    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A) async throws {
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: isolated A,
+                          downloadBeforeOpen: OpenBehavior = .never) async throws {
         try self.init(configuration: configuration, scheduler: try RealmScheduler.of(actor))
     }
 
