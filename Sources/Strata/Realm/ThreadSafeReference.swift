@@ -5,8 +5,8 @@
 //   or deallocated, as Realm documents: an unresolved reference keeps that version's pages.
 // - It is made only from a managed, valid value, and resolves at most once: anything else is a
 //   misuse that stops with a `Strata:` message, as Realm raises. Resolving finds the object, or the
-//   collection's owner, by its key in the target realm's newest version (nil when it was deleted
-//   since). Table and column numbers are the same in every realm of one file (tables are only
+//   collection's owner, by its key in the version the target realm reads, after moving it to the
+//   newest when it read an older version than the reference's (nil when it was deleted since). Table and column numbers are the same in every realm of one file (tables are only
 //   ever appended), so a collection is found again by (table, column, owner key).
 import Synchronization
 import StrataStorage
@@ -72,6 +72,8 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     }
     private let state: Mutex<State>
     let handover: _Handover
+    /// The version the reference was made at (nil when it could not be pinned).
+    let version: UInt64?
 
     /// Creates a reference to a managed value.
     ///
@@ -86,7 +88,9 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
             Stop.now("Strata: objectInvalidated: cannot make a ThreadSafeReference to an invalidated \(Confined.self)")
         }
         handover = _Handover(place: made.place, identity: made.identity, core: nil)
-        state = Mutex(State(pin: try? made.core?.file.beginRead(), resolved: false))
+        let pin = try? made.core?.file.beginRead()
+        version = pin?.version
+        state = Mutex(State(pin: pin, resolved: false))
     }
 
     /// Whether the reference was resolved already (it resolves once).
@@ -104,10 +108,12 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 }
 
 extension Realm {
-    /// Returns the value a reference points to, as seen by this realm's newest version.
+    /// Returns the value a reference points to, as this realm sees it.
     ///
-    /// This realm moves to its newest version first (unless a write is open), so the value reflects
-    /// every commit made up to now.
+    /// A realm that reads a version older than the reference's moves to its newest version first
+    /// (unless a write is open), so the value reflects at least what the reference saw; a realm at
+    /// the reference's version or a newer one stays where it is, as in Realm, so resolving never
+    /// changes what the thread's other objects read.
     ///
     /// - Parameter reference: a reference made in a realm of the same file.
     /// - Returns: the value, or `nil` when it (or a collection's owner) was deleted since, when the
@@ -124,7 +130,10 @@ extension Realm {
         // A failure to move to the newest version (damage, too many versions) stops, as any read
         // that cannot throw does: nil would say "deleted".
         do {
-            if !core.isInWriteTransaction { _ = try core.refresh() }
+            if !core.isInWriteTransaction {
+                _ = try core.pages()
+                if reference.version.map({ $0 > core.snap.version }) ?? true { _ = try core.refresh() }
+            }
         } catch {
             core.readFailed(error)
         }
