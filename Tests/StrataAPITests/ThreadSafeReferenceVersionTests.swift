@@ -54,4 +54,26 @@ struct ThreadSafeReferenceVersionTests {
         }
         #expect(name.withLock { $0 } == "brass")
     }
+
+    @Test func aReferenceMadeInAWriteResolvesOnceTheWriteCommitted() throws {
+        let config = tempConfig("tsr-in-write")
+        let realm = try Realm(configuration: config)
+        let worker = RunLoopThread()
+        defer { worker.stop() }
+        final class Held: @unchecked Sendable { var realm: Realm? }
+        let held = Held()
+        worker.sync {
+            held.realm = try? Realm(configuration: config)
+            _ = held.realm?.objects(VersionedLamp.self).count  // reads the version the write begins at
+        }
+        let reference = try realm.write {
+            ThreadSafeReference(to: realm.create(VersionedLamp.self, value: ["name": "new"]))
+        }
+        let name = Mutex<String?>(nil)
+        worker.sync {
+            name.withLock { $0 = held.realm?.resolve(reference)?.name }
+            held.realm = nil
+        }
+        #expect(name.withLock { $0 } == "new")
+    }
 }

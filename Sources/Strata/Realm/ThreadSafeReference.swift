@@ -6,8 +6,9 @@
 // - It is made only from a managed, valid value, and resolves at most once: anything else is a
 //   misuse that stops with a `Strata:` message, as Realm raises. Resolving finds the object, or the
 //   collection's owner, by its key in the version the target realm reads, after moving it to the
-//   newest when it read an older version than the reference's (nil when it was deleted since). Table and column numbers are the same in every realm of one file (tables are only
-//   ever appended), so a collection is found again by (table, column, owner key).
+//   newest when it read an older version than the reference's (nil when it was deleted since).
+//   Table and column numbers are the same in every realm of one file (tables are only ever
+//   appended), so a collection is found again by (table, column, owner key).
 import Synchronization
 import StrataStorage
 
@@ -72,7 +73,9 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
     }
     private let state: Mutex<State>
     let handover: _Handover
-    /// The version the reference was made at (nil when it could not be pinned).
+    /// The version a realm must read for the value to exist: the version the making realm read,
+    /// or the one after it when the reference was made inside a write (the value may be new in
+    /// that write, visible only once it commits).
     let version: UInt64?
 
     /// Creates a reference to a managed value.
@@ -88,9 +91,8 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
             Stop.now("Strata: objectInvalidated: cannot make a ThreadSafeReference to an invalidated \(Confined.self)")
         }
         handover = _Handover(place: made.place, identity: made.identity, core: nil)
-        let pin = try? made.core?.file.beginRead()
-        version = pin?.version
-        state = Mutex(State(pin: pin, resolved: false))
+        version = made.core.map { $0.isInWriteTransaction ? $0.snap.version + 1 : $0.snap.version }
+        state = Mutex(State(pin: try? made.core?.file.beginRead(), resolved: false))
     }
 
     /// Whether the reference was resolved already (it resolves once).
