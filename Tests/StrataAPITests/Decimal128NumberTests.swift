@@ -102,6 +102,14 @@ struct Decimal128NumberTests {
         #expect(Decimal128(value: 1e-120) == (try Decimal128(string: "1e-120")))
         // Beyond Foundation's Decimal, or not finite: NaN.
         #expect(Decimal128(value: 1e300).isNaN && Decimal128(value: Double.infinity).isNaN && Decimal128(value: 5e-324).isNaN)
+        // Conversions are remembered a few at a time: cycling through more values than that keeps
+        // each one's own decimal.
+        let written = ["0.1", "2.5", "19.99", "-3.25", "1e-7", "123456.789"]
+        for _ in 0..<3 {
+            for text in written {
+                #expect(Decimal128(value: Double(text)!) == (try Decimal128(string: text)), "\(text)")
+            }
+        }
         let decoded = try JSONDecoder().decode([Decimal128].self, from: Data("[19.99, 7]".utf8))
         #expect(decoded == [try Decimal128(string: "19.99"), 7])
     }

@@ -8,7 +8,11 @@
 //   a decimal made from a literal would neither equal what was written nor what Realm stores.
 // - A double whose decimal form is beyond Foundation's `Decimal` (magnitude above about 1e165 or
 //   below 1e-128 once rounded), an infinity or NaN gives NaN.
+// - The last few conversions are remembered (by the double's bits): a query comparing a decimal
+//   property with a double converts the same constant for every object it reads, and the
+//   formatting costs about 2 µs where the lookup costs a lock.
 import Foundation
+import Synchronization
 
 extension Decimal128 {
     /// The significant digits Realm keeps when it converts a binary floating-point number.
@@ -18,6 +22,15 @@ extension Decimal128 {
     static func decimal(fromBinary x: Double) -> Decimal {
         guard x.isFinite else { return .nan }
         if x == 0 { return 0 }
+        if let known = recentConversions.withLock({ $0.value(for: x.bitPattern) }) { return known }
+        let converted = convert(x)
+        recentConversions.withLock { $0.remember(converted, for: x.bitPattern) }
+        return converted
+    }
+
+    private static let recentConversions = Mutex(RecentConversions())
+
+    private static func convert(_ x: Double) -> Decimal {
         // "d.dddddddddddddde±x": 15 digits, correctly rounded from the exact binary value.
         let text = scientificText(x, digits: binarySignificantDigits)
         guard let ePosition = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: ePosition)...]) else {
@@ -39,6 +52,29 @@ extension Decimal128 {
             let written = withVaList([Int32(digits - 1), x]) { vsnprintf(buffer.baseAddress, 40, "%.*e", $0) }
             let count = Swift.max(0, Swift.min(Int(written), 39))
             return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count), as: UTF8.self)
+        }
+    }
+}
+
+/// The last few doubles converted and their decimals, replaced in turn.
+private struct RecentConversions {
+    private var bits: [UInt64] = []
+    private var values: [Decimal] = []
+    private var next = 0
+    private static let capacity = 4
+
+    func value(for key: UInt64) -> Decimal? {
+        bits.firstIndex(of: key).map { values[$0] }
+    }
+
+    mutating func remember(_ value: Decimal, for key: UInt64) {
+        if bits.count < Self.capacity {
+            bits.append(key)
+            values.append(value)
+        } else {
+            bits[next] = key
+            values[next] = value
+            next = (next + 1) % Self.capacity
         }
     }
 }
