@@ -167,8 +167,10 @@ extension LinkingObjects: DescribableToDepth {
 
 extension AnyRealmCollection: DescribableToDepth {
     func description(depth: Int) -> String {
-        let address = (base as? AnyObject).map(RealmDescription.address(of:))
-            ?? RealmDescription.address(hashing: ObjectIdentifier(Element.self))
+        // `as? AnyObject` always succeeds on Linux (a value is boxed anew each time), so ask the
+        // dynamic type whether the wrapped collection is an instance with an address.
+        let address = type(of: base) is AnyObject.Type ? RealmDescription.address(of: base as AnyObject)
+            : RealmDescription.address(hashing: ObjectIdentifier(Element.self))
         return elementsDescription("AnyRealmCollection", of: Element._strataShape, count: count, address: address, depth: depth)
     }
 }
