@@ -106,10 +106,12 @@ let package = Package(
             dependencies: ["Strata", "StrataCorpus", "StrataCrossProcess"],
             path: "Tests/StrataProbe"
         ),
+        // One temporary folder per test process, removed at exit (Tests/CStrataTestScratch).
+        .target(name: "CStrataTestScratch", path: "Tests/CStrataTestScratch"),
         // The models and helpers the object-layer test targets share (through Strata's public API).
         .target(
             name: "StrataTestSupport",
-            dependencies: ["Strata", "StrataStorage"],
+            dependencies: ["Strata", "StrataStorage", "CStrataTestScratch"],
             path: "Tests/StrataTestSupport"
         ),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),

@@ -8,17 +8,19 @@ import StrataStorage
 import Glibc
 #endif
 
-/// A fresh directory under /tmp, removed (with its files) on deinit.
+/// A fresh directory under the temporary directory (TMPDIR, else /tmp), removed (with its files)
+/// on deinit.
 final class TemporaryDirectory {
     let path: String
 
     init() {
-        var template = Array("/tmp/strata-pager-XXXXXX".utf8CString)
+        let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(base)/strata-pager-XXXXXX".utf8CString)
         let made: String? = template.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress, let result = mkdtemp(base) else { return nil }
             return String(cString: result)
         }
-        path = made ?? "/tmp/strata-pager-fallback-\(getpid())"
+        path = made ?? "\(base)/strata-pager-fallback-\(getpid())"
         if made == nil { mkdir(path, 0o755) }
     }
 
