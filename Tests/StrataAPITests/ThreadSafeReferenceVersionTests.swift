@@ -10,6 +10,37 @@ final class VersionedLamp: Object {
     @Persisted var name: String
 }
 
+/// A realm of a configuration held open on a thread of its own, reading the version that was
+/// newest when it was made, until `close()`.
+final class RealmOnAnotherThread: @unchecked Sendable {
+    // @unchecked: `realm` is only touched on `worker`'s thread.
+    private let worker = RunLoopThread()
+    private var realm: Realm?
+
+    init(_ configuration: Realm.Configuration) {
+        worker.sync { [self] in
+            realm = try? Realm(configuration: configuration)
+            _ = realm?.objects(VersionedLamp.self).count
+        }
+    }
+
+    /// What `body` returns, run with the realm on its thread; nil when it could not be opened.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Realm) -> T) -> T? {
+        let result = Mutex<T?>(nil)
+        worker.sync { [self] in
+            guard let realm else { return }
+            let value = body(realm)
+            result.withLock { $0 = value }
+        }
+        return result.withLock { $0 }
+    }
+
+    func close() {
+        worker.sync { [self] in realm = nil }
+        worker.stop()
+    }
+}
+
 @Suite("ThreadSafeReference versions")
 struct ThreadSafeReferenceVersionTests {
     @Test func aRealmAtOrPastTheReferencesVersionStaysWhereItIs() throws {
@@ -17,63 +48,35 @@ struct ThreadSafeReferenceVersionTests {
         let realm = try Realm(configuration: config)
         let lamp = try realm.write { realm.create(VersionedLamp.self, value: ["name": "brass"]) }
         let reference = ThreadSafeReference(to: lamp)
-        let worker = RunLoopThread()
-        defer { worker.stop() }
-        final class Held: @unchecked Sendable { var realm: Realm? }
-        let held = Held()
-        worker.sync { held.realm = try? Realm(configuration: config) }  // reads the reference's version
+        let other = RealmOnAnotherThread(config)  // reads the reference's version
+        defer { other.close() }
         try realm.write { lamp.name = "copper" }
-        let names = Mutex<[String]>([])
-        worker.sync {
-            guard let other = held.realm else { return }
-            names.withLock { $0.append(other.resolve(reference)?.name ?? "nil") }
+        let names = other.read { other in
+            let resolved = other.resolve(reference)?.name ?? "nil"
             other.refresh()
-            names.withLock { $0.append(other.objects(VersionedLamp.self).first?.name ?? "nil") }
-            held.realm = nil
+            return [resolved, other.objects(VersionedLamp.self).first?.name ?? "nil"]
         }
-        #expect(names.withLock { $0 } == ["brass", "copper"], "resolved where the realm was, then refreshed")
+        #expect(names == ["brass", "copper"], "resolved where the realm was, then refreshed")
     }
 
     @Test func aRealmOlderThanTheReferenceMovesOn() throws {
         let config = tempConfig("tsr-moves")
         let realm = try Realm(configuration: config)
-        let worker = RunLoopThread()
-        defer { worker.stop() }
-        final class Held: @unchecked Sendable { var realm: Realm? }
-        let held = Held()
-        worker.sync {
-            held.realm = try? Realm(configuration: config)
-            _ = held.realm?.objects(VersionedLamp.self).count  // reads the version before the lamp
-        }
+        let other = RealmOnAnotherThread(config)  // reads the version before the lamp
+        defer { other.close() }
         let lamp = try realm.write { realm.create(VersionedLamp.self, value: ["name": "brass"]) }
         let reference = ThreadSafeReference(to: lamp)
-        let name = Mutex<String?>(nil)
-        worker.sync {
-            name.withLock { $0 = held.realm?.resolve(reference)?.name }
-            held.realm = nil
-        }
-        #expect(name.withLock { $0 } == "brass")
+        #expect(other.read { $0.resolve(reference)?.name } == "brass")
     }
 
     @Test func aReferenceMadeInAWriteResolvesOnceTheWriteCommitted() throws {
         let config = tempConfig("tsr-in-write")
         let realm = try Realm(configuration: config)
-        let worker = RunLoopThread()
-        defer { worker.stop() }
-        final class Held: @unchecked Sendable { var realm: Realm? }
-        let held = Held()
-        worker.sync {
-            held.realm = try? Realm(configuration: config)
-            _ = held.realm?.objects(VersionedLamp.self).count  // reads the version the write begins at
-        }
+        let other = RealmOnAnotherThread(config)  // reads the version the write begins at
+        defer { other.close() }
         let reference = try realm.write {
             ThreadSafeReference(to: realm.create(VersionedLamp.self, value: ["name": "new"]))
         }
-        let name = Mutex<String?>(nil)
-        worker.sync {
-            name.withLock { $0 = held.realm?.resolve(reference)?.name }
-            held.realm = nil
-        }
-        #expect(name.withLock { $0 } == "new")
+        #expect(other.read { $0.resolve(reference)?.name } == "new")
     }
 }
