@@ -7,6 +7,10 @@
 //                                        (Tests/StrataCrossProcess: adds ProbeItem objects 1...count,
 //                                        one commit each, then changes object 0; prints
 //                                        "done <commit-count>").
+//   append <path> <first-id> <count>     the two-names check's writer (Tests/StrataCrossProcess:
+//                                        prints "ready", waits for a line on stdin, adds ProbeItem
+//                                        objects first-id..., one commit each; prints
+//                                        "appended <count>").
 //   build <path> <plain|encrypted>       writes the corpus file (Tests/StrataCorpus); prints
 //                                        "version <k> <digest>" after each of its commits.
 //   read <path> <plain|encrypted>        opens it and reads everything; prints "digest <hex>
@@ -53,13 +57,18 @@ func say(_ line: String) {
 func hex(_ v: UInt64) -> String { String(v, radix: 16) }
 
 func usage() -> Int32 {
-    say("usage: strata-probe write|build|read|touch|main-runloop|main-async-write|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
+    say("usage: strata-probe write|append|build|read|touch|main-runloop|main-async-write|hold|copy-loop|compact-loop|compact-limited <path> … (see the file header)")
     return 64
 }
 
 func run(_ args: [String]) throws -> Int32 {
     guard let command = args.first else { return usage() }
     let rest = Array(args.dropFirst())
+    if command == NamedAppends.command {
+        guard let done = try NamedAppends.append(rest, say: say) else { return usage() }
+        say(done)
+        return 0
+    }
     if command == CrossProcessWrites.command {
         guard let done = try CrossProcessWrites.writeItems(rest) else { return usage() }
         say(done)

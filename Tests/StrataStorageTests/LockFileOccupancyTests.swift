@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 @Suite struct LockFileOccupancyTests {
-    /// The path of the lock file that `LockFile(dataPath:)` uses for `dataPath`.
+    /// The lock file of `dataPath` (beside it: a file of one name).
     private func lockPath(_ dataPath: String) -> String { dataPath + ".lock" }
 
     /// Reads the little-endian u64 at `offset` of a file.
@@ -32,7 +32,7 @@ import Glibc
 
     @Test func aNewLockFileUsesTheBitmapAndMarksItsSlot() throws {
         let dir = TemporaryDirectory()
-        let lock = try LockFile(dataPath: dir.file())
+        let lock = try LockFile(lockPath: lockPath(dir.file()))
         #expect(try readWord(lockPath(dir.file()), at: 0) == LockFile.magic)
         let bitmap = try readWord(lockPath(dir.file()), at: LockFile.occupancyWord * 8 + (lock.slot / 64) * 8)
         #expect(bitmap & (1 << UInt64(lock.slot % 64)) != 0)
@@ -40,8 +40,8 @@ import Glibc
 
     @Test func anotherCoresPinsAreSeenUntilItCloses() throws {
         let dir = TemporaryDirectory()
-        let writer = try LockFile(dataPath: dir.file())
-        var reader: LockFile? = try LockFile(dataPath: dir.file())
+        let writer = try LockFile(lockPath: lockPath(dir.file()))
+        var reader: LockFile? = try LockFile(lockPath: lockPath(dir.file()))
         let readerSlot = try #require(reader?.slot)
         #expect(readerSlot != writer.slot)
         reader?.publish(versions: [5, 7])
@@ -56,9 +56,9 @@ import Glibc
 
     @Test func slotsInEveryBitmapWordAreSeen() throws {
         let dir = TemporaryDirectory()
-        let writer = try LockFile(dataPath: dir.file())
+        let writer = try LockFile(lockPath: lockPath(dir.file()))
         var others: [LockFile] = []
-        for _ in 0..<140 { others.append(try LockFile(dataPath: dir.file())) }
+        for _ in 0..<140 { others.append(try LockFile(lockPath: lockPath(dir.file()))) }
         let highest = try #require(others.last)
         #expect(highest.slot >= 128, "slots span three bitmap words")
         for (i, other) in others.enumerated() where i % 40 == 0 || other === highest {
@@ -71,7 +71,7 @@ import Glibc
 
     @Test func aDeadOwnersSlotIsIgnoredEvenWithItsBitSet() throws {
         let dir = TemporaryDirectory()
-        let writer = try LockFile(dataPath: dir.file())
+        let writer = try LockFile(lockPath: lockPath(dir.file()))
         // A process killed while pinning version 42 in slot 200: its bit and slot content stay,
         // but nobody holds the slot's ownership byte.
         let fd = open(lockPath(dir.file()), O_RDWR)
@@ -96,7 +96,7 @@ import Glibc
         try writeWords(fd, [0x1234_5678_9ABC_DEF0], at: 0)
         close(fd)
         #expect {
-            _ = try LockFile(dataPath: dir.file())
+            _ = try LockFile(lockPath: lockPath(dir.file()))
         } throws: { error in
             (error as? StorageError)?.code == .lockFailed
                 && (error as? StorageError)?.message.contains("unknown magic 0x123456789abcdef0") == true

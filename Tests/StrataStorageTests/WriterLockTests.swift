@@ -114,8 +114,8 @@ struct WriterLockTests {
 
     @Test func twoCoresExcludeEachOtherAndTryLockRefuses() throws {
         let dir = TemporaryDirectory()
-        let a = try LockFile(dataPath: dir.file())
-        let b = try LockFile(dataPath: dir.file())
+        let a = try LockFile(lockPath: dir.file() + ".lock")
+        let b = try LockFile(lockPath: dir.file() + ".lock")
         #expect(a.token != b.token)
         a.writerLock.lock()
         #expect(!b.writerLock.tryLock())
@@ -309,8 +309,8 @@ struct WriterLockTests {
     @Test func aDeadOrGarbageHolderWordIsTakenOver() throws {
         let dir = TemporaryDirectory()
         let lockPath = dir.file() + ".lock"
-        let a = try LockFile(dataPath: dir.file())
-        let b = try LockFile(dataPath: dir.file())
+        let a = try LockFile(lockPath: dir.file() + ".lock")
+        let b = try LockFile(lockPath: dir.file() + ".lock")
         // A token of slot 200 whose cell holds another generation (the slot was claimed again),
         // one whose cell matches but whose slot byte nobody holds (the process died), and garbage.
         try writeLockWord(lockPath, UInt64(WriterLock.newToken(slot: 200, previous: 0)), at: LockFile.slotTokensOffset + 4 * 200, size: 4)
@@ -338,10 +338,10 @@ struct WriterLockTests {
     @Test func aLoneOpenerClearsAWordLeftByADeadProcess() throws {
         let dir = TemporaryDirectory()
         let lockPath = dir.file() + ".lock"
-        do { _ = try LockFile(dataPath: dir.file()) }
+        do { _ = try LockFile(lockPath: dir.file() + ".lock") }
         try writeLockWord(lockPath, UInt64(WriterLock.newToken(slot: 3, previous: 0) | WriterLock.waitersBit),
                           at: LockFile.writerWordOffset, size: 4)
-        let lock = try LockFile(dataPath: dir.file())
+        let lock = try LockFile(lockPath: dir.file() + ".lock")
         #expect(try readLockWord(lockPath, at: LockFile.writerWordOffset, size: 4) == 0)
         #expect(lock.writerLock.tryLock())
         lock.writerLock.unlock()

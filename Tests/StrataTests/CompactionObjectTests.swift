@@ -167,8 +167,8 @@ struct CompactionObjectTests {
         }
         let sizeBefore = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(InstanceCache.shared.liveCores(identity: path).isEmpty)
-        #expect(!CoreRegistry.shared.isOpen(key: CoreRegistry.canonicalPath(path)), "still open in this process")
-        #expect(!LockFile.isOpenByAnotherProcess(path: path), "still marked open in the lock file")
+        #expect(!CoreRegistry.shared.isOpen(path: path), "still open in this process")
+        #expect(!LockFile.isOpenByAnotherProcess(lockPath: path + ".lock"), "still marked open in the lock file")
         var compacting = config
         let asked = LockedBox<(Int, Int)?>(nil)
         compacting.shouldCompactOnLaunch = { total, used in asked.set((total, used)); return true }

@@ -12,7 +12,10 @@
 //   never a mix, and never a partial or 0-byte destination; a failure before the rename removes
 //   the temporary and leaves the original; a killed copy's temporary is removed at the next open.
 // - Compaction needs exclusive use: no other handle in this process (`.fileInUse`), no reader or
-//   writer on this handle, and no other process (the lock file's open marker, taken exclusively).
+//   writer on this handle, and no other process under any name (the lock file's open marker and
+//   the data file's claim, both taken exclusively). It replaces the file's canonical name, so a
+//   symbolic link to it keeps naming the compacted file; a file with several hard links is
+//   refused (`.invalidState`), since a rename can replace only one of its names.
 // - Compaction holds the handle registry's lock and therefore never waits: not for another
 //   process (exclusive use is tried before the writer lock, which then cannot be contended), nor
 //   for a write transaction of this process (the writer lock is only tried: `.fileInUse`).
@@ -76,6 +79,20 @@ extension CoreRegistry {
             }
             var exclusive = true
             defer { if exclusive { lockFile.endExclusive() } }
+            // Through every other name too (a bind mount, a link made since the open): the data
+            // file's own claim.
+            guard DataFileClaim.tryExclusive(core.fd) else {
+                throw StorageError(.fileInUse, "another process has the file open under another name", path: path)
+            }
+            defer { DataFileClaim.endExclusive(core.fd) }
+            // The compacted copy replaces one name by a rename: a file with several hard links
+            // would be split in two, the other names keeping the old file and its writers.
+            if let identity = FileIdentity.of(descriptor: core.fd), identity.linkCount > 1 {
+                throw StorageError(.invalidState, "the file has \(identity.linkCount) names (hard links); compacting it would "
+                                   + "replace one of them with a new file and leave the others on the old one", path: path)
+            }
+            // The file's own name, not a symbolic link to it: the link must keep naming the file.
+            let target = CoreRegistry.canonicalPath(path)
             _ = try core.acquireWriter(waiting: false)
             var writerHeld = true
             defer { if writerHeld { core.releaseWriter() } }
@@ -83,7 +100,7 @@ extension CoreRegistry {
                 throw StorageError(.fileInUse, "a read transaction of this handle is open", path: path)
             }
             // Exclusive use: a `.compact` file left here is a killed compaction's (removed by create).
-            let temporary = try CopyTemporary.create(for: path, suffix: CopyTemporary.compactionSuffix)
+            let temporary = try CopyTemporary.create(for: target, suffix: CopyTemporary.compactionSuffix)
             do throws(StorageError) {
                 try core.copyNewestVersion(into: temporary, cipher: core.cipher)
                 if core.injectedCompactionFailureBeforeRename {
@@ -94,7 +111,7 @@ extension CoreRegistry {
                 temporary.discard()
                 throw error
             }
-            try temporary.installReplacing(path)
+            try temporary.installReplacing(target)
             core.releaseWriter()
             writerHeld = false
             lockFile.endExclusive()

@@ -127,8 +127,12 @@ extension StorageFile {
     /// temporary a live copier holds is kept. Call before opening the file.
     public static func removeStaleCopies(besideFileAt path: String) {
         guard !isOpenAnywhere(path: path) else { return }
-        for suffix in [CopyTemporary.compactionSuffix, CopyTemporary.copySuffix] {
-            CopyTemporary.removeStale(path + suffix)
+        // Compaction writes its temporary beside the file's canonical name (Compaction.swift).
+        let names = Set([path, canonicalPath(path)])
+        for name in names {
+            for suffix in [CopyTemporary.compactionSuffix, CopyTemporary.copySuffix] {
+                CopyTemporary.removeStale(name + suffix)
+            }
         }
     }
 

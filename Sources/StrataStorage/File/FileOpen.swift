@@ -51,25 +51,8 @@ extension FileCore {
         }
         // The lock file first: creating and initialising the data file happens under the writer
         // lock so that two processes creating it at once cannot both initialise it.
-        var lockFile: LockFile? = nil
-        do throws(StorageError) {
-            lockFile = try LockFile(dataPath: path)
-        } catch {
-            // A read-only open goes on without a lock file only when it cannot have one (a
-            // read-only directory or medium); a lock file it could open but refuses stays refused.
-            if !options.readOnly || error.code == .lockFailed { throw error }
-        }
-        lockFile?.writerLock.lock()
+        let (lockFile, fd) = try lockAndOpen(options)
         defer { lockFile?.writerLock.unlock() }
-        var flags = O_CLOEXEC
-        flags |= options.readOnly ? O_RDONLY : O_RDWR
-        if !options.readOnly && !options.mustExist { flags |= O_CREAT }
-        let fd = Glibc.open(path, flags, 0o644)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ENOENT { throw StorageError(.notFound, "no file at this path", path: path) }
-            throw ioError("open", code, path: path)
-        }
         do throws(StorageError) {
             var st = stat()
             guard fstat(fd, &st) == 0 else { throw ioError("fstat", errno, path: path) }

@@ -19,37 +19,24 @@ final class CoreRegistry: @unchecked Sendable {
     private let lock = PosixLock()
     private var cores: [String: FileCore] = [:]
 
+    /// Cores by the identity (device, inode) of their file: a hard link or bind mount of a file
+    /// open here shares its core, as another symlink or relative name of it does through `cores`.
+    private var coresByFile: [String: FileCore] = [:]
+
     static func key(for options: StorageOptions) -> String {
         if options.durability == .memOnly { return "mem:" + options.path }
         return canonicalPath(options.path)
     }
 
-    /// The absolute path with the directory resolved (the file itself may not exist yet).
-    static func canonicalPath(_ path: String) -> String {
-        if let resolved = realpath(path, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        let dir: String
-        let name: String
-        if let slash = path.lastIndex(of: "/") {
-            dir = slash == path.startIndex ? "/" : String(path[..<slash])
-            name = String(path[path.index(after: slash)...])
-        } else {
-            dir = "."
-            name = path
-        }
-        if let resolved = realpath(dir, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved) + "/" + name
-        }
-        return path
-    }
+    /// The absolute path with every symbolic link, `.` and `..` resolved (FileIdentity.swift);
+    /// the file itself may not exist yet.
+    static func canonicalPath(_ path: String) -> String { FilePath.canonical(path) }
 
     func acquire(_ options: StorageOptions) throws(StorageError) -> FileCore {
         let key = CoreRegistry.key(for: options)
         return try lock.withLock { () throws(StorageError) -> FileCore in
-            if let core = cores[key] {
+            let sameFile = options.durability == .memOnly ? nil : FileIdentity.of(path: options.path).flatMap { coresByFile[$0.key] }
+            if let core = cores[key] ?? sameFile {
                 let existing = core.options
                 if existing.encryptionKey != options.encryptionKey {
                     throw StorageError(.wrongKey, "the file is already open in this process with another key", path: options.path)
@@ -66,8 +53,22 @@ final class CoreRegistry: @unchecked Sendable {
             }
             let core = try FileCore.open(options, registryKey: key)
             core.handleCount = 1
-            cores[key] = core
+            register(core)
             return core
+        }
+    }
+
+    /// Enters `core` under its key and its file's identity; the caller holds the registry lock.
+    private func register(_ core: FileCore) {
+        cores[core.registryKey] = core
+        if core.fd >= 0, let identity = FileIdentity.of(descriptor: core.fd) { coresByFile[identity.key] = core }
+    }
+
+    /// Removes `core`'s entries; the caller holds the registry lock.
+    private func unregister(_ core: FileCore) {
+        if cores[core.registryKey] === core { cores[core.registryKey] = nil }
+        if core.fd >= 0, let identity = FileIdentity.of(descriptor: core.fd), coresByFile[identity.key] === core {
+            coresByFile[identity.key] = nil
         }
     }
 
@@ -78,7 +79,7 @@ final class CoreRegistry: @unchecked Sendable {
                 return core.handleCount
             }
             if remaining == 0, cores[core.registryKey] === core {
-                cores[core.registryKey] = nil
+                unregister(core)
                 return true
             }
             return false
@@ -93,11 +94,15 @@ final class CoreRegistry: @unchecked Sendable {
     /// Swaps a core for its successor; the caller holds the registry lock.
     func replaceUnlocked(_ old: FileCore, with fresh: FileCore) {
         old.lock.withLock { old.handleCount = 0 }
-        cores[old.registryKey] = fresh
+        unregister(old)
+        register(fresh)
     }
 
-    func isOpen(key: String) -> Bool {
-        lock.withLock { cores[key] != nil }
+    /// Whether a core of the file `path` names is open in this process, under any of its names.
+    func isOpen(path: String) -> Bool {
+        let key = CoreRegistry.canonicalPath(path)
+        let identity = FileIdentity.of(path: path)
+        return lock.withLock { cores[key] != nil || identity.map { coresByFile[$0.key] != nil } == true }
     }
 }
 
@@ -230,18 +235,36 @@ public final class StorageFile: @unchecked Sendable {
         }
     }
 
-    /// Whether any handle in this process or any other process has `path` open.
+    /// Whether any handle in this process or any other process has the file `path` names open,
+    /// through this name or any other (a symbolic or hard link, a relative path, a bind mount).
     public static func isOpenAnywhere(path: String) -> Bool {
-        if CoreRegistry.shared.isOpen(key: CoreRegistry.canonicalPath(path)) { return true }
-        return LockFile.isOpenByAnotherProcess(path: path)
+        if CoreRegistry.shared.isOpen(path: path) { return true }
+        let (preferred, alternative) = LockLocation.candidates(forDataPath: path)
+        for location in [preferred, alternative].compactMap({ $0 }) where LockFile.isOpenByAnotherProcess(lockPath: location.path) {
+            return true
+        }
+        return DataFileClaim.isOpen(path: path)
     }
 
-    /// Removes the file and its companions; `.fileInUse` while open anywhere.
+    /// The absolute path of the file `path` names, with every symbolic link, `.` and `..`
+    /// resolved: the name compaction replaces and `deleteFiles` removes. The file need not exist.
+    public static func canonicalPath(_ path: String) -> String { FilePath.canonical(path) }
+
+    /// Removes the file and its companions; `.fileInUse` while open anywhere. A symbolic link is
+    /// removed with the file it names (and that file's companions), so that the path names no
+    /// file afterwards, as for any other path. A hard link is one name of its file: the file stays
+    /// under its other names.
     public static func deleteFiles(path: String) throws {
         guard !isOpenAnywhere(path: path) else {
             throw StorageError(.fileInUse, "the file is open", path: path)
         }
-        for name in [path, path + ".lock", path + ".compact"] {
+        let canonical = canonicalPath(path)
+        let identity = FileIdentity.of(path: canonical)
+        var names = [canonical, canonical + ".lock", canonical + ".compact"]
+        if canonical != path { names += [path, path + ".lock", path + ".compact"] }
+        // The identity-named lock file goes with the file's last name.
+        if let identity, identity.linkCount <= 1 { names.append(identity.sharedLockPath) }
+        for name in names {
             if unlink(name) != 0 && errno != ENOENT {
                 throw ioError("unlink", errno, path: name)
             }

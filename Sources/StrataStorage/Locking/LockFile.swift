@@ -1,4 +1,5 @@
-// The companion lock file `<path>.lock`: the cross-process writer lock, the "open" marker, the
+// The companion lock file (`<canonical path>.lock`, or for a hard-linked file the identity-named
+// one: FileIdentity.swift): the cross-process writer lock, the "open" marker, the
 // newest committed version, and the reader registry, all shared by every process using the file.
 //
 // Layout (mapped shared, 4096 + 256 × 64 bytes; magic "STRATAL3", the only layout this build
@@ -77,14 +78,22 @@ final class LockFile: @unchecked Sendable {
     /// This core's token in the writer word.
     var token: UInt32 { writerLock.token }
 
-    init(dataPath: String) throws(StorageError) {
-        path = dataPath + ".lock"
+    /// The lock file's own identity: its marker in the data file's claim (DataFileClaim.swift).
+    let identity: FileIdentity
+
+    init(lockPath: String) throws(StorageError) {
+        path = lockPath
         fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ioError("open lock file", errno, path: path) }
         var st = stat()
         if fstat(fd, &st) != 0 {
             let e = errno; Glibc.close(fd); throw ioError("fstat lock file", e, path: path)
         }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw StorageError(.lockFailed, "the lock file is not a regular file", path: path)
+        }
+        identity = FileIdentity(st)
         // Disk space behind every byte before the file is mapped: a store into a mapped hole on
         // a full file system is SIGBUS, not an error. posix_fallocate reports ENOSPC (`.diskFull`)
         // and leaves ranges that are already allocated alone, so an existing file costs nothing.
@@ -255,8 +264,8 @@ final class LockFile: @unchecked Sendable {
     func endExclusive() { _ = LockFile.setLock(fd, type: F_RDLCK, byte: 1, wait: true) }
 
     /// Retried for up to ~50 ms like `tryExclusive` (a spawning child's inherited descriptors).
-    static func isOpenByAnotherProcess(path: String) -> Bool {
-        let fd = Glibc.open(path + ".lock", O_RDWR | O_CLOEXEC)
+    static func isOpenByAnotherProcess(lockPath: String) -> Bool {
+        let fd = Glibc.open(lockPath, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { Glibc.close(fd) }
         for attempt in 0..<11 {
