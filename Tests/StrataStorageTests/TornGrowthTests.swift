@@ -311,6 +311,10 @@ struct TornGrowthTests {
         otherKey[0] ^= 1
         try StorageFile.open(StorageOptions(path: other, encryptionKey: otherKey)).close()
         let otherStart = Array(try contents(other)[0..<4608])
+        // A plain new file, whole and cut short, opened with a key.
+        let plain = dir.file("plain.strata")
+        try StorageFile.open(StorageOptions(path: plain)).close()
+        let plainHeader = try contents(plain)
         // A new file whose version 2 is in its slot (commits happened), cut to the header.
         let grown = dir.file("grown.strata")
         let made = try GrowingCommit.make(grown, key: nil, pages: 0)
@@ -320,6 +324,8 @@ struct TornGrowthTests {
             ("foreign", foreign, nil, .notAStrataFile),
             ("committed, cut", cut, nil, .truncatedFile),
             ("another key's header", otherStart, testKey, .truncatedFile),
+            ("a plain header opened with a key", plainHeader, testKey, .wrongKey),
+            ("a plain header's start opened with a key", Array(plainHeader[0..<4608]), testKey, .truncatedFile),
             ("version 2 without version 1", withVersion2, nil, .corruptFile),
         ]
         for (index, (name, image, key, code)) in cases.enumerated() {

@@ -15,13 +15,14 @@
 //      the file past the header. A power cut leaves a write cut at a sector boundary (disks write
 //      whole sectors, file systems grow a file by whole blocks): any other length was cut by
 //      something else, and is damage for the ordinary open to report.
-//   2. Every byte is zero or the byte a new file's header, written with the opener's key, has at
-//      that place: slot 1 holds version 1 (durable base 1, empty roots, no root data, no pages,
-//      no commit entries, the opener's encryption flag and key check), the durability record
-//      names version 1, everything else is zero. The one exception is an encrypted slot 1's seal,
-//      whose nonce is random: its 28 nonce and tag bytes may be anything while the meta fields in
-//      front of it are not all there (those fields and the seal lie in different sectors), and
-//      must verify when they are.
+//   2. Every 512-byte sector is all zeros or exactly what a new file's header, written with the
+//      opener's key, has there (a power cut leaves each sector of a write whole or unwritten):
+//      slot 1 holds version 1 (durable base 1, empty roots, no root data, no pages, no commit
+//      entries, the opener's encryption flag and key check), the durability record names version
+//      1, everything else is zero. The one exception is an encrypted slot 1's seal, whose nonce
+//      is random: its 28 nonce and tag bytes may be anything while the meta fields in front of it
+//      are missing (those fields and the seal lie in different sectors), and must verify when
+//      they are there.
 //   3. It is not a finished creation: header-long, with slot 1 complete and its seal verifying.
 //   A file meeting 1 and 2 holds at most version 1, which has no data, so writing the header over
 //   it loses nothing. (The first sectors of a file that never reached version 9, so that slot 1
@@ -71,8 +72,14 @@ enum UnfinishedCreation {
 
         let f = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self)
         let e = UnsafeRawPointer(expected).assumingMemoryBound(to: UInt8.self)
-        for i in 0..<headerBytes where f[i] != 0 && f[i] != e[i] {
-            guard cipher != nil, randomSeal.contains(i) else { return false }
+        for sector in stride(from: 0, to: headerBytes, by: sectorSize) {
+            var zero = true
+            var matches = true
+            for i in sector..<(sector + sectorSize) {
+                if f[i] != 0 { zero = false }
+                if f[i] != e[i], cipher == nil || !randomSeal.contains(i) { matches = false }
+            }
+            guard zero || matches else { return false }
         }
         let metaPresent = (0..<metaLength).allSatisfy { f[slot + $0] == e[slot + $0] }
         let sealPresent = (sealStart..<(sealStart + PageCipher.metaTagSize)).contains { f[$0] != 0 }
