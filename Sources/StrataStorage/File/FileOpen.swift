@@ -176,8 +176,8 @@ extension FileCore {
     private static func initialize(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) {
         try writeHeader(of: UnfinishedCreation.newFileMeta(cipher: cipher), cipher: cipher, to: fd, path: path)
         guard fsync(fd) == 0 else { throw ioError("fsync", errno, path: path) }
-        // Until the directory entry is durable a power cut may lose the whole file: open must not
-        // return as if it were there. A failed open is retried as an unfinished creation.
+        // Until the directory entry is durable a power cut may lose the whole file, so open must
+        // not return as if it were there: the caller gets the error (nothing was committed yet).
         try syncDirectory(of: path)
     }
 

@@ -56,7 +56,8 @@ enum UnfinishedCreation {
         let n = try preadFully(fd, found, size, 0, path: path)
         guard n == size else { return false }  // shrank meanwhile: leave it to the ordinary open
 
-        // The header a new file gets, as FileCore.writeHeader builds it (sealed below).
+        // The header a new file gets, as FileCore.writeHeader builds it (a plain seal is computed
+        // below; an encrypted one has a random nonce, so its bytes are exempt from the comparison).
         expected.initializeMemory(as: UInt8.self, repeating: 0, count: headerBytes)
         let slot = PageLayout.pageSize * 1
         let meta = newFileMeta(cipher: cipher)
