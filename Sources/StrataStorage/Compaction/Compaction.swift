@@ -60,9 +60,11 @@ extension FileCore {
 }
 
 extension CoreRegistry {
-    /// Compacts the file of `core` (held by exactly one handle) and returns the core of the new file.
-    func compact(_ core: FileCore) throws(StorageError) -> FileCore {
-        try withRegistryLock { () throws(StorageError) -> FileCore in
+    /// Compacts the file of `core` (held by exactly one handle) and returns the core of the new
+    /// file, with the error of the directory flush after the rename when it failed (the file is
+    /// replaced either way, so the handle must move to the new core before that is reported).
+    func compact(_ core: FileCore) throws(StorageError) -> (core: FileCore, directoryFlush: StorageError?) {
+        try withRegistryLock { () throws(StorageError) -> (core: FileCore, directoryFlush: StorageError?) in
             let path = core.path
             guard core.fd >= 0 else {
                 throw StorageError(.invalidState, "an in-memory file cannot be compacted", path: path)
@@ -112,6 +114,12 @@ extension CoreRegistry {
                 throw error
             }
             try temporary.installReplacing(target)
+            var directoryFlush: StorageError? = nil
+            do throws(StorageError) {
+                try CopyTemporary.syncDirectory(of: target)
+            } catch {
+                directoryFlush = error
+            }
             core.releaseWriter()
             writerHeld = false
             lockFile.endExclusive()
@@ -124,7 +132,7 @@ extension CoreRegistry {
             fresh.reachabilityWalker = walker
             fresh.relocator = relocator
             replaceUnlocked(core, with: fresh)
-            return fresh
+            return (fresh, directoryFlush)
         }
     }
 }

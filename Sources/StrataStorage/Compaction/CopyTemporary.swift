@@ -50,7 +50,10 @@ struct CopyTemporary {
     }
 
     /// Gives the complete copy the name `destination`, which must not exist (`.alreadyExists`),
-    /// then fsyncs the directory. The caller fsynced the copy.
+    /// then fsyncs the directory. The caller fsynced the copy. When the directory cannot be
+    /// flushed the new name is removed again and the failure reported: a copy the caller is told
+    /// failed leaves no file under the destination's name (after a power cut a complete copy may
+    /// still appear there, never a partial one).
     func installAsNewFile(at destination: String) throws(StorageError) {
         defer { discard() }
         if Glibc.link(path, destination) != 0 {
@@ -63,11 +66,18 @@ struct CopyTemporary {
             }
             guard Glibc.rename(path, destination) == 0 else { throw ioError("rename", errno, path: destination) }
         }
-        CopyTemporary.syncDirectory(of: destination)
+        do throws(StorageError) {
+            try CopyTemporary.syncDirectory(of: destination)
+        } catch {
+            unlink(destination)
+            throw error
+        }
     }
 
-    /// Renames the complete copy over `destination` (atomically replacing it), then fsyncs the
-    /// directory. The caller fsynced the copy. On failure the temporary is removed.
+    /// Renames the complete copy over `destination` (atomically replacing it). The caller fsynced
+    /// the copy, and fsyncs the directory after this returns (`syncDirectory`): by then the file
+    /// is replaced whatever that reports, and the caller must move to the new file first. On
+    /// failure of the rename the temporary is removed and `destination` is unchanged.
     func installReplacing(_ destination: String) throws(StorageError) {
         guard Glibc.rename(path, destination) == 0 else {
             let e = errno
@@ -75,7 +85,6 @@ struct CopyTemporary {
             throw ioError("rename", e, path: destination)
         }
         Glibc.close(fd)
-        CopyTemporary.syncDirectory(of: destination)
     }
 
     /// Closes and removes the temporary (a no-op for the name once installed).
@@ -116,8 +125,8 @@ struct CopyTemporary {
         CopyTemporary.refersToSameFile(fd, path)
     }
 
-    static func syncDirectory(of path: String) {
-        FileCore.syncDirectory(of: path)
+    static func syncDirectory(of path: String) throws(StorageError) {
+        try FileCore.syncDirectory(of: path)
     }
 }
 

@@ -212,11 +212,16 @@ public final class StorageFile: @unchecked Sendable {
 
     /// Rewrites the newest version densely and atomically replaces the file.
     /// Throws `.fileInUse` when another handle or process has the file open, `.invalidState`
-    /// when no relocator is registered (`setRelocator`).
+    /// when no relocator is registered (`setRelocator`). When the directory cannot be flushed
+    /// after the replacement it throws that error (`.io` and friends) with the file already
+    /// replaced and this handle using it: until a later directory flush succeeds, a power cut may
+    /// bring back the file as it was before compaction.
     public func compact() throws {
         try ensureOpen()
         try coreLock.withLock { () throws(StorageError) in
-            currentCore = try CoreRegistry.shared.compact(currentCore)
+            let result = try CoreRegistry.shared.compact(currentCore)
+            currentCore = result.core
+            if let failure = result.directoryFlush { throw failure }
         }
     }
 

@@ -92,7 +92,7 @@ extension FileCore {
         }
         guard st.st_size > 0 else {
             // A writable open initialises an empty file; a read-only one cannot.
-            if readOnly { throw StorageError(.notAStrataFile, "the file is empty", path: path) }
+            if readOnly { throw UnfinishedCreation.readOnlyError(size: 0, path: path) }
             return
         }
         let count = min(Int(st.st_size), MetaLayout.ringBytes)
@@ -106,7 +106,10 @@ extension FileCore {
             slot += 1
         }
         let bytes = UnsafeRawBufferPointer(start: buffer, count: n)
-        if !readOnly && bytes.allSatisfy({ $0 == 0 }) { return }
+        if bytes.allSatisfy({ $0 == 0 }) {
+            if readOnly { throw UnfinishedCreation.readOnlyError(size: Int(st.st_size), path: path) }
+            return
+        }
         throw StorageError(.notAStrataFile, "the file does not begin like a Strata file", path: path)
     }
 }
