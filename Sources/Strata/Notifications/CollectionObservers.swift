@@ -86,8 +86,8 @@ extension Results {
     /// Observes these results: the handler receives `.initial(results)`, then
     /// `.update(results, deletions:insertions:modifications:)` after commits that changed them.
     ///
-    /// Several commits may come as one update. Deletions are indices in the old results, insertions
-    /// and modifications indices in the new ones. Without a queue, handlers run on the realm's own
+    /// Several commits may come as one update. Deletions and modifications are indices in the old
+    /// results, insertions indices in the new ones. Without a queue, handlers run on the realm's own
     /// thread or queue: on a thread-confined realm synchronously at the end of a write, in `refresh()`
     /// and when a write begins; on a queue-confined realm asynchronously on its queue. Nothing is
     /// delivered inside a write.
