@@ -105,8 +105,8 @@ extension Results {
     ///
     /// - Parameters:
     ///   - keyPaths: the properties (`"name"`, `"owner.name"`) whose changes count as modifications;
-    ///     `nil` watches all of them. An unknown key path stops with a `Strata:` message, as Realm
-    ///     raises.
+    ///     `nil` watches all of them and the objects they link to, up to three links away. An
+    ///     unknown key path stops with a `Strata:` message, as Realm raises.
     ///   - queue: a dispatch queue to run the handler on, with results confined to that queue.
     ///   - block: called with each change. Observing frozen results stops with a `Strata:` message
     ///     (they never change), as Realm raises.
