@@ -9,9 +9,9 @@ import StrataTestSupport
 @Suite struct NotificationCollectionTests {
     @Test func diffReportsDeletionsInsertionsModificationsAndMoves() {
         let a: [UInt8] = [1], b: [UInt8] = [2]
-        // remove at 0, then modify what is now index 1 → deletion 0, modification 1
+        // remove at 0, then modify what is now index 1 → deletion 0, modification 2 (its old index)
         var c = CollectionDiff.diff(old: [10, 11, 12], oldPrints: [a, a, a], new: [11, 12], newPrints: [a, b])
-        #expect(c == CollectionChangeSet(deletions: [0], insertions: [], modifications: [1]))
+        #expect(c == CollectionChangeSet(deletions: [0], insertions: [], modifications: [2]))
         // a move (12 to the front) is a deletion plus an insertion, never a modification
         c = CollectionDiff.diff(old: [10, 11, 12], oldPrints: [a, a, a], new: [12, 10, 11], newPrints: [b, a, a])
         #expect(c == CollectionChangeSet(deletions: [2], insertions: [0], modifications: []))
@@ -26,7 +26,7 @@ import StrataTestSupport
         let log = ChangeLog<Results<Dog>>()
         let token = realm.objects(Dog.self).observe { log.record($0) }
         #expect(log.initials == 1 && log.updates.isEmpty)
-        // one write: delete index 0 and modify what becomes index 1 ("c")
+        // one write: delete index 0 and modify what becomes index 1 ("c"), at 2 before the write
         try realm.write {
             realm.delete(dogs[0])
             dogs[2].age = 7
@@ -34,7 +34,7 @@ import StrataTestSupport
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.deletions == [0])
         #expect(log.updates.last?.insertions == [])
-        #expect(log.updates.last?.modifications == [1])
+        #expect(log.updates.last?.modifications == [2])
         _ = try addDogs(realm, ["d"])
         #expect(log.updates.last?.insertions == [2])
         // a commit that changes nothing observed reports nothing
@@ -178,7 +178,7 @@ import StrataTestSupport
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.deletions == [0])
         #expect(log.updates.last?.insertions == [1])
-        #expect(log.updates.last?.modifications == [0])
+        #expect(log.updates.last?.modifications == [1])  // "b", at 1 before "a" went
         #expect(realmChanges == 1)
         token.invalidate()
         rt.invalidate()

@@ -9,11 +9,13 @@ import StrataTestSupport
 /// Applies a change set to `old` the way a UI would (deletions, then insertions taken from
 /// `new`, then modifications re-read from `new`).
 func applyChange<T>(_ old: [T], _ new: [T], deletions: [Int], insertions: [Int], modifications: [Int]) -> [T] {
-    var out = old
+    // Modifications are indices in `old`: each modified element is carried through the deletions
+    // and insertions, then takes the value at the place it reached.
+    let modified = Set(modifications)
+    var out = old.enumerated().map { (value: $0.element, modified: modified.contains($0.offset)) }
     for d in deletions.sorted(by: >) { out.remove(at: d) }
-    for i in insertions.sorted() { out.insert(new[i], at: i) }
-    for m in modifications { out[m] = new[m] }
-    return out
+    for i in insertions.sorted() { out.insert((new[i], false), at: i) }
+    return out.indices.map { out[$0].modified && $0 < new.count ? new[$0] : out[$0].value }
 }
 
 func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Person {
@@ -80,7 +82,8 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         let log = ChangeLog<List<Dog>>()
         let token = person.dogs.observe { log.record($0) }
         #expect(log.initials == 1 && log.updates.isEmpty)
-        // remove at 0, then modify what is now index 1 ("c"): deletion 0, modification 1
+        // remove at 0, then modify what is now index 1 ("c"): deletion 0, modification 2, where
+        // "c" was before the write
         try realm.write {
             person.dogs.remove(at: 0)
             person.dogs[1].age = 30
@@ -88,7 +91,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         #expect(log.updates.count == 1)
         #expect(log.updates.last?.deletions == [0])
         #expect(log.updates.last?.insertions == [])
-        #expect(log.updates.last?.modifications == [1])
+        #expect(log.updates.last?.modifications == [2])
         // append a dog already in the list (duplicates are allowed) and insert at 0
         let before = person.dogs.map(\.id)
         try realm.write {
@@ -295,7 +298,7 @@ func makePerson(_ realm: Realm, _ name: String, dogs: [Dog] = []) throws -> Pers
         realm.refresh()
         #expect(log.updates.count == 1)
         let u = try #require(log.updates.last)
-        #expect(u.deletions == [0] && u.insertions == [2] && u.modifications == [1])
+        #expect(u.deletions == [0] && u.insertions == [2] && u.modifications == [2])  // c was at 2
         #expect(applyChange(before, person.dogs.map(\.id), deletions: u.deletions, insertions: u.insertions,
                             modifications: u.modifications) == ["b", "c", "a"])
         token.invalidate()

@@ -62,8 +62,8 @@ extension List {
     /// Observes this managed list: the handler receives `.initial(list)`, then
     /// `.update(list, deletions:insertions:modifications:)` after commits that changed it.
     ///
-    /// Several commits may come as one update. Deletions are indices in the old list, insertions and
-    /// modifications indices in the new one; a moved element is a deletion plus an insertion. When the
+    /// Several commits may come as one update. Deletions and modifications are indices in the old
+    /// list, insertions indices in the new one; a moved element is a deletion plus an insertion. When the
     /// owning object is deleted, one last update reports every element deleted. Observing an
     /// unmanaged or frozen list, or an unknown key path, stops with a `Strata:` message.
     ///

@@ -8,7 +8,7 @@
 // - A layout is computed from one reading of the source and never changes; `SectionSource` keeps
 //   the last one while the realm's version (change counter and generation) stays where it was.
 // - Index paths of a change are those of the whole sectioned results, also when one section is
-//   observed. Deletions are paths in the old layout, insertions and modifications in the new one.
+//   observed. Deletions and modifications are paths in the old layout, insertions in the new one.
 //   An element that moved to another key, or was modified and moved within its section, is a
 //   deletion plus an insertion; the deletions of a removed section are not listed (the section's
 //   removal says it), the insertions of a new section are.
@@ -74,8 +74,8 @@ struct SectionDelta {
             && sectionsToInsert.isEmpty && sectionsToDelete.isEmpty
     }
 
-    /// The change from `old` to `new`, given the source's own change between them (deletions as
-    /// old indices; insertions and modifications as new ones). With `only`, the change restricted
+    /// The change from `old` to `new`, given the source's own change between them (deletions and
+    /// modifications as old indices; insertions as new ones). With `only`, the change restricted
     /// to the section of that key.
     static func between<Key: Hashable, Element>(_ old: SectionLayout<Key, Element>, _ new: SectionLayout<Key, Element>,
                                                 deletions: [Int], insertions: [Int], modifications: [Int],
@@ -112,11 +112,11 @@ struct SectionDelta {
         for (o, n) in zip(survivorsOld, survivorsNew) {
             let before = old.paths[o], after = new.paths[n]
             let keyBefore = old.keys[before.section], keyAfter = new.keys[after.section]
-            if keyBefore != keyAfter || (modifiedSet.contains(n) && before.item != after.item) {
+            if keyBefore != keyAfter || (modifiedSet.contains(o) && before.item != after.item) {
                 deleted(o)
                 inserted(n)
-            } else if modifiedSet.contains(n), concerns(keyAfter) {
-                delta.modifications.append(IndexPath(item: after.item, section: after.section))
+            } else if modifiedSet.contains(o), concerns(keyAfter) {
+                delta.modifications.append(IndexPath(item: before.item, section: before.section))
             }
         }
         return delta.sorted()

@@ -67,8 +67,8 @@ extension RealmSectionedResult where Element: Object {
 
 /// What an observer of ``SectionedResults`` or of one ``ResultsSection`` receives.
 ///
-/// Deletions are index paths in the previous sections; insertions and modifications index paths in
-/// the new ones. An element that moved to another section, or was modified and moved within its
+/// Deletions and modifications are index paths in the previous sections, insertions index paths
+/// in the new ones. An element that moved to another section, or was modified and moved within its
 /// section, is a deletion plus an insertion. A removed section is reported in `sectionsToDelete`
 /// (its elements' deletions are not listed); a new section in `sectionsToInsert`, with its
 /// elements' insertions.

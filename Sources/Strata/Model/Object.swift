@@ -174,8 +174,11 @@ open class Object: CustomStringConvertible {
         return ((try? ClassInfo.of(self))?.schema.allProperties ?? []).filter(\.isIndexed).map(\.name)
     }
 
-    /// The names of properties Realm would not store. A property that is not `@Persisted` is never
-    /// stored, so this is empty; overriding it does not change the schema, except that a `List`,
+    /// The names of properties the realm does not store, as RealmSwift's `ignoredProperties()`.
+    /// A property that is not `@Persisted` is never stored, so this is empty. A `@Persisted`
+    /// property an override names is not persisted either: it is left out of the schema, the
+    /// description, `init(value:)`, notifications and migrations, and stays a plain stored
+    /// property of the instance, keeping what is written to it, managed or not. A `List`,
     /// `MutableSet`, `Map`, `RealmProperty`, `RealmOptional` or `LinkingObjects` declared without
     /// `@Persisted` must be named here, or the class is refused as a model that would lose data.
     open class func ignoredProperties() -> [String] { [] }

@@ -8,6 +8,8 @@
 //   reads and writes through its realm, and the wrapper's value is ignored. Once `add` made an
 //   object managed, its wrappers that can hold objects (links, collections of links) are reset
 //   to their defaults, so objects linked to each other while unmanaged form no retain cycle.
+// - A wrapper of a property named in `ignoredProperties()` keeps ordinal -1 and its value in
+//   the wrapper, managed or not: it is a plain stored property (WrapperLayout.swift).
 import Foundation
 
 /// Declares a persisted property of an `Object` subclass:
@@ -116,8 +118,9 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<E, Persisted<Value>>
     ) -> Value {
         @inline(__always) get {
-            if obj._isManaged {
-                let ordinal = Int(obj[keyPath: storageKeyPath].ordinal)
+            // An ordinal below 0 on a managed object is a property the class names in
+            // ignoredProperties() (WrapperLayout.swift): it has no column and reads as unmanaged.
+            if obj._isManaged, case let ordinal = Int(obj[keyPath: storageKeyPath].ordinal), ordinal >= 0 {
                 if Value._strataCachesManagedAccessor {
                     // CollectionAccessorCache.swift: the accessor handed out last, while it is current.
                     let kept = obj[keyPath: storageKeyPath].value
@@ -141,8 +144,8 @@ public struct Persisted<Value: _Persistable> {
             return obj[keyPath: storageKeyPath].value
         }
         @inline(__always) set {
-            if obj._isManaged {
-                Value._strataSet(obj, Int(obj[keyPath: storageKeyPath].ordinal), newValue)
+            if obj._isManaged, case let ordinal = Int(obj[keyPath: storageKeyPath].ordinal), ordinal >= 0 {
+                Value._strataSet(obj, ordinal, newValue)
             } else {
                 obj[keyPath: storageKeyPath].value = newValue
                 if Value._strataMayLackDefault { obj[keyPath: storageKeyPath].lacksDefault = false }

@@ -12,6 +12,10 @@
 // - A class's layout lists its `@Persisted` wrappers in declaration order, superclass first, as
 //   `_forEachField` reports them; `ClassInfo` takes its fields from the same layout, so the
 //   wrapper of `fields[i]` carries ordinal i, the index of its column.
+// - A wrapper the class names in `ignoredProperties()` is in no layout and never stamped: its
+//   ordinal stays -1, so the wrapper keeps its value in memory, managed or not (Persisted.swift),
+//   as the plain stored property the model asks for. A ported RealmSwift model marks such a
+//   property `@Persisted` with the rest, and storing it would keep what the model discards.
 // - Layouts are immutable and live as long as the process (the thread-local fast path holds one
 //   without retaining it).
 @_spi(Reflection) import Swift
@@ -30,11 +34,13 @@ final class WrapperLayout: @unchecked Sendable {
 
     private init(_ type: Object.Type) {
         var fields: [AnyFieldIO] = []
+        let ignored = Set(type.ignoredProperties())
         // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
         _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
             guard let persisted = fieldType as? any _PersistedField.Type else { return true }
             var name = String(cString: namePtr)
             if name.hasPrefix("_") { name.removeFirst() }  // the wrapper's storage is `_name`
+            if ignored.contains(name) { return true }
             fields.append(persisted.makeFieldIO(name: name, offset: offset))
             return true
         }

@@ -93,16 +93,17 @@ extension Realm {
     }
 }
 
-/// What a collection observer receives. Deletions are indices in the old collection; insertions
-/// and modifications are indices in the new one (apply deletions, then insertions, then
-/// modifications). An object that moved is reported as a deletion plus an insertion.
+/// What a collection observer receives. Deletions and modifications are indices in the old
+/// collection, insertions indices in the new one, as a table view's batch update takes them
+/// (rows deleted and reloaded as they were shown, rows inserted where they will be). An object
+/// that moved is reported as a deletion plus an insertion.
 public enum RealmCollectionChange<CollectionType> {
     /// The first delivery: the collection as it is when observation starts.
     case initial(CollectionType)
     /// A later delivery after commits that changed the collection; several commits may come as one.
     ///
-    /// The associated arrays are the indices deleted (in the old collection), inserted and modified
-    /// (both in the new collection).
+    /// The associated arrays are the indices deleted (in the old collection), inserted (in the
+    /// new collection) and modified (in the old collection).
     case update(CollectionType, deletions: [Int], insertions: [Int], modifications: [Int])
     /// Observation could not start (for example an unmanaged or frozen collection, or an unknown key
     /// path); nothing follows it.

@@ -6,8 +6,10 @@
 // fingerprint (the bytes of its watched properties, see RowFingerprint.swift) between versions.
 //
 // Invariants:
-// - `deletions` are ascending indices into `old`, `insertions` and `modifications` ascending
-//   indices into `new`; an index is never both inserted and modified.
+// - `deletions` and `modifications` are ascending indices into `old`, `insertions` ascending
+//   indices into `new`: a table view's batch update reads deletions and reloads against the rows
+//   it shows, and insertions against the rows it will show. A modified object is one kept in
+//   place, never one that moved.
 // - Keys present in both whose relative order is kept (a longest increasing subsequence of their
 //   old positions, taken in new order) stay put; every other common key is a move, reported as a
 //   deletion plus an insertion (what Realm reports for moves, too).
@@ -50,7 +52,7 @@ enum CollectionDiff {
         for (n, j) in commonNew.enumerated() {
             let i = commonOld[n]
             if stable[n] {
-                if oldPrints[i] != newPrints[j] { out.modifications.append(j) }
+                if oldPrints[i] != newPrints[j] { out.modifications.append(i) }
             } else {
                 out.deletions.append(i)
                 out.insertions.append(j)

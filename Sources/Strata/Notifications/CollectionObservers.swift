@@ -86,8 +86,8 @@ extension Results {
     /// Observes these results: the handler receives `.initial(results)`, then
     /// `.update(results, deletions:insertions:modifications:)` after commits that changed them.
     ///
-    /// Several commits may come as one update. Deletions are indices in the old results, insertions
-    /// and modifications indices in the new ones. Without a queue, handlers run on the realm's own
+    /// Several commits may come as one update. Deletions and modifications are indices in the old
+    /// results, insertions indices in the new ones. Without a queue, handlers run on the realm's own
     /// thread or queue: on a thread-confined realm synchronously at the end of a write, in `refresh()`
     /// and when a write begins; on a queue-confined realm asynchronously on its queue. Nothing is
     /// delivered inside a write.
@@ -105,8 +105,8 @@ extension Results {
     ///
     /// - Parameters:
     ///   - keyPaths: the properties (`"name"`, `"owner.name"`) whose changes count as modifications;
-    ///     `nil` watches all of them. An unknown key path stops with a `Strata:` message, as Realm
-    ///     raises.
+    ///     `nil` watches all of them and the objects they link to, up to three links away. An
+    ///     unknown key path stops with a `Strata:` message, as Realm raises.
     ///   - queue: a dispatch queue to run the handler on, with results confined to that queue.
     ///   - block: called with each change. Observing frozen results stops with a `Strata:` message
     ///     (they never change), as Realm raises.

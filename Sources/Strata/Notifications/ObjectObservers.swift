@@ -3,8 +3,10 @@
 // Invariants: an object observer keeps the column bytes and values of the version it last
 // reported; a property counts as changed when its column bytes differ (so a value set to the same
 // value is not reported), or, for key paths through a link ("owner.name", "dogs.name"), when
-// the watched properties of the linked objects differ (RowFingerprint.swift). After `.deleted`
-// the observer stops.
+// the watched properties of the linked objects differ (RowFingerprint.swift). Without key paths
+// only the object's own columns count: a linked object's change is not the object's, as for
+// Realm's object notifications (collection observers do follow links). After `.deleted` the
+// observer stops.
 import Dispatch
 import StrataStorage
 

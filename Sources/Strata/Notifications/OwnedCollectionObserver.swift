@@ -170,7 +170,7 @@ final class OwnedCollectionObserver: ChangeObserver {
         }
         var change = SequenceDiff.changeSet(oldCount: old.elements.count, newCount: new.elements.count, matches: matches)
         if ofObjects {
-            for p in matches where old.prints[p.old] != new.prints[p.new] { modifications.append(p.new) }
+            for p in matches where old.prints[p.old] != new.prints[p.new] { modifications.append(p.old) }
         }
         change.modifications = modifications.sorted()
         return change

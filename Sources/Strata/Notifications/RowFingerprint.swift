@@ -3,8 +3,9 @@
 //
 // What is watched:
 // - No key paths: the object's whole row (every stored property; a list/set/map column is its
-//   tree root, which a commit that changes the collection replaces) plus, one level deep, the
-//   rows of the objects its to-one links point to.
+//   tree root, which a commit that changes the collection replaces) plus the rows of the objects
+//   reachable from it through links, up to three links away (LinkedRowFingerprint.swift), so a
+//   renamed dog of a person's list changes the person, as Realm reports it.
 // - Key paths ("name", "owner.name"): for each, the first component's column (null bit, fixed
 //   slot, variable bytes); when it is a to-one link and the path goes on, the rest of the path is
 //   fingerprinted on the linked object. Through a to-many link (List, MutableSet or Map of
@@ -61,6 +62,7 @@ extension RealmCore {
     /// object does not exist.
     func fingerprint(table: Int, key: UInt64, watching w: WatchedPaths, pages p: some PageReading) throws -> [UInt8]? {
         var out: [UInt8] = []
+        if w.paths == nil { return try appendWholeGraph(table: table, key: key, pages: p, into: &out) ? out : nil }
         guard try appendFingerprint(table: table, key: key, paths: w.paths, depth: 0, pages: p, into: &out) else { return nil }
         return out
     }
@@ -124,13 +126,6 @@ extension RealmCore {
                 // somewhere is not a change of the object's properties.
                 let footer = RowFooter.length(row) ?? 0
                 out.append(contentsOf: row[0 ..< row.count - footer])
-                if depth == 0 {
-                    for (c, column) in layout.columns.enumerated() {
-                        if let link = linkTarget(of: column, property: props[c], in: row) {
-                            follow.append((link.table, link.key, nil))
-                        }
-                    }
-                }
             }
             return true
         }
@@ -209,14 +204,14 @@ extension RealmCore {
     }
 
     /// The tree root and target table of a List/MutableSet/Map-of-links column.
-    private func linkCollection(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, root: PageRef)? {
+    func linkCollection(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, root: PageRef)? {
         guard column.type == .object, column.collection != .none, let name = property.objectClassName,
               let t = snap.tableByName[name], column.offset + 4 <= row.count else { return nil }
         return (t, PageRef(UInt32(littleEndian: row.loadUnaligned(fromByteOffset: column.offset, as: UInt32.self))))
     }
 
     /// The target of a non-null to-one link column.
-    private func linkTarget(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, key: UInt64)? {
+    func linkTarget(of column: _Column, property: Property, in row: UnsafeRawBufferPointer) -> (table: Int, key: UInt64)? {
         guard column.type == .object, column.collection == .none, let name = property.objectClassName,
               let t = snap.tableByName[name], !Self.isNull(column, row) else { return nil }
         guard column.offset + 8 <= row.count else { return nil }

@@ -123,7 +123,7 @@ enum SequenceDiff {
     /// Pairs each run of deletions with the run of insertions at the same place (between the same
     /// two matched elements), one for one, turning each pair into a modification: a value of a
     /// List of primitives replaced in place (`list[i] = v`) is reported as a modification, as
-    /// Realm does. Returns the extended matches (still increasing) and the modified new indices.
+    /// Realm does. Returns the extended matches (still increasing) and the modified old indices.
     static func foldReplacements(oldCount: Int, newCount: Int, matches: [(old: Int, new: Int)])
         -> (matches: [(old: Int, new: Int)], replaced: [Int]) {
         var out: [(old: Int, new: Int)] = []
@@ -133,7 +133,7 @@ enum SequenceDiff {
             let dels = toOld - lastOld - 1, ins = toNew - lastNew - 1
             for t in 0 ..< min(dels, ins) {
                 out.append((lastOld + 1 + t, lastNew + 1 + t))
-                replaced.append(lastNew + 1 + t)
+                replaced.append(lastOld + 1 + t)
             }
         }
         for p in matches {
