@@ -1,5 +1,6 @@
-// Sorting along a link path: an object whose link is nil has no value to sort by and comes after
-// every object the path reaches, whichever the direction, as in RealmSwift.
+// Sorting along a link path: an object whose link is nil has no value to sort by; as in RealmSwift
+// it ranks above every value the path reaches, so it comes last ascending and first descending.
+// A nil value the path does reach sorts as nil (first ascending, last descending).
 import Foundation
 import Strata
 import Testing
@@ -34,17 +35,25 @@ struct NilLinkSortOrderTests {
         #expect(hounds.sorted(byKeyPath: "collar.tag").map(\.name) == ["ace", "rex", "zed", "bare"])
     }
 
-    @Test func anObjectWithoutTheLinkSortsLastDescending() throws {
+    @Test func anObjectWithoutTheLinkSortsFirstDescending() throws {
         let hounds = try kennel().objects(SortedHound.self)
-        #expect(hounds.sorted(byKeyPath: "collar.tag", ascending: false).map(\.name) == ["zed", "rex", "ace", "bare"])
+        #expect(hounds.sorted(byKeyPath: "collar.tag", ascending: false).map(\.name) == ["bare", "zed", "rex", "ace"])
+    }
+
+    @Test func descendingIsTheReverseOfAscendingThroughANilLink() throws {
+        let hounds = try kennel().objects(SortedHound.self)
+        for path in ["collar.tag", "collar.size"] {
+            let up = hounds.sorted(byKeyPath: path).map(\.name)
+            #expect(hounds.sorted(byKeyPath: path, ascending: false).map(\.name) == up.reversed(), "\(path)")
+        }
     }
 
     @Test func aNilValueReachedThroughTheLinkSortsAsNil() throws {
         // "ace" has a collar whose size is nil: a value like any other, first when ascending;
-        // "bare" has no collar at all and still comes last.
+        // "bare" has no collar at all: last ascending, first descending.
         let hounds = try kennel().objects(SortedHound.self)
         #expect(hounds.sorted(byKeyPath: "collar.size").map(\.name) == ["ace", "zed", "rex", "bare"])
-        #expect(hounds.sorted(byKeyPath: "collar.size", ascending: false).map(\.name) == ["rex", "zed", "ace", "bare"])
+        #expect(hounds.sorted(byKeyPath: "collar.size", ascending: false).map(\.name) == ["bare", "rex", "zed", "ace"])
     }
 
     @Test func aLaterKeyOrdersObjectsThatAllLackTheLink() throws {
@@ -53,6 +62,6 @@ struct NilLinkSortOrderTests {
         let sorted = realm.objects(SortedHound.self).sorted(by: [
             SortDescriptor(keyPath: "collar.tag", ascending: false), SortDescriptor(keyPath: "name"),
         ])
-        #expect(sorted.map(\.name) == ["zed", "rex", "ace", "amy", "bare"])
+        #expect(sorted.map(\.name) == ["amy", "bare", "zed", "rex", "ace"])
     }
 }
