@@ -15,11 +15,16 @@ final class SortedHound: Object {
     @Persisted var collar: SortedCollar?
 }
 
+final class SortedKennel: Object {
+    @Persisted var label = ""
+    @Persisted var hound: SortedHound?
+}
+
 @Suite("Sorting through a nil link")
 struct NilLinkSortOrderTests {
     private func kennel() throws -> Realm {
         var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
-        configuration.objectTypes = [SortedHound.self, SortedCollar.self]
+        configuration.objectTypes = [SortedHound.self, SortedCollar.self, SortedKennel.self]
         let realm = try Realm(configuration: configuration)
         try realm.write {
             realm.add(SortedHound(value: ["name": "rex", "collar": ["tag": "b", "size": 2]]))
@@ -63,5 +68,23 @@ struct NilLinkSortOrderTests {
             SortDescriptor(keyPath: "collar.tag", ascending: false), SortDescriptor(keyPath: "name"),
         ])
         #expect(sorted.map(\.name) == ["amy", "bare", "zed", "rex", "ace"])
+    }
+
+    @Test func aNilLinkAnywhereOnALongerPathRanksAboveEveryValue() throws {
+        let realm = try kennel()
+        let hounds = realm.objects(SortedHound.self)
+        try realm.write {
+            for (label, name) in [("k1", "rex"), ("k2", "bare"), ("k3", nil), ("k4", "ace")] as [(String, String?)] {
+                let kennel = realm.create(SortedKennel.self, value: ["label": label])
+                kennel.hound = name.flatMap { n in hounds.first { $0.name == n } }
+            }
+        }
+        let kennels = realm.objects(SortedKennel.self)
+        // k2's hound has no collar, k3 has no hound: neither reaches a tag.
+        #expect(kennels.sorted(byKeyPath: "hound.collar.tag").map(\.label) == ["k4", "k1", "k2", "k3"])
+        #expect(kennels.sorted(byKeyPath: "hound.collar.tag", ascending: false).map(\.label) == ["k2", "k3", "k1", "k4"])
+        // distinct leaves out both, as Realm does, whichever link on the way is nil.
+        #expect(kennels.distinct(by: ["hound.collar.tag"]).map(\.label) == ["k1", "k4"])
+        #expect(kennels.distinct(by: ["hound.name"]).map(\.label) == ["k1", "k2", "k4"])
     }
 }
