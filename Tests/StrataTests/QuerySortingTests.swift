@@ -32,16 +32,19 @@ struct SortKey: QuerySortKey {
     }
 
     @Test func sortsThroughToOneLinksWithSeveralKeys() throws {
-        // d5 and d6 have no owner: the path does not reach a name, so they come last.
+        // d5 and d6 have no owner: the path does not reach a name, so they come last ascending.
         #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.name")]))
             == ["d1", "d2", "d3", "d4", "d7", "d5", "d6"])
         #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.name"),
                                                              SortKey(keyPath: "age", ascending: false)]))
             == ["d2", "d1", "d3", "d4", "d7", "d5", "d6"])
+        // a3 has no author: descending, it comes first (a nil link ranks above every value).
         let news = Newspaper()
         let articles = try QueryOrdering.sorted(news.articles, by: [SortKey(keyPath: "author.isVIP", ascending: false),
                                                                     SortKey(keyPath: "date", ascending: false)])
-        #expect(articles.map(\.id) == ["a2", "a1", "a4", "a3"])
+        #expect(articles.map(\.id) == ["a3", "a2", "a1", "a4"])
+        #expect(ids(try QueryOrdering.sorted(world.dogs, by: [SortKey(keyPath: "owner.name", ascending: false)]))
+            == ["d5", "d6", "d4", "d7", "d3", "d1", "d2"])
     }
 
     @Test func sortsByMapEntries() throws {

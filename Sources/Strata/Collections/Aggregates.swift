@@ -83,7 +83,7 @@ extension RealmCore {
         scanRows(source) { row in
             if c.isOptional && row.isNull(c) { return }
             switch c.type {
-            case .int: body(.int(Int64(littleEndian: row.load(c, as: Int64.self))))
+            case .int: body(.int(Int128(Int64(littleEndian: row.load(c, as: Int64.self)))))
             case .float: body(.double(Double(Float(bitPattern: UInt32(littleEndian: row.load(c, as: UInt32.self))))))
             case .decimal128: let d = Decimal128.unpackedNumber(row.fixedBytes(c, count: 16)); if !d.isNaN { body(.decimal(d)) }
             default: body(.double(row.loadDouble(c)))

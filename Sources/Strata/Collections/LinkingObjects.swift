@@ -128,14 +128,16 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     /// The sum of a property over the linking objects; zero when none links here.
     ///
     /// Null values are skipped. The type must be the property's stored type: an unknown property or
-    /// another type stops the program with a `Strata:` message.
+    /// another type stops the program with a `Strata:` message. Integers are added exactly; a sum
+    /// that does not fit in `T` stops with a `Strata: valueTooLarge` message
+    /// (``RealmCollection/checkedSum(ofProperty:)`` throws it instead).
     ///
     /// - Parameter property: the name of a numeric persisted property of the linking class.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         guard let s = source, let o = origin() else { return .zero }
-        var total = T.zero
-        s.core.forEachValue(T.self, info: o.info, property: property, source: .keys(o.table, keys)) { total += $0 }
-        return total
+        return ExactSum.totalOrStop(T.self, of: "the sum of '\(o.info.schema.className).\(property)'") { body in
+            s.core.forEachValue(T.self, info: o.info, property: property, source: .keys(o.table, keys), body)
+        }
     }
 
     /// The mean of a numeric property over the linking objects, or `nil` when none has a value.

@@ -116,9 +116,13 @@ extension Map where Value: _StrataOptional & RealmCollectionValue, Value.Wrapped
 
     /// The sum of a numeric property of the map's objects; zero when there is none.
     ///
+    /// Integers are added exactly; a sum that does not fit in `T` stops the program with a
+    /// `Strata: valueTooLarge` message.
+    ///
     /// - Parameter keyPath: a numeric property of the objects' class.
     public func sum<T: AdditiveArithmetic>(of keyPath: KeyPath<Value.Wrapped, T>) -> T {
-        propertyValues(keyPath).reduce(.zero, +)
+        let all = propertyValues(keyPath)
+        return ExactSum.totalOrStop(T.self, of: "the sum of \(keyPath)") { all.forEach($0) }
     }
 
     /// The mean of a numeric property of the map's objects as the property's own type (an

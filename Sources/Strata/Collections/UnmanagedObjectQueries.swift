@@ -103,7 +103,13 @@ struct UnmanagedObjects<Element: Object> {
     }
 
     func sum<T: _PersistableElement & AdditiveArithmetic>(_ property: String) -> T {
-        values(property, as: T.self).reduce(T.zero, +)
+        let all = values(property, as: T.self)
+        return ExactSum.totalOrStop(T.self, of: "the sum of '\(info.schema.className).\(property)'") { all.forEach($0) }
+    }
+
+    func checkedSum<T: _PersistableElement & AdditiveArithmetic>(_ property: String) throws(Realm.Error) -> T {
+        let all = values(property, as: T.self)
+        return try ExactSum.total(T.self, of: "the sum of '\(info.schema.className).\(property)'") { all.forEach($0) }
     }
 
     func average<T: AddableType>(_ property: String) -> T? {

@@ -9,21 +9,25 @@
 //   plus String and Data; each for an Optional of a conforming type.
 // - Aggregates skip nil elements (and `AnyRealmValue`s that are not numbers) as Realm's do: an
 //   empty or all-nil collection has no min, max or average (nil) and sums to zero.
-// - Integers sum in 64 bits (wrapping, as Realm's int64 sum), Float and Double in Double,
-//   Decimal128 in Decimal; an AnyRealmValue sum is Decimal128 (Realm sums mixed values as
-//   decimals). An average is the sum over the count, given as the requested AddableType.
+// - Integers sum exactly, in 128 bits (ExactSum.swift), Float and Double in Double, Decimal128
+//   in Decimal; an AnyRealmValue sum is Decimal128 (Realm sums mixed values as decimals). An
+//   average is the exact sum over the count, given as the requested AddableType. An integer sum
+//   that does not fit the requested type stops with a "Strata: valueTooLarge" message (the
+//   `checkedSum` forms throw it instead), never wraps or rounds.
 import Foundation
 
 /// A sum (or mean) on its way to the type the caller asked for. Public only so that the
 /// protocols' requirements can name it.
 public enum _StrataNumber: Sendable {
-    case int(Int64)
+    /// An integer, or an exact sum of integers: 128 bits hold the sum of any number of 64-bit
+    /// values a realm can store (it would take 2^64 of them to overflow).
+    case int(Int128)
     case double(Double)
     case decimal(Decimal)
 
     static func + (a: _StrataNumber, b: _StrataNumber) -> _StrataNumber {
         switch (a, b) {
-        case let (.int(x), .int(y)): return .int(x &+ y)
+        case let (.int(x), .int(y)): return .int(x + y)
         case (.decimal, _), (_, .decimal): return .decimal(a.decimal + b.decimal)
         default: return .double(a.double + b.double)
         }
@@ -39,13 +43,14 @@ public enum _StrataNumber: Sendable {
 
     var decimal: Decimal {
         switch self {
-        case .int(let i): return Decimal(i)
+        case .int(let i): return ExactSum.decimal(i)
         case .double(let d): return Decimal128.decimal(fromBinary: d)
         case .decimal(let d): return d
         }
     }
 
-    /// The mean of `count` values whose sum this is: integers divide as doubles.
+    /// The mean of `count` values whose sum this is: integers divide as doubles (the exact sum
+    /// divided, so a mean of large values never overflows).
     func divided(by count: Int) -> _StrataNumber {
         switch self {
         case .int, .double: return .double(double / Double(count))
@@ -53,20 +58,30 @@ public enum _StrataNumber: Sendable {
         }
     }
 
-    var int64: Int64 {
+    /// The number as the integer type `I`: an integer exactly (nil when it does not fit), a mean
+    /// truncated toward zero (clamped to `I`'s range), a decimal as Foundation converts it.
+    func integer<I: FixedWidthInteger>(_: I.Type) -> I? {
         switch self {
-        case .int(let i): return i
-        case .double(let d): return d.isFinite ? Int64(clamping: Int(exactly: d.rounded(.towardZero)) ?? (d < 0 ? .min : .max)) : 0
-        case .decimal(let d): return NSDecimalNumber(decimal: d).int64Value
+        case .int(let i): return I(exactly: i)
+        case .double(let d): return d.isFinite ? I(exactly: d.rounded(.towardZero)) ?? (d < 0 ? .min : .max) : 0
+        case .decimal(let d): return I(clamping: NSDecimalNumber(decimal: d).int64Value)
         }
+    }
+
+    /// The number as the integer type `I`, stopping with a "Strata:" message when an integer sum
+    /// does not fit (for the aggregates that cannot throw; `checkedSum` throws instead).
+    func integerOrStop<I: FixedWidthInteger>(_ type: I.Type) -> I {
+        guard let value = integer(type) else { Stop.now(ExactSum.overflow(self, as: type)) }
+        return value
     }
 }
 
 extension _StrataNumber {
-    /// The number as Foundation boxes it.
+    /// The number as Foundation boxes it; an integer sum beyond 64 bits as the exact
+    /// `NSDecimalNumber` (an integer NSNumber cannot hold it).
     var boxed: NSNumber {
         switch self {
-        case .int(let i): NSNumber(value: i)
+        case .int(let i): Int64(exactly: i).map { NSNumber(value: $0) } ?? NSDecimalNumber(decimal: ExactSum.decimal(i))
         case .double(let d): NSNumber(value: d)
         case .decimal(let d): NSDecimalNumber(decimal: d)
         }
@@ -101,8 +116,15 @@ public enum _StrataNumberOrDate: Sendable {
 public protocol AddableType {
     /// Nil for a value sums skip (a nil optional, an AnyRealmValue that is not a number).
     var _strataAddend: _StrataNumber? { get }
-    /// The requested type's form of a sum or mean.
+    /// The requested type's form of a sum or mean (stopping when an integer sum does not fit).
     static func _strataFrom(_ number: _StrataNumber) -> Self
+    /// The requested type's form of a sum or mean, or nil when an integer sum does not fit.
+    static func _strataExactly(_ number: _StrataNumber) -> Self?
+}
+
+extension AddableType {
+    /// Types that hold every sum (floating point, decimals) convert as `_strataFrom` does.
+    public static func _strataExactly(_ number: _StrataNumber) -> Self? { _strataFrom(number) }
 }
 
 /// Types whose collections can be sorted and made distinct by value in RealmSwift
@@ -116,29 +138,34 @@ public protocol _RealmCollectionValueInsideOptional: RealmCollectionValue {}
 // MARK: - Conformances
 
 extension Int: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
-    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
-    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
-    public static func _strataFrom(_ n: _StrataNumber) -> Int { Int(truncatingIfNeeded: n.int64) }
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int128(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int128(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int { n.integerOrStop(Int.self) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Int? { n.integer(Int.self) }
 }
 extension Int8: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
-    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
-    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
-    public static func _strataFrom(_ n: _StrataNumber) -> Int8 { Int8(truncatingIfNeeded: n.int64) }
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int128(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int128(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int8 { n.integerOrStop(Int8.self) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Int8? { n.integer(Int8.self) }
 }
 extension Int16: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
-    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
-    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
-    public static func _strataFrom(_ n: _StrataNumber) -> Int16 { Int16(truncatingIfNeeded: n.int64) }
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int128(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int128(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int16 { n.integerOrStop(Int16.self) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Int16? { n.integer(Int16.self) }
 }
 extension Int32: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
-    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int64(self))) }
-    public var _strataAddend: _StrataNumber? { .int(Int64(self)) }
-    public static func _strataFrom(_ n: _StrataNumber) -> Int32 { Int32(truncatingIfNeeded: n.int64) }
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int128(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int128(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int32 { n.integerOrStop(Int32.self) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Int32? { n.integer(Int32.self) }
 }
 extension Int64: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
-    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(self)) }
-    public var _strataAddend: _StrataNumber? { .int(self) }
-    public static func _strataFrom(_ n: _StrataNumber) -> Int64 { n.int64 }
+    public var _strataOrdered: _StrataNumberOrDate? { .number(.int(Int128(self))) }
+    public var _strataAddend: _StrataNumber? { .int(Int128(self)) }
+    public static func _strataFrom(_ n: _StrataNumber) -> Int64 { n.integerOrStop(Int64.self) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Int64? { n.integer(Int64.self) }
 }
 extension Float: MinMaxType, AddableType, SortableType, _RealmCollectionValueInsideOptional {
     public var _strataOrdered: _StrataNumberOrDate? { isNaN ? nil : .number(.double(Double(self))) }
@@ -165,7 +192,7 @@ extension AnyRealmValue: MinMaxType, AddableType, SortableType {
     }
     public var _strataAddend: _StrataNumber? {
         switch self {
-        case .int(let i): return .int(Int64(i))
+        case .int(let i): return .int(Int128(i))
         case .float(let f): return f.isNaN ? nil : .double(Double(f))
         case .double(let d): return d.isNaN ? nil : .double(d)
         case .decimal128(let d): return d.value.isNaN ? nil : .decimal(d.value)
@@ -186,6 +213,7 @@ extension Optional: MinMaxType where Wrapped: MinMaxType {
 extension Optional: AddableType where Wrapped: AddableType {
     public var _strataAddend: _StrataNumber? { self?._strataAddend }
     public static func _strataFrom(_ n: _StrataNumber) -> Wrapped? { Wrapped._strataFrom(n) }
+    public static func _strataExactly(_ n: _StrataNumber) -> Wrapped?? { Wrapped._strataExactly(n).map { .some($0) } }
 }
 extension Optional: SortableType where Wrapped: SortableType {}
 

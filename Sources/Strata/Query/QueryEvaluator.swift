@@ -10,8 +10,8 @@
 //   link yields one nil value.
 // - `x IN list` holds when x equals some element; `BETWEEN {a, b}` is `>= a AND <= b`.
 // - `@count` counts elements (bytes for a string or data value, 0 for nil); `@min`/`@max` ignore
-//   nils and are nil for no values; `@sum` is 0 and `@avg` nil for no values; integer sums
-//   that overflow 64 bits continue in Double.
+//   nils and are nil for no values; `@sum` is 0 and `@avg` nil for no values; integers add
+//   exactly (an integer sum beyond 64 bits is its exact decimal), whatever their order.
 // - `SUBQUERY(c, $x, p).@count` counts the elements of c for which p holds with $x bound; in p
 //   a key path without a variable reads the element too (`$x.name` and `name` are the same), as
 //   in Realm's engine.
@@ -251,22 +251,20 @@ struct QueryEvaluator {
         }
     }
 
+    /// `@sum` or `@avg` of `values`. Integers add exactly in 128 bits (ExactSum.swift), so the
+    /// order of the values never changes the result: an integer sum beyond 64 bits is given as
+    /// the exact decimal, which compares exactly with any number; a mean divides the exact sum.
     private static func sumOrAverage(_ values: [QueryValue], average: Bool) -> QueryValue {
-        var intSum: Int64 = 0
+        var intSum: Int128 = 0
         var doubleSum = 0.0
         var decimalSum = Decimal(0)
-        var sawDouble = false, sawDecimal = false, overflowed = false
+        var sawDouble = false, sawDecimal = false
         var count = 0
         for value in values {
             switch value {
             case .int(let i):
                 count += 1
-                doubleSum += Double(i)
-                decimalSum += Decimal(i)
-                if !overflowed {
-                    let (sum, overflow) = intSum.addingReportingOverflow(i)
-                    if overflow { overflowed = true } else { intSum = sum }
-                }
+                intSum += Int128(i)
             case .float, .double:
                 count += 1
                 sawDouble = true
@@ -282,14 +280,16 @@ struct QueryEvaluator {
                 continue
             }
         }
+        if sawDecimal { decimalSum += ExactSum.decimal(intSum) }
         if average {
             guard count > 0 else { return .null }
             if sawDecimal { return .decimal(decimalSum / Decimal(count)) }
-            return .double(doubleSum / Double(count))
+            return .double((Double(intSum) + doubleSum) / Double(count))
         }
         if sawDecimal { return .decimal(decimalSum) }
-        if sawDouble || overflowed { return .double(doubleSum) }
-        return .int(intSum)
+        if sawDouble { return .double(Double(intSum) + doubleSum) }
+        if let fits = Int64(exactly: intSum) { return .int(fits) }
+        return .decimal(ExactSum.decimal(intSum))
     }
 
     // MARK: - Comparisons

@@ -48,6 +48,14 @@ enum QueryParser {
         guard token.kind == .end else {
             throw QueryError(.syntax, "unexpected '\(token.text)' after a complete predicate", offset: token.offset)
         }
+        // An argument no placeholder refers to is a mistake in the call (a value meant for a
+        // placeholder that was left out), so it is refused rather than silently dropped. It has no
+        // place in the text: the error points at the end, where its placeholder is missing.
+        let used = max(parser.nextArgument, parser.positionalArgumentsUsed)
+        guard arguments.count <= used else {
+            throw QueryError(.argumentCount, "\(arguments.count) arguments were given, but the query uses \(used)"
+                             + " (argument \(used) and later are not referred to by any placeholder)", offset: token.offset)
+        }
         return predicate
     }
 }
@@ -80,6 +88,8 @@ private struct QueryParserState {
     var position = 0
     let arguments: [QueryValue]
     var nextArgument = 0
+    /// One more than the highest `$n` the query refers to (0 when it uses none).
+    var positionalArgumentsUsed = 0
     var checker: QueryTypeChecker?
     var rootType: QueryOperandType?
     /// SUBQUERY variables in scope, with their element type when checking.
@@ -306,6 +316,7 @@ private struct QueryParserState {
                                  offset: token.offset)
             }
             advance()
+            positionalArgumentsUsed = max(positionalArgumentsUsed, index + 1)
             return constant(arguments[index])
         case .leftBrace:
             return try parseListLiteral()

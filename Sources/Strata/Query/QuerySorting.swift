@@ -6,9 +6,13 @@
 //   any kind compare by value (NaN first among numbers).
 // - Sorting is stable: objects with equal keys keep their input order.
 // - Sort keys are any `QuerySortKey` (the object layer's `SortDescriptor` adopts it).
-// - Sort key paths may go through to-one links (a nil link sorts as nil) but not to-many ones.
+// - Sort key paths may go through to-one links but not to-many ones. An object whose path stops
+//   at a nil link has no value there; it sorts as Realm sorts it, after every object the path
+//   reaches when ascending and before them when descending (the reverse of the order), while a
+//   nil value the path does reach sorts as nil (first ascending).
 // - `distinct` keeps the first object of each distinct key tuple (structural equality of the
-//   values, so 1 and 1.0 are distinct; one property always has one type).
+//   values, so 1 and 1.0 are distinct; one property always has one type), and leaves out an
+//   object whose path stops at a nil link, as Realm does.
 
 /// One sort key: a key path (possibly through to-one links) and a direction.
 ///
@@ -130,7 +134,8 @@ enum QueryOrdering {
         var keys: [QueryValue] = []
         keys.reserveCapacity(objects.count * width)
         // Whether the path's links end before its last property (a nil link on the way): such an
-        // object sorts after every object the path reaches, in either direction, as in Realm.
+        // object sorts after every object the path reaches when ascending and before them when
+        // descending, as in Realm (a nil link ranks above every value).
         var unreached: [Bool] = []
         let throughLinks = paths.map { $0.components.count > 1 }
         let anyThroughLinks = throughLinks.contains(true)
@@ -150,7 +155,7 @@ enum QueryOrdering {
             var column = 0
             while column < width {
                 if !unreached.isEmpty, unreached[i * width + column] != unreached[j * width + column] {
-                    return unreached[j * width + column]
+                    return ascending[column] ? unreached[j * width + column] : unreached[i * width + column]
                 }
                 let result = compare(keys[i * width + column], keys[j * width + column])
                 if result != 0 { return ascending[column] ? result < 0 : result > 0 }

@@ -315,8 +315,17 @@ struct QueryTokenizer {
             nanos = value
         }
         let (year, month, day, hour, minute, second) = (fields[0], fields[1], fields[2], fields[3], fields[4], fields[5])
-        guard (1...12).contains(month), (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute),
-              (0...60).contains(second), (-200_000...200_000).contains(year) else { throw bad }
+        // Every field in its range, the day in its month (a date that does not exist, such as
+        // 31 February, is refused rather than carried into the next month).
+        guard (-200_000...200_000).contains(year) else { throw syntax("invalid date literal: year \(year) is out of range", start) }
+        guard (1...12).contains(month) else { throw syntax("invalid date literal: month \(month) is not 1 to 12", start) }
+        let monthDays = daysInMonth(month, of: year)
+        guard (1...monthDays).contains(day) else {
+            throw syntax("invalid date literal: \(year)-\(month) has no day \(day) (it has \(monthDays))", start)
+        }
+        guard (0...23).contains(hour) else { throw syntax("invalid date literal: hour \(hour) is not 0 to 23", start) }
+        guard (0...59).contains(minute) else { throw syntax("invalid date literal: minute \(minute) is not 0 to 59", start) }
+        guard (0...59).contains(second) else { throw syntax("invalid date literal: second \(second) is not 0 to 59", start) }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days * 86_400 + hour * 3_600 + minute * 60 + second) + Double(nanos) / 1e9
         return try finishNumber(.date(Date(timeIntervalSince1970: seconds)), start: start)
@@ -369,15 +378,4 @@ func isDecimalText(_ text: String) -> Bool {
         guard digits() > 0 else { return false }
     }
     return scalars.isEmpty
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let monthIndex = month > 2 ? month - 3 : month + 9
-    let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
 }
