@@ -39,6 +39,10 @@ private final class AppendingChild {
 
     func go() { input.fileHandleForWriting.write(Data("go\n".utf8)) }
 
+    /// Lets the child write without waiting for `go` (its wait for a line ends at end of input),
+    /// safe to call when the child may already have exited.
+    func closeInput() { try? input.fileHandleForWriting.close() }
+
     /// Waits for the child to exit; its status and everything it printed.
     func finish() -> (status: Int32, output: String) {
         text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -136,6 +140,7 @@ private final class AppendingChild {
         let hard = (path as NSString).deletingLastPathComponent + "/late.realm"
         #expect(link(path, hard) == 0)
         let child = try AppendingChild(path: hard, firstID: 1, count: 1)
+        child.closeInput()
         let outcome = child.finish()
         // The child's open fails with a typed error instead of running beside this process's lock.
         #expect(outcome.status == 2, "\(outcome.output)")
