@@ -52,7 +52,7 @@ extension FileCore {
         }
         // The lock file first: creating and initialising the data file happens under the writer
         // lock so that two processes creating it at once cannot both initialise it.
-        let (lockFile, fd) = try lockAndOpen(options)
+        let (lockFile, fd) = try lockAndOpen(options, cipher: cipher)
         defer { lockFile?.writerLock.unlock() }
         do throws(StorageError) {
             var st = stat()

@@ -4,9 +4,9 @@
 // Invariants:
 // - Nothing is created beside a path that is not a page file: a folder, FIFO, device or socket
 //   (`.badPath`), or a non-empty file that does not begin like one (`.notAStrataFile`), is refused
-//   before the lock file is made. A file of zeros passes a writable open: a new file whose header
-//   write was cut short before its first flush (FileOpen.swift decides what it becomes). A
-//   read-only open, which could not initialise it, refuses it here, as it refuses an empty file.
+//   before the lock file is made. What a new file's creation left when it was cut short before its
+//   first flush (UnfinishedCreation.swift; an empty file too) passes a writable open, which
+//   initialises it; a read-only open, which cannot, refuses it here.
 // - One lock file per data file, whatever name reached it (FileIdentity.swift). The data file is
 //   claimed (DataFileClaim.swift) before anything reads or writes it; an open that finds the file
 //   claimed through another lock file moves to it when it is the file's other lock location, and
@@ -24,9 +24,9 @@ extension FileCore {
 
     /// Checks the path, opens the lock file and the data file, and claims it. Returns with the
     /// writer lock held (when there is a lock file).
-    static func lockAndOpen(_ options: StorageOptions) throws(StorageError) -> (lockFile: LockFile?, fd: Int32) {
+    static func lockAndOpen(_ options: StorageOptions, cipher: PageCipher?) throws(StorageError) -> (lockFile: LockFile?, fd: Int32) {
         let path = options.path
-        try checkIsPageFileOrAbsent(path, readOnly: options.readOnly)
+        try checkIsPageFileOrAbsent(path, readOnly: options.readOnly, cipher: cipher)
         let candidates = LockLocation.candidates(forDataPath: path)
         var location = candidates.preferred
         var attempts = 0
@@ -79,7 +79,7 @@ extension FileCore {
     /// Refuses, before anything is created beside it, a path that names something other than a
     /// page file (see the invariants). An absent path, or one this process may not read, is left
     /// to the open itself to report.
-    static func checkIsPageFileOrAbsent(_ path: String, readOnly: Bool) throws(StorageError) {
+    static func checkIsPageFileOrAbsent(_ path: String, readOnly: Bool, cipher: PageCipher?) throws(StorageError) {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return }
         defer { Glibc.close(fd) }
@@ -90,13 +90,8 @@ extension FileCore {
             let what = kind == S_IFDIR ? "a folder" : kind == S_IFIFO ? "a FIFO" : kind == S_IFSOCK ? "a socket" : "a device"
             throw StorageError(.badPath, "the path names \(what), not a file", path: path)
         }
-        guard st.st_size > 0 else {
-            // A writable open initialises an empty file; a read-only one cannot.
-            if readOnly { throw UnfinishedCreation.readOnlyError(size: 0, path: path) }
-            return
-        }
         let count = min(Int(st.st_size), MetaLayout.ringBytes)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 8)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 8), alignment: 8)
         defer { buffer.deallocate() }
         let n = (try? preadFully(fd, buffer, count, 0, path: path)) ?? 0
         var slot = 0
@@ -105,8 +100,9 @@ extension FileCore {
             if magic == MetaLayout.magic { return }
             slot += 1
         }
-        let bytes = UnsafeRawBufferPointer(start: buffer, count: n)
-        if bytes.allSatisfy({ $0 == 0 }) {
+        // Empty, or part of a new file's header: a writable open initialises it, a read-only one
+        // cannot (UnfinishedCreation.swift).
+        if try UnfinishedCreation.isUnfinished(fd: fd, size: Int(st.st_size), cipher: cipher, path: path) {
             if readOnly { throw UnfinishedCreation.readOnlyError(size: Int(st.st_size), path: path) }
             return
         }
