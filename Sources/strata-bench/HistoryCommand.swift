@@ -79,7 +79,7 @@ struct HistoryShow: AsyncParsableCommand {
         let series = MetricSeries.make(try failingWithExit1 { try store.observations(metric: metric, filter: filter) }, metric: metric)
         if series.isEmpty {
             let known = (try? store.metrics()) ?? []
-            let hint = known.contains(metric) ? "no stored run has that case" : "no stored value of '\(metric)'"
+            let hint = known.contains(metric) ? "no stored run has that case" : "no stored value of '\(QuotedInput.clip(metric))'"
             note("nothing to show: \(hint) (workload \(workload), engine \(engine), strategy \(strategy))")
             return
         }

@@ -79,12 +79,12 @@ struct Run: AsyncParsableCommand {
         if let word = stray.first {
             let looksLikeAPath = word.contains("/") || word.contains(".")
             if !looksLikeAPath, let command = closest(to: word, in: StrataBenchCommand.commandNames) {
-                throw ValidationError("unknown command '\(word)' — did you mean '\(command)'? (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
+                throw ValidationError("unknown command '\(QuotedInput.clip(word))' — did you mean '\(command)'? (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
             }
             if !looksLikeAPath && stray.count == 1 {
-                throw ValidationError("unknown command '\(word)' (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
+                throw ValidationError("unknown command '\(QuotedInput.clip(word))' (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
             }
-            throw ValidationError("unexpected argument\(stray.count > 1 ? "s" : "") \(stray.map { "'\($0)'" }.joined(separator: " ")) (run takes only --flags; see --help)")
+            throw ValidationError("unexpected argument\(stray.count > 1 ? "s" : "") \(stray.prefix(5).map { "'\(QuotedInput.clip($0))'" }.joined(separator: " ")) (run takes only --flags; see --help)")
         }
         do {
             _ = try RunPlan.make(options())

@@ -135,7 +135,7 @@ public enum Comparison {
         for column in provenanceColumns {
             let before = Set(baseline.records.compactMap { $0[column] }), after = Set(current.records.compactMap { $0[column] })
             if !before.isEmpty, !after.isEmpty, before != after {
-                report.warnings.append("\(column) differs: baseline \(before.sorted().joined(separator: "/")), current \(after.sorted().joined(separator: "/")) — timings may not compare")
+                report.warnings.append("\(column) differs: baseline \(before.sorted().map { QuotedInput.clip($0) }.joined(separator: "/")), current \(after.sorted().map { QuotedInput.clip($0) }.joined(separator: "/")) — timings may not compare")
             }
         }
         let factor = 1 / (1 - options.timingThreshold / 100)
@@ -285,7 +285,7 @@ public enum Comparison {
                     if cell.isEmpty && name != "lost" && name != "repetition" { continue }
                     if Double(cell) == nil || !(Double(cell)?.isFinite ?? false) {
                         let position = table.position(row: rowIndex, column: columnIndex)
-                        throw BenchError(.invalidCSV, "column '\(name)' needs a number, found '\(cell)'", path: path,
+                        throw BenchError(.invalidCSV, "column '\(name)' needs a number, found '\(QuotedInput.clip(cell))'", path: path,
                                          line: position.line, column: position.column)
                     }
                 }

@@ -11,6 +11,7 @@ public enum NumericFlag {
     /// A real number (seconds, readings per second).
     public static func real(_ text: String, flag: String) throws -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let text = QuotedInput.clip(text)
         guard !trimmed.isEmpty else { throw BenchError(.invalidOption, "\(flag) \"\(text)\": an empty value is not a number") }
         guard let value = Double(trimmed) else {
             throw BenchError(.invalidOption, "\(flag) \(text): not a number")
@@ -25,6 +26,7 @@ public enum NumericFlag {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let value = Int(trimmed) { return value }
         let value = try real(text, flag: flag)
+        let text = QuotedInput.clip(text)
         guard value == value.rounded() else {
             throw BenchError(.invalidOption, "\(flag) \(text): must be a whole number")
         }
