@@ -137,17 +137,30 @@ struct HistoryChanges: AsyncParsableCommand {
     var durability: String?
     @Option(name: .customLong("metric"), help: "Metric to search (repeatable; default: the metrics compare gates).")
     var metrics: [String] = []
-    @Option(help: "Penalty factor: a change must remove more than about penalty x residual variance x ln(revisions) of squared error (default \(CSVNumber.format(ChangePoints.defaultPenalty))).")
-    var penalty: Double = ChangePoints.defaultPenalty
+    // Read as text so that `NumericFlag` (one strict decimal reader) judges it.
+    @Option(name: .customLong("penalty"), parsing: .unconditional,
+            help: "Penalty factor: a change must remove more than about penalty x residual variance x ln(revisions) of squared error (default \(CSVNumber.format(ChangePoints.defaultPenalty))).")
+    var penaltyText: String?
+
+    func penalty() throws -> Double {
+        try penaltyText.map { try NumericFlag.real($0, flag: "--penalty") } ?? ChangePoints.defaultPenalty
+    }
 
     func validate() throws {
-        guard penalty > 0 && penalty.isFinite else { throw ValidationError("--penalty must be a number above 0") }
+        let penalty: Double
+        do {
+            penalty = try self.penalty()
+        } catch let error as BenchError {
+            throw ValidationError(error.message)
+        }
+        guard penalty > 0 else { throw ValidationError("--penalty must be a number above 0") }
     }
 
     func run() async throws {
         let store = try location.open()
         let filter = HistoryStore.Filter(workload: workload, engine: engine, strategy: strategy, durability: durability)
         let chosen = metrics.isEmpty ? MetricPolicy.gated.map(\.column) : metrics
+        let penalty = try failingWithExit1 { try self.penalty() }
         var rows: [[String]] = []
         var searched = 0
         for metric in chosen {

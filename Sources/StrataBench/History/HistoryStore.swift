@@ -111,7 +111,7 @@ public final class HistoryStore: Sendable {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [runID, index, CaseKey.make(row: row), row["workload"], row["engine"],
                                          row["strategy"], row["encryption"], row["durability"],
-                                         Int(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
+                                         DecimalText.integer(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
                     let resultID = db.lastInsertedRowID
                     for (metric, value) in record.measurements(row: index) {
                         try db.execute(sql: "INSERT INTO measurements (result_id, metric_id, value) VALUES (?, ?, ?)",
