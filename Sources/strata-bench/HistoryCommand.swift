@@ -108,7 +108,11 @@ struct HistoryImport: AsyncParsableCommand {
     func run() async throws {
         // Every file is read and checked before the first is stored: a bad file among good ones
         // adds nothing.
-        let records = try failingWithExit1 { try runCSVs.map { try RunRecord.read(path: $0) } }
+        let records = try failingWithExit1 {
+            try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "--history", path: location.path)],
+                                           inputs: runCSVs.map { OutputFiles.Target(flag: "run CSV", path: $0) })
+            return try runCSVs.map { try RunRecord.read(path: $0) }
+        }
         let store = try location.open()
         for record in records {
             switch try failingWithExit1({ try store.append(record) }) {

@@ -99,8 +99,10 @@ struct Run: AsyncParsableCommand {
         let outPath = out ?? "results/runs/\(RunReport.fileStamp(started)).csv"
         let timelinePath = timeline ?? (outPath.hasSuffix(".csv") ? String(outPath.dropLast(4)) : outPath) + ".timeline.csv"
         do {
-            try OutputFiles.check([OutputFiles.Target(flag: "--out", path: outPath),
-                                   OutputFiles.Target(flag: "--timeline", path: timelinePath)])
+            let targets = [OutputFiles.Target(flag: "--out", path: outPath), OutputFiles.Target(flag: "--timeline", path: timelinePath)]
+            // The history is the one file a run reads and keeps: a CSV must not replace it.
+            if !noHistory { try OutputFiles.checkNotInputs(targets, inputs: [OutputFiles.Target(flag: "--history", path: historyPath)]) }
+            try OutputFiles.check(targets)
         } catch let error as BenchError {
             note("error: \(error.message)")
             throw ExitCode(64)

@@ -50,6 +50,10 @@ public enum Baselines {
             rows += table.rows
         }
         let target = (directory as NSString).appendingPathComponent(name + ".csv")
+        // Checked before the existing baseline is read: merging runs into one of them would
+        // replace that run's file.
+        try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "baseline", path: target)],
+                                       inputs: runPaths.map { OutputFiles.Target(flag: "run CSV", path: $0) })
         var replaced: String?
         if FileManager.default.fileExists(atPath: target) {
             let change: String
