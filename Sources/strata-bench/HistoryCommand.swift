@@ -1,4 +1,5 @@
-// `strata-bench history list|show|import|changes`: the run history (StrataBench/History).
+// `strata-bench history list|show|import|changes|export`: the run history (StrataBench/History).
+// Only `import` writes the history; the other verbs open it read-only and never create it.
 // Exit status: 0 success; 1 a history that is not ours, damaged or unreadable, or a file that is
 // not a run report; 64 bad usage.
 
@@ -16,13 +17,17 @@ struct HistoryLocation: ParsableArguments {
     @Option(name: .customLong("history"), help: ArgumentHelp("History database (default \(HistoryStore.defaultPath)).", valueName: "file.sqlite"))
     var path: String = HistoryStore.defaultPath
 
-    func open() throws -> HistoryStore { try openHistory(path) }
+    /// The store for reading: a missing file is an error, nothing is created or changed.
+    func openForReading() throws -> HistoryStore { try openHistory(path, access: .readOnly) }
+
+    /// The store for appending: created if missing.
+    func openForWriting() throws -> HistoryStore { try openHistory(path, access: .readWrite) }
 }
 
 /// Opens the store; a bad file ends the command with exit 1 and its message.
-func openHistory(_ path: String) throws -> HistoryStore {
+func openHistory(_ path: String, access: HistoryStore.Access) throws -> HistoryStore {
     do {
-        return try HistoryStore(path: path)
+        return try HistoryStore(path: path, access: access)
     } catch let error as BenchError {
         note("error: \(error)")
         throw ExitCode(1)
@@ -45,7 +50,7 @@ struct HistoryList: AsyncParsableCommand {
     @OptionGroup var location: HistoryLocation
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let runs = try failingWithExit1 { try store.runs() }
         let rows = runs.map { [String($0.id), $0.time, $0.revision, $0.host, $0.suite, String($0.cases), String($0.rows), $0.source] }
         print(TextTable.render(header: ["id", "time", "rev", "host", "suite", "cases", "rows", "source"], rows: rows,
@@ -73,7 +78,7 @@ struct HistoryShow: AsyncParsableCommand {
     var encryption: String?
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let filter = HistoryStore.Filter(workload: workload, engine: engine, strategy: strategy, durability: durability,
                                          encryption: encryption)
         let series = MetricSeries.make(try failingWithExit1 { try store.observations(metric: metric, filter: filter) }, metric: metric)
@@ -113,7 +118,7 @@ struct HistoryImport: AsyncParsableCommand {
                                            inputs: runCSVs.map { OutputFiles.Target(flag: "run CSV", path: $0) })
             return try runCSVs.map { try RunRecord.read(path: $0) }
         }
-        let store = try location.open()
+        let store = try location.openForWriting()
         for record in records {
             switch try failingWithExit1({ try store.append(record) }) {
             case .added(let id, let rows):
@@ -161,7 +166,7 @@ struct HistoryChanges: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let filter = HistoryStore.Filter(workload: workload, engine: engine, strategy: strategy, durability: durability)
         let chosen = metrics.isEmpty ? MetricPolicy.gated.map(\.column) : metrics
         let penalty = try failingWithExit1 { try self.penalty() }
@@ -212,7 +217,7 @@ struct HistoryExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let points = try failingWithExit1 { try HistoryExport.points(store, since: since.flatMap(HistoryExport.parseTime)) }
         let text = HistoryExport.render(points, format: HistoryExport.Format(rawValue: format) ?? .influx)
         guard let push else {

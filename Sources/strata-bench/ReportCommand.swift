@@ -1,7 +1,8 @@
 // `strata-bench report RUN.csv [--baseline B.csv] [--history DB] --out report.html`: one
 // self-contained HTML page for a run (StrataBench/Reports/HTML).
-// Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), or
-// the page cannot be written; 64 bad usage, including an --out that is one of the inputs.
+// Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), a
+// missing history, or the page cannot be written; 64 bad usage, including an --out that is one of
+// the inputs.
 
 import ArgumentParser
 import Foundation
@@ -40,12 +41,8 @@ struct Report: AsyncParsableCommand {
             note("error: \(error.message)")
             throw ExitCode(64)
         }
-        // A report reads a history; it never creates one where none was.
-        if let historyPath, !FileManager.default.fileExists(atPath: historyPath) {
-            note("error: \(historyPath): no history there (runs append to \(HistoryStore.defaultPath) unless --no-history)")
-            throw ExitCode(1)
-        }
-        let history = try historyPath.map { try openHistory($0) }
+        // A report reads a history; it never creates or changes one.
+        let history = try historyPath.map { try openHistory($0, access: .readOnly) }
         try failingWithExit1 {
             let html = try RunHTMLReport.render(RunHTMLReport.Inputs(runPath: runCSV, timelinePath: timeline, baselinePath: baseline,
                                                                      history: history))

@@ -108,7 +108,7 @@ struct Run: AsyncParsableCommand {
             throw ExitCode(64)
         }
         // Opened (and checked) before the first case: a bad history fails the run at once.
-        let history = noHistory ? nil : try openHistory(historyPath)
+        let history = noHistory ? nil : try openHistory(historyPath, access: .readWrite)
         let quiet = self.quiet
         let finished = FinishedCases()
         let progress: ProgressHandler = { event in
