@@ -1,4 +1,5 @@
-// `strata-bench history list|show|import|changes`: the run history (StrataBench/History).
+// `strata-bench history list|show|import|changes|export`: the run history (StrataBench/History).
+// Only `import` writes the history; the other verbs open it read-only and never create it.
 // Exit status: 0 success; 1 a history that is not ours, damaged or unreadable, or a file that is
 // not a run report; 64 bad usage.
 
@@ -16,13 +17,17 @@ struct HistoryLocation: ParsableArguments {
     @Option(name: .customLong("history"), help: ArgumentHelp("History database (default \(HistoryStore.defaultPath)).", valueName: "file.sqlite"))
     var path: String = HistoryStore.defaultPath
 
-    func open() throws -> HistoryStore { try openHistory(path) }
+    /// The store for reading: a missing file is an error, nothing is created or changed.
+    func openForReading() throws -> HistoryStore { try openHistory(path, access: .readOnly) }
+
+    /// The store for appending: created if missing.
+    func openForWriting() throws -> HistoryStore { try openHistory(path, access: .readWrite) }
 }
 
 /// Opens the store; a bad file ends the command with exit 1 and its message.
-func openHistory(_ path: String) throws -> HistoryStore {
+func openHistory(_ path: String, access: HistoryStore.Access) throws -> HistoryStore {
     do {
-        return try HistoryStore(path: path)
+        return try HistoryStore(path: path, access: access)
     } catch let error as BenchError {
         note("error: \(error)")
         throw ExitCode(1)
@@ -45,7 +50,7 @@ struct HistoryList: AsyncParsableCommand {
     @OptionGroup var location: HistoryLocation
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let runs = try failingWithExit1 { try store.runs() }
         let rows = runs.map { [String($0.id), $0.time, $0.revision, $0.host, $0.suite, String($0.cases), String($0.rows), $0.source] }
         print(TextTable.render(header: ["id", "time", "rev", "host", "suite", "cases", "rows", "source"], rows: rows,
@@ -73,13 +78,13 @@ struct HistoryShow: AsyncParsableCommand {
     var encryption: String?
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let filter = HistoryStore.Filter(workload: workload, engine: engine, strategy: strategy, durability: durability,
                                          encryption: encryption)
         let series = MetricSeries.make(try failingWithExit1 { try store.observations(metric: metric, filter: filter) }, metric: metric)
         if series.isEmpty {
             let known = (try? store.metrics()) ?? []
-            let hint = known.contains(metric) ? "no stored run has that case" : "no stored value of '\(metric)'"
+            let hint = known.contains(metric) ? "no stored run has that case" : "no stored value of '\(QuotedInput.clip(metric))'"
             note("nothing to show: \(hint) (workload \(workload), engine \(engine), strategy \(strategy))")
             return
         }
@@ -108,8 +113,12 @@ struct HistoryImport: AsyncParsableCommand {
     func run() async throws {
         // Every file is read and checked before the first is stored: a bad file among good ones
         // adds nothing.
-        let records = try failingWithExit1 { try runCSVs.map { try RunRecord.read(path: $0) } }
-        let store = try location.open()
+        let records = try failingWithExit1 {
+            try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "--history", path: location.path)],
+                                           inputs: runCSVs.map { OutputFiles.Target(flag: "run CSV", path: $0) })
+            return try runCSVs.map { try RunRecord.read(path: $0) }
+        }
+        let store = try location.openForWriting()
         for record in records {
             switch try failingWithExit1({ try store.append(record) }) {
             case .added(let id, let rows):
@@ -137,17 +146,30 @@ struct HistoryChanges: AsyncParsableCommand {
     var durability: String?
     @Option(name: .customLong("metric"), help: "Metric to search (repeatable; default: the metrics compare gates).")
     var metrics: [String] = []
-    @Option(help: "Penalty factor: a change must remove more than about penalty x residual variance x ln(revisions) of squared error (default \(CSVNumber.format(ChangePoints.defaultPenalty))).")
-    var penalty: Double = ChangePoints.defaultPenalty
+    // Read as text so that `NumericFlag` (one strict decimal reader) judges it.
+    @Option(name: .customLong("penalty"), parsing: .unconditional,
+            help: "Penalty factor: a change must remove more than about penalty x residual variance x ln(revisions) of squared error (default \(CSVNumber.format(ChangePoints.defaultPenalty))).")
+    var penaltyText: String?
+
+    func penalty() throws -> Double {
+        try penaltyText.map { try NumericFlag.real($0, flag: "--penalty") } ?? ChangePoints.defaultPenalty
+    }
 
     func validate() throws {
-        guard penalty > 0 && penalty.isFinite else { throw ValidationError("--penalty must be a number above 0") }
+        let penalty: Double
+        do {
+            penalty = try self.penalty()
+        } catch let error as BenchError {
+            throw ValidationError(error.message)
+        }
+        guard penalty > 0 else { throw ValidationError("--penalty must be a number above 0") }
     }
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let filter = HistoryStore.Filter(workload: workload, engine: engine, strategy: strategy, durability: durability)
         let chosen = metrics.isEmpty ? MetricPolicy.gated.map(\.column) : metrics
+        let penalty = try failingWithExit1 { try self.penalty() }
         var rows: [[String]] = []
         var searched = 0
         for metric in chosen {
@@ -195,7 +217,7 @@ struct HistoryExportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try location.open()
+        let store = try location.openForReading()
         let points = try failingWithExit1 { try HistoryExport.points(store, since: since.flatMap(HistoryExport.parseTime)) }
         let text = HistoryExport.render(points, format: HistoryExport.Format(rawValue: format) ?? .influx)
         guard let push else {

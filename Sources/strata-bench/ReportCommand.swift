@@ -1,7 +1,8 @@
 // `strata-bench report RUN.csv [--baseline B.csv] [--history DB] --out report.html`: one
 // self-contained HTML page for a run (StrataBench/Reports/HTML).
-// Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), or
-// the page cannot be written; 64 bad usage.
+// Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), a
+// missing history, or the page cannot be written; 64 bad usage, including an --out that is one of
+// the inputs.
 
 import ArgumentParser
 import Foundation
@@ -22,13 +23,26 @@ struct Report: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where to write the page.", valueName: "report.html"))
     var out: String
 
+    /// The files the report reads, with their flags (the timeline beside the run included).
+    var inputs: [OutputFiles.Target] {
+        let besideRun = (runCSV.hasSuffix(".csv") ? String(runCSV.dropLast(4)) : runCSV) + ".timeline.csv"
+        let timelineTarget = timeline.map { OutputFiles.Target(flag: "--timeline", path: $0) }
+            ?? (FileManager.default.fileExists(atPath: besideRun) ? OutputFiles.Target(flag: "the run's timeline", path: besideRun) : nil)
+        return [OutputFiles.Target(flag: "run CSV", path: runCSV)]
+            + [timelineTarget, baseline.map { OutputFiles.Target(flag: "--baseline", path: $0) },
+               historyPath.map { OutputFiles.Target(flag: "--history", path: $0) }].compactMap { $0 }
+    }
+
     func run() async throws {
-        // A report reads a history; it never creates one where none was.
-        if let historyPath, !FileManager.default.fileExists(atPath: historyPath) {
-            note("error: \(historyPath): no history there (runs append to \(HistoryStore.defaultPath) unless --no-history)")
-            throw ExitCode(1)
+        // Before anything is read or written: the page must not replace one of its inputs.
+        do {
+            try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "--out", path: out)], inputs: inputs)
+        } catch let error as BenchError {
+            note("error: \(error.message)")
+            throw ExitCode(64)
         }
-        let history = try historyPath.map { try openHistory($0) }
+        // A report reads a history; it never creates or changes one.
+        let history = try historyPath.map { try openHistory($0, access: .readOnly) }
         try failingWithExit1 {
             let html = try RunHTMLReport.render(RunHTMLReport.Inputs(runPath: runCSV, timelinePath: timeline, baselinePath: baseline,
                                                                      history: history))

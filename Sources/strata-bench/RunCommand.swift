@@ -79,12 +79,12 @@ struct Run: AsyncParsableCommand {
         if let word = stray.first {
             let looksLikeAPath = word.contains("/") || word.contains(".")
             if !looksLikeAPath, let command = closest(to: word, in: StrataBenchCommand.commandNames) {
-                throw ValidationError("unknown command '\(word)' — did you mean '\(command)'? (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
+                throw ValidationError("unknown command '\(QuotedInput.clip(word))' — did you mean '\(command)'? (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
             }
             if !looksLikeAPath && stray.count == 1 {
-                throw ValidationError("unknown command '\(word)' (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
+                throw ValidationError("unknown command '\(QuotedInput.clip(word))' (commands: \(StrataBenchCommand.commandNames.joined(separator: ", ")))")
             }
-            throw ValidationError("unexpected argument\(stray.count > 1 ? "s" : "") \(stray.map { "'\($0)'" }.joined(separator: " ")) (run takes only --flags; see --help)")
+            throw ValidationError("unexpected argument\(stray.count > 1 ? "s" : "") \(stray.prefix(5).map { "'\(QuotedInput.clip($0))'" }.joined(separator: " ")) (run takes only --flags; see --help)")
         }
         do {
             _ = try RunPlan.make(options())
@@ -99,14 +99,16 @@ struct Run: AsyncParsableCommand {
         let outPath = out ?? "results/runs/\(RunReport.fileStamp(started)).csv"
         let timelinePath = timeline ?? (outPath.hasSuffix(".csv") ? String(outPath.dropLast(4)) : outPath) + ".timeline.csv"
         do {
-            try OutputFiles.check([OutputFiles.Target(flag: "--out", path: outPath),
-                                   OutputFiles.Target(flag: "--timeline", path: timelinePath)])
+            let targets = [OutputFiles.Target(flag: "--out", path: outPath), OutputFiles.Target(flag: "--timeline", path: timelinePath)]
+            // The history is the one file a run reads and keeps: a CSV must not replace it.
+            if !noHistory { try OutputFiles.checkNotInputs(targets, inputs: [OutputFiles.Target(flag: "--history", path: historyPath)]) }
+            try OutputFiles.check(targets)
         } catch let error as BenchError {
             note("error: \(error.message)")
             throw ExitCode(64)
         }
         // Opened (and checked) before the first case: a bad history fails the run at once.
-        let history = noHistory ? nil : try openHistory(historyPath)
+        let history = noHistory ? nil : try openHistory(historyPath, access: .readWrite)
         let quiet = self.quiet
         let finished = FinishedCases()
         let progress: ProgressHandler = { event in

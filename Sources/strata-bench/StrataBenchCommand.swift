@@ -106,12 +106,16 @@ struct ComparePaired: AsyncParsableCommand {
     var base: [String] = []
     @Option(name: .customLong("current"), help: "Summary CSV of one current round (repeat, in round order; pairs with --base of the same position).")
     var current: [String] = []
-    @Option(help: "Slowdown in percent the whole confidence interval of the wall-clock throughput must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultThreshold))).")
-    var threshold: Double = PairedComparison.defaultThreshold
-    @Option(help: "Rise in percent the whole confidence interval of the CPU time per reading must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultCPUThreshold))).")
-    var cpuThreshold: Double = PairedComparison.defaultCPUThreshold
-    @Option(help: "Two-sided confidence of the interval (default \(CSVNumber.format(PairedComparison.defaultConfidence))).")
-    var confidence: Double = PairedComparison.defaultConfidence
+    // Numbers are read as text so that `NumericFlag` (one strict decimal reader) judges them.
+    @Option(name: .customLong("threshold"), parsing: .unconditional,
+            help: "Slowdown in percent the whole confidence interval of the wall-clock throughput must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultThreshold))).")
+    var thresholdText: String?
+    @Option(name: .customLong("cpu-threshold"), parsing: .unconditional,
+            help: "Rise in percent the whole confidence interval of the CPU time per reading must lie beyond to regress (default \(CSVNumber.format(PairedComparison.defaultCPUThreshold))).")
+    var cpuThresholdText: String?
+    @Option(name: .customLong("confidence"), parsing: .unconditional,
+            help: "Two-sided confidence of the interval (default \(CSVNumber.format(PairedComparison.defaultConfidence))).")
+    var confidenceText: String?
     @Option(help: "Tolerances of the counted work (CSV: metric,tolerance_percent,floor,reason).")
     var counterThresholds: String?
     @Flag(help: "Accept base cases that the current rounds lack.")
@@ -127,16 +131,30 @@ struct ComparePaired: AsyncParsableCommand {
         guard !base.isEmpty, base.count == current.count else {
             throw ValidationError("give as many --base rounds as --current rounds (got \(base.count) and \(current.count))")
         }
+        let (threshold, cpuThreshold, confidence): (Double, Double, Double)
+        do {
+            (threshold, cpuThreshold, confidence) = try numbers()
+        } catch let error as BenchError {
+            throw ValidationError(error.message)
+        }
         guard threshold > 0 && threshold < 100 else { throw ValidationError("--threshold must be between 0 and 100 (percent)") }
         guard cpuThreshold > 0 && cpuThreshold < 100 else { throw ValidationError("--cpu-threshold must be between 0 and 100 (percent)") }
         guard confidence >= 0.5 && confidence < 1 else { throw ValidationError("--confidence must be at least 0.5 and below 1") }
         guard OutputFormat(rawValue: format) != nil else { throw ValidationError("--format must be table, markdown or csv") }
     }
 
+    /// --threshold, --cpu-threshold and --confidence, read by `NumericFlag`.
+    func numbers() throws -> (threshold: Double, cpuThreshold: Double, confidence: Double) {
+        (try thresholdText.map { try NumericFlag.real($0, flag: "--threshold") } ?? PairedComparison.defaultThreshold,
+         try cpuThresholdText.map { try NumericFlag.real($0, flag: "--cpu-threshold") } ?? PairedComparison.defaultCPUThreshold,
+         try confidenceText.map { try NumericFlag.real($0, flag: "--confidence") } ?? PairedComparison.defaultConfidence)
+    }
+
     func run() async throws {
         let report: ComparisonReport
         do {
             let thresholds = try counterThresholds.map { try CounterGate.thresholds(path: $0) }
+            let (threshold, cpuThreshold, confidence) = try numbers()
             report = try PairedComparison.compare(basePaths: base, currentPaths: current,
                                                   options: PairedOptions(thresholdPercent: threshold, cpuThresholdPercent: cpuThreshold, confidence: confidence,
                                                                          counterThresholds: thresholds, allowMissing: allowMissing,

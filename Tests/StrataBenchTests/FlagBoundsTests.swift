@@ -69,7 +69,8 @@ struct FlagBoundsTests {
             #expect(error.message.hasPrefix(flag), "\(error.message)", sourceLocation: sourceLocation)
             // The value is repeated as typed (or as read) so the user sees what was refused.
             #expect(!error.message.contains(" got ") && !error.message.hasSuffix(": "), "\(error.message)", sourceLocation: sourceLocation)
-            if let number = Double(text.trimmingCharacters(in: .whitespaces)), number.isFinite, number == number.rounded() || realFlags.contains(flag) {
+            // Decimal text only: "0x10" is no number (not 16) and is refused whatever its value.
+            if let number = DecimalText.double(text.trimmingCharacters(in: .whitespaces)), number == number.rounded() || realFlags.contains(flag) {
                 #expect(!inRange(flag: flag, number), "\(flag) \(text) refused: \(error.message)", sourceLocation: sourceLocation)
             }
         } catch {

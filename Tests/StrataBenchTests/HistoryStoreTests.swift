@@ -154,6 +154,9 @@ struct HistoryStoreTests {
         if let before {
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
         }
+        // Nothing beside it either: a read-only SQLite connection to a file in WAL mode would
+        // have created both.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["h.sqlite"])
     }
 }
 

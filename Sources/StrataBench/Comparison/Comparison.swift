@@ -135,7 +135,7 @@ public enum Comparison {
         for column in provenanceColumns {
             let before = Set(baseline.records.compactMap { $0[column] }), after = Set(current.records.compactMap { $0[column] })
             if !before.isEmpty, !after.isEmpty, before != after {
-                report.warnings.append("\(column) differs: baseline \(before.sorted().joined(separator: "/")), current \(after.sorted().joined(separator: "/")) — timings may not compare")
+                report.warnings.append("\(column) differs: baseline \(before.sorted().map { QuotedInput.clip($0) }.joined(separator: "/")), current \(after.sorted().map { QuotedInput.clip($0) }.joined(separator: "/")) — timings may not compare")
             }
         }
         let factor = 1 / (1 - options.timingThreshold / 100)
@@ -151,7 +151,7 @@ public enum Comparison {
             let batched = now.first?["strategy"] == "batched"
             let concurrentWriters = (now.first?["strategy"]).flatMap(StrategyKind.init(rawValue:))?.hasConcurrentWriters ?? false
             // Integrity first: lost readings or a failed check are always regressions.
-            let lost = now.compactMap { Double($0["lost"] ?? "") }.max() ?? 0
+            let lost = now.compactMap { DecimalText.double($0["lost"] ?? "") }.max() ?? 0
             report.lines.append(ComparisonLine(caseKey: key, metric: "lost", baseline: median(before, "lost"), current: lost,
                                                verdict: lost > 0 ? .regressed : .unchanged, rule: "must be 0"))
             if now.contains(where: { $0["verified"] == "false" }) {
@@ -253,13 +253,13 @@ public enum Comparison {
 
     /// max / min of a column over repetitions (nil with fewer than 3 values or a non-positive one).
     static func spread(_ rows: [[String: String]], _ column: String) -> Double? {
-        let values = rows.compactMap { $0[column].flatMap { Double($0) } }
+        let values = rows.compactMap { $0[column].flatMap(DecimalText.double) }
         guard values.count >= 3, let low = values.min(), let high = values.max(), low > 0 else { return nil }
         return high / low
     }
 
     static func median(_ rows: [[String: String]], _ column: String) -> Double? {
-        let values = rows.compactMap { $0[column].flatMap { Double($0) } }
+        let values = rows.compactMap { $0[column].flatMap(DecimalText.double) }
         return values.isEmpty ? nil : Statistics.median(values)
     }
 
@@ -283,9 +283,9 @@ public enum Comparison {
                 for (columnIndex, name) in table.header.enumerated() where numeric.contains(name) {
                     let cell = row[columnIndex]
                     if cell.isEmpty && name != "lost" && name != "repetition" { continue }
-                    if Double(cell) == nil || !(Double(cell)?.isFinite ?? false) {
+                    if DecimalText.double(cell) == nil {
                         let position = table.position(row: rowIndex, column: columnIndex)
-                        throw BenchError(.invalidCSV, "column '\(name)' needs a number, found '\(cell)'", path: path,
+                        throw BenchError(.invalidCSV, "column '\(name)' needs a number, found '\(QuotedInput.clip(cell))'", path: path,
                                          line: position.line, column: position.column)
                     }
                 }

@@ -71,20 +71,20 @@ public enum CounterGate {
             }
             let (metric, metricAt) = cell("metric")
             guard WorkFigures.columns.contains(metric) else {
-                throw BenchError(.invalidCSV, "unknown counter metric '\(metric)' (expected one of \(WorkFigures.columns.joined(separator: ", ")))",
+                throw BenchError(.invalidCSV, "unknown counter metric '\(QuotedInput.clip(metric))' (expected one of \(WorkFigures.columns.joined(separator: ", ")))",
                                  path: path, line: metricAt.line, column: metricAt.column)
             }
             if result.contains(where: { $0.metric == metric }) {
-                throw BenchError(.invalidCSV, "metric '\(metric)' appears twice", path: path, line: metricAt.line, column: metricAt.column)
+                throw BenchError(.invalidCSV, "metric '\(QuotedInput.clip(metric))' appears twice", path: path, line: metricAt.line, column: metricAt.column)
             }
             let (tolerance, toleranceAt) = cell("tolerance_percent")
-            guard let percent = Double(tolerance), percent.isFinite, percent >= 0, percent < 1000 else {
-                throw BenchError(.invalidCSV, "tolerance_percent needs a number from 0 to 1000, found '\(tolerance)'",
+            guard let percent = DecimalText.double(tolerance), percent >= 0, percent < 1000 else {
+                throw BenchError(.invalidCSV, "tolerance_percent needs a number from 0 to 1000, found '\(QuotedInput.clip(tolerance))'",
                                  path: path, line: toleranceAt.line, column: toleranceAt.column)
             }
             let (floorText, floorAt) = cell("floor")
-            guard let floor = Double(floorText), floor.isFinite, floor >= 0 else {
-                throw BenchError(.invalidCSV, "floor needs a number of 0 or more, found '\(floorText)'",
+            guard let floor = DecimalText.double(floorText), floor >= 0 else {
+                throw BenchError(.invalidCSV, "floor needs a number of 0 or more, found '\(QuotedInput.clip(floorText))'",
                                  path: path, line: floorAt.line, column: floorAt.column)
             }
             result.append(CounterThreshold(metric: metric, tolerancePercent: percent, floor: floor, reason: record["reason"] ?? ""))

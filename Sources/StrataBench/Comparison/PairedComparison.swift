@@ -114,7 +114,7 @@ public enum PairedComparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: "-", baseline: nil, current: nil, verdict: .new, rule: "not in the base rounds"))
                 continue
             }
-            let lost = now.compactMap { Double($0["lost"] ?? "") }.max() ?? 0
+            let lost = now.compactMap { DecimalText.double($0["lost"] ?? "") }.max() ?? 0
             report.lines.append(ComparisonLine(caseKey: key, metric: "lost", baseline: Comparison.median(before, "lost"), current: lost,
                                                verdict: lost > 0 ? .regressed : .unchanged, rule: "must be 0"))
             if now.contains(where: { $0["verified"] == "false" }) {

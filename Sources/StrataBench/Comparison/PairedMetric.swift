@@ -56,11 +56,11 @@ public struct PairedMetric: Sendable {
     public func reasonNotJudged(_ record: [String: String]) -> String? { notJudged(record) }
 
     public static let throughput = PairedMetric(name: "readings_per_s", higherIsBetter: true,
-                                                read: { Double($0["readings_per_s"] ?? "") }, notJudged: { _ in nil })
+                                                read: { DecimalText.double($0["readings_per_s"] ?? "") }, notJudged: { _ in nil })
 
     public static let cpuPerReading = PairedMetric(name: "cpu_us_per_reading", higherIsBetter: false, read: { record in
-        guard let user = Double(record["cpu_user_s"] ?? ""), let system = Double(record["cpu_sys_s"] ?? ""),
-              let readings = Double(record["readings"] ?? ""), readings > 0 else { return nil }
+        guard let user = DecimalText.double(record["cpu_user_s"] ?? ""), let system = DecimalText.double(record["cpu_sys_s"] ?? ""),
+              let readings = DecimalText.double(record["readings"] ?? ""), readings > 0 else { return nil }
         return (user + system) * 1_000_000 / readings
     }, notJudged: { record in
         record["durability"] == "full"

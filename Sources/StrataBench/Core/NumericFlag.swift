@@ -1,9 +1,11 @@
 // Numbers given on the command line, read from their text so that every bad value gets a message
 // that names the flag and repeats the value as typed ("--duration nan: not a number").
 //
-// Invariants: a value is finite; a whole-number flag takes an integer, also written in exponent
-// form when it is a whole number ("1e6"), and a value beyond `Int`'s range is an error, never a
-// wrap or a trap. Ranges (what the machine can do) are checked by `RunOptions.checkBounds`.
+// Invariants: a value is a decimal number (`DecimalText`: no hexadecimal, no words, nothing after
+// the digits) and finite; spaces around it are ignored, as a shell quote leaves them; a
+// whole-number flag takes an integer, also written in exponent form when it is a whole number
+// ("1e6"), and a value beyond `Int`'s range is an error, never a wrap or a trap. Ranges (what the
+// machine can do) are checked by `RunOptions.checkBounds`.
 
 import Foundation
 
@@ -11,29 +13,41 @@ public enum NumericFlag {
     /// A real number (seconds, readings per second).
     public static func real(_ text: String, flag: String) throws -> Double {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty else { throw BenchError(.invalidOption, "\(flag) \"\(text)\": an empty value is not a number") }
-        guard let value = Double(trimmed) else {
-            throw BenchError(.invalidOption, "\(flag) \(text): not a number")
+        let shown = QuotedInput.clip(text)
+        guard !trimmed.isEmpty else { throw BenchError(.invalidOption, "\(flag) \"\(shown)\": an empty value is not a number") }
+        switch DecimalText.parseDouble(trimmed) {
+        case .success(let value):
+            return value
+        case .failure(.outOfRange):
+            throw BenchError(.invalidOption, "\(flag) \(shown): must be a finite number")
+        case .failure:
+            if infinityWords.contains(trimmed.lowercased()) {
+                throw BenchError(.invalidOption, "\(flag) \(shown): must be a finite number")
+            }
+            throw BenchError(.invalidOption, "\(flag) \(shown): not a number")
         }
-        if value.isNaN { throw BenchError(.invalidOption, "\(flag) \(text): not a number") }
-        if value.isInfinite { throw BenchError(.invalidOption, "\(flag) \(text): must be a finite number") }
-        return value
     }
 
     /// A whole number (readings, batch size, milliseconds, threads, repetitions).
     public static func integer(_ text: String, flag: String) throws -> Int {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let value = Int(trimmed) { return value }
-        let value = try real(text, flag: flag)
-        guard value == value.rounded() else {
-            throw BenchError(.invalidOption, "\(flag) \(text): must be a whole number")
+        let shown = QuotedInput.clip(text)
+        switch DecimalText.parseInteger(trimmed) {
+        case .success(let value):
+            return value
+        case .failure(.notWhole):
+            throw BenchError(.invalidOption, "\(flag) \(shown): must be a whole number")
+        case .failure(.outOfRange):
+            throw BenchError(.invalidOption, "\(flag) \(shown): far too large")
+        case .failure(.notDecimal):
+            // The real-number reading names the problem (empty, a word, infinite).
+            _ = try real(text, flag: flag)
+            throw BenchError(.invalidOption, "\(flag) \(shown): not a number")
         }
-        // Doubles at or above 2^63 do not fit in Int (Int(value) would trap).
-        guard value < 9.2e18 && value > -9.2e18 else {
-            throw BenchError(.invalidOption, "\(flag) \(text): far too large")
-        }
-        return Int(value)
     }
+
+    /// How infinity is spelled by those who type it, for a message that says what is wrong.
+    static let infinityWords: Set<String> = ["inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"]
 
     /// A number for a message: plain digits with thousands separators, "nan"/"inf" spelled out.
     static func describe(_ value: Double) -> String {

@@ -53,7 +53,7 @@ public enum HistoryExport {
             tags.append(("rev", row.revision))
             var fields: [(String, Double)] = []
             for column in row.headerColumns where !RunRecord.nonMetricColumns.contains(column) && !tagColumns.contains(column) {
-                if let value = Double(record[column] ?? ""), value.isFinite { fields.append((column, value)) }
+                if let value = DecimalText.double(record[column] ?? "") { fields.append((column, value)) }
             }
             guard !fields.isEmpty else { continue }
             points.append(Point(tags: tags, fields: fields, nanoseconds: Int64((time.timeIntervalSince1970 * 1e9).rounded())))

@@ -5,7 +5,9 @@
 // - A file is opened only if it is absent, empty, or a SQLite database that strata-bench wrote
 //   (its `application_id` is `HistorySchema.applicationID`) with a schema this build knows and
 //   that passes `quick_check`. Anything else is `BenchError(.invalidHistory)` and the file is
-//   left as it was: it is checked read-only before anything is written.
+//   left as it was, byte for byte and with nothing created beside it: `HistoryFile.check` reads
+//   it before anything is written.
+// - A store opened `readOnly` never creates, upgrades or writes the file.
 // - Several processes may append at once (parallel CI jobs on one runner): the database is in
 //   WAL mode, every connection waits for the writer lock (`busyTimeout`) instead of failing, and
 //   an append is one IMMEDIATE transaction that checks the digest and inserts, so a run is
@@ -22,12 +24,43 @@ public final class HistoryStore: Sendable {
     public static let busyTimeout: TimeInterval = 60
 
     public let path: String
-    let pool: DatabasePool
+    /// A pool (read-write) or a read-only queue (`Access.readOnly`).
+    let pool: any DatabaseWriter
 
-    /// Opens (creating if absent) the history at `path`.
-    public init(path: String) throws {
+    /// What a command does with the history.
+    public enum Access: Sendable {
+        /// Append runs: a missing file is created, an older schema upgraded.
+        case readWrite
+        /// Only read (list, show, changes, export, a report's trends): a missing file is an error,
+        /// and nothing is created or changed, not even beside the file.
+        case readOnly
+    }
+
+    /// Opens the history at `path`; `readWrite` creates it if absent. The file is checked
+    /// (`HistoryFile.check`, which writes nothing) before anything is written to it.
+    public init(path: String, access: Access = .readWrite) throws {
         self.path = path
-        try HistoryStore.checkExisting(path)
+        let state = try HistoryFile.check(path)
+        if access == .readOnly {
+            switch state {
+            case .history:
+                break
+            case .absent:
+                throw BenchError(.io, "no history there (runs append to \(HistoryStore.defaultPath) unless --no-history, `history import` adds runs); nothing created", path: path)
+            case .empty, .beingCreated:
+                throw BenchError(.invalidHistory, "holds no runs yet (an empty file, or a history being created); left untouched", path: path)
+            case .olderSchema:
+                throw BenchError(.invalidHistory, "written by an older strata-bench: a `run` or `history import` upgrades it; left untouched", path: path)
+            }
+            do {
+                pool = try HistoryFile.openReadOnly(path)
+            } catch let error as BenchError {
+                throw error
+            } catch {
+                throw BenchError(.invalidHistory, "cannot open the history database: \(HistoryStore.describe(error))", path: path)
+            }
+            return
+        }
         do {
             try FileManager.default.createDirectory(atPath: OutputFiles.parentDirectory(path), withIntermediateDirectories: true)
         } catch {
@@ -36,7 +69,8 @@ public final class HistoryStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(HistoryStore.busyTimeout)
         configuration.foreignKeysEnabled = true
-        pool = try HistoryStore.openPool(path: path, configuration: configuration)
+        let pool = try HistoryStore.openPool(path: path, configuration: configuration)
+        self.pool = pool
         do {
             try HistorySchema.migrator.migrate(pool)
         } catch {
@@ -111,7 +145,7 @@ public final class HistoryStore: Sendable {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [runID, index, CaseKey.make(row: row), row["workload"], row["engine"],
                                          row["strategy"], row["encryption"], row["durability"],
-                                         Int(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
+                                         DecimalText.integer(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
                     let resultID = db.lastInsertedRowID
                     for (metric, value) in record.measurements(row: index) {
                         try db.execute(sql: "INSERT INTO measurements (result_id, metric_id, value) VALUES (?, ?, ?)",
@@ -216,62 +250,6 @@ public final class HistoryStore: Sendable {
             return try pool.read(body)
         } catch {
             throw BenchError(.invalidHistory, "cannot read the history: \(HistoryStore.describe(error))", path: path)
-        }
-    }
-
-    // MARK: - Checking a file before writing to it
-
-    static let sqliteMagic = Array("SQLite format 3\u{0}".utf8)
-
-    /// Throws unless `path` is absent, empty, or a sound history of a schema this build knows.
-    static func checkExisting(_ path: String) throws {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        if let kind = OutputFiles.nonRegularKind(path) {
-            throw BenchError(.invalidHistory, "\(kind), not a history database", path: path)
-        }
-        guard status.st_size > 0 else { return }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw BenchError(.io, "cannot read the history database", path: path)
-        }
-        let head = (try? handle.read(upToCount: sqliteMagic.count)) ?? Data()
-        try? handle.close()
-        guard Array(head) == sqliteMagic else {
-            throw BenchError(.invalidHistory, "not a SQLite database, so not a strata-bench history (left untouched)", path: path)
-        }
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(busyTimeout)
-        do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            try queue.read { db in
-                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-                guard check == ["ok"] else {
-                    throw BenchError(.invalidHistory, "damaged: \(check.prefix(3).joined(separator: "; ")) (left untouched)", path: path)
-                }
-                let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                if application == 0 && tables.isEmpty { return }
-                // Another process is creating this history right now: its migrator commits the
-                // empty table of applied migrations before the first migration (which sets the
-                // application id). Nothing else can have written exactly that; the migrator here
-                // waits for the other one and finds the schema complete.
-                if application == 0 && tables == ["grdb_migrations"],
-                   try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") == 0 {
-                    return
-                }
-                guard application == HistorySchema.applicationID else {
-                    throw BenchError(.invalidHistory, "a SQLite database that strata-bench did not write (tables: \(tables.prefix(5).joined(separator: ", "))); left untouched", path: path)
-                }
-                if try HistorySchema.migrator.hasBeenSuperseded(db) {
-                    throw BenchError(.invalidHistory, "written by a newer strata-bench (schema \(try HistorySchema.migrator.appliedIdentifiers(db).sorted().joined(separator: ", "))); left untouched", path: path)
-                }
-            }
-        } catch let error as BenchError {
-            throw error
-        } catch {
-            throw BenchError(.invalidHistory, "damaged or unreadable: \(describe(error)) (left untouched)", path: path)
         }
     }
 

@@ -44,8 +44,8 @@ public struct RunRecord: Sendable {
         revision = fact("git_rev") ?? "unknown"
         host = fact("host") ?? "unknown"
         cpuModel = fact("cpu_model")
-        cores = fact("cores").flatMap { Int($0) }
-        memoryBytes = fact("memory_bytes").flatMap { Int64($0) }
+        cores = fact("cores").flatMap(DecimalText.integer)
+        memoryBytes = fact("memory_bytes").flatMap(DecimalText.integer64)
         kernel = fact("kernel")
         build = fact("build")
     }
@@ -71,7 +71,7 @@ public struct RunRecord: Sendable {
         var values: [(String, Double)] = []
         for (column, name) in table.header.enumerated() where !RunRecord.nonMetricColumns.contains(name) {
             let cell = table.rows[index][column]
-            if let value = Double(cell), value.isFinite { values.append((name, value)) }
+            if let value = DecimalText.double(cell) { values.append((name, value)) }
         }
         return values
     }

@@ -32,7 +32,7 @@ public enum Baselines {
                              force: Bool = false) throws -> Written {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ allowed.contains($0) }), !name.hasPrefix(".") else {
-            throw BenchError(.invalidOption, "--name '\(name)': use letters, digits, '.', '_' or '-' (not starting with '.')")
+            throw BenchError(.invalidOption, "--name '\(QuotedInput.clip(name))': use letters, digits, '.', '_' or '-' (not starting with '.')")
         }
         guard let first = runPaths.first else {
             throw BenchError(.invalidOption, "no run CSV given")
@@ -50,6 +50,10 @@ public enum Baselines {
             rows += table.rows
         }
         let target = (directory as NSString).appendingPathComponent(name + ".csv")
+        // Checked before the existing baseline is read: merging runs into one of them would
+        // replace that run's file.
+        try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "baseline", path: target)],
+                                       inputs: runPaths.map { OutputFiles.Target(flag: "run CSV", path: $0) })
         var replaced: String?
         if FileManager.default.fileExists(atPath: target) {
             let change: String
@@ -80,10 +84,10 @@ public enum Baselines {
         func values(_ table: CSVTable, _ column: String) -> String {
             guard let index = table.column(column) else { return "-" }
             let distinct = Set(table.rows.map { $0[index] }).sorted()
-            return distinct.count <= 3 ? distinct.joined(separator: "+") : "\(distinct.count) values"
+            return distinct.count <= 3 ? distinct.map { QuotedInput.clip($0) }.joined(separator: "+") : "\(distinct.count) values"
         }
         func named(_ list: [String]) -> String {
-            let shown = list.prefix(2).joined(separator: ", ")
+            let shown = list.prefix(2).map { QuotedInput.clip($0) }.joined(separator: ", ")
             return list.count > 2 ? shown + " and \(list.count - 2) more" : shown
         }
         let before = keys(old), after = keys(new)
@@ -107,6 +111,6 @@ public enum Choice {
     where T.RawValue == String {
         if let choice = T(rawValue: value) { return choice }
         let known = T.allCases.map(\.rawValue).joined(separator: ", ")
-        throw BenchError(.invalidOption, "\(flag) \(value): unknown value (expected one of: \(known))")
+        throw BenchError(.invalidOption, "\(flag) \(QuotedInput.clip(value)): unknown value (expected one of: \(known))")
     }
 }

@@ -205,7 +205,7 @@ public enum CSVReader {
                 throw BenchError(.invalidCSV, "header cell \(index + 1) is empty", path: path, line: recordLines[0], column: index + 1)
             }
             if !seen.insert(name).inserted {
-                throw BenchError(.invalidCSV, "duplicate column '\(name)' in the header", path: path, line: recordLines[0], column: index + 1)
+                throw BenchError(.invalidCSV, "duplicate column '\(QuotedInput.clip(name))' in the header", path: path, line: recordLines[0], column: index + 1)
             }
         }
         for (index, row) in records.enumerated().dropFirst() where row.count != header.count {

@@ -60,24 +60,24 @@ public enum SummaryValidation {
                 if let rule = choices[name] {
                     if cell.isEmpty && !rule.required { continue }
                     guard rule.values.contains(cell) else {
-                        throw fail("column '\(name)' must be \(alternatives(rule.values)), found '\(cell)'")
+                        throw fail("column '\(name)' must be \(alternatives(rule.values)), found '\(QuotedInput.clip(cell))'")
                     }
                     if role == .baseline && name == "interrupted" && cell == "true" {
                         throw fail("this run was interrupted before its last case: it cannot be a baseline (the cases it lacks would never be gated); use a run that finished")
                     }
                 } else if positiveIntegers.contains(name) {
-                    guard let value = Int(cell), value >= 1 else {
-                        throw fail("column '\(name)' must be a whole number of at least 1, found '\(cell)'")
+                    guard let value = DecimalText.integer(cell), value >= 1 else {
+                        throw fail("column '\(name)' must be a whole number of at least 1, found '\(QuotedInput.clip(cell))'")
                     }
                 } else if nonNegative.contains(name) {
                     if cell.isEmpty && name != "lost" { continue }
-                    guard let value = Double(cell), value.isFinite, value >= 0 else {
-                        throw fail("column '\(name)' must be a number of at least 0, found '\(cell)'")
+                    guard let value = DecimalText.double(cell), value >= 0 else {
+                        throw fail("column '\(name)' must be a number of at least 0, found '\(QuotedInput.clip(cell))'")
                     }
                 } else if signed.contains(name) {
                     if cell.isEmpty { continue }
-                    guard let value = Double(cell), value.isFinite else {
-                        throw fail("column '\(name)' must be a number, found '\(cell)'")
+                    guard DecimalText.double(cell) != nil else {
+                        throw fail("column '\(name)' must be a number, found '\(QuotedInput.clip(cell))'")
                     }
                 }
             }

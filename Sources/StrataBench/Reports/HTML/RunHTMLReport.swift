@@ -78,7 +78,7 @@ public enum RunHTMLReport {
     static func medians(_ rows: [[String: String]], column: String, key: ([String: String]) -> String) -> [String: Double] {
         var groups: [String: [Double]] = [:]
         for row in rows {
-            guard let value = Double(row[column] ?? ""), value.isFinite else { continue }
+            guard let value = DecimalText.double(row[column] ?? "") else { continue }
             groups[key(row), default: []].append(value)
         }
         return groups.mapValues(Statistics.median)
@@ -137,7 +137,7 @@ public enum RunHTMLReport {
         for point in timeline where point["repetition"] == "1" {
             guard let workload = point["workload"], workload != WorkloadKind.bulkInsert.rawValue,
                   workload != WorkloadKind.encryption.rawValue,
-                  let elapsed = Double(point["elapsed_ms"] ?? ""), let bytes = Double(point["file_bytes"] ?? "") else { continue }
+                  let elapsed = DecimalText.double(point["elapsed_ms"] ?? ""), let bytes = DecimalText.double(point["file_bytes"] ?? "") else { continue }
             let strategy = workload == WorkloadKind.sensors.rawValue || workload == WorkloadKind.readWhileWrite.rawValue ? point["strategy"] ?? "" : ""
             let title = [workload, strategy, point["durability"] ?? "", point["encryption"] == "on" ? "enc on" : ""]
                 .filter { !$0.isEmpty }.joined(separator: " ")
@@ -167,7 +167,7 @@ public enum RunHTMLReport {
         }
         // As plot.py: the workloads that compact a file they built (sensors rows only report it).
         let compacting = [WorkloadKind.compaction, .pinnedGrowth, .bulkInsert].map(\.rawValue)
-        let compacted = records.filter { compacting.contains($0["workload"] ?? "") && Double($0["file_bytes_compacted"] ?? "") != nil }
+        let compacted = records.filter { compacting.contains($0["workload"] ?? "") && DecimalText.double($0["file_bytes_compacted"] ?? "") != nil }
         if !compacted.isEmpty {
             func key(_ row: [String: String]) -> String { [row["engine"], row["workload"], row["durability"]].compactMap { $0 }.joined(separator: " ") }
             var values: [String: [String: Double]] = [:]
@@ -202,7 +202,7 @@ public enum RunHTMLReport {
                      ("CPU", values("cpu_model")), ("cores", values("cores")), ("build", values("build")),
                      ("rows", String(records.count)),
                      ("cases", String(Set(records.map { CaseKey.make(row: $0) }).count)),
-                     ("lost readings", CSVNumber.format(records.compactMap { Double($0["lost"] ?? "") }.reduce(0, +))),
+                     ("lost readings", CSVNumber.format(records.compactMap { DecimalText.double($0["lost"] ?? "") }.reduce(0, +))),
                      ("report written", RunReport.timestamp(generated))]
         var html = "<h1>strata-bench run</h1>\n<dl id=\"facts\">"
         for (name, value) in facts { html += "<dt>\(HTML.text(name))</dt><dd data-fact=\(HTML.attribute(name))>\(HTML.text(value))</dd>" }
@@ -245,7 +245,7 @@ public enum RunHTMLReport {
         var sparks: [String] = []
         for policy in MetricPolicy.gated {
             let metric = policy.column
-            guard records.contains(where: { Double($0[metric] ?? "") != nil }) else { continue }
+            guard records.contains(where: { DecimalText.double($0[metric] ?? "") != nil }) else { continue }
             let series = MetricSeries.make(try history.observations(metric: metric, filter: .init()), metric: metric)
             for one in series where caseOrder.contains(one.caseKey) {
                 let medians = one.points.map(\.median)
