@@ -26,8 +26,11 @@ public enum DateText {
     public static func date(from json: JSONValue) -> Date? {
         switch json {
         case .number(let text):
-            guard let since1970 = Decimal(string: text, locale: posix),
-                  let stored = Double((since1970 - epochOffset).description) else { return nil }
+            // Decimal(string:) reads the longest prefix that is a number ("2020-01-01" as 2020,
+            // "1,5" as 1): only a whole JSON number is a date, and it must stay finite.
+            guard JSONParser.isNumber(text), let since1970 = Decimal(string: text, locale: posix), !since1970.isNaN,
+                  let stored = Double((since1970 - epochOffset).description), stored.isFinite else { return nil }
+            if since1970.isZero && ValueInput.hasNonZeroDigit(text) { return nil }  // underflowed
             return Date(timeIntervalSinceReferenceDate: stored)
         case .string("nan"): return Date(timeIntervalSinceReferenceDate: .nan)
         case .string("inf"): return Date(timeIntervalSinceReferenceDate: .infinity)

@@ -218,10 +218,11 @@ public struct Exporter {
         if let failure { throw failure }
     }
 
-    /// RFC 4180 quoting: a field with a comma, quote or line break is quoted, quotes doubled.
+    /// RFC 4180 quoting: a field with a comma, quote, line break or other control character is
+    /// quoted, quotes doubled (the import refuses control characters outside quotes).
     static func csvField(_ s: String, quoteEmpty: Bool = false) -> String {
         if s.isEmpty { return quoteEmpty ? "\"\"" : "" }
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return s }
+        guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0.value < 0x20 || $0.value == 0x7F }) else { return s }
         return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

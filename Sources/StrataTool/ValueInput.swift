@@ -38,11 +38,15 @@ enum ValueInput {
         switch (type, json) {
         case (.bool, .bool(let b)): return .bool(b)
         case (.int, .number(let t)):
-            guard let i = Int64(t) else { throw fail("\(t) is not a 64-bit integer") }
+            // Exact: no fraction or exponent, within Int64 (the width every int property stores).
+            guard JSONParser.isNumber(t), let i = Int64(t) else {
+                throw fail("\(t) is not a 64-bit integer (exact, from \(Int64.min) to \(Int64.max))")
+            }
             return .int(i)
         case (.float, .number(let t)):
             // Parsed as a Float directly: through a Double, the value would be rounded twice.
-            guard let f = Float(t) else { throw fail("\(t) is not a number") }
+            guard JSONParser.isNumber(t), let f = Float(t) else { throw fail("\(t) is not a number") }
+            try checkRange(t, f.isFinite, f == 0, "Float", fail)
             return .float(f)
         case (.float, _):
             return .float(Float(try floating(json, place: place, source: source)))
@@ -53,7 +57,9 @@ enum ValueInput {
             guard let d = Data(base64Encoded: s) else { throw fail("data is base64 text") }
             return .data([UInt8](d))
         case (.date, _):
-            guard let date = DateText.date(from: json) else { throw fail("a date is a number of seconds since 1970, not \(json.text(indent: nil))") }
+            guard let date = DateText.date(from: json) else {
+                throw fail("a date is a number of seconds since 1970 (decimal digits, as JSON writes them) or \"nan\", \"inf\", \"-inf\", not \(json.text(indent: nil))")
+            }
             return .date(date)
         case (.objectId, .string(let s)):
             guard let id = try? ObjectId(string: s) else { throw fail("'\(s)' is not an ObjectId (24 hexadecimal digits)") }
@@ -74,9 +80,30 @@ enum ValueInput {
         }
     }
 
+    /// A finite literal must give a finite value, and a non-zero one a non-zero value: 1e400
+    /// is not infinity, nor 1e-50 a Float zero.
+    private static func checkRange(_ text: String, _ finite: Bool, _ zero: Bool, _ typeName: String,
+                                   _ fail: (String) -> ToolError) throws(ToolError) {
+        guard finite else { throw fail("\(text) is out of the range of a \(typeName)") }
+        if zero, hasNonZeroDigit(text) { throw fail("\(text) is too small for a \(typeName): it would become 0") }
+    }
+
+    /// Whether a JSON number's digits before its exponent include one other than 0.
+    static func hasNonZeroDigit(_ text: String) -> Bool {
+        for c in text.utf8 {
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { return false }
+            if c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9") { return true }
+        }
+        return false
+    }
+
     private static func floating(_ json: JSONValue, place: String, source: String) throws(ToolError) -> Double {
         switch json {
-        case .number(let t): if let d = Double(t) { return d }
+        case .number(let t):
+            if JSONParser.isNumber(t), let d = Double(t) {
+                try checkRange(t, d.isFinite, d == 0, "Double") { ToolError("\(source): \(place): \($0)") }
+                return d
+            }
         case .string("nan"): return .nan
         case .string("inf"): return .infinity
         case .string("-inf"): return -.infinity

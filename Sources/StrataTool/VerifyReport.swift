@@ -8,6 +8,9 @@ import StrataStorage
 public enum VerifyReport {
     /// The report, whether the file is clean, and the cause when it could not even be opened.
     public static func run(path: String, encryptionKey: [UInt8]?) -> (text: String, clean: Bool, openFailure: String?) {
+        do throws(ToolError) { try TargetFile.check(path) } catch {
+            return (error.message + "\n", false, error.message)
+        }
         let file: StrataFile
         do {
             file = try StrataFile(path: path, encryptionKey: encryptionKey, verifyingAllPages: true)

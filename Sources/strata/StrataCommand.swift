@@ -8,6 +8,9 @@
 
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Strata
 import StrataTool
 
@@ -62,6 +65,7 @@ struct FileOptions: ParsableArguments {
     }
 
     func open() throws(ToolError) -> StrataFile {
+        try TargetFile.check(file)
         let key = try key()
         do { return try StrataFile(path: file, encryptionKey: key) } catch { throw ToolError("\(file): \(error.code.rawValue): \(error.message)") }
     }
@@ -169,27 +173,41 @@ struct Import: ParsableCommand {
     var input: String?
     @Option(help: ArgumentHelp("Classes the file lacks, from `strata schema --format json`.", valueName: "path"))
     var schema: String?
+    @Option(help: ArgumentHelp("The most bytes of input read; a larger input is refused (default 1 GiB).", valueName: "bytes"))
+    var inputLimit: Int = ByteInput.defaultLimit
 
     func run() throws {
         try running { () throws(ToolError) in
             guard format == "json" || format == "csv" else { throw ToolError("--format is json or csv, not '\(format)'", exitCode: 64) }
+            guard inputLimit > 0 else { throw ToolError("--input-limit is a number of bytes above 0", exitCode: 64) }
             let key = try options.key()
-            let text: String
-            if let input {
-                guard let data = FileManager.default.contents(atPath: input) else { throw ToolError("\(input): cannot read the input") }
-                text = String(decoding: data, as: UTF8.self)
-            } else {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            }
             var schemaText: String? = nil
             if let schema {
-                guard let data = FileManager.default.contents(atPath: schema) else { throw ToolError("\(schema): cannot read the schema") }
-                schemaText = String(decoding: data, as: UTF8.self)
+                let bytes = try Self.readWhole(schema, what: "the schema")
+                guard let text = String(validating: bytes, as: UTF8.self) else { throw ToolError("\(schema): the schema is not UTF-8 text") }
+                schemaText = text
             }
+            // Read as it is parsed: an input without end is refused at its first invalid byte or
+            // at the limit, never read whole first.
+            var fd: Int32 = 0
+            if let input {
+                fd = Glibc.open(input, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw ToolError("\(input): cannot read the input (errno \(errno))") }
+            }
+            defer { if input != nil { Glibc.close(fd) } }
             let summary = try Importer.run(path: options.file, encryptionKey: key, className: className, format: format,
-                                           input: text, source: input ?? "standard input", schemaJSON: schemaText)
+                                           input: ByteInput(fd: fd, source: input ?? "standard input", limit: inputLimit),
+                                           schemaJSON: schemaText)
             print(summary)
         }
+    }
+
+    /// The bytes of a small file given by path, up to 64 MiB.
+    static func readWhole(_ path: String, what: String) throws(ToolError) -> [UInt8] {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ToolError("\(path): cannot read \(what) (errno \(errno))") }
+        defer { Glibc.close(fd) }
+        return try ByteInput(fd: fd, source: path, limit: 64 << 20).readAll()
     }
 }
 
@@ -200,6 +218,7 @@ struct Compact: ParsableCommand {
 
     func run() throws {
         try running { () throws(ToolError) in
+            try TargetFile.check(options.file)
             let key = try options.key()
             do throws(Realm.Error) {
                 let (before, after) = try StrataFile.compact(path: options.file, encryptionKey: key)

@@ -37,6 +37,20 @@ struct RealmOpeningFormsTests {
         #expect(error.code == .fileOperationFailed)
     }
 
+    /// A seed that is not a Strata file is refused before it is copied: nothing is created at
+    /// the file URL, which a later open (with a good seed) would otherwise take for the realm.
+    @Test func aSeedThatIsNotARealmCreatesNothing() throws {
+        var destination = configuration("garbage-seeded")
+        let folder = destination.fileURL!.deletingLastPathComponent()
+        let seed = folder.appendingPathComponent("garbage-seed.realm")
+        try Data(repeating: 0x5A, count: 64 * 1024).write(to: seed)
+        destination.seedFilePath = seed
+        let error = try #require(throws: Realm.Error.self) { try Realm(configuration: destination) }
+        #expect(error.code == .invalidDatabase || error.code == .corruptFile, "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: destination.fileURL!.path))
+        #expect(!FileManager.default.fileExists(atPath: destination.fileURL!.path + ".lock"))
+    }
+
     @Test func writeCopyNeedsAFile() throws {
         let realm = try Realm(configuration: configuration("copy-memory"))
         let error = try #require(throws: Realm.Error.self) {

@@ -39,8 +39,10 @@ enum StrataCLI {
     /// these while others run; a version that parked a global-queue thread per child for its
     /// timeout made libdispatch start overcommit threads, and one full run crashed inside
     /// libdispatch's event loop.
-    static func run(_ arguments: [String], stdin: Data? = nil, timeout: Double = 120) throws -> Outcome {
-        let executable = try path()
+    /// `executable`: another program to run instead (a shell that sets limits, then runs
+    /// `strata`).
+    static func run(_ arguments: [String], stdin: Data? = nil, timeout: Double = 120, executable other: String? = nil) throws -> Outcome {
+        let executable = try other ?? path()
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1], inPipe: [Int32] = [-1, -1]
         // Close-on-exec at once, so that a child another test spawns meanwhile does not keep
         // these pipes open (pipe2 is not exported to Swift; the window is a few instructions).

@@ -94,6 +94,8 @@ extension Realm {
         public var recoversToLastIntactVersion = false
         /// A realm file copied to `fileURL` when the realm is opened and no file is there yet (a
         /// bundled starting data set). Ignored for in-memory realms and when the file exists.
+        /// It must open as a Strata file with `encryptionKey`; otherwise the open fails with that
+        /// error (`.invalidDatabase`, `.wrongEncryptionKey`, …) and nothing is created at `fileURL`.
         public var seedFilePath: URL?
 
         /// A configuration; every parameter has the default a new app wants (`default.realm` in the

@@ -558,13 +558,37 @@ public struct Realm {
     }
 
     /// Copies `configuration.seedFilePath` to its file URL when no file is there yet.
+    ///
+    /// The seed is opened first, read-only, with the configuration's key: a seed that is not a
+    /// Strata file (or needs another key) is refused with that open's error and nothing is
+    /// created at the file URL. A path that is not a regular file is refused before any open
+    /// (a FIFO would block it).
     static func copySeedFileIfNeeded(_ configuration: Configuration) throws(Realm.Error) {
         guard let seed = configuration.seedFilePath, !configuration.isInMemory, let fileURL = configuration.fileURL,
               !FileManager.default.fileExists(atPath: fileURL.path) else { return }
+        // A missing seed is the copy's failure (below).
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: seed.path) {
+            try checkSeed(seed, attributes, configuration, fileURL)
+        }
         do {
             try FileManager.default.copyItem(at: seed, to: fileURL)
         } catch {
             throw Realm.Error(.fileOperationFailed, "could not copy the seed file \(seed.path) to \(fileURL.path): \(error.localizedDescription)", fileURL: fileURL)
+        }
+    }
+
+    /// Refuses a seed that is not a regular file, or does not open as a Strata file with the
+    /// configuration's key.
+    private static func checkSeed(_ seed: URL, _ attributes: [FileAttributeKey: Any], _ configuration: Configuration,
+                                  _ fileURL: URL) throws(Realm.Error) {
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw Realm.Error(.fileAccess, "the seed file \(seed.path) is not a regular file", fileURL: fileURL)
+        }
+        do throws(Realm.Error) {
+            let file = try StrataFile(path: seed.path, encryptionKey: configuration.encryptionKey.map { [UInt8]($0) })
+            file.close()
+        } catch {
+            throw Realm.Error(error.code, "the seed file \(seed.path) cannot be used: \(error.message)", fileURL: fileURL)
         }
     }
 

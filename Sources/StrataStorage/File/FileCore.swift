@@ -66,6 +66,10 @@ final class FileCore: @unchecked Sendable {
     var freeListPages: [UInt32] = []
     var overflowPages: [UInt32] = []
     var fileSizePages: Int
+    /// The file's size in pages before the open write transaction first grew it (nil: it has
+    /// not): a rollback cuts the file back to it, so a cancelled write leaves the file's length
+    /// as it was. Writer-owned (set and read under the writer lock).
+    var sizeBeforeGrowth: Int?
     /// The version whose free space, free-list pages and commit-record pages the writer holds.
     var writerStateVersion: UInt64
     @exclusivity(unchecked) var bufferPool: [UnsafeMutableRawPointer] = []
@@ -232,6 +236,20 @@ final class FileCore: @unchecked Sendable {
         if bufferPool.count < 4096 { bufferPool.append(buffer) } else { buffer.deallocate() }
     }
 
+    /// Cuts the file back to its size before the rolled-back write transaction grew it. Only the
+    /// writer, under the writer lock, and only pages no version references (they were added by
+    /// this transaction, which published nothing); other processes learn the size by fstat under
+    /// the writer lock, so none relies on the pages removed.
+    func undoGrowth() {
+        guard let pages = sizeBeforeGrowth else { return }
+        sizeBeforeGrowth = nil
+        if fd >= 0 {
+            // Best effort: a failure leaves zero-filled free pages at the end, as before.
+            guard ftruncate(fd, off_t(pages * PageLayout.pageSize)) == 0 else { return }
+        }
+        fileSizePages = pages
+    }
+
     /// Grows the file so that `pages` pages exist, in amortised steps of max(1 MiB, min(1/8 of the
     /// file, 16 MiB)), so that commits rarely extend the file and fdatasync rarely has metadata to
     /// flush. The new pages are written with zeros rather than `posix_fallocate`d: on ext4/xfs
@@ -262,6 +280,7 @@ final class FileCore: @unchecked Sendable {
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: chunkPages * PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: chunkPages * PageLayout.pageSize)
+        if sizeBeforeGrowth == nil { sizeBeforeGrowth = actual }
         var page = actual
         while page < target {
             let count = min(chunkPages, target - page)

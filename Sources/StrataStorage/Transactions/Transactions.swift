@@ -126,6 +126,7 @@ public final class WriteTransaction: PageWriting {
         self.verified = core.store.verified.view
         self.pageBase = core.store.base
         self.encrypted = core.cipher != nil
+        core.sizeBeforeGrowth = nil
     }
 
     deinit {
@@ -386,6 +387,8 @@ public final class WriteTransaction: PageWriting {
     public func rollback() {
         guard state == .active else { return }
         core.freeSpace.restore(freeSpaceCheckpoint)
+        // Before finish releases the writer lock: no other writer may grow the file meanwhile.
+        core.undoGrowth()
         finish(.rolledBack)
     }
 
