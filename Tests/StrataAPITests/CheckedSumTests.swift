@@ -6,18 +6,7 @@ import Testing
 
 @Suite("Sums that throw when they do not fit")
 struct CheckedSumTests {
-    private func realm(amounts: [Int]) throws -> Realm {
-        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
-        configuration.objectTypes = [ExactTally.self, ExactTallyOwner.self]
-        let realm = try Realm(configuration: configuration)
-        try realm.write {
-            let owner = realm.create(ExactTallyOwner.self, value: ["name": "o"])
-            for amount in amounts {
-                owner.tallies.append(realm.create(ExactTally.self, value: ["amount": amount, "owner": owner]))
-            }
-        }
-        return realm
-    }
+    private func realm(amounts: [Int]) throws -> Realm { try exactTallyRealm(amounts: amounts, extraTypes: [DocumentedAccount.self]) }
 
     private func expectTooLarge<T>(_ body: () throws(Realm.Error) -> T) {
         do {
@@ -59,4 +48,34 @@ struct CheckedSumTests {
         try realm.write { tally.nums.append(Int.min) }
         #expect(try tally.nums.checkedSum() == Int.max - 1)
     }
+
+    /// The DocC example (Queries.md, "Sums"), as written there.
+    @Test func theDocumentedExampleReportsTheSumThatDoesNotFit() throws {
+        let store = try realm(amounts: [])
+        try store.write {
+            for balance in [Int.max, Int.max] { store.add(DocumentedAccount(value: ["balance": balance])) }
+        }
+        let accounts = store.objects(DocumentedAccount.self)
+        let printed = PrintedLines()
+        try runDocumentedExample(accounts, print: { printed.lines.append("\($0)") })
+        #expect(printed.lines.count == 1 && printed.lines[0].contains("18446744073709551614"), "\(printed.lines)")
+    }
+
+    private func runDocumentedExample(_ accounts: Results<DocumentedAccount>, print: (Any) -> Void) throws {
+        do {
+            let total: Int = try accounts.checkedSum(ofProperty: "balance")
+            print(total)
+        } catch where error.code == .valueTooLarge {
+            print(error.message)
+        }
+    }
+}
+
+/// What the documented example prints, kept for the test to read.
+private final class PrintedLines {
+    var lines: [String] = []
+}
+
+final class DocumentedAccount: Object {
+    @Persisted var balance = 0
 }

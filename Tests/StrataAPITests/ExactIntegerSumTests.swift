@@ -18,22 +18,26 @@ final class ExactTallyOwner: Object {
     @Persisted(originProperty: "owner") var linked: LinkingObjects<ExactTally>
 }
 
+/// An in-memory realm holding one owner whose list holds one tally per amount (shared with
+/// CheckedSumTests).
+func exactTallyRealm(amounts: [Int], extraTypes: [Object.Type] = []) throws -> Realm {
+    var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
+    configuration.objectTypes = [ExactTally.self, ExactTallyOwner.self] + extraTypes
+    let realm = try Realm(configuration: configuration)
+    try realm.write {
+        let owner = realm.create(ExactTallyOwner.self, value: ["name": "o"])
+        for amount in amounts {
+            let tally = realm.create(ExactTally.self, value: ["amount": amount])
+            tally.owner = owner
+            owner.tallies.append(tally)
+        }
+    }
+    return realm
+}
+
 @Suite("Exact integer sums and means")
 struct ExactIntegerSumTests {
-    private func realm(amounts: [Int]) throws -> Realm {
-        var configuration = Realm.Configuration(inMemoryIdentifier: UUID().uuidString)
-        configuration.objectTypes = [ExactTally.self, ExactTallyOwner.self]
-        let realm = try Realm(configuration: configuration)
-        try realm.write {
-            let owner = realm.create(ExactTallyOwner.self, value: ["name": "o"])
-            for amount in amounts {
-                let tally = realm.create(ExactTally.self, value: ["amount": amount])
-                tally.owner = owner
-                owner.tallies.append(tally)
-            }
-        }
-        return realm
-    }
+    private func realm(amounts: [Int]) throws -> Realm { try exactTallyRealm(amounts: amounts) }
 
     @Test func queryAtSumOfAListOfIntsIsExact() throws {
         let realm = try realm(amounts: [])
