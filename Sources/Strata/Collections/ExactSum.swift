@@ -92,7 +92,7 @@ extension RealmCollection where Element: Object {
     /// The sum of a numeric property, throwing when it does not fit in `T`; zero when there is
     /// no object.
     ///
-    /// ``sum(ofProperty:)`` cannot throw (its signature is RealmSwift's): a sum of integers that
+    /// `sum(ofProperty:)` cannot throw (its signature is RealmSwift's): a sum of integers that
     /// does not fit the type asked for stops the program with a `Strata: valueTooLarge` message.
     /// Use this form where such totals are possible, or ask for a `Double`. Integers are added
     /// exactly, whatever their order: `[Int.max, 1, Int.min]` sums to 1.
@@ -125,7 +125,7 @@ extension RealmCollection where Element.PersistedType: AddableType {
     /// The sum of the values (nil elements skipped), throwing when it does not fit in the
     /// element type; zero when there is none.
     ///
-    /// ``sum()`` cannot throw (its signature is RealmSwift's): an integer sum that does not fit
+    /// `sum()` cannot throw (its signature is RealmSwift's): an integer sum that does not fit
     /// stops the program with a `Strata: valueTooLarge` message.
     ///
     /// - Throws: `Realm.Error(.valueTooLarge)` when the sum does not fit.

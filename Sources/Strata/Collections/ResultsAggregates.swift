@@ -45,7 +45,7 @@ extension Results where Element: Object {
         }
     }
 
-    /// ``sum(ofProperty:)``, throwing when the sum does not fit in `T`.
+    /// `sum(ofProperty:)`, throwing when the sum does not fit in `T`.
     func checkedSum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) throws(Realm.Error) -> T {
         try ExactSum.total(T.self, of: sumName(property)) { body in
             core.forEachValue(T.self, info: info, property: property, source: rowSource, body)
