@@ -71,6 +71,9 @@ extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 public protocol RealmCollection: RandomAccessCollection, CustomStringConvertible, Equatable, ThreadConfined,
     QueryableCollection
 where Index == Int, Element: RealmCollectionValue {
+    /// The element type under RealmSwift's name, for generic code over collections
+    /// (`C.ElementType`).
+    typealias ElementType = Element
     /// The realm of a managed collection; `nil` for an unmanaged one.
     var realm: Realm? { get }
     /// Whether the collection can no longer be read (its owner was deleted).
