@@ -21,6 +21,8 @@ neither figure. Only the standard library and matplotlib are used. Empty cells m
 measured" and are skipped.
 """
 import argparse
+import json
+import subprocess
 import csv
 import os
 import stat
@@ -35,9 +37,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.patches  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-STRATEGY_ORDER = ["main-sync", "main-async", "gcd", "threads", "dedicated", "batched", "async"]
-DURABILITY_ORDER = ["full", "unsafe", "memory"]
-ENGINE_COLORS = {"strata": "#1f77b4", "sqlite": "#ff7f0e", "lmdb": "#2ca02c", "sqlcipher": "#d62728"}
+# The harness's vocabulary (engines with their colours, strategies and durabilities in report
+# order) comes from `strata-bench list --json`, the registry the HTML report also draws from;
+# `load_vocabulary` fills these before anything is plotted.
+STRATEGY_ORDER = []
+DURABILITY_ORDER = []
+ENGINE_COLORS = {}
 VERDICT_COLORS = OrderedDict([
     ("regressed", "#d62728"),
     ("improved", "#2ca02c"),
@@ -55,6 +60,33 @@ RATIO_METRICS = [("readings_per_s", "throughput"), ("commit_p50_us", "commit p50
 
 def fail(message):
     sys.exit(f"plot.py: {message}")
+
+
+def load_vocabulary(path):
+    """Reads `strata-bench list --json` from PATH, or runs the package's built strata-bench."""
+    if path:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as error:
+            fail(f"--vocabulary {path}: {error.strerror}")
+    else:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        candidates = [os.path.join(root, ".build", config, "strata-bench") for config in ("release", "debug")]
+        binary = next((c for c in candidates if os.access(c, os.X_OK)), None)
+        if binary is None:
+            fail("no vocabulary: give --vocabulary FILE (from `strata-bench list --json`) or build strata-bench")
+        try:
+            text = subprocess.run([binary, "list", "--json"], check=True, capture_output=True, text=True).stdout
+        except (OSError, subprocess.CalledProcessError) as error:
+            fail(f"{binary} list --json failed: {error}")
+    try:
+        vocabulary = json.loads(text)
+        ENGINE_COLORS.update({engine["name"]: engine["colour"] for engine in vocabulary["engines"]})
+        STRATEGY_ORDER.extend(strategy["name"] for strategy in vocabulary["strategies"])
+        DURABILITY_ORDER.extend(vocabulary["durabilities"])
+    except (ValueError, KeyError, TypeError) as error:
+        fail(f"the vocabulary is not `strata-bench list --json` output ({error})")
 
 
 def read_csv(path):
@@ -426,7 +458,10 @@ def main():
     parser.add_argument("--comparison",
                         help="output of `strata-bench compare BASELINE RUN --format csv`, for baseline_ratio.png")
     parser.add_argument("--out", required=True, help="directory for the PNG files")
+    parser.add_argument("--vocabulary",
+                        help="`strata-bench list --json` output (default: run the package's built strata-bench)")
     args = parser.parse_args()
+    load_vocabulary(args.vocabulary)
 
     rows = read_csv(args.run)
     if not rows:

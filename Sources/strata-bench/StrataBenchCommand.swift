@@ -204,20 +204,34 @@ struct Baseline: AsyncParsableCommand {
 struct List: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List workloads, strategies, engines and suites.")
 
+    @Flag(help: "Print them as JSON (engines with their chart colours and availability; every list in report order).")
+    var json = false
+
     func run() async throws {
+        let vocabulary = Vocabulary.current()
+        if json {
+            print(try vocabulary.json())
+            return
+        }
         func pad(_ text: String) -> String { text.padding(toLength: 18, withPad: " ", startingAt: 0) }
         var text = "workloads:\n"
-        for workload in WorkloadKind.allCases { text += "  \(pad(workload.rawValue))\(workload.summary)\n" }
+        for workload in vocabulary.workloads { text += "  \(pad(workload.name))\(workload.summary)\n" }
         text += "strategies:\n"
-        for strategy in StrategyKind.allCases { text += "  \(pad(strategy.rawValue))\(strategy.summary)\n" }
+        for strategy in vocabulary.strategies { text += "  \(pad(strategy.name))\(strategy.summary)\n" }
         text += "engines:\n"
-        for engine in EngineKind.allCases {
-            let state = Engines.unavailability(engine) ?? "available"
-            let runs = engine.isBuiltIn ? "" : " (runs when named: --engine \(engine.rawValue) or --engine all)"
-            text += "  \(pad(engine.rawValue))\(state)\(Engines.unavailability(engine) == nil ? runs : "")\n"
+        for engine in vocabulary.engines {
+            var line = engine.summary
+            if let reason = engine.unavailable {
+                line += " — unavailable: \(reason)"
+            } else if engine.role == .peer {
+                line += " (runs when named: --engine \(engine.name) or --engine all)"
+            } else if engine.role == .reference {
+                line += " (--engine \(engine.name))"
+            }
+            text += "  \(pad(engine.name))\(line)\n"
         }
         text += "suites:\n"
-        for suite in Suite.allCases { text += "  \(pad(suite.rawValue))\(suite.summary)\n" }
+        for suite in vocabulary.suites { text += "  \(pad(suite.name))\(suite.summary)\n" }
         print(text, terminator: "")
     }
 }

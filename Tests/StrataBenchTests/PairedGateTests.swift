@@ -22,6 +22,11 @@ private func row(engine: String = "strata", strategy: String = "main-sync", dura
     return record
 }
 
+/// A row as the comparison reads it: its settings parsed.
+private func parsed(_ cells: [String: String]) throws -> SummaryRecord {
+    try SummaryRecord(cells: cells, path: "test.csv", line: 2)
+}
+
 private func table(_ rows: [[String: String]]) throws -> CSVTable {
     try CSVReader.parse(CSVWriter.render(columns: SummaryColumns.all, records: rows))
 }
@@ -217,12 +222,12 @@ struct PairedGateTests {
         #expect(PairedComparison.exitCode(report) == 0)
     }
 
-    @Test func theCPUMetricIsUserPlusSystemTimePerReading() {
+    @Test func theCPUMetricIsUserPlusSystemTimePerReading() throws {
         let record = row(readingsPerSecond: 1, cpuSeconds: 0.5)
-        #expect(abs((PairedMetric.cpuPerReading.value(record) ?? 0) - 50) < 1e-9)  // 0.5 s / 10,000 readings
+        #expect(abs((PairedMetric.cpuPerReading.value(try parsed(record)) ?? 0) - 50) < 1e-9)  // 0.5 s / 10,000 readings
         var noReadings = record
         noReadings["readings"] = "0"
-        #expect(PairedMetric.cpuPerReading.value(noReadings) == nil)
+        #expect(PairedMetric.cpuPerReading.value(try parsed(noReadings)) == nil)
     }
 
     @Test func rendersIntervalAndRoundsInMarkdown() throws {
@@ -242,55 +247,55 @@ struct CounterGateTests {
         CounterThreshold(metric: "flushes_per_txn", tolerancePercent: 1, floor: 0.01, reason: ""),
     ]
 
-    private func judge(_ base: [String: String], _ current: [String: String]) -> [String: ComparisonLine] {
+    private func judge(_ base: [String: String], _ current: [String: String]) throws -> [String: ComparisonLine] {
         var lines: [String: ComparisonLine] = [:]
-        for line in CounterGate.judge(caseKey: "k", baseline: [base], current: [current], thresholds: thresholds) {
+        for line in CounterGate.judge(caseKey: "k", baseline: [try parsed(base)], current: [try parsed(current)], thresholds: thresholds) {
             lines[line.metric] = line
         }
         return lines
     }
 
-    @Test func oneMorePageOrFlushPerCommitRegresses() {
-        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "flushes_per_txn": 1]),
+    @Test func oneMorePageOrFlushPerCommitRegresses() throws {
+        let lines = try judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "flushes_per_txn": 1]),
                           row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 4, "flushes_per_txn": 2]))
         #expect(lines["pages_written_per_txn"]?.verdict == .regressed)
         #expect(lines["flushes_per_txn"]?.verdict == .regressed)
     }
 
-    @Test func changesWithinToleranceOrFloorAreUnchanged() {
-        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 40]),
+    @Test func changesWithinToleranceOrFloorAreUnchanged() throws {
+        let lines = try judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 40]),
                           row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3.01, "heap_allocs_per_txn": 40.4]))
         #expect(lines["pages_written_per_txn"]?.verdict == .unchanged)
         #expect(lines["heap_allocs_per_txn"]?.verdict == .unchanged)
-        let more = judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40]),
+        let more = try judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40]),
                          row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 41]))
         #expect(more["heap_allocs_per_txn"]?.verdict == .regressed)
     }
 
-    @Test func timingDependentCasesAreShownNotGated() {
+    @Test func timingDependentCasesAreShownNotGated() throws {
         for strategy in ["batched", "gcd", "threads", "async"] {
-            let lines = judge(row(strategy: strategy, readingsPerSecond: 1, counters: ["pages_written_per_txn": 3]),
+            let lines = try judge(row(strategy: strategy, readingsPerSecond: 1, counters: ["pages_written_per_txn": 3]),
                               row(strategy: strategy, readingsPerSecond: 1, counters: ["pages_written_per_txn": 9]))
             #expect(lines["pages_written_per_txn"]?.verdict == .info, "\(strategy)")
         }
     }
 
-    @Test func processWideFiguresAreNotGatedWhenStatsPassesDiffer() {
-        let lines = judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40, "pages_written_per_txn": 3], statsPasses: 0),
+    @Test func processWideFiguresAreNotGatedWhenStatsPassesDiffer() throws {
+        let lines = try judge(row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 40, "pages_written_per_txn": 3], statsPasses: 0),
                           row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 80, "pages_written_per_txn": 3], statsPasses: 1))
         #expect(lines["heap_allocs_per_txn"]?.verdict == .info)
         #expect(lines["pages_written_per_txn"]?.verdict == .unchanged)
     }
 
-    @Test func durableCasesGateTheirFlushesButNotTheirHeap() {
-        let lines = judge(row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 30, "flushes_per_txn": 1]),
+    @Test func durableCasesGateTheirFlushesButNotTheirHeap() throws {
+        let lines = try judge(row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 30, "flushes_per_txn": 1]),
                           row(durability: "full", readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 33, "flushes_per_txn": 2]))
         #expect(lines["heap_allocs_per_txn"]?.verdict == .info)
         #expect(lines["flushes_per_txn"]?.verdict == .regressed)
     }
 
-    @Test func emptyCellsAreNotJudgedAndOneSidedFiguresAreShown() {
-        let lines = judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 20]),
+    @Test func emptyCellsAreNotJudgedAndOneSidedFiguresAreShown() throws {
+        let lines = try judge(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3, "heap_allocs_per_txn": 20]),
                           row(readingsPerSecond: 1, counters: ["heap_allocs_per_txn": 20]))
         #expect(lines["pages_written_per_txn"]?.verdict == .info)
         #expect(lines["pages_written_per_txn"]?.rule == "counter measured on one side only")
@@ -298,9 +303,9 @@ struct CounterGateTests {
         #expect(lines["instructions_per_txn"] == nil)
     }
 
-    @Test func aBaseWithoutCountersGivesNoCounterLines() {
-        let lines = CounterGate.judge(caseKey: "k", baseline: [row(readingsPerSecond: 1)],
-                                      current: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9])], thresholds: thresholds)
+    @Test func aBaseWithoutCountersGivesNoCounterLines() throws {
+        let lines = CounterGate.judge(caseKey: "k", baseline: [try parsed(row(readingsPerSecond: 1))],
+                                      current: [try parsed(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9]))], thresholds: thresholds)
         #expect(lines.isEmpty)
     }
 
@@ -318,9 +323,9 @@ struct CounterGateTests {
         #expect(worse.regressions.map(\.metric) == ["pages_written_per_txn"])
     }
 
-    @Test func withoutThresholdsCountersAreShown() {
-        let lines = CounterGate.judge(caseKey: "k", baseline: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3])],
-                                      current: [row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9])], thresholds: nil)
+    @Test func withoutThresholdsCountersAreShown() throws {
+        let lines = CounterGate.judge(caseKey: "k", baseline: [try parsed(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 3]))],
+                                      current: [try parsed(row(readingsPerSecond: 1, counters: ["pages_written_per_txn": 9]))], thresholds: nil)
         #expect(lines.first?.verdict == .info)
         #expect(lines.first?.rule.contains("no thresholds file") == true)
     }

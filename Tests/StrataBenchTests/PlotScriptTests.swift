@@ -8,10 +8,19 @@ enum PlotEnvironment {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
+    /// `strata-bench list --json` of this build, which plot.py reads for engine colours and orders.
+    static let vocabulary: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-vocabulary-\(UUID()).json").path
+        try? (try? Vocabulary.current().json())?.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
+    /// Runs python3 with `arguments`; a plot.py run gets this build's vocabulary.
     static func python(_ arguments: [String]) -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        let plotting = arguments.first == "scripts/plot.py" && !arguments.contains("--vocabulary")
+        process.arguments = ["python3"] + arguments + (plotting ? ["--vocabulary", vocabulary] : [])
         process.currentDirectoryURL = root
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -96,6 +105,18 @@ struct PlotScriptTests {
         let notDirectory = PlotEnvironment.python(["scripts/plot.py", "results/examples/sample.csv", "--out", file])
         #expect(notDirectory.status != 0)
         #expect(notDirectory.output.contains("is not a directory"), "\(notDirectory.output)")
+    }
+
+    @Test(.enabled(if: PlotEnvironment.hasMatplotlib, "needs python3 with matplotlib (scripts/requirements.txt)"))
+    func refusesAVocabularyThatIsNotStrataBenchs() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vocabulary-\(UUID()).json").path
+        try #"{"engines": 3}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = PlotEnvironment.python(["scripts/plot.py", "results/examples/sample.csv", "--out", path + ".d",
+                                             "--vocabulary", path])
+        #expect(result.status != 0)
+        #expect(result.output.contains("not `strata-bench list --json` output"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: path + ".d"))
     }
 
     @Test(.enabled(if: PlotEnvironment.hasMatplotlib, "needs python3 with matplotlib (scripts/requirements.txt)"))

@@ -69,8 +69,10 @@ struct RunPlanTests {
         options.strategies = ["all", "gcd"]
         options.engines = ["all"]
         let cases = try RunPlan.make(options)
-        let engines = EngineKind.allCases.filter { Engines.isAvailable($0) }
+        // Every available engine but the reference store, which runs only when named.
+        let engines = EngineKind.allCases.filter { Engines.isAvailable($0) && $0 != .reference }
         #expect(cases.count == StrategyKind.allCases.count * engines.count)
+        #expect(Set(cases.map(\.engine)) == Set(engines))
     }
 
     @Test func storeWorkloadsStayCountBoundUnderDuration() throws {
@@ -121,17 +123,23 @@ struct RunPlanTests {
         #expect(error?.message == "--durability fast: unknown value (expected one of: full, unsafe, memory)")
     }
 
-    @Test func caseKeysIgnoreTheRepetitionOnly() {
+    @Test func caseKeysIgnoreTheRepetitionOnly() throws {
         let one = CaseSpec(workload: .sensors, engine: .sqlite, strategy: .gcd, writers: 64, repetition: 1)
         var two = one
         two.repetition = 2
         #expect(one.key == two.key)
         two.writers = 8
         #expect(one.key != two.key)
+        // The key's text is what committed baselines and the history store: it must not drift.
+        #expect(one.key == "sensors/sqlite/gcd/w64/b1/enc-off/full/closed/d100/time")
         let row = ["workload": "sensors", "engine": "sqlite", "strategy": "gcd", "writers": "64", "batch_size": "1",
                    "encryption": "off", "durability": "full", "rate": "", "max_delay_ms": "100", "bound": "time",
-                   "target_readings": ""]
-        #expect(CaseKey.make(row: row) == one.key)
+                   "target_readings": "", "repetition": "3", "lost": "0"]
+        let table = CSVTable(header: Array(row.keys), rows: [Array(row.values)])
+        let parsed = try #require(try? SummaryValidation.records(table, path: "x.csv", role: .current).first)
+        #expect(parsed.settings.key == one.key)
+        #expect(parsed.settings == CaseSettings(one))
+        #expect(parsed.repetition == 3)
         // Count-bound cases of different sizes, and a time-bound one, are different cases.
         var counted = one
         counted.readings = 1_000

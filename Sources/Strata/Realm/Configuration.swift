@@ -158,6 +158,10 @@ extension Realm {
 
         var isInMemory: Bool { _inMemoryIdentifier != nil }
 
+        /// Strata: the durability the realm opens with: `.memOnly` for an in-memory realm
+        /// (whatever `durability` says), `durability` otherwise.
+        public var effectiveDurability: Durability { isInMemory ? .memOnly : durability }
+
         func storageOptions() throws(Realm.Error) -> StorageOptions {
             if let key = encryptionKey, key.count != 64 {
                 throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(key.count) bytes; it must be 64")
@@ -177,7 +181,7 @@ extension Realm {
                 throw Realm.Error(.invalidArgument, "maximumNumberOfActiveVersions must be at least 1")
             }
             return StorageOptions(path: identity,
-                                  durability: isInMemory ? .memOnly : durability,
+                                  durability: effectiveDurability,
                                   encryptionKey: encryptionKey.map { [UInt8]($0) },
                                   readOnly: readOnly,
                                   mustExist: readOnly,

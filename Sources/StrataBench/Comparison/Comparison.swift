@@ -108,7 +108,7 @@ public enum Comparison {
     public static let defaultThreshold = 60.0
 
     /// Columns a file must have to be compared.
-    public static let requiredColumns = CaseKey.columns.filter { !CaseKey.optionalColumns.contains($0) } + ["repetition", "lost"]
+    public static let requiredColumns = CaseSettings.columns.filter { !CaseSettings.optionalColumns.contains($0) } + ["repetition", "lost"]
 
     /// Columns whose differing values between the two sides make timings incomparable.
     public static let provenanceColumns = ["build", "host", "cpu_model", "allocator"]
@@ -145,11 +145,12 @@ public enum Comparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: "-", baseline: nil, current: nil, verdict: .new, rule: "not in baseline"))
                 continue
             }
-            let countBound = now.first?["bound"].map { $0 == "count" } ?? false
-            let durable = now.first?["durability"] == "full" && !options.gateDurableTimings
-            let closedLoop = (now.first?["rate"] ?? "").isEmpty
-            let batched = now.first?["strategy"] == "batched"
-            let concurrentWriters = (now.first?["strategy"]).flatMap(StrategyKind.init(rawValue:))?.hasConcurrentWriters ?? false
+            guard let settings = now.first?.settings else { continue }
+            let countBound = settings.bound == .count
+            let durable = settings.durability == .full && !options.gateDurableTimings
+            let closedLoop = settings.rate == nil
+            let batched = settings.strategy == .batched
+            let concurrentWriters = settings.strategy.hasConcurrentWriters
             // Integrity first: lost readings or a failed check are always regressions.
             let lost = now.compactMap { DecimalText.double($0["lost"] ?? "") }.max() ?? 0
             report.lines.append(ComparisonLine(caseKey: key, metric: "lost", baseline: median(before, "lost"), current: lost,
@@ -162,7 +163,7 @@ public enum Comparison {
                 guard let base = median(before, policy.column), let value = median(now, policy.column) else { continue }
                 var (verdict, rule) = judge(policy.rule, baseline: base, current: value, factor: factor,
                                             threshold: options.timingThreshold, countBound: countBound, batched: batched,
-                                            workload: now.first?["workload"] ?? "")
+                                            workload: settings.workload)
                 if durable && policy.isTiming && verdict != .info {
                     verdict = .info
                     rule = "durable commit timing: not gated (" + rule + ")"
@@ -208,7 +209,7 @@ public enum Comparison {
     }
 
     static func judge(_ rule: MetricRule, baseline: Double, current: Double, factor: Double, threshold: Double,
-                      countBound: Bool, batched: Bool, workload: String) -> (Verdict, String) {
+                      countBound: Bool, batched: Bool, workload: WorkloadKind) -> (Verdict, String) {
         let percent = CSVNumber.format(threshold, digits: 1)
         switch rule {
         case .throughput:
@@ -231,10 +232,10 @@ public enum Comparison {
                 return (.unchanged, rule)
             }
             switch workload {
-            case WorkloadKind.readWhileWrite.rawValue:
+            case .readWhileWrite:
                 // A reader reading back to back decides when the writer may reuse space.
                 return (.info, "size depends on the concurrent reader")
-            case WorkloadKind.sensors.rawValue:
+            case .sensors:
                 // The once-a-second stats reader holds a version while it reads.
                 return scaled(factor * factor, "stats-reader")
             default:
@@ -252,21 +253,21 @@ public enum Comparison {
     }
 
     /// max / min of a column over repetitions (nil with fewer than 3 values or a non-positive one).
-    static func spread(_ rows: [[String: String]], _ column: String) -> Double? {
+    static func spread(_ rows: [SummaryRecord], _ column: String) -> Double? {
         let values = rows.compactMap { $0[column].flatMap(DecimalText.double) }
         guard values.count >= 3, let low = values.min(), let high = values.max(), low > 0 else { return nil }
         return high / low
     }
 
-    static func median(_ rows: [[String: String]], _ column: String) -> Double? {
+    static func median(_ rows: [SummaryRecord], _ column: String) -> Double? {
         let values = rows.compactMap { $0[column].flatMap(DecimalText.double) }
         return values.isEmpty ? nil : Statistics.median(values)
     }
 
     /// One side of a comparison: validated rows grouped by case key, keys in first-seen order.
     struct Side {
-        var records: [[String: String]]
-        var groups: [String: [[String: String]]] = [:]
+        var records: [SummaryRecord]
+        var groups: [String: [SummaryRecord]] = [:]
         var keys: [String] = []
 
         init(table: CSVTable, path: String, role: SummaryValidation.Role = .current) throws {
@@ -276,7 +277,7 @@ public enum Comparison {
             if table.rows.isEmpty {
                 throw BenchError(.invalidCSV, "no data rows after the header", path: path, line: 2, column: 1)
             }
-            try SummaryValidation.validate(table, path: path, role: role)
+            records = try SummaryValidation.records(table, path: path, role: role)
             let numeric = Set(MetricPolicy.gated.map(\.column) + MetricPolicy.informational + WorkFigures.columns
                               + ["lost", "repetition"])
             for (rowIndex, row) in table.rows.enumerated() {
@@ -290,9 +291,8 @@ public enum Comparison {
                     }
                 }
             }
-            records = table.records
             for record in records {
-                let key = CaseKey.make(row: record)
+                let key = record.settings.key
                 if groups[key] == nil { keys.append(key) }
                 groups[key, default: []].append(record)
             }

@@ -93,27 +93,26 @@ public enum CounterGate {
     }
 
     /// Strategies whose count-bound cases do the same work every run.
-    static let deterministicStrategies: Set<String> = ["main-sync", "main-async", "dedicated"]
+    static let deterministicStrategies: Set<StrategyKind> = [.mainSync, .mainAsync, .dedicated]
 
     /// Why a case's counters are not gated, nil when they are.
-    static func notGatedReason(_ row: [String: String]) -> String? {
-        if row["bound"] != "count" { return "time-bound: work depends on the machine's speed" }
-        if row["workload"] == WorkloadKind.readWhileWrite.rawValue { return "a concurrent reader allocates as fast as it can" }
-        let strategy = row["strategy"] ?? ""
-        if !deterministicStrategies.contains(strategy) { return "\(strategy): grouping depends on timing" }
+    static func notGatedReason(_ settings: CaseSettings) -> String? {
+        if settings.bound != .count { return "time-bound: work depends on the machine's speed" }
+        if settings.workload == .readWhileWrite { return "a concurrent reader allocates as fast as it can" }
+        if !deterministicStrategies.contains(settings.strategy) { return "\(settings.strategy.rawValue): grouping depends on timing" }
         return nil
     }
 
     /// The lines of one case: every counter column present on either side, judged where the
     /// rules above allow and a threshold exists.
-    static func judge(caseKey: String, baseline: [[String: String]], current: [[String: String]],
+    static func judge(caseKey: String, baseline: [SummaryRecord], current: [SummaryRecord],
                       thresholds: [CounterThreshold]?) -> [ComparisonLine] {
         guard let first = current.first else { return [] }
         // A side from a build without counters (older than them) has nothing to judge against.
         let baseHasCounters = WorkFigures.columns.contains { Comparison.median(baseline, $0) != nil }
         let currentHasCounters = WorkFigures.columns.contains { Comparison.median(current, $0) != nil }
         guard baseHasCounters && currentHasCounters else { return [] }
-        let excluded = notGatedReason(first)
+        let excluded = notGatedReason(first.settings)
         let passesDiffer = Comparison.median(baseline, "stats_passes") != Comparison.median(current, "stats_passes")
         let allocators = Set((baseline + current).map { $0["allocator"] ?? "" })
         var lines: [ComparisonLine] = []
@@ -132,7 +131,7 @@ public enum CounterGate {
                 line.rule = "counter shown: the _per_txn figure is judged"
             } else if passesDiffer && (metric.hasPrefix("heap_") || metric.hasPrefix("instructions")) {
                 line.rule = "counter not gated: stats passes differ (process-wide figure)"
-            } else if first["durability"] == Durability.full.rawValue && (metric.hasPrefix("heap_") || metric.hasPrefix("instructions")) {
+            } else if first.settings.durability == .full && (metric.hasPrefix("heap_") || metric.hasPrefix("instructions")) {
                 line.rule = "counter not gated: a flush-bound writer's backlog (queued readings) depends on flush latency"
             } else if allocators.count > 1 && metric.hasPrefix("heap_") {
                 line.rule = "counter not gated: allocators differ (\(allocators.sorted().joined(separator: " vs ")))"

@@ -141,7 +141,7 @@ public enum PairedComparison {
     /// interval, and the verdict of the metric's threshold.
     static func judge(_ metric: PairedMetric, key: String, base: [Comparison.Side], current: [Comparison.Side],
                       options: PairedOptions) -> ComparisonLine {
-        func median(_ rows: [[String: String]]) -> Double? {
+        func median(_ rows: [SummaryRecord]) -> Double? {
             let values = rows.compactMap(metric.value)
             return values.isEmpty ? nil : Statistics.median(values)
         }

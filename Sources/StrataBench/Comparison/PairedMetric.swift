@@ -23,11 +23,11 @@ import Foundation
 public struct PairedMetric: Sendable {
     public var name: String
     public var higherIsBetter: Bool
-    let read: @Sendable ([String: String]) -> Double?
+    let read: @Sendable (SummaryRecord) -> Double?
     /// Why a case's rows are shown but not judged by this metric, or nil when they are judged.
-    let notJudged: @Sendable ([String: String]) -> String?
+    let notJudged: @Sendable (SummaryRecord) -> String?
 
-    public func value(_ record: [String: String]) -> Double? {
+    public func value(_ record: SummaryRecord) -> Double? {
         guard let value = read(record), value.isFinite, value > 0 else { return nil }
         return value
     }
@@ -53,7 +53,7 @@ public struct PairedMetric: Sendable {
     }
 
     /// Why `record`'s case is shown but not judged by this metric, or nil when it is judged.
-    public func reasonNotJudged(_ record: [String: String]) -> String? { notJudged(record) }
+    public func reasonNotJudged(_ record: SummaryRecord) -> String? { notJudged(record) }
 
     public static let throughput = PairedMetric(name: "readings_per_s", higherIsBetter: true,
                                                 read: { DecimalText.double($0["readings_per_s"] ?? "") }, notJudged: { _ in nil })
@@ -63,7 +63,7 @@ public struct PairedMetric: Sendable {
               let readings = DecimalText.double(record["readings"] ?? ""), readings > 0 else { return nil }
         return (user + system) * 1_000_000 / readings
     }, notJudged: { record in
-        record["durability"] == "full"
+        record.settings.durability == .full
             ? "shown, not judged: a durable case's CPU time is mostly the kernel's flush path (its flushes are counted)"
             : nil
     })

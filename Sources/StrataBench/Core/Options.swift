@@ -1,10 +1,11 @@
-// The vocabulary of a run: workloads, engines, writer strategies, durability, encryption, suites.
+// The vocabulary of a run: workloads, writer strategies, durability, encryption, suites (engines:
+// Engines/EngineRegistry.swift).
 //
 // Invariant: every raw value here is the exact spelling used on the command line and in the CSV
-// columns (`engine` strata|sqlite, `strategy` as on the command line, `encryption` on|off,
+// columns (`strategy` as on the command line, `encryption` on|off,
 // `durability` full|unsafe|memory). Renaming one breaks committed baselines.
 
-/// A workload of WORKLOADS.md.
+/// A workload: what the writers and readers do (`strata-bench list` describes each).
 public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
     case sensors
     case bulkInsert = "bulk-insert"
@@ -25,22 +26,7 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
-/// The storage engine under test.
-public enum EngineKind: String, CaseIterable, Sendable, Codable {
-    case strata
-    case sqlite
-    /// LMDB (liblmdb, loaded at run time when installed).
-    case lmdb
-    /// SQLCipher, encrypted SQLite (libsqlcipher, loaded at run time when installed).
-    case sqlcipher
-
-    /// Whether the engine is built into every binary. The peers loaded at run time run when named
-    /// (`--engine lmdb`, `--engine all`), so a run without `--engine` (and the perf gate's base
-    /// builds, which have no such engines) compares the same cases on every machine.
-    public var isBuiltIn: Bool { self == .strata || self == .sqlite }
-}
-
-/// How writes travel from the producers to the engine (WORKLOADS.md, "Writer strategies").
+/// How writes travel from the producers to the engine (a writer strategy).
 public enum StrategyKind: String, CaseIterable, Sendable, Codable {
     case mainSync = "main-sync"
     case mainAsync = "main-async"
@@ -69,7 +55,7 @@ public enum StrategyKind: String, CaseIterable, Sendable, Codable {
     public var hasConcurrentWriters: Bool { self == .gcd || self == .threads }
 }
 
-/// The durability promise, identical for every engine (ARCHITECTURE.md, "Durability levels").
+/// The durability promise, identical for every engine: what a returned commit survives.
 public enum Durability: String, CaseIterable, Sendable, Codable {
     /// Data durable when the write returns (SQLite: WAL + synchronous=FULL).
     case full

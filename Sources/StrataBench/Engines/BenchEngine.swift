@@ -1,6 +1,7 @@
 // The engine protocol every workload is written against, once.
 //
-// An engine adapter (SQLite via GRDB, Strata) stores the sensors model of WORKLOADS.md:
+// An engine adapter (Strata, SQLite via GRDB, LMDB, SQLCipher, the in-memory reference) stores
+// the sensors model:
 //   Sensor  { symbol: String (primary key); readings: List<Reading> }
 //   Reading { value: Double; seq: Int64; timestamp: Date }
 // plus standalone readings (no owning sensor) for bulk-insert and compaction.
@@ -61,7 +62,8 @@ public enum WriterPlacement: Sendable {
     /// Only on the thread that calls `makeWriter` (dedicated, batched, one per gcd thread).
     case currentThread
     /// Only inside blocks running on this serial queue (the main queue, an actor's executor
-    /// queue), whatever OS thread the queue happens to run them on (WORKLOADS.md, Linux facts).
+    /// queue), whatever OS thread the queue happens to run them on (on Linux the main queue's
+    /// blocks may run on any thread).
     case queue(DispatchQueue)
 }
 
@@ -149,51 +151,6 @@ public protocol SensorReader: AnyObject {
     /// Releases the pinned version.
     func unpin()
     func close()
-}
-
-/// Opens engines by kind. The single place that knows every adapter.
-public enum Engines {
-    /// Whether `kind` can honour `encryption`.
-    public static func supports(_ kind: EngineKind, encryption: EncryptionSetting) -> Bool {
-        switch kind {
-        case .sqlite, .lmdb: return encryption == .off
-        case .strata: return StrataEngine.isAvailable
-        case .sqlcipher: return isAvailable(.sqlcipher)
-        }
-    }
-
-    /// Whether `kind` is built into this binary and usable.
-    public static func isAvailable(_ kind: EngineKind) -> Bool {
-        unavailability(kind) == nil
-    }
-
-    /// Why `kind` cannot run here (its library is not installed: the line that installs it), or
-    /// nil when it can.
-    public static func unavailability(_ kind: EngineKind) -> String? {
-        switch kind {
-        case .sqlite: return nil
-        case .strata: return StrataEngine.isAvailable ? nil : "not available in this build"
-        case .lmdb: return LMDBLibrary.shared.failure?.description
-        case .sqlcipher: return SQLCipherLibrary.shared.failure?.description
-        }
-    }
-
-    /// The engines a run without `--engine` compares: the built-in ones.
-    public static var defaultKinds: [EngineKind] { EngineKind.allCases.filter { $0.isBuiltIn && isAvailable($0) } }
-
-    /// The engine `run` uses when none is named: the embedded engine once it can run the
-    /// sensors workload, SQLite until then.
-    public static var defaultKind: EngineKind { isAvailable(.strata) ? .strata : .sqlite }
-
-    /// Opens a fresh store of `kind`.
-    public static func open(_ kind: EngineKind, _ configuration: EngineConfiguration) throws -> any BenchEngine {
-        switch kind {
-        case .sqlite: return try SQLiteEngine(configuration)
-        case .strata: return try StrataEngine(configuration)
-        case .lmdb: return try LMDBEngine(configuration)
-        case .sqlcipher: return try SQLCipherEngine(configuration)
-        }
-    }
 }
 
 extension Result {

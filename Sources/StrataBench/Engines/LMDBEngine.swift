@@ -16,10 +16,20 @@
 
 import Foundation
 
+extension EngineKind {
+    public static let lmdb = EngineKind(registering: "lmdb")
+}
+
 /// LMDB through liblmdb loaded at run time. Thread-safe: every handle runs its transactions
 /// through the shared `LMDBEnvironment`.
-public final class LMDBEngine: BenchEngine {
-    public let kind = EngineKind.lmdb
+public final class LMDBEngine: RegisteredEngine {
+    public static let kind = EngineKind.lmdb
+    public static let summary = "LMDB (liblmdb, loaded at run time): the raw-storage reference"
+    public static let role = EngineRole.peer
+    public static let colour = "#2ca02c"
+    public static var unavailability: String? { LMDBLibrary.shared.failure?.description }
+    public static let encryptionUnavailability: String? = "LMDB has no encryption"
+    public static let reportNote = "lmdb = LMDB (liblmdb; full = flush per commit, unsafe = MDB_NOSYNC, memory = a file on tmpfs)"
     public let effectiveSettings: String
     /// The map the environment starts with; it doubles whenever a write meets MDB_MAP_FULL.
     static let initialMapSize = 64 << 20

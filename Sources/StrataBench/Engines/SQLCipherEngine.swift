@@ -18,9 +18,19 @@
 
 import Foundation
 
-public final class SQLCipherEngine: BenchEngine, @unchecked Sendable {
+extension EngineKind {
+    public static let sqlcipher = EngineKind(registering: "sqlcipher")
+}
+
+public final class SQLCipherEngine: RegisteredEngine, @unchecked Sendable {
+    public static let kind = EngineKind.sqlcipher
+    public static let summary = "SQLCipher, encrypted SQLite (libsqlcipher, loaded at run time)"
+    public static let role = EngineRole.peer
+    public static let colour = "#d62728"
+    public static var unavailability: String? { SQLCipherLibrary.shared.failure?.description }
+    public static let encryptionUnavailability: String? = nil
+    public static let reportNote = "sqlcipher = SQLCipher (libsqlcipher, WAL) with the SQLite engine's statements; enc on = raw AES-256 key"
     // @unchecked: `writer` is used only under `writeLock`.
-    public let kind = EngineKind.sqlcipher
     public let effectiveSettings: String
     /// How long a statement waits for SQLite's locks before SQLITE_BUSY (as the SQLite engine).
     static let busyTimeoutMs: Int32 = 10_000

@@ -26,10 +26,20 @@ import GRDB
 // SQLite's C API (sqlite3_db_status), through the system-library module GRDB links.
 import GRDBSQLite
 
+extension EngineKind {
+    public static let sqlite = EngineKind(registering: "sqlite")
+}
+
 /// SQLite through GRDB. Thread-safe: GRDB serialises writes on its writer queue and gives each
 /// read its own connection and transaction.
-public final class SQLiteEngine: BenchEngine {
-    public let kind = EngineKind.sqlite
+public final class SQLiteEngine: RegisteredEngine {
+    public static let kind = EngineKind.sqlite
+    public static let summary = "SQLite through GRDB (WAL), the store a Swift developer would otherwise pick"
+    public static let role = EngineRole.builtIn
+    public static let colour = "#ff7f0e"
+    public static let unavailability: String? = nil
+    public static let encryptionUnavailability: String? = "this build's SQLite has no encryption (SQLCipher is the engine sqlcipher)"
+    public static let reportNote = "sqlite = SQLite through GRDB (WAL; full = synchronous=FULL, unsafe = synchronous=OFF, memory = :memory:)"
     /// How long a write waits for SQLite's write lock before it fails with SQLITE_BUSY.
     static let writerBusyTimeout: TimeInterval = 10
     public let effectiveSettings: String

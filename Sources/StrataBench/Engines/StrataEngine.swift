@@ -18,6 +18,10 @@
 import Foundation
 import Strata
 
+extension EngineKind {
+    public static let strata = EngineKind(registering: "strata")
+}
+
 final class Sensor: Object {
     @Persisted(primaryKey: true) var symbol: String
     @Persisted var readings: List<Reading>
@@ -37,11 +41,14 @@ final class Reading: Object {
 /// workload's handles come and go (each reopen would reset the storage counters and add the
 /// open's own work to the phase being measured). It holds no version (`invalidate()`), so it pins
 /// nothing; `work()` reads only its atomic storage counters, from any thread.
-public final class StrataEngine: BenchEngine, @unchecked Sendable {
-    /// Whether the Strata object layer in this build can run the harness.
-    public static let isAvailable = true
-
-    public let kind = EngineKind.strata
+public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
+    public static let kind = EngineKind.strata
+    public static let summary = "Strata, this package's embedded object database (Realm's programming model)"
+    public static let role = EngineRole.builtIn
+    public static let colour = "#1f77b4"
+    public static let unavailability: String? = nil
+    public static let encryptionUnavailability: String? = nil
+    public static let reportNote = "strata = Strata (full = flush per commit, unsafe = no flush, memory = an in-memory realm; enc on = AES-256-GCM pages)"
     public let effectiveSettings: String
     let configuration: Realm.Configuration
     private let path: String?
@@ -52,20 +59,22 @@ public final class StrataEngine: BenchEngine, @unchecked Sendable {
     public init(_ configuration: EngineConfiguration) throws {
         var config = Realm.Configuration(objectTypes: [Sensor.self, Reading.self])
         directory = configuration.directory
+        // `memory` is Realm's in-memory realm (Strata keeps it as memOnly: said once, here).
         switch configuration.durability {
         case .memory:
             config.inMemoryIdentifier = "strata-bench-\(UUID().uuidString)"
-            config.durability = .memOnly
             path = nil
-        case .full, .unsafe:
-            let file = (configuration.directory as NSString).appendingPathComponent("bench.realm")
-            config.fileURL = URL(fileURLWithPath: file)
-            config.durability = configuration.durability == .full ? .full : .unsafe
-            path = file
+        case .full:
+            config.durability = .full
+            path = (configuration.directory as NSString).appendingPathComponent("bench.realm")
+        case .unsafe:
+            config.durability = .unsafe
+            path = (configuration.directory as NSString).appendingPathComponent("bench.realm")
         }
+        if let path { config.fileURL = URL(fileURLWithPath: path) }
         config.encryptionKey = configuration.encryptionKey.map { Data($0) }
         self.configuration = config
-        effectiveSettings = "durability=\(config.durability.rawValue);encryption=\(config.encryptionKey == nil ? "off" : "on")"
+        effectiveSettings = "durability=\(config.effectiveDurability.rawValue);encryption=\(config.encryptionKey == nil ? "off" : "on")"
         do {
             // Opening once creates the file and stores the schema; in memory it keeps the data alive.
             let realm = try Realm(configuration: config)

@@ -137,15 +137,15 @@ public final class HistoryStore: Sendable {
                     metricIDs[name] = id
                     return id
                 }
-                for index in record.table.rows.indices {
-                    let row = record.table.record(index)
+                for (index, row) in record.records.enumerated() {
+                    let settings = row.settings
                     try db.execute(sql: """
                         INSERT INTO results (run_id, row_index, case_key, workload, engine, strategy, encryption,
                                              durability, repetition, cells)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [runID, index, CaseKey.make(row: row), row["workload"], row["engine"],
-                                         row["strategy"], row["encryption"], row["durability"],
-                                         DecimalText.integer(row["repetition"] ?? ""), CSVWriter.line(record.table.rows[index])])
+                        """, arguments: [runID, index, settings.key, settings.workload.rawValue, settings.engine.rawValue,
+                                         settings.strategy.rawValue, settings.encryption.rawValue, settings.durability.rawValue,
+                                         row.repetition, CSVWriter.line(record.table.rows[index])])
                     let resultID = db.lastInsertedRowID
                     for (metric, value) in record.measurements(row: index) {
                         try db.execute(sql: "INSERT INTO measurements (result_id, metric_id, value) VALUES (?, ?, ?)",

@@ -12,6 +12,8 @@ import Foundation
 
 public struct RunRecord: Sendable {
     public var table: CSVTable
+    /// The table's rows with their settings parsed (one per row, in order).
+    public var records: [SummaryRecord]
     /// Hex SHA-256 of the canonical CSV text of `table`.
     public var digest: String
     /// The run's start, as its rows record it (`timestamp`), or "unknown".
@@ -30,7 +32,7 @@ public struct RunRecord: Sendable {
 
     /// Validates `table` (read from `path`, which only labels errors) as a run report.
     public init(table: CSVTable, path: String, suite: String, source: String) throws {
-        _ = try Comparison.Side(table: table, path: path, role: .current)
+        records = try Comparison.Side(table: table, path: path, role: .current).records
         self.table = table
         self.digest = RunRecord.digest(of: table)
         self.suite = suite
@@ -60,11 +62,11 @@ public struct RunRecord: Sendable {
         return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Distinct cases (`CaseKey`) among the rows.
-    public var caseCount: Int { Set(table.records.map { CaseKey.make(row: $0) }).count }
+    /// Distinct cases (`CaseSettings.key`) among the rows.
+    public var caseCount: Int { Set(records.map(\.settings.key)).count }
 
     /// Columns that identify a case or a machine rather than measure it: not stored as metrics.
-    static let nonMetricColumns: Set<String> = Set(CaseKey.columns + ["repetition", "cores", "memory_bytes"])
+    static let nonMetricColumns: Set<String> = Set(CaseSettings.columns + ["repetition", "cores", "memory_bytes"])
 
     /// The numeric cells of row `index`, by column (empty and non-numeric cells are absent).
     func measurements(row index: Int) -> [(metric: String, value: Double)] {

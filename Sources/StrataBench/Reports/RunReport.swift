@@ -81,18 +81,11 @@ public enum RunReport {
             }
         }
         let engines = Set(results.map(\.spec.engine))
-        if engines.contains(.sqlite) && engines.contains(.strata) {
-            parts.append("sqlite = SQLite through GRDB (WAL) under the same durability promise")
-        } else if engines == [.strata] {
-            parts.append("no peer engine in this run (add --engine sqlite to compare with SQLite)")
-        } else if engines == [.sqlite] {
-            parts.append("SQLite alone (add --engine strata to compare)")
+        for adapter in Engines.registered where engines.contains(adapter.kind) {
+            parts.append(adapter.reportNote)
         }
-        if engines.contains(.lmdb) {
-            parts.append("lmdb = LMDB (liblmdb; full = flush per commit, unsafe = MDB_NOSYNC, memory = a file on tmpfs)")
-        }
-        if engines.contains(.sqlcipher) {
-            parts.append("sqlcipher = SQLCipher (libsqlcipher, WAL) with the SQLite engine's statements; enc on = raw AES-256 key")
+        if engines.count == 1, let only = engines.first, let peer = Engines.defaultKinds.first(where: { $0 != only }) {
+            parts.append("\(only) alone: no other engine under the same durability promise (add --engine \(peer) to compare)")
         }
         if results.contains(where: { $0.spec.rate == nil && ($0.spec.workload == .sensors || $0.spec.workload == .readWhileWrite) }) {
             parts.append("closed loop: e2e p50 is readings in flight (up to \(SensorsWorkload.closedLoopWindow)) / throughput, not a wait of the writer")

@@ -24,7 +24,7 @@ public enum SummaryValidation {
         ("strategy", StrategyKind.allCases.map(\.rawValue), true),
         ("encryption", EncryptionSetting.allCases.map(\.rawValue), true),
         ("durability", Durability.allCases.map(\.rawValue), true),
-        ("bound", ["count", "time"], false),
+        ("bound", CaseBound.allCases.map(\.rawValue), false),
         ("verified", ["true", "false"], false),
         ("build", ["debug", "release"], false),
         ("interrupted", ["true", "false"], false),
@@ -81,6 +81,19 @@ public enum SummaryValidation {
                     }
                 }
             }
+        }
+    }
+
+    /// Validates `table` and parses its rows' settings, once, for everything that reads it.
+    /// Throws `invalidCSV` for a file without the columns that identify a case.
+    public static func records(_ table: CSVTable, path: String, role: Role) throws -> [SummaryRecord] {
+        for column in CaseSettings.columns + ["repetition"]
+        where !CaseSettings.optionalColumns.contains(column) && table.column(column) == nil {
+            throw BenchError(.invalidCSV, "missing column '\(column)' (is this a strata-bench summary CSV?)", path: path, line: 1, column: 1)
+        }
+        try validate(table, path: path, role: role)
+        return try table.rows.indices.map { index in
+            try SummaryRecord(cells: table.record(index), path: path, line: table.rowLines[index])
         }
     }
 

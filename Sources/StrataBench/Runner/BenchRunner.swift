@@ -60,8 +60,7 @@ public struct BenchRunner: Sendable {
         for (offset, spec) in cases.enumerated() {
             if stop.isRequested { cutShort = true; break }
             let index = offset + 1
-            if !Engines.supports(spec.engine, encryption: spec.encryption) {
-                let why = spec.engine == .lmdb ? "LMDB has no encryption" : "no encryption in this build"
+            if spec.encryption == .on, let why = Engines.encryptionUnavailability(spec.engine) {
                 progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (\(why)); case skipped, not faked"))
                 continue
             }

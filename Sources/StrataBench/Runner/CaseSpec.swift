@@ -50,13 +50,8 @@ public struct CaseSpec: Sendable, Equatable {
     /// "count" or "time".
     public var bound: String { readings != nil ? "count" : "time" }
 
-    /// The case without its repetition, as `compare` groups rows.
-    public var key: String {
-        CaseKey.make(workload: workload.rawValue, engine: engine.rawValue, strategy: strategy.rawValue,
-                     writers: String(writers), batchSize: String(batchSize), encryption: encryption.rawValue,
-                     durability: durability.rawValue, rate: rate.map { CSVNumber.format($0) } ?? "",
-                     maxDelayMs: String(maxDelayMs), bound: bound, target: CSVNumber.format(readings))
-    }
+    /// The case without its repetition, as `compare` groups rows (`CaseSettings.key`).
+    public var key: String { CaseSettings(self).key }
 
     /// Short human label for progress lines and tables.
     public var label: String {
@@ -68,34 +63,6 @@ public struct CaseSpec: Sendable, Equatable {
         parts.append(durability.rawValue)
         parts.append("#\(repetition)")
         return parts.joined(separator: " ")
-    }
-}
-
-/// Builds the grouping key of a row; shared by runs (`CaseSpec.key`) and `compare` (CSV rows).
-public enum CaseKey {
-    /// Columns that identify a case (besides `repetition`), in key order. A count-bound case of
-    /// 10,000 readings and one of 1,000, or a time-bound one, are different cases.
-    public static let columns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
-                                 "durability", "rate", "max_delay_ms", "bound", "target_readings"]
-
-    /// Key columns a summary file may lack (files of older versions): they read as empty.
-    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings"]
-
-    public static func make(workload: String, engine: String, strategy: String, writers: String, batchSize: String,
-                            encryption: String, durability: String, rate: String, maxDelayMs: String,
-                            bound: String = "", target: String = "") -> String {
-        var parts = [workload, engine, strategy, "w" + writers, "b" + batchSize, "enc-" + encryption, durability,
-                     rate.isEmpty ? "closed" : "rate" + rate, "d" + maxDelayMs]
-        if !bound.isEmpty { parts.append(bound == "count" && !target.isEmpty ? "count" + target : bound) }
-        return parts.joined(separator: "/")
-    }
-
-    /// The key of a CSV row (missing key columns read as empty).
-    public static func make(row: [String: String]) -> String {
-        make(workload: row["workload"] ?? "", engine: row["engine"] ?? "", strategy: row["strategy"] ?? "",
-             writers: row["writers"] ?? "", batchSize: row["batch_size"] ?? "", encryption: row["encryption"] ?? "",
-             durability: row["durability"] ?? "", rate: row["rate"] ?? "", maxDelayMs: row["max_delay_ms"] ?? "",
-             bound: row["bound"] ?? "", target: row["target_readings"] ?? "")
     }
 }
 

@@ -167,7 +167,7 @@ public enum RunPlan {
         var engines: [EngineKind] = []
         for name in names {
             if name == "all" {
-                engines += EngineKind.allCases.filter { Engines.isAvailable($0) }
+                engines += Engines.allKinds
             } else if let engine = EngineKind(rawValue: name) {
                 if let reason = Engines.unavailability(engine) {
                     throw BenchError(.invalidOption, "--engine \(name): \(reason)")

@@ -34,8 +34,7 @@ public enum RunHTMLReport {
 
     public static func render(_ inputs: Inputs, generated: Date = Date()) throws -> String {
         let table = try CSVReader.read(path: inputs.runPath)
-        _ = try Comparison.Side(table: table, path: inputs.runPath, role: .current)
-        let records = table.records
+        let records = try Comparison.Side(table: table, path: inputs.runPath, role: .current).records
         let timeline = try readTimeline(inputs)
         var body = header(records, path: inputs.runPath, generated: generated)
         body += section("Throughput per writer strategy and engine", charts: throughputCharts(records))
@@ -75,7 +74,7 @@ public enum RunHTMLReport {
     // MARK: - Medians
 
     /// Median of `column` over the rows matching each key.
-    static func medians(_ rows: [[String: String]], column: String, key: ([String: String]) -> String) -> [String: Double] {
+    static func medians(_ rows: [SummaryRecord], column: String, key: (SummaryRecord) -> String) -> [String: Double] {
         var groups: [String: [Double]] = [:]
         for row in rows {
             guard let value = DecimalText.double(row[column] ?? "") else { continue }
@@ -84,17 +83,12 @@ public enum RunHTMLReport {
         return groups.mapValues(Statistics.median)
     }
 
-    static func settings(_ rows: [[String: String]]) -> [(durability: String, encryption: String)] {
-        var seen: [String] = []
-        for row in rows {
-            let key = (row["durability"] ?? "") + "|" + (row["encryption"] ?? "")
-            if !seen.contains(key) { seen.append(key) }
+    /// The (durability, encryption) pairs of `rows`, in the harness's order.
+    static func settings(_ rows: [SummaryRecord]) -> [(durability: Durability, encryption: EncryptionSetting)] {
+        let present = Set(rows.map { "\($0.settings.durability.rawValue)|\($0.settings.encryption.rawValue)" })
+        return Durability.allCases.flatMap { durability in
+            EncryptionSetting.allCases.filter { present.contains("\(durability.rawValue)|\($0.rawValue)") }.map { (durability, $0) }
         }
-        let order = Durability.allCases.map(\.rawValue)
-        return seen.map { key in
-            let parts = key.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
-            return (parts[0], parts[1])
-        }.sorted { (order.firstIndex(of: $0.durability) ?? 9, $0.encryption) < (order.firstIndex(of: $1.durability) ?? 9, $1.encryption) }
     }
 
     static func ordered(_ values: Set<String>, by order: [String]) -> [String] {
@@ -103,29 +97,29 @@ public enum RunHTMLReport {
 
     // MARK: - Charts
 
-    static func strategyCharts(_ records: [[String: String]], column: String, title: String, unit: String, idPrefix: String) -> [String] {
-        let sensors = records.filter { $0["workload"] == WorkloadKind.sensors.rawValue }
+    static func strategyCharts(_ records: [SummaryRecord], column: String, title: String, unit: String, idPrefix: String) -> [String] {
+        let sensors = records.filter { $0.settings.workload == .sensors }
         return settings(sensors).map { setting in
-            let rows = sensors.filter { $0["durability"] == setting.durability && $0["encryption"] == setting.encryption }
-            let strategies = ordered(Set(rows.compactMap { $0["strategy"] }), by: StrategyKind.allCases.map(\.rawValue))
-            let engines = ordered(Set(rows.compactMap { $0["engine"] }), by: EngineKind.allCases.map(\.rawValue))
-            let medians = medians(rows, column: column) { ($0["strategy"] ?? "") + "\u{1}" + ($0["engine"] ?? "") }
+            let rows = sensors.filter { $0.settings.durability == setting.durability && $0.settings.encryption == setting.encryption }
+            let strategies = StrategyKind.allCases.filter { strategy in rows.contains { $0.settings.strategy == strategy } }.map(\.rawValue)
+            let engines = EngineKind.allCases.filter { engine in rows.contains { $0.settings.engine == engine } }.map(\.rawValue)
+            let medians = medians(rows, column: column) { $0.settings.strategy.rawValue + "\u{1}" + $0.settings.engine.rawValue }
             var values: [String: [String: Double]] = [:]
             for (key, value) in medians {
                 let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
                 values[parts[0], default: [:]][parts[1]] = value
             }
-            return SVGCharts.groupedBars(title: "\(title) — durability \(setting.durability), encryption \(setting.encryption)",
+            return SVGCharts.groupedBars(title: "\(title) — durability \(setting.durability.rawValue), encryption \(setting.encryption.rawValue)",
                                          unit: unit, categories: strategies, series: engines, values: values, logScale: true,
-                                         id: "\(idPrefix)-\(setting.durability)-\(setting.encryption)")
+                                         id: "\(idPrefix)-\(setting.durability.rawValue)-\(setting.encryption.rawValue)")
         }
     }
 
-    static func throughputCharts(_ records: [[String: String]]) -> [String] {
+    static func throughputCharts(_ records: [SummaryRecord]) -> [String] {
         strategyCharts(records, column: "readings_per_s", title: "sensors: readings/s (median)", unit: "readings/s", idPrefix: "throughput")
     }
 
-    static func latencyCharts(_ records: [[String: String]]) -> [String] {
+    static func latencyCharts(_ records: [SummaryRecord]) -> [String] {
         [("commit_p50_us", "commit p50"), ("commit_p99_us", "commit p99"), ("e2e_p50_us", "end-to-end p50")].flatMap { column, title in
             strategyCharts(records, column: column, title: "\(title) µs (median)", unit: "µs", idPrefix: column)
         }
@@ -151,11 +145,13 @@ public enum RunHTMLReport {
         }
     }
 
-    static func encryptionAndCompactionCharts(_ records: [[String: String]]) -> [String] {
+    static func encryptionAndCompactionCharts(_ records: [SummaryRecord]) -> [String] {
         var charts: [String] = []
-        let encrypted = records.filter { $0["workload"] == WorkloadKind.encryption.rawValue }
+        let encrypted = records.filter { $0.settings.workload == .encryption }
         if !encrypted.isEmpty {
-            let medians = medians(encrypted, column: "readings_per_s") { ($0["engine"] ?? "") + " " + ($0["durability"] ?? "") + "\u{1}" + ($0["encryption"] ?? "") }
+            let medians = medians(encrypted, column: "readings_per_s") {
+                $0.settings.engine.rawValue + " " + $0.settings.durability.rawValue + "\u{1}" + $0.settings.encryption.rawValue
+            }
             var values: [String: [String: Double]] = [:]
             for (key, value) in medians {
                 let parts = key.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
@@ -166,10 +162,12 @@ public enum RunHTMLReport {
                                                 values: values, logScale: false, id: "encryption"))
         }
         // As plot.py: the workloads that compact a file they built (sensors rows only report it).
-        let compacting = [WorkloadKind.compaction, .pinnedGrowth, .bulkInsert].map(\.rawValue)
-        let compacted = records.filter { compacting.contains($0["workload"] ?? "") && DecimalText.double($0["file_bytes_compacted"] ?? "") != nil }
+        let compacting: Set<WorkloadKind> = [.compaction, .pinnedGrowth, .bulkInsert]
+        let compacted = records.filter { compacting.contains($0.settings.workload) && DecimalText.double($0["file_bytes_compacted"] ?? "") != nil }
         if !compacted.isEmpty {
-            func key(_ row: [String: String]) -> String { [row["engine"], row["workload"], row["durability"]].compactMap { $0 }.joined(separator: " ") }
+            func key(_ row: SummaryRecord) -> String {
+                [row.settings.engine.rawValue, row.settings.workload.rawValue, row.settings.durability.rawValue].joined(separator: " ")
+            }
             var values: [String: [String: Double]] = [:]
             for (column, label) in [("file_bytes_peak", "before (peak)"), ("file_bytes_compacted", "after compaction")] {
                 for (name, value) in medians(compacted, column: column, key: key) { values[name, default: [:]][label] = value }
@@ -187,7 +185,7 @@ public enum RunHTMLReport {
 
     // MARK: - Sections
 
-    static func header(_ records: [[String: String]], path: String, generated: Date) -> String {
+    static func header(_ records: [SummaryRecord], path: String, generated: Date) -> String {
         func values(_ column: String) -> String {
             let distinct = ordered(Set(records.compactMap { $0[column] }.filter { !$0.isEmpty }), by: [])
             return distinct.isEmpty ? "unknown" : distinct.joined(separator: ", ")
@@ -201,7 +199,7 @@ public enum RunHTMLReport {
         let facts = [("run", path), ("time", span("timestamp")), ("revision", values("git_rev")), ("host", values("host")),
                      ("CPU", values("cpu_model")), ("cores", values("cores")), ("build", values("build")),
                      ("rows", String(records.count)),
-                     ("cases", String(Set(records.map { CaseKey.make(row: $0) }).count)),
+                     ("cases", String(Set(records.map(\.settings.key)).count)),
                      ("lost readings", CSVNumber.format(records.compactMap { DecimalText.double($0["lost"] ?? "") }.reduce(0, +))),
                      ("report written", RunReport.timestamp(generated))]
         var html = "<h1>strata-bench run</h1>\n<dl id=\"facts\">"
@@ -237,9 +235,9 @@ public enum RunHTMLReport {
                                  rowClasses: lines.map { "verdict-" + $0.verdict.rawValue.replacingOccurrences(of: " ", with: "-") })
     }
 
-    static func trends(_ records: [[String: String]], history: HistoryStore) throws -> String {
+    static func trends(_ records: [SummaryRecord], history: HistoryStore) throws -> String {
         var caseOrder: [String] = []
-        for record in records where !caseOrder.contains(CaseKey.make(row: record)) { caseOrder.append(CaseKey.make(row: record)) }
+        for record in records where !caseOrder.contains(record.settings.key) { caseOrder.append(record.settings.key) }
         let html = "<h2>Trends in the history (gated metrics, median per revision, oldest first)</h2>\n"
         var rows: [[String]] = []
         var sparks: [String] = []

@@ -5,7 +5,13 @@
 import Foundation
 
 enum SVGCharts {
-    static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+    /// Colours of series that are not engines (an engine's colour is its registered one).
+    static let palette = ["#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79"]
+
+    /// The colour of the `index`-th series named `name`: its engine's, else the palette's.
+    static func colour(_ name: String, index: Int) -> String {
+        Engines.colour(name) ?? palette[index % palette.count]
+    }
 
     /// Vertical grouped bars: one group per category, one bar per series. A missing value draws
     /// no bar. `logScale` for quantities spanning decades (throughput, latency).
@@ -49,7 +55,7 @@ enum SVGCharts {
                 let base = logScale ? top + plotHeight : y(0)
                 svg += "<g class=\"bar\" data-category=\(HTML.attribute(category)) data-series=\(HTML.attribute(name)) data-value=\(HTML.attribute(CSVNumber.format(value)))>"
                 svg += "<title>\(HTML.text("\(name), \(category): \(CSVNumber.format(value)) \(unit)"))</title>"
-                svg += "<rect x=\"\(x)\" y=\"\(barTop)\" width=\"\(barWidth - 2)\" height=\"\(max(base - barTop, 1))\" fill=\"\(palette[seriesIndex % palette.count])\"/>"
+                svg += "<rect x=\"\(x)\" y=\"\(barTop)\" width=\"\(barWidth - 2)\" height=\"\(max(base - barTop, 1))\" fill=\"\(colour(name, index: seriesIndex))\"/>"
                 svg += "<text x=\"\(x + (barWidth - 2) / 2)\" y=\"\(barTop - 3)\" text-anchor=\"middle\" class=\"value\">\(HTML.text(HTML.short(value)))</text></g>"
             }
             // One word per line: long categories ("sqlite compaction unsafe") never overlap.
@@ -60,7 +66,7 @@ enum SVGCharts {
         }
         for (seriesIndex, name) in series.enumerated() {
             let x = left + Double(seriesIndex) * 110
-            svg += "<rect x=\"\(x)\" y=\"\(Int(height - 20))\" width=\"10\" height=\"10\" fill=\"\(palette[seriesIndex % palette.count])\"/>"
+            svg += "<rect x=\"\(x)\" y=\"\(Int(height - 20))\" width=\"10\" height=\"10\" fill=\"\(colour(name, index: seriesIndex))\"/>"
             svg += "<text x=\"\(x + 14)\" y=\"\(Int(height - 11))\" class=\"tick\">\(HTML.text(name))</text>"
         }
         return svg + "</svg></figure>\n"
@@ -86,7 +92,7 @@ enum SVGCharts {
         }
         svg += "<text x=\"\(Int(width / 2))\" y=\"\(Int(height - 22))\" text-anchor=\"middle\" class=\"tick\">\(HTML.text(xUnit + " (0 to " + HTML.short(axisX) + ")"))</text>"
         for (index, line) in series.enumerated() {
-            let color = palette[index % palette.count]
+            let color = colour(line.name, index: index)
             let path = line.points.filter { $0.x.isFinite && $0.y.isFinite }.map { "\(px($0.x)),\(py($0.y))" }.joined(separator: " ")
             let last = line.points.last.map { CSVNumber.format($0.y) } ?? ""
             let peak = line.points.map(\.y).max().map { CSVNumber.format($0) } ?? ""
