@@ -198,8 +198,21 @@ extension MutableSet: _Persistable {
 }
 
 extension Object: Hashable {
-    /// Managed objects are equal when they are the same stored object; unmanaged ones when identical.
-    public static func == (lhs: Object, rhs: Object) -> Bool { lhs === rhs || lhs.isSameObject(as: rhs) }
+    /// RealmSwift's equality: a managed object of a class with a primary key, or of a frozen
+    /// realm, equals every accessor of the same stored object; any other object equals only
+    /// itself (two accessors of one row of a class without a primary key are not `==`, as in
+    /// RealmSwift). `isSameObject(as:)` asks whether two accessors read the same stored object.
+    public static func == (lhs: Object, rhs: Object) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.comparesByStoredObject else { return false }
+        return lhs.isSameObject(as: rhs)
+    }
+
+    /// Whether `==` compares this object by the stored object it reads (see `==`).
+    private var comparesByStoredObject: Bool {
+        guard let binding = _binding else { return false }
+        return binding.info.primaryKeyColumn != nil || binding.core.isFrozen
+    }
 
     /// Whether `object` is an equal object (see `==`): RealmSwift's `isEqual(_:)`.
     ///
@@ -212,7 +225,7 @@ extension Object: Hashable {
     public var hash: Int { hashValue }
 
     public func hash(into hasher: inout Hasher) {
-        if let b = _binding {
+        if comparesByStoredObject, let b = _binding {
             hasher.combine(b.key)
             hasher.combine(b.table)
         } else {

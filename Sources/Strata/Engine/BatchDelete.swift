@@ -21,6 +21,15 @@ import StrataStorage
 extension RealmCore {
     /// Deletes `objects` in order, as `deleteObject(_:)` for each, sharing the backlink search.
     func deleteObjects(_ objects: [Object]) throws {
+        try deleteRows(of: objects)
+        // The accessors given stay invalidated, as `deleteObject(_:)` leaves its own.
+        for object in objects {
+            if let binding = object._binding, binding.core === self, !binding.isStale { object._binding = binding.detached() }
+        }
+    }
+
+    /// Deletes the objects' rows (see `deleteObjects(_:)`).
+    private func deleteRows(of objects: [Object]) throws {
         if objects.count < 2 {
             for o in objects { try deleteObject(o) }
             return

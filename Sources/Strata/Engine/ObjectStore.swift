@@ -503,6 +503,7 @@ extension RealmCore {
         guard !binding.isStale, try deleteObject(table: binding.table, key: binding.key) else {
             throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated")
         }
+        obj._binding = binding.detached()
     }
 
     /// Deletes one object: nullifies links to it, drops it from collections, deletes its embedded

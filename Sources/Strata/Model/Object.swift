@@ -27,7 +27,7 @@ struct ObjectBinding {
     /// managed object carries one (a table index never comes near 2^31: tables are classes).
     private let table32: Int32
     /// The realm's `era` when the object was handed out: a later `invalidate()` invalidates it.
-    let era: UInt32
+    private(set) var era: UInt32
     let key: UInt64
 
     var table: Int { Int(table32) }
@@ -42,6 +42,15 @@ struct ObjectBinding {
 
     /// Whether the realm was invalidated since this object was handed out.
     @inline(__always) var isStale: Bool { era != core.era }
+
+    /// This binding, stale for good: the accessor that `Realm.delete` was given stays invalidated
+    /// even when a cancelled write brings its object back, as in RealmSwift (re-reading the object
+    /// gives a valid accessor). An era the realm has already left never comes back.
+    func detached() -> ObjectBinding {
+        var copy = self
+        copy.era = core.era &- 1
+        return copy
+    }
 }
 
 /// The base class of stored models. Subclass it and declare properties with `@Persisted`.
@@ -210,8 +219,44 @@ open class Object: CustomStringConvertible {
     /// raw value, a mixed value as the value it holds. A ``DynamicObject`` reads a link as an object
     /// of the linked class, and a collection of links as a `List`, `MutableSet` or `Map` of
     /// ``DynamicObject``s, as RealmSwift's dynamic objects give them.
+    ///
+    /// A key that names no property stops with a `Strata:` message, as RealmSwift's key-value
+    /// coding raises: a misspelt key never reads as "no value". A stored Swift property that is not
+    /// persisted (an ignored property) reads as itself, as key-value coding reads it in RealmSwift.
     public func value(forKey key: String) -> Any? {
-        KeyValueCodingNumbers.bridged(typedValue(forKey: key))
+        if objectSchema[key] == nil {
+            guard let unpersisted = unpersistedValue(forKey: key) else {
+                Stop.now(Realm.Error(.invalidArgument, "'\(objectSchema.className)' has no property '\(key)'"))
+            }
+            return KeyValueCodingNumbers.bridged(unpersisted.value)
+        }
+        return KeyValueCodingNumbers.bridged(typedValue(forKey: key))
+    }
+
+    /// The value of the stored Swift property `key` that no realm persists (a plain `var`, or a
+    /// wrapper named in `ignoredProperties()`), found through `Mirror`; nil when there is none.
+    private func unpersistedValue(forKey key: String) -> UnpersistedValue? {
+        var mirror: Mirror? = Mirror(reflecting: self)
+        while let current = mirror {
+            for child in current.children where child.label == key || child.label == "_" + key {
+                if let wrapper = child.value as? any _WrapperHeldValue { return UnpersistedValue(value: wrapper.heldValue) }
+                return UnpersistedValue(value: Self.unwrapOptional(child.value))
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+
+    /// A property found by `unpersistedValue(forKey:)`, whose value may be nil.
+    private struct UnpersistedValue {
+        let value: Any?
+    }
+
+    /// `Optional.none` inside an `Any` as nil, anything else as itself.
+    private static func unwrapOptional(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first?.value
     }
 
     /// The value of the persisted property `key` with its Swift type (an `Int8` as an `Int8`), for

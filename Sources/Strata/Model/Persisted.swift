@@ -171,6 +171,16 @@ extension Persisted: _PersistedField {
     static func makeFieldIO(name: String, offset: Int) -> AnyFieldIO { FieldIO<Value>(name: name, offset: offset) }
 }
 
+/// The value a wrapper holds itself: the property's value for a wrapper no realm stores (an
+/// ignored property, see `Object.ignoredProperties()`), read by key-value coding through `Mirror`.
+protocol _WrapperHeldValue {
+    var heldValue: Any? { get }
+}
+
+extension Persisted: _WrapperHeldValue {
+    var heldValue: Any? { value._strataAny }
+}
+
 /// How a non-optional scalar wrapper value is copied into its row slot by raw memory access
 /// (`_RowBuilder.storeRaw`), bypassing the generic `_strataStore` witness on the `add` path.
 /// `.none`: the value goes through `storeUnmanaged` (strings, optionals, links, collections…).
