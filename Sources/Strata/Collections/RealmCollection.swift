@@ -217,8 +217,8 @@ extension RealmCollection where Element: Object {
         } catch {
             Stop.now("Strata: invalidQuery: \(error)")
         }
-        let wanted = Set(matching.map { $0 as Object })
-        return firstIndex { wanted.contains($0) }
+        let wanted = Set(matching.compactMap { ($0 as Object).storedRow })
+        return firstIndex { ($0 as Object).storedRow.map(wanted.contains) ?? false }
     }
 
     /// The position of the first object that matches a type-safe query, or `nil`.
@@ -226,8 +226,8 @@ extension RealmCollection where Element: Object {
     /// - Parameter query: builds the predicate from the element's properties.
     public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
         if let unmanaged = unmanagedObjects { return unmanaged.firstIndex(matching: unmanaged.predicate(query)) }
-        let wanted = Set(queryableResults.where(query).map { $0 as Object })
-        return firstIndex { wanted.contains($0) }
+        let wanted = Set(queryableResults.where(query).compactMap { ($0 as Object).storedRow })
+        return firstIndex { ($0 as Object).storedRow.map(wanted.contains) ?? false }
     }
 }
 

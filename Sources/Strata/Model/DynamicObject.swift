@@ -99,6 +99,10 @@ public final class DynamicObject: Object {
         }
     }
 
+    /// A migration's views read a property of the other schema version as nil: a migration
+    /// reads old and new properties through the same views while both schemas are in play.
+    override var stopsOnUnknownKeys: Bool { migrationView == nil }
+
     /// The schema of the viewed object's class.
     public override var objectSchema: ObjectSchema {
         migrationView?.objectSchema ?? _binding?.info.schema ?? unmanagedBase?.objectSchema ?? ObjectSchema(className: "DynamicObject", properties: [], isEmbedded: false)

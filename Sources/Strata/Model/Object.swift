@@ -53,6 +53,13 @@ struct ObjectBinding {
     }
 }
 
+/// The stored object an accessor reads, within one realm: what "the same object" means whatever
+/// `==` says for the class.
+struct StoredRow: Hashable {
+    let table: Int
+    let key: UInt64
+}
+
 /// The base class of stored models. Subclass it and declare properties with `@Persisted`.
 ///
 /// Managed objects are confined to the thread or queue of their realm (checked at run time on
@@ -224,7 +231,7 @@ open class Object: CustomStringConvertible {
     /// coding raises: a misspelt key never reads as "no value". A stored Swift property that is not
     /// persisted (an ignored property) reads as itself, as key-value coding reads it in RealmSwift.
     public func value(forKey key: String) -> Any? {
-        if objectSchema[key] == nil {
+        if stopsOnUnknownKeys, objectSchema[key] == nil {
             guard let unpersisted = unpersistedValue(forKey: key) else {
                 Stop.now(Realm.Error(.invalidArgument, "'\(objectSchema.className)' has no property '\(key)'"))
             }
@@ -246,6 +253,12 @@ open class Object: CustomStringConvertible {
         }
         return nil
     }
+
+    /// Whether `value(forKey:)` stops for a key that names no property (see there).
+    var stopsOnUnknownKeys: Bool { true }
+
+    /// The stored object this managed accessor reads, nil for an unmanaged object.
+    var storedRow: StoredRow? { _binding.map { StoredRow(table: $0.table, key: $0.key) } }
 
     /// A property found by `unpersistedValue(forKey:)`, whose value may be nil.
     private struct UnpersistedValue {
