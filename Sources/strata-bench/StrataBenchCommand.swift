@@ -16,11 +16,12 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self],
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self, Stress.self,
+                      StressWriterCommand.self, StressCheckCommand.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
-    static let commandNames = ["run", "compare", "baseline", "list", "history", "report"]
+    static let commandNames = ["run", "compare", "baseline", "list", "history", "report", "stress"]
 }
 
 /// Writes a line to stderr.
@@ -202,7 +203,7 @@ struct Baseline: AsyncParsableCommand {
 }
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List workloads, strategies, engines and suites.")
+    static let configuration = CommandConfiguration(abstract: "List workloads, strategies, engines, suites and stress scenarios.")
 
     func run() async throws {
         func pad(_ text: String) -> String { text.padding(toLength: 18, withPad: " ", startingAt: 0) }
@@ -218,6 +219,11 @@ struct List: AsyncParsableCommand {
         }
         text += "suites:\n"
         for suite in Suite.allCases { text += "  \(pad(suite.rawValue))\(suite.summary)\n" }
+        text += "stress scenarios:\n"
+        for scenario in StressScenario.allCases {
+            let state = StressScenarios.drivers[scenario] == nil ? " (not implemented yet)" : ""
+            text += "  \(pad(scenario.rawValue))\(scenario.summary)\(state)\n"
+        }
         print(text, terminator: "")
     }
 }
