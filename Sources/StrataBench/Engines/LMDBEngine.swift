@@ -299,7 +299,7 @@ extension LMDBEngine {
                 if key.size != 8 || record.size != 24 { problems.append("standalone record: \(key.size)-byte key, \(record.size)-byte value") }
                 return .next
             }
-            for (symbol, window) in windows where positions[symbol] != Array(window.head..<window.next) {
+            for (symbol, window) in windows where (positions[symbol] ?? []) != Array(window.head..<window.next) {
                 let found = positions[symbol] ?? []
                 problems.append("sensor '\(symbol)': window \(window.head)..<\(window.next) but \(found.count) readings at positions \(found.first.map(String.init) ?? "-")...\(found.last.map(String.init) ?? "-")")
             }

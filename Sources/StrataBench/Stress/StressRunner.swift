@@ -45,6 +45,8 @@ public struct StressRunner: Sendable {
     public var workDirectory: String
     public var environment: [String: String] = [:]
     public var checkTimeout: Double = 60
+    /// The scenarios that can run (tests add their own).
+    public var drivers: [StressScenario: any StressScenarioDriver] = StressScenarios.drivers
     public var note: @Sendable (String) -> Void = { _ in }
 
     public init(plan: StressPlan, executable: String, keepDirectory: String, workDirectory: String) {
@@ -69,7 +71,9 @@ public struct StressRunner: Sendable {
         let directory = (workDirectory as NSString).appendingPathComponent("case-\(index)")
         try StressFiles.makeDirectory(directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let driver = try StressScenarios.driver(item.scenario)
+        guard let driver = drivers[item.scenario] else {
+            throw BenchError(.unsupported, "--scenario \(item.scenario.rawValue): not implemented in this build")
+        }
         let context = StressContext(executable: executable, directory: directory, environment: environment,
                                     checkTimeout: checkTimeout, note: note)
         let results = try driver.run(item.stressCase, budget: plan.budget, seed: item.seed, context: context)
