@@ -5,7 +5,7 @@
 //
 // Exit status of `stress`: 0 every case kept its engine's promise (documented losses included);
 // 3 a case failed (a loss or damage the engine promises against); 1 the harness itself failed;
-// 64 bad usage.
+// 64 bad usage; 130/143 stopped by SIGINT/SIGTERM between rounds (what finished is written).
 
 import ArgumentParser
 import Foundation
@@ -99,10 +99,17 @@ struct Stress: AsyncParsableCommand {
         let work = (NSTemporaryDirectory() as NSString).appendingPathComponent("strata-bench-stress-\(getpid())-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(atPath: work) }
         let rows: [StressRow]
+        let signals = SignalStop()
+        signals.install { signal in
+            // A second signal: the round in progress did not come back; leave at once.
+            try? FileManager.default.removeItem(atPath: work)
+            note("interrupted by \(SignalStop.name(signal)) twice: stopped at once, nothing written")
+            Foundation.exit(128 + signal)
+        }
         do {
             var runner = StressRunner(plan: plan, executable: try SelfExecutable.path(), keepDirectory: keepPath, workDirectory: work)
             runner.note = { if !quiet { note($0) } }
-            rows = try runner.run()
+            rows = try runner.run(stop: signals.stop)
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)
@@ -124,6 +131,10 @@ struct Stress: AsyncParsableCommand {
             for kept in row.reproducers {
                 note("  kept \(kept.directory); replay: \(kept.replay)")
             }
+        }
+        if let signal = signals.received {
+            note("interrupted by \(SignalStop.name(signal)): the rounds that finished are above and in the CSV")
+            throw ExitCode(128 + signal)
         }
         if rows.contains(where: { $0.verdict == .fail }) { throw ExitCode(3) }
     }

@@ -68,8 +68,22 @@ public final class ChildProcess: @unchecked Sendable {
             for pointer in argv { free(pointer) }
             for pointer in envp { free(pointer) }
         }
+        // Own process group: a Ctrl-C at the terminal reaches the parent only, which stops between
+        // rounds, instead of killing the children mid-round (a checker dying of SIGINT would
+        // count as a crash). Default dispositions: the parent ignores SIGINT/SIGTERM (it takes
+        // them through dispatch sources) and an ignored signal would otherwise stay ignored in the
+        // child; with SIGPIPE at its default, a writer whose parent died ends at its next line.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             if fds[0] >= 0 { close(fds[0]) }
             throw BenchError(.io, "cannot start \(executable): \(String(cString: strerror(status)))", path: executable)

@@ -19,6 +19,7 @@ public struct KillScenario: StressScenarioDriver {
         var random = SeededRandom(seed: seed)
         var results: [StressRoundResult] = []
         for round in 1...max(1, budget.rounds) {
+            if context.stop?.isRequested == true { break }
             let target = Int.random(in: 1...max(1, budget.maxAcks), using: &random)
             let delayMicroseconds = UInt32.random(in: 0...2_000, using: &random)
             let roundDirectory = (context.directory as NSString).appendingPathComponent("round-\(round)")

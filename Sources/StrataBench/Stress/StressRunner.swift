@@ -56,18 +56,19 @@ public struct StressRunner: Sendable {
         self.workDirectory = workDirectory
     }
 
-    /// Runs every item; `stop` is polled between cases.
+    /// Runs every item; `stop` is polled between cases and between rounds (a case cut short has
+    /// fewer rounds in its row).
     public func run(stop: StopRequest? = nil) throws -> [StressRow] {
         var rows: [StressRow] = []
         for (index, item) in plan.items.enumerated() {
             if stop?.isRequested == true { break }
             note("[\(index + 1)/\(plan.items.count)] \(item.scenario.rawValue) \(item.stressCase.label)  seed \(item.seed)")
-            rows.append(try run(item, index: index + 1))
+            rows.append(try run(item, index: index + 1, stop: stop))
         }
         return rows
     }
 
-    func run(_ item: StressPlanItem, index: Int) throws -> StressRow {
+    func run(_ item: StressPlanItem, index: Int, stop: StopRequest?) throws -> StressRow {
         let directory = (workDirectory as NSString).appendingPathComponent("case-\(index)")
         try StressFiles.makeDirectory(directory)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -75,7 +76,7 @@ public struct StressRunner: Sendable {
             throw BenchError(.unsupported, "--scenario \(item.scenario.rawValue): not implemented in this build")
         }
         let context = StressContext(executable: executable, directory: directory, environment: environment,
-                                    checkTimeout: checkTimeout, note: note)
+                                    checkTimeout: checkTimeout, note: note, stop: stop)
         let results = try driver.run(item.stressCase, budget: plan.budget, seed: item.seed, context: context)
         guard let promise = DurabilityPromise.of(item.stressCase.engine, item.stressCase.durability) else {
             throw BenchError(.unsupported, "\(item.stressCase.label): no durability promise to judge against")

@@ -117,14 +117,17 @@ public struct StressContext: Sendable {
     public var checkTimeout: Double
     /// A line for the user (stderr); never the result.
     public var note: @Sendable (String) -> Void
+    /// Polled between rounds: once requested, return the rounds finished so far.
+    public var stop: StopRequest?
 
     public init(executable: String, directory: String, environment: [String: String] = [:], checkTimeout: Double = 60,
-                note: @escaping @Sendable (String) -> Void = { _ in }) {
+                note: @escaping @Sendable (String) -> Void = { _ in }, stop: StopRequest? = nil) {
         self.executable = executable
         self.directory = directory
         self.environment = environment
         self.checkTimeout = checkTimeout
         self.note = note
+        self.stop = stop
     }
 }
 

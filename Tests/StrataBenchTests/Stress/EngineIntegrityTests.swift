@@ -18,7 +18,7 @@ struct EngineIntegrityTests {
     func intactStoreHasNoProblemsAndListsEverySensor(engine: EngineKind) throws {
         let directory = try Self.scratch()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let key = engine == .sqlcipher || engine == .strata ? StressKey.bytes : nil
+        let key = Engines.supports(engine, encryption: .on) ? StressKey.bytes : nil
         let store = try Engines.open(engine, EngineConfiguration(directory: directory, durability: .full, encryptionKey: key))
         defer { try? store.close() }
         let writer = try store.makeWriter(placement: .currentThread)
