@@ -253,6 +253,11 @@ final class LMDBReader: SensorReader {
         let prefix = LMDBRecords.readingPrefix(symbol)
         try tx.scan(environment.readings, from: prefix) { key, record in
             guard LMDBTransaction.has(key, prefix: prefix) else { return .stop }
+            // Read in place: a record of another size (a damaged store the stress checker opens)
+            // must be an error, not a read past its end.
+            guard record.size == 24, record.data != nil else {
+                throw BenchError(.engine, "LMDB reading of '\(symbol)' has a \(record.size)-byte record (24 expected)", path: environment.path)
+            }
             body(record)
             return .next
         }
