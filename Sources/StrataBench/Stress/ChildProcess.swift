@@ -83,7 +83,13 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        var status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        // ETXTBSY: the executable was just written and another thread's fork still holds a
+        // descriptor of it open until that child's exec; it goes away in moments.
+        for _ in 0..<100 where status == ETXTBSY {
+            usleep(10_000)
+            status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        }
         guard status == 0 else {
             if fds[0] >= 0 { close(fds[0]) }
             throw BenchError(.io, "cannot start \(executable): \(String(cString: strerror(status)))", path: executable)
