@@ -87,15 +87,23 @@ public final class WriterChild: @unchecked Sendable {
     /// Returns how the child ended: `.signaled(SIGKILL)` when the kill landed.
     public func kill() -> ChildExit {
         let exit = process.kill()
-        readerDone.wait()
-        readerDone.signal()
+        drained()
         return exit
     }
 
     /// Waits for the child to end on its own (up to `timeout`; killed past it).
     public func finish(timeout: Double) -> ChildExit {
         let exit = process.wait(timeout: timeout)
-        return exit == .running ? kill() : { readerDone.wait(); readerDone.signal(); return exit }()
+        if exit == .running { return kill() }
+        drained()
+        return exit
+    }
+
+    /// Waits until the pipe's last line was collected (the semaphore is given back, so this
+    /// may be called again).
+    private func drained() {
+        readerDone.wait()
+        readerDone.signal()
     }
 
     /// Everything the child sent (call after `kill` or `finish`).
