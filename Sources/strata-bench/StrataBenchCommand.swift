@@ -16,11 +16,12 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self],
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self, Stress.self,
+                      StressWriterCommand.self, StressCheckCommand.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
-    static let commandNames = ["run", "compare", "baseline", "list", "history", "report"]
+    static let commandNames = ["run", "compare", "baseline", "list", "history", "report", "stress"]
 }
 
 /// Writes a line to stderr.
@@ -202,7 +203,7 @@ struct Baseline: AsyncParsableCommand {
 }
 
 struct List: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "List workloads, strategies, engines and suites.")
+    static let configuration = CommandConfiguration(abstract: "List workloads, strategies, engines, suites and stress scenarios.")
 
     @Flag(help: "Print them as JSON (engines with their chart colours and availability; every list in report order).")
     var json = false
@@ -232,6 +233,8 @@ struct List: AsyncParsableCommand {
         }
         text += "suites:\n"
         for suite in vocabulary.suites { text += "  \(pad(suite.name))\(suite.summary)\n" }
+        text += "stress scenarios:\n"
+        for scenario in vocabulary.scenarios { text += "  \(pad(scenario.name))\(scenario.summary)\n" }
         print(text, terminator: "")
     }
 }

@@ -30,6 +30,8 @@ public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
         case unavailable
         /// An encrypted store cannot be opened with the key given.
         case wrongKey
+        /// A child process of `stress` (writer or checker) said something outside its protocol.
+        case childProtocol
     }
 
     public let code: Code

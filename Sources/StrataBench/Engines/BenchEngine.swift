@@ -106,6 +106,10 @@ public protocol BenchEngine: AnyObject, Sendable {
     func work() -> EngineWork
     /// Rewrites the store densely (no writer or pinned reader may be active).
     func compact() throws
+    /// What the engine's own integrity check finds wrong with the store (empty: intact). Strata:
+    /// `StrataFile.verify()`; SQLite and SQLCipher: `PRAGMA integrity_check`; LMDB: every
+    /// key/value of every database read through a cursor. Call with no write in progress.
+    func integrityProblems() throws -> [String]
     /// Releases every resource; the engine is unusable afterwards.
     func close() throws
 }
@@ -146,6 +150,8 @@ public protocol SensorReader: AnyObject {
     func sequences(sensor: String) throws -> [Int64]
     /// Primary-key lookup: the number of readings in `sensor`'s list, nil if no such sensor.
     func readingCount(sensor: String) throws -> Int?
+    /// Every sensor's symbol in the store, sorted (the stress checker reads them all).
+    func sensors() throws -> [String]
     /// Holds the current version until `unpin()`: the writer's later commits cannot reuse its pages.
     func pin() throws
     /// Releases the pinned version.

@@ -263,8 +263,87 @@ final class LMDBReader: SensorReader {
         let prefix = LMDBRecords.readingPrefix(symbol)
         try tx.scan(environment.readings, from: prefix) { key, record in
             guard LMDBTransaction.has(key, prefix: prefix) else { return .stop }
+            // Read in place: a record of another size (a damaged store the stress checker opens)
+            // must be an error, not a read past its end.
+            guard record.size == 24, record.data != nil else {
+                throw BenchError(.engine, "LMDB reading of '\(symbol)' has a \(record.size)-byte record (24 expected)", path: environment.path)
+            }
             body(record)
             return .next
+        }
+    }
+}
+
+// MARK: - Stress checks
+
+extension LMDBEngine {
+    /// LMDB has no integrity check of its own: this reads every key and value of the three
+    /// databases through a cursor in one read transaction (every page on the way is touched),
+    /// and checks each record's shape and that each sensor's window head..<next is exactly the
+    /// positions its readings have.
+    public func integrityProblems() throws -> [String] {
+        try environment.read { txn in
+            let tx = LMDBTransaction(environment: environment, txn: txn)
+            var problems: [String] = []
+            var windows: [String: (head: UInt64, next: UInt64)] = [:]
+            try tx.scan(environment.sensors, from: nil) { key, record in
+                let symbol = LMDBEngine.text(key)
+                if let window = LMDBRecords.decodeSensor(record), window.head <= window.next {
+                    windows[symbol] = window
+                } else {
+                    problems.append("sensor '\(symbol)': a \(record.size)-byte record is not a list window")
+                }
+                return .next
+            }
+            var positions: [String: [UInt64]] = [:]
+            var checksum: UInt64 = 0
+            try tx.scan(environment.readings, from: nil) { key, record in
+                checksum &+= LMDBEngine.sum(key) &+ LMDBEngine.sum(record)
+                guard key.size > 9, let bytes = key.data, bytes.load(fromByteOffset: key.size - 9, as: UInt8.self) == 0 else {
+                    problems.append("reading key of \(key.size) bytes has no 'symbol, 0, position' shape")
+                    return .next
+                }
+                let symbol = String(decoding: UnsafeRawBufferPointer(start: bytes, count: key.size - 9), as: UTF8.self)
+                let position = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: key.size - 8, as: UInt64.self))
+                if record.size != 24 { problems.append("reading \(symbol)#\(position): a \(record.size)-byte record (24 expected)") }
+                positions[symbol, default: []].append(position)
+                return .next
+            }
+            try tx.scan(environment.standalone, from: nil) { key, record in
+                checksum &+= LMDBEngine.sum(key) &+ LMDBEngine.sum(record)
+                if key.size != 8 || record.size != 24 { problems.append("standalone record: \(key.size)-byte key, \(record.size)-byte value") }
+                return .next
+            }
+            for (symbol, window) in windows where (positions[symbol] ?? []) != Array(window.head..<window.next) {
+                let found = positions[symbol] ?? []
+                problems.append("sensor '\(symbol)': window \(window.head)..<\(window.next) but \(found.count) readings at positions \(found.first.map(String.init) ?? "-")...\(found.last.map(String.init) ?? "-")")
+            }
+            for symbol in positions.keys where windows[symbol] == nil {
+                problems.append("readings of '\(symbol)', which has no sensor record")
+            }
+            _ = checksum  // the sum only makes sure every byte was read
+            return problems
+        }
+    }
+
+    private static func text(_ value: MDBVal) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: value.data, count: value.size), as: UTF8.self)
+    }
+
+    private static func sum(_ value: MDBVal) -> UInt64 {
+        UnsafeRawBufferPointer(start: value.data, count: value.size).reduce(0) { $0 &+ UInt64($1) }
+    }
+}
+
+extension LMDBReader {
+    func sensors() throws -> [String] {
+        try environment.read { txn in
+            var symbols: [String] = []
+            try LMDBTransaction(environment: environment, txn: txn).scan(environment.sensors, from: nil) { key, _ in
+                symbols.append(String(decoding: UnsafeRawBufferPointer(start: key.data, count: key.size), as: UTF8.self))
+                return .next
+            }
+            return symbols
         }
     }
 }

@@ -306,3 +306,31 @@ final class SQLCipherReader: SensorReader {
         }
     }
 }
+
+// MARK: - Stress checks
+
+extension SQLCipherEngine {
+    /// `PRAGMA integrity_check` on the writer connection (with the key, so every page is
+    /// decrypted and its HMAC checked): every row it returns but its single "ok".
+    public func integrityProblems() throws -> [String] {
+        try withWriter { connection in
+            var rows: [String] = []
+            try connection.rows("PRAGMA integrity_check", []) { statement in
+                rows.append(library.columnText(statement, 0).map { String(cString: $0) } ?? "")
+            }
+            return rows == ["ok"] ? [] : rows
+        }
+    }
+}
+
+extension SQLCipherReader {
+    func sensors() throws -> [String] {
+        try read { db in
+            var symbols: [String] = []
+            try db.rows(SensorSQL.symbols, []) { statement in
+                if let text = engine.library.columnText(statement, 0) { symbols.append(String(cString: text)) }
+            }
+            return symbols
+        }
+    }
+}

@@ -308,3 +308,23 @@ final class SQLiteReader: SensorReader {
         }
     }
 }
+
+// MARK: - Stress checks
+
+extension SQLiteEngine {
+    /// `PRAGMA integrity_check`: every row it returns but its single "ok".
+    public func integrityProblems() throws -> [String] {
+        do {
+            let rows = try writer.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+            return rows == ["ok"] ? [] : rows
+        } catch {
+            throw BenchError(.engine, "SQLite integrity_check failed: \(error)", path: databasePath)
+        }
+    }
+}
+
+extension SQLiteReader {
+    func sensors() throws -> [String] {
+        try run("sensors") { db in try String.fetchAll(db, sql: SensorSQL.symbols) }
+    }
+}

@@ -8,11 +8,12 @@
 // A standalone reading has `sensor` NULL.
 
 enum SensorSQL {
+    // IF NOT EXISTS: `stress` reopens a store a killed writer left, as the engine recovers it.
     static let schema = """
-        CREATE TABLE sensor(symbol TEXT PRIMARY KEY NOT NULL, live INTEGER NOT NULL);
-        CREATE TABLE reading(id INTEGER PRIMARY KEY, sensor TEXT, value REAL NOT NULL,
+        CREATE TABLE IF NOT EXISTS sensor(symbol TEXT PRIMARY KEY NOT NULL, live INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS reading(id INTEGER PRIMARY KEY, sensor TEXT, value REAL NOT NULL,
                              seq INTEGER NOT NULL, timestamp REAL NOT NULL);
-        CREATE INDEX reading_by_sensor ON reading(sensor, id);
+        CREATE INDEX IF NOT EXISTS reading_by_sensor ON reading(sensor, id);
         """
     /// (symbol)
     static let createSensor = "INSERT OR IGNORE INTO sensor(symbol, live) VALUES (?, 0)"

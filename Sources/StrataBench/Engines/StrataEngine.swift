@@ -345,3 +345,29 @@ final class StrataReader: SensorReader {
         realm = nil
     }
 }
+
+// MARK: - Stress checks
+
+extension StrataEngine {
+    /// `StrataFile.verify()` (what `strata verify` runs) on the store's file, opened read-only
+    /// with every page's checksum or tag checked first. A file that will not open for
+    /// verification is one problem, named by Strata's error code.
+    public func integrityProblems() throws -> [String] {
+        guard let path else { return [] }
+        let file: StrataFile
+        do {
+            file = try StrataFile(path: path, encryptionKey: configuration.encryptionKey.map { [UInt8]($0) },
+                                  verifyingAllPages: true)
+        } catch {
+            return ["verification open: \(error.code.rawValue): \(error.message)"]
+        }
+        defer { file.close() }
+        return file.verify().map(\.description)
+    }
+}
+
+extension StrataReader {
+    func sensors() throws -> [String] {
+        try current().objects(Sensor.self).map(\.symbol).sorted()
+    }
+}

@@ -1,6 +1,6 @@
 // What the harness knows how to run, as `strata-bench list --json` prints it: every registered
-// engine with its colour and availability, and the workloads, strategies, durabilities and suites
-// in their report order. Scripts (the plots) read this instead of keeping copies of their own.
+// engine with its colour and availability, and the workloads, strategies, durabilities, suites
+// and stress scenarios in their report order. Scripts (the plots) read this instead of keeping copies of their own.
 
 import Foundation
 
@@ -27,6 +27,8 @@ public struct Vocabulary: Codable, Sendable, Equatable {
     public var durabilities: [String]
     public var encryption: [String]
     public var suites: [Entry]
+    /// `strata-bench stress --scenario` values (those not built yet say so).
+    public var scenarios: [Entry]
 
     /// The vocabulary of this build on this machine.
     public static func current() -> Vocabulary {
@@ -39,7 +41,10 @@ public struct Vocabulary: Codable, Sendable, Equatable {
             strategies: StrategyKind.allCases.map { Entry(name: $0.rawValue, summary: $0.summary) },
             durabilities: Durability.allCases.map(\.rawValue),
             encryption: EncryptionSetting.allCases.map(\.rawValue),
-            suites: Suite.allCases.map { Entry(name: $0.rawValue, summary: $0.summary) })
+            suites: Suite.allCases.map { Entry(name: $0.rawValue, summary: $0.summary) },
+            scenarios: StressScenario.allCases.map {
+                Entry(name: $0.rawValue, summary: $0.summary + (StressScenarios.drivers[$0] == nil ? " (not implemented yet)" : ""))
+            })
     }
 
     /// Pretty-printed JSON with sorted keys (stable output for scripts and diffs).

@@ -1,0 +1,126 @@
+// The writer child's report to the parent: one line per event on the ack pipe.
+//
+//   ready                                   the store is open and its sensors exist
+//   begin <tx> <sensor>:<first>-<last>[,…]  a transaction is about to be called with these readings
+//   ack <tx>                                the engine's call for <tx> returned
+//   done                                    the writer made every commit it was asked for
+//
+// <tx> and <sensor> are [A-Za-z0-9_.-]+; seqs are 1-based and contiguous per sensor. Each line
+// is written with one write(2) and is shorter than PIPE_BUF (4096), so the lines of several
+// writer threads never interleave and a SIGKILL never leaves half a line.
+//
+// Invariant: `AckLog.parse` accepts exactly these lines; anything else (unknown verb, bad
+// range, ack of a transaction never begun, a second begin of one transaction, a line without its
+// newline) is a typed `childProtocol` error naming the line.
+
+import Foundation
+
+/// The readings one transaction appends to one sensor: seqs first...last.
+public struct AckPart: Sendable, Equatable, Codable {
+    public var sensor: String
+    public var first: Int64
+    public var last: Int64
+
+    public init(sensor: String, first: Int64, last: Int64) {
+        self.sensor = sensor
+        self.first = first
+        self.last = last
+    }
+}
+
+/// One transaction the writer began, and whether its call returned.
+public struct AckTransaction: Sendable, Equatable {
+    public var id: String
+    public var parts: [AckPart]
+    public var acknowledged: Bool
+
+    public init(id: String, parts: [AckPart], acknowledged: Bool) {
+        self.id = id
+        self.parts = parts
+        self.acknowledged = acknowledged
+    }
+}
+
+/// Everything a writer child reported, in order.
+public struct AckLog: Sendable, Equatable {
+    public var ready = false
+    public var done = false
+    public var transactions: [AckTransaction] = []
+
+    public init(ready: Bool = false, done: Bool = false, transactions: [AckTransaction] = []) {
+        self.ready = ready
+        self.done = done
+        self.transactions = transactions
+    }
+
+    public var acknowledgedCount: Int { transactions.filter(\.acknowledged).count }
+
+    /// The longest line a writer may send (PIPE_BUF on Linux): one write(2) of it is atomic.
+    public static let maxLineBytes = 4096
+
+    // MARK: Lines
+
+    public static func beginLine(_ id: String, _ parts: [AckPart]) -> String {
+        "begin \(id) " + parts.map { "\($0.sensor):\($0.first)-\($0.last)" }.joined(separator: ",") + "\n"
+    }
+
+    public static func ackLine(_ id: String) -> String { "ack \(id)\n" }
+    public static let readyLine = "ready\n"
+    public static let doneLine = "done\n"
+
+    /// Parses the bytes a writer sent. `source` names them in errors ("ack pipe of round 3").
+    public static func parse(_ text: String, source: String = "ack pipe") throws -> AckLog {
+        var log = AckLog()
+        var index: [String: Int] = [:]
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.last == "" else {
+            throw BenchError(.childProtocol, "the last line has no newline: '\(QuotedInput.clip(String(lines.last ?? "")))'",
+                             path: source, line: lines.count)
+        }
+        lines.removeLast()
+        for (offset, line) in lines.enumerated() {
+            func bad(_ why: String) -> BenchError {
+                BenchError(.childProtocol, "\(why): '\(QuotedInput.clip(String(line)))'", path: source, line: offset + 1)
+            }
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            switch fields.first {
+            case "ready" where fields.count == 1:
+                log.ready = true
+            case "done" where fields.count == 1:
+                log.done = true
+            case "begin":
+                guard fields.count == 3, isName(fields[1]) else { throw bad("expected 'begin <tx> <sensor>:<first>-<last>,…'") }
+                guard index[fields[1]] == nil else { throw bad("transaction \(fields[1]) begun twice") }
+                var parts: [AckPart] = []
+                for text in fields[2].split(separator: ",", omittingEmptySubsequences: false) {
+                    guard let part = part(String(text)) else { throw bad("bad part '\(QuotedInput.clip(String(text)))'") }
+                    parts.append(part)
+                }
+                index[fields[1]] = log.transactions.count
+                log.transactions.append(AckTransaction(id: fields[1], parts: parts, acknowledged: false))
+            case "ack" where fields.count == 2:
+                guard let position = index[fields[1]] else { throw bad("ack of a transaction never begun") }
+                guard !log.transactions[position].acknowledged else { throw bad("transaction acknowledged twice") }
+                log.transactions[position].acknowledged = true
+            default:
+                throw bad("not a line of the writer protocol")
+            }
+        }
+        return log
+    }
+
+    /// "sensor:first-last" with a name, 1 <= first <= last; nil otherwise.
+    static func part(_ text: String) -> AckPart? {
+        guard let colon = text.lastIndex(of: ":") else { return nil }
+        let sensor = String(text[..<colon])
+        let range = text[text.index(after: colon)...].split(separator: "-", omittingEmptySubsequences: false)
+        guard isName(sensor), range.count == 2, range.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let first = Int64(range[0]), let last = Int64(range[1]), first >= 1, first <= last else { return nil }
+        return AckPart(sensor: sensor, first: first, last: last)
+    }
+
+    /// A transaction id or sensor symbol: [A-Za-z0-9_.-]+.
+    public static func isName(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_.-".unicodeScalars.contains($0)) }
+    }
+}
