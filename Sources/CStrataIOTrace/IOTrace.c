@@ -27,9 +27,12 @@
 // before each ack, before munmap and at exit, and every changed 4 KiB block becomes a `write`
 // record flagged MAPPED. Mapped writes are thus unflushed until that file's next flush.
 //
+// A trace is one process's: a forked child stops tracing, and a process started with the same
+// environment finds the log begun by another pid and does not trace (give each writer a new log).
+//
 // Limits: descriptors ≥ 65536, fcntl(F_DUPFD), mremap, mprotect to writable, truncate(2) by path,
-// mkdir and io_uring are not traced. A forked child stops tracing; an exec'd child with the same
-// environment would append to the same log, so the traced writer should not start processes.
+// mkdir and io_uring are not traced. Files that exist under the root when first touched are
+// recorded as snapshots (durable as found). The environment is only read, never changed.
 #include "IOTraceInternal.h"
 #include <dlfcn.h>
 #include <errno.h>
@@ -111,7 +114,17 @@ static void setup(void) {
     log_fd = iot_real.open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (log_fd < 0) { errno = saved; return; }
     struct stat st;
-    if (fstat(log_fd, &st) == 0 && st.st_size == 0) {
+    if (fstat(log_fd, &st) == 0 && st.st_size >= IOTRACE_FILE_HEADER_SIZE) {
+        // A trace belongs to one process: a child the traced process starts inherits the
+        // environment, finds the log already begun by another pid, and stays out of it.
+        uint32_t owner = 0;
+        if (pread(log_fd, &owner, 4, 16) != 4 || owner != (uint32_t)getpid()) {
+            iot_real.close(log_fd);
+            log_fd = -1;
+            errno = saved;
+            return;
+        }
+    } else if (st.st_size == 0) {
         unsigned char header[IOTRACE_FILE_HEADER_SIZE + PATH_MAX];
         uint32_t version = IOTRACE_VERSION, length = (uint32_t)iot_root_length;
         uint32_t size = IOTRACE_FILE_HEADER_SIZE + length, pid = (uint32_t)getpid();
