@@ -10,8 +10,9 @@
 //                         A mutex orders records from threads; each is one writev(2).
 //   IOTRACE_ROOT=<dir>    only paths under it are traced (relative paths against the cwd; a
 //                         directory opened under it is traced too, so its fsync is recorded).
-//   IOTRACE_ACK_FD=<n>    bytes written to descriptor n (the writer's acknowledgement pipe) are
-//                         also recorded as an `ack` record, in order with the file operations.
+//   IOTRACE_ACK_FD=<n>    bytes written with write(2) to descriptor n (the writer's acknowledgement
+//                         pipe) are also recorded as an `ack` record, in order with the file
+//                         operations (after a scan of every mapped file).
 //   IOTRACE_FAIL_AT=<N>   the N-th (1-based) matching traced operation is not performed: it returns
 //                         -1 with IOTRACE_FAIL_ERRNO and is recorded failed (flags FAILED|INJECTED).
 //                         posix_fallocate returns the errno, as it does.

@@ -10,6 +10,8 @@
 //   fsync:P  fdatasync:P  sfr:P:OFF:LEN  truncate:P:LEN  fallocate:P:OFF:LEN  pfallocate:P:OFF:LEN
 //   mmap:P:LEN  mset:P:OFF:LEN:BYTE  msync:P:OFF:LEN  munmap:P
 //   rename:A:B  unlink:P  ack:TEXT   (TEXT and a newline to IOTRACE_ACK_FD, default 1)
+//   threads:P:N:COUNT  N threads each pwrite COUNT 512-byte blocks (thread t's k-th at block
+//                      t * COUNT + k, filled with t + 1) and fdatasync after each, at once
 // Each operation reports "<n> <op> ok" or "<n> <op> errno=<e>" on stderr (untraced) and the probe
 // goes on; a malformed operation exits 2.
 #if canImport(Glibc)
@@ -47,6 +49,38 @@ func withVectors<R>(_ lengths: Substring, _ byte: Substring, _ body: ([iovec]) -
     defer { pointers.forEach { $0.deallocate() } }
     let vectors = zip(pointers, buffers).map { iovec(iov_base: $0.0.baseAddress, iov_len: $0.1.count) }
     return body(vectors)
+}
+
+/// One writer thread of `threads:`: its descriptor, first block, block count and fill byte.
+struct ThreadWork {
+    let fd: Int32
+    let first: Int
+    let count: Int
+    let fill: UInt8
+}
+
+/// Runs the blocks of `threads:` on `n` POSIX threads (no Foundation: the probe stays small).
+func writeFromThreads(fd: Int32, threads n: Int, count: Int) -> Int {
+    var handles: [pthread_t] = []
+    for t in 0..<n {
+        let work = UnsafeMutablePointer<ThreadWork>.allocate(capacity: 1)
+        work.initialize(to: ThreadWork(fd: fd, first: t * count, count: count, fill: UInt8(t + 1)))
+        var handle = pthread_t()
+        let started = pthread_create(&handle, nil, { raw in
+            guard let work = raw?.assumingMemoryBound(to: ThreadWork.self) else { return nil }
+            let block = [UInt8](repeating: work.pointee.fill, count: 512)
+            for k in 0..<work.pointee.count {
+                _ = block.withUnsafeBytes { pwrite(work.pointee.fd, $0.baseAddress, 512, off_t((work.pointee.first + k) * 512)) }
+                _ = fdatasync(work.pointee.fd)
+            }
+            work.deallocate()
+            return nil
+        }, work)
+        guard started == 0 else { return -1 }
+        handles.append(handle)
+    }
+    for handle in handles { pthread_join(handle, nil) }
+    return 0
 }
 
 /// fallocate(2) and sync_file_range(2) are GNU extensions Swift's Glibc module leaves out; looked
@@ -133,6 +167,8 @@ func run() {
             result = Int(rename(String(part(1)), String(part(2))))
         case "unlink":
             result = Int(unlink(String(part(1))))
+        case "threads":
+            result = writeFromThreads(fd: descriptor(part(1)), threads: number(part(2)), count: number(part(3)))
         case "ack":
             result = Array((String(part(1)) + "\n").utf8).withUnsafeBytes { write(ackFD, $0.baseAddress, $0.count) }
         default:

@@ -4,8 +4,9 @@
 //
 // A trace file is a file header, then records, each written with one write(2)/writev(2) on an
 // O_APPEND descriptor so that a SIGKILL loses at most the record in flight (a truncated tail).
-// All integers are in the byte order of the machine that wrote them (little-endian on every
-// platform Strata supports); the reader checks the magic and rejects other byte orders.
+// All integers are in the byte order of the machine that wrote them: little-endian on every
+// platform Strata supports, and the reader reads little-endian (a big-endian trace's version
+// reads as a newer one, so it is rejected rather than misread).
 //
 // File header (IOTRACE_FILE_HEADER_SIZE bytes, then `root_length` bytes of the root directory,
 // absolute, not NUL-terminated):

@@ -70,6 +70,11 @@ struct TracedRun {
 
     func trace() throws -> IOTrace { try IOTrace(contentsOf: tracePath) }
 
+    /// The file as the run left it on disk (nil when absent).
+    func disk(_ path: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: URL(fileURLWithPath: root).appendingPathComponent(path).path).map { [UInt8]($0) }
+    }
+
     func remove() { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: root).deletingLastPathComponent().path) }
 }
 

@@ -35,6 +35,7 @@ struct StressCrashStateTests {
         #expect(acked.allSatisfy { $0.acknowledgements == [Array("one\n".utf8)] && $0.files.count == 1 })
         #expect(acked[0].id.description == "k=9:dropped" && acked[0].files["f"] == bytes((1, 1024)))
         #expect(acked[1].id.description == "k=9:kept" && acked[1].files["f"] == bytes((2, 512), (1, 512), (3, 1024)))
+        #expect(acked[1].files["f"] == run.disk("f"))
         #expect(acked[0].summary.hasPrefix("k=9:dropped acks=1 data[#6 dropped, #7 dropped] names[]"))
     }
 
@@ -112,6 +113,9 @@ struct StressCrashStateTests {
             }
             defer { run.remove() }
             let builder = CrashStateBuilder(trace: trace)
+            // With everything kept, the model's disk is the one the run left.
+            let end = builder.state(CrashStateID(crashPoint: trace.records.count, variant: .kept))
+            #expect(end.files["p"] == run.disk("p"))
             for k in 0...trace.records.count {
                 let lastFlush = trace.records.prefix(k).last { $0.kind == .fdatasync }?.index ?? -1
                 // allowed[x]: the fill bytes of the last flushed write over x and of the writes after

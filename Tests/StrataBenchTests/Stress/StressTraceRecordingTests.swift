@@ -106,6 +106,24 @@ struct StressTraceRecordingTests {
                                   "5 fsync errno=\(EIO)", "6 fdatasync errno=\(EIO)"])
     }
 
+    @Test func writesFromSeveralThreadsAreRecordedWholeAndInOrder() throws {
+        let run = try TracedRun.run(["opendir:.", "create:t", "fsync:.", "threads:t:8:25", "ack:done"])
+        defer { run.remove() }
+        #expect(run.report.allSatisfy { $0.hasSuffix(" ok") })
+        let trace = try run.trace()
+        #expect(trace.truncatedTail == nil)
+        #expect(trace.records.map(\.sequence) == Array(1...UInt64(trace.records.count)))
+        let writes = trace.records(.write)
+        #expect(writes.count == 200 && trace.records(.fdatasync).count == 200)
+        #expect(Set(writes.map(\.thread)).count == 8)
+        for write in writes {
+            let fill = UInt8(write.offset / 512 / 25 + 1)
+            #expect(write.length == 512 && trace.data(write) == [UInt8](repeating: fill, count: 512))
+        }
+        let end = CrashStateBuilder(trace: trace).state(CrashStateID(crashPoint: trace.records.count, variant: .kept))
+        #expect(end.files["t"] == run.disk("t"))
+    }
+
     @Test func withoutTheVariablesTheInterposerDoesNothing() throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try IOTraceProducts.probe())
