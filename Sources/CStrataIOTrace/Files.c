@@ -178,9 +178,9 @@ uint32_t iot_file_for_fd(int fd, const char *relative, int created) {
     return id;
 }
 
-void iot_file_set_fd(int fd, uint32_t file, int sync) {
+void iot_file_set_fd(int fd, uint32_t file, uint8_t mode) {
     if (fd < 0 || fd >= IOT_MAX_FDS) return;
-    iot_fd_sync[fd] = (uint8_t)sync;
+    iot_fd_mode[fd] = mode;
     __atomic_store_n(&iot_fd_file[fd], file, __ATOMIC_RELEASE);
 }
 

@@ -44,7 +44,7 @@
 struct iot_real iot_real;
 int iot_enabled;
 uint32_t iot_fd_file[IOT_MAX_FDS];
-uint8_t iot_fd_sync[IOT_MAX_FDS];
+uint8_t iot_fd_mode[IOT_MAX_FDS];
 int iot_ack_fd = -1;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;

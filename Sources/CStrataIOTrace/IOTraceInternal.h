@@ -55,8 +55,10 @@ extern struct iot_real iot_real;
 extern int iot_enabled;
 /// Descriptor → file id (0 = not traced). Written under the lock, read without it.
 extern uint32_t iot_fd_file[IOT_MAX_FDS];
-/// Descriptor → opened with O_SYNC/O_DSYNC (its writes are durable when done).
-extern uint8_t iot_fd_sync[IOT_MAX_FDS];
+/// Descriptor → how it was opened: IOT_FD_SYNC (O_SYNC/O_DSYNC: its writes are durable when
+/// done), IOT_FD_APPEND (O_APPEND: every write lands at the end, whatever the offset).
+extern uint8_t iot_fd_mode[IOT_MAX_FDS];
+enum { IOT_FD_SYNC = 1, IOT_FD_APPEND = 2 };
 extern int iot_ack_fd;
 
 enum { IOT_OP_WRITE = 1, IOT_OP_FLUSH = 2 };
@@ -104,7 +106,7 @@ uint32_t iot_file_for_path(const char *relative);
 /// The id of the open descriptor's file (new id when the file is new; `created` says whether the
 /// traced call created it, else a first sighting is snapshotted first). Under the lock.
 uint32_t iot_file_for_fd(int fd, const char *relative, int created);
-void iot_file_set_fd(int fd, uint32_t file, int sync);
+void iot_file_set_fd(int fd, uint32_t file, uint8_t mode);
 const char *iot_file_path(uint32_t file);
 int iot_file_is_directory(uint32_t file);
 /// A rename or unlink under the root changed names: paths under `from` move to `to` (NULL: gone).

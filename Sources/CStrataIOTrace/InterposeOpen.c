@@ -26,7 +26,7 @@ static int open_common(int dirfd, const char *path, int flags, mode_t mode) {
         uint16_t marks = created ? IOTRACE_FLAG_CREATED : 0;
         if (iot_file_is_directory(file)) marks |= IOTRACE_FLAG_DIRECTORY;
         else if (before && (flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) marks |= IOTRACE_FLAG_TRUNCATED;
-        iot_file_set_fd(fd, file, (flags & O_DSYNC) != 0);
+        iot_file_set_fd(fd, file, (uint8_t)(((flags & O_DSYNC) ? IOT_FD_SYNC : 0) | ((flags & O_APPEND) ? IOT_FD_APPEND : 0)));
         struct iovec data = {relative, strlen(relative)};
         iot_emit(IOTRACE_OPEN, marks, file, fd, 0, 0, (uint32_t)flags, 0, &data, 1);
         if (marks & IOTRACE_FLAG_TRUNCATED) iot_shadow_resize(file, 0);
@@ -82,7 +82,7 @@ IOT_EXPORT int close(int fd) {
 static int duplicated(int from, int to) {
     if (to < 0 || to >= IOT_MAX_FDS || !iot_enter()) return to;
     uint32_t file = iot_traced_fd(from);
-    iot_file_set_fd(to, file, file && from < IOT_MAX_FDS ? iot_fd_sync[from] : 0);
+    iot_file_set_fd(to, file, file && from < IOT_MAX_FDS ? iot_fd_mode[from] : 0);
     iot_leave();
     return to;
 }

@@ -18,7 +18,7 @@ static void record_write(uint32_t file, int fd, int64_t offset, const struct iov
         if (pieces[used].iov_len > left) pieces[used].iov_len = left;
         left -= pieces[used].iov_len;
     }
-    uint16_t flags = sync || iot_fd_sync[fd] ? IOTRACE_FLAG_SYNC : 0;
+    uint16_t flags = sync || (iot_fd_mode[fd] & IOT_FD_SYNC) ? IOTRACE_FLAG_SYNC : 0;
     iot_emit(IOTRACE_WRITE, flags, file, 0, offset, (int64_t)bytes, 0, 0, pieces, used);
     iot_shadow_write(file, offset, pieces, used, bytes);
     if (pieces != stack) free(pieces);
@@ -73,8 +73,14 @@ static ssize_t write_common(int fd, const struct iovec *iov, int count, off_t of
         }
         int saved = errno;
         if (result >= 0) {
-            // Where the bytes went: the position after the call, for appends and plain writes.
-            if (offset < 0) at = lseek(fd, 0, SEEK_CUR) - result;
+            // Where the bytes went: appends end at the file's end (Linux appends even a pwrite on
+            // an O_APPEND descriptor); a plain write ends at the descriptor's new position.
+            struct stat st;
+            if ((iot_fd_mode[fd] & IOT_FD_APPEND) || (rwflags & RWF_APPEND)) {
+                if (fstat(fd, &st) == 0) at = st.st_size - result;
+            } else if (offset < 0) {
+                at = lseek(fd, 0, SEEK_CUR) - result;
+            }
             record_write(file, fd, at, iov, count, (size_t)result, (rwflags & (RWF_DSYNC | RWF_SYNC)) != 0);
         } else {
             record_failure(IOTRACE_WRITE, 0, saved, file, at, (int64_t)total(iov, count), 0);
@@ -117,8 +123,8 @@ IOT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t off
 IOT_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int count, off_t offset) { return pwritev(fd, iov, count, offset); }
 IOT_EXPORT ssize_t pwritev2(int fd, const struct iovec *iov, int count, off_t offset, int flags) {
     iot_init();
-    // Offset -1 (or RWF_APPEND) writes at the position / the end: the recorded offset is read after.
-    return write_common(fd, iov, count, (flags & RWF_APPEND) ? -1 : offset, flags, 4) ;
+    // Offset -1 writes at the position, RWF_APPEND at the end: the recorded offset is read after.
+    return write_common(fd, iov, count, offset, flags, 4);
 }
 IOT_EXPORT ssize_t pwritev64v2(int fd, const struct iovec *iov, int count, off_t offset, int flags) {
     return pwritev2(fd, iov, count, offset, flags);

@@ -5,7 +5,7 @@
 //
 // Paths are relative to <dir> (the probe changes into it, so relative-path resolution is tested).
 // Operations (numbers decimal, BYTE the fill value 0...255):
-//   create:P  open:P  opendir:P  close:P
+//   create:P  open:P  opendir:P  append:P (O_APPEND)  close:P
 //   write:P:LEN:BYTE  pwrite:P:OFF:LEN:BYTE  writev:P:LEN,LEN..:BYTE  pwritev:P:OFF:LEN,LEN..:BYTE
 //   fsync:P  fdatasync:P  sfr:P:OFF:LEN  truncate:P:LEN  fallocate:P:OFF:LEN  pfallocate:P:OFF:LEN
 //   mmap:P:LEN  mset:P:OFF:LEN:BYTE  msync:P:OFF:LEN  munmap:P
@@ -116,8 +116,9 @@ func run() {
         }
         var result: Int = 0
         switch name {
-        case "create", "open", "opendir":
-            let flags = name == "create" ? O_CREAT | O_RDWR : name == "open" ? O_RDWR : O_RDONLY | O_DIRECTORY
+        case "create", "open", "opendir", "append":
+            let flags = name == "create" ? O_CREAT | O_RDWR : name == "open" ? O_RDWR
+                : name == "append" ? O_RDWR | O_APPEND : O_RDONLY | O_DIRECTORY
             let fd = open(String(part(1)), flags, 0o644)
             if fd >= 0 { descriptors[String(part(1))] = fd }
             result = Int(fd)

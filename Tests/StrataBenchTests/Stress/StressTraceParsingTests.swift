@@ -49,6 +49,22 @@ struct StressTraceParsingTests {
         #expect(corrupt?.message.contains("checksum") == true)
     }
 
+    @Test func aWriteOutsideWhatTheModelCanHoldIsCorrupt() throws {
+        var bytes = try sample()
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        // Record 1 (the pwrite): offset := -1, then a valid checksum, so only the extent is wrong.
+        let record = u32(12) + u32(u32(12))
+        for i in 0..<8 { bytes[record + 32 + i] = 0xFF }
+        var hash: UInt32 = 2_166_136_261
+        for i in record..<(record + u32(record)) {
+            hash = (hash ^ UInt32((4..<8).contains(i - record) ? 0 : bytes[i])) &* 16_777_619
+        }
+        for i in 0..<4 { bytes[record + 4 + i] = UInt8(truncatingIfNeeded: hash >> (8 * UInt32(i))) }
+        let damaged = error(bytes)
+        #expect(damaged?.code == .invalidTrace)
+        #expect(damaged?.message.contains("record 1") == true && damaged?.message.contains("outside 0..<1 TiB") == true)
+    }
+
     @Test func aMissingFileIsAnIOError() {
         #expect(throws: BenchError(.io, "cannot read the I/O trace", path: "/nonexistent/trace")) {
             try IOTrace(contentsOf: "/nonexistent/trace")

@@ -42,6 +42,16 @@ struct StressTraceRecordingTests {
         #expect(trace.records[3].path == "old" && trace.records[3].file == trace.records[0].file)
     }
 
+    @Test func appendsAreRecordedWhereTheyLanded() throws {
+        // Linux appends even a pwrite on an O_APPEND descriptor: its offset is ignored.
+        let run = try TracedRun.run(["create:f", "pwrite:f:0:100:1", "close:f", "append:f", "write:f:10:2",
+                                     "pwrite:f:0:5:3"])
+        defer { run.remove() }
+        let writes = try run.trace().records(.write)
+        #expect(writes.map(\.offset) == [0, 100, 110] && writes.map(\.length) == [100, 10, 5])
+        #expect(run.disk("f")?.count == 115)
+    }
+
     @Test func sizeChangesAndRangeSyncsAreRecorded() throws {
         let run = try TracedRun.run(["create:f", "truncate:f:100", "fallocate:f:0:8192", "pfallocate:f:0:12288", "sfr:f:0:4096"])
         defer { run.remove() }

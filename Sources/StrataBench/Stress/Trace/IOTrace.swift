@@ -32,6 +32,7 @@ public struct IOTrace: Sendable {
             throw BenchError(.invalidTrace, "not an I/O trace (bad magic)", path: path)
         }
         version = reader.u32(8)
+        guard version >= 1 else { throw BenchError(.invalidTrace, "corrupt I/O trace header (version 0)", path: path) }
         guard version <= IOTraceFormat.version else {
             throw BenchError(.invalidTrace, "I/O trace format version \(version) is newer than this build reads (\(IOTraceFormat.version))", path: path)
         }
@@ -107,14 +108,23 @@ public struct IOTrace: Sendable {
             break
         }
         let length = Int64(bitPattern: reader.u64(at + 40))
+        let offset = Int64(bitPattern: reader.u64(at + 32))
         if kind == .write && !flags.contains(.failed) && Int64(data.count) != length {
             throw corrupt("write of \(length) bytes carries \(data.count)")
+        }
+        // The crash model holds files in memory: a change it would apply must lie in 0..<1 TiB
+        // (a negative or huge extent is damage, not something a writer under test does).
+        if [.write, .truncate, .fallocate, .msync].contains(kind) && !flags.contains(.failed) {
+            let limit: Int64 = 1 << 40
+            guard offset >= 0, length >= 0, offset <= limit, length <= limit - offset else {
+                throw corrupt("\(kind) extent \(offset)+\(length) is outside 0..<1 TiB")
+            }
         }
         let replaced = reader.u32(at + 52)
         names.apply(kind: kind, flags: flags, file: file, replaced: replaced, path: recordPath, newPath: newPath)
         return IOTraceRecord(
             index: index, kind: kind, flags: flags, sequence: reader.u64(at + 16), thread: reader.u32(at + 12),
-            file: file, result: Int32(bitPattern: reader.u32(at + 28)), offset: Int64(bitPattern: reader.u64(at + 32)),
+            file: file, result: Int32(bitPattern: reader.u32(at + 28)), offset: offset,
             length: length, aux: reader.u32(at + 48), replacedFile: replaced,
             path: recordPath ?? (file == 0 ? nil : names.path(file)), newPath: newPath, dataRange: data)
     }
