@@ -30,7 +30,7 @@ public struct CrashState: Sendable {
     public let namesApplied: Int
     /// The pending name changes, described ("create db", "rename a→b").
     public let pendingNames: [String]
-    /// FNV-1a 64 of the paths and contents: equal states have equal hashes.
+    /// A 64-bit hash of the paths and contents: equal states have equal hashes.
     public let contentHash: UInt64
 
     init(id: CrashStateID, files: [String: [UInt8]], acknowledgements: [[UInt8]], decisions: [PendingDecision],
@@ -78,13 +78,27 @@ public struct CrashState: Sendable {
     }
 
     static func hash(_ files: [String: [UInt8]]) -> UInt64 {
+        // Eight bytes per step (FNV-style multiply, xor-shift to spread high bits down): states
+        // of a multi-MiB store are hashed per variant, and a byte loop dominated building them.
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* 0x0000_0100_0000_01B3
+            hash ^= hash >> 29
+        }
+        func mix(_ bytes: UnsafeRawBufferPointer) {
+            mix(UInt64(bytes.count))
+            var at = 0
+            while at + 8 <= bytes.count {
+                mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+                at += 8
+            }
+            var tail: UInt64 = 0
+            for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
+            mix(tail)
+        }
         for (path, content) in files.sorted(by: { $0.key < $1.key }) {
-            for byte in path.utf8 { mix(byte) }
-            mix(0)
-            withUnsafeBytes(of: UInt64(content.count).littleEndian) { $0.forEach(mix) }
-            content.withUnsafeBufferPointer { $0.forEach(mix) }
+            Array(path.utf8).withUnsafeBytes { mix($0) }
+            content.withUnsafeBytes { mix($0) }
         }
         return hash
     }
