@@ -66,6 +66,27 @@ struct StressCrashStateTests {
         #expect(builder.states(at: trace.records.count, budget: 10, seed: 1).map { $0.files.keys.sorted() } == [["db"]])
     }
 
+    @Test func anAtomicReplaceLeavesTheOldFileTheNewOneOrBothUntilTheDirectoryIsFlushed() throws {
+        let run = try TracedRun.run(["create:tmp", "pwrite:tmp:0:4:2", "fdatasync:tmp", "rename:tmp:db", "ack:replaced",
+                                     "unlink:other", "ack:unlinked", "opendir:.", "fsync:."]) { root in
+            try Data([1, 1]).write(to: URL(fileURLWithPath: root).appendingPathComponent("db"))
+            try Data([9]).write(to: URL(fileURLWithPath: root).appendingPathComponent("other"))
+        }
+        defer { run.remove() }
+        let trace = try run.trace()
+        let builder = CrashStateBuilder(trace: trace)
+        let points = trace.acknowledgementPoints
+        // Pending: create tmp, rename tmp→db (a prefix of them reaches the disk). "other" was never
+        // opened: it is snapshotted when the unlink names it.
+        let replaced = Set(builder.states(at: points[0], budget: 20, seed: 5).map { $0.files })
+        #expect(replaced == [["db": [1, 1]], ["db": [1, 1], "tmp": [2, 2, 2, 2]], ["db": [2, 2, 2, 2]]])
+        let unlinked = Set(builder.states(at: points[1], budget: 20, seed: 5).map { $0.files })
+        #expect(unlinked.contains(["db": [1, 1], "other": [9]]) && unlinked.contains(["db": [2, 2, 2, 2]]))
+        #expect(unlinked.count == 4)
+        let end = builder.states(at: trace.records.count, budget: 20, seed: 5).map { $0.files }
+        #expect(end == [["db": [2, 2, 2, 2]]])
+    }
+
     @Test func mappedWritesAreUnflushedUntilTheirFileIsFlushed() throws {
         let run = try TracedRun.run(["opendir:.", "create:m", "truncate:m:8192", "fdatasync:m", "fsync:.", "mmap:m:8192",
                                      "mset:m:4096:100:7", "ack:stored", "msync:m:0:8192", "ack:synced", "munmap:m"])
