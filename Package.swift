@@ -17,6 +17,9 @@ let package = Package(
         .library(name: "StrataBench", targets: ["StrataBench"]),
         .executable(name: "strata-bench", targets: ["strata-bench"]),
         .executable(name: "strata", targets: ["strata"]),
+        // The power-loss stress's LD_PRELOAD interposer (Sources/CStrataIOTrace): built by a plain
+        // `swift build` as .build/<config>/libStrataIOTrace.so, preloaded into a writer, never linked.
+        .library(name: "StrataIOTrace", type: .dynamic, targets: ["CStrataIOTrace"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -38,6 +41,8 @@ let package = Package(
         // which Swift cannot call) and SQLite's flushes (a VFS counting xSync; sqlite3 is the
         // library GRDB links).
         .target(name: "CStrataBenchCounters", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The file-operation recorder of the power-loss stress (only preloaded: no target depends on it).
+        .target(name: "CStrataIOTrace", linkerSettings: [.linkedLibrary("dl")]),
         .target(
             name: "StrataStorage",
             dependencies: [
@@ -106,6 +111,9 @@ let package = Package(
             dependencies: ["Strata", "StrataCorpus", "StrataCrossProcess"],
             path: "Tests/StrataProbe"
         ),
+        // Child process of the interposer's tests (Tests/StrataBenchTests/Stress): runs a scripted
+        // sequence of file operations under libStrataIOTrace.so.
+        .executableTarget(name: "strata-iotrace-probe", path: "Tests/StrataIOTraceProbe"),
         // One temporary folder per test process, removed at exit (Tests/CStrataTestScratch).
         .target(name: "CStrataTestScratch", path: "Tests/CStrataTestScratch"),
         // The models and helpers the object-layer test targets share (through Strata's public API).

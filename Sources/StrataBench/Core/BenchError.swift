@@ -25,6 +25,9 @@ public struct BenchError: Error, Equatable, CustomStringConvertible, Sendable {
         case refused
         /// A history database is not one strata-bench wrote, is damaged, or is of a newer schema.
         case invalidHistory
+        /// An I/O trace (the power-loss stress's record of a writer's file operations) is not one
+        /// the interposer wrote, is of a newer format, or has a damaged record.
+        case invalidTrace
         /// An optional engine's shared library is not installed (the message names the
         /// `apt-get install` line that adds it).
         case unavailable

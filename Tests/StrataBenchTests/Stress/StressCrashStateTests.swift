@@ -1,0 +1,163 @@
+import Foundation
+import PropertyBased
+import Testing
+import StrataBench
+
+/// Crash states built from probe traces: exactly the disks a power cut could leave.
+@Suite("crash states")
+struct StressCrashStateTests {
+    private func bytes(_ runs: (UInt8, Int)...) -> [UInt8] { runs.flatMap { [UInt8](repeating: $0.0, count: $0.1) } }
+
+    @Test func aKnownSequenceGivesExactlyItsStates() throws {
+        // 0 snapshot ., 1 open ., 2 open f (created), 3 write, 4 fdatasync f, 5 fsync ., 6 write, 7 write, 8 ack, 9 exit
+        let run = try TracedRun.run(["opendir:.", "create:f", "pwrite:f:0:1024:1", "fdatasync:f", "fsync:.",
+                                     "pwrite:f:0:512:2", "pwrite:f:1024:1024:3", "ack:one"])
+        defer { run.remove() }
+        let trace = try run.trace()
+        #expect(trace.records.count == 10 && trace.records[8].kind == .ack)
+        let builder = CrashStateBuilder(trace: trace)
+
+        // After the create, before any flush: f absent, or present and empty.
+        let created = builder.states(at: 3, budget: 20, seed: 1)
+        #expect(Set(created.map { $0.files["f"] }) == [nil, []])
+        // Data flushed, name not yet: absent, or present with the flushed bytes only.
+        let flushedData = builder.states(at: 5, budget: 20, seed: 1)
+        #expect(Set(flushedData.map { $0.files["f"] }) == [nil, bytes((1, 1024))])
+
+        // After the ack: w6 (one sector: kept or dropped) × w7 (kept, dropped or torn after its
+        // first sector, at 1536) = 6 disks, every one holding the flushed 1024 bytes.
+        let acked = builder.states(at: 9, budget: 50, seed: 7)
+        let w6 = [bytes((1, 1024)), bytes((2, 512), (1, 512))]
+        let w7: [[UInt8]] = [[], bytes((3, 1024)), bytes((3, 512))]
+        let expected = Set(w6.flatMap { base in w7.map { base + $0 } })
+        #expect(acked.count == 6)
+        #expect(Set(acked.compactMap { $0.files["f"] }) == expected)
+        #expect(acked.allSatisfy { $0.acknowledgements == [Array("one\n".utf8)] && $0.files.count == 1 })
+        #expect(acked[0].id.description == "k=9:dropped" && acked[0].files["f"] == bytes((1, 1024)))
+        #expect(acked[1].id.description == "k=9:kept" && acked[1].files["f"] == bytes((2, 512), (1, 512), (3, 1024)))
+        #expect(acked[1].files["f"] == run.disk("f"))
+        #expect(acked[0].summary.hasPrefix("k=9:dropped acks=1 data[#6 dropped, #7 dropped] names[]"))
+    }
+
+    @Test func aCreatedFileIsPresentInEveryStateOnlyAfterItsDirectoryIsFlushed() throws {
+        let without = try TracedRun.run(["create:g", "pwrite:g:0:100:5", "fdatasync:g", "ack:done"])
+        defer { without.remove() }
+        let loose = CrashStateBuilder(trace: try without.trace())
+        let end = try without.trace().records.count
+        #expect(loose.states(at: end, budget: 10, seed: 3).contains { $0.files["g"] == nil })
+
+        let with = try TracedRun.run(["opendir:.", "create:g", "pwrite:g:0:100:5", "fdatasync:g", "fsync:.", "ack:done"])
+        defer { with.remove() }
+        let trace = try with.trace()
+        let strict = CrashStateBuilder(trace: trace)
+        for k in strict.crashPoints(randomBetweenAcks: 3, seed: 9) where k > 5 {
+            #expect(strict.states(at: k, budget: 10, seed: 3).allSatisfy { $0.files["g"] == bytes((5, 100)) }, "k=\(k)")
+        }
+    }
+
+    @Test func aRenameWithoutADirectoryFlushLeavesEitherName() throws {
+        let run = try TracedRun.run(["opendir:.", "create:tmp", "pwrite:tmp:0:10:1", "fdatasync:tmp", "fsync:.",
+                                     "rename:tmp:db", "ack:renamed", "fsync:."])
+        defer { run.remove() }
+        let trace = try run.trace()
+        let builder = CrashStateBuilder(trace: trace)
+        let ack = try #require(trace.acknowledgementPoints.first)
+        #expect(Set(builder.states(at: ack, budget: 10, seed: 1).map { $0.files.keys.sorted() }) == [["tmp"], ["db"]])
+        #expect(builder.states(at: trace.records.count, budget: 10, seed: 1).map { $0.files.keys.sorted() } == [["db"]])
+    }
+
+    @Test func anAtomicReplaceLeavesTheOldFileTheNewOneOrBothUntilTheDirectoryIsFlushed() throws {
+        let run = try TracedRun.run(["create:tmp", "pwrite:tmp:0:4:2", "fdatasync:tmp", "rename:tmp:db", "ack:replaced",
+                                     "unlink:other", "ack:unlinked", "opendir:.", "fsync:."]) { root in
+            try Data([1, 1]).write(to: URL(fileURLWithPath: root).appendingPathComponent("db"))
+            try Data([9]).write(to: URL(fileURLWithPath: root).appendingPathComponent("other"))
+        }
+        defer { run.remove() }
+        let trace = try run.trace()
+        let builder = CrashStateBuilder(trace: trace)
+        let points = trace.acknowledgementPoints
+        // Pending: create tmp, rename tmp→db (a prefix of them reaches the disk). "other" was never
+        // opened: it is snapshotted when the unlink names it.
+        let replaced = Set(builder.states(at: points[0], budget: 20, seed: 5).map { $0.files })
+        #expect(replaced == [["db": [1, 1]], ["db": [1, 1], "tmp": [2, 2, 2, 2]], ["db": [2, 2, 2, 2]]])
+        let unlinked = Set(builder.states(at: points[1], budget: 20, seed: 5).map { $0.files })
+        #expect(unlinked.contains(["db": [1, 1], "other": [9]]) && unlinked.contains(["db": [2, 2, 2, 2]]))
+        #expect(unlinked.count == 4)
+        let end = builder.states(at: trace.records.count, budget: 20, seed: 5).map { $0.files }
+        #expect(end == [["db": [2, 2, 2, 2]]])
+    }
+
+    @Test func mappedWritesAreUnflushedUntilTheirFileIsFlushed() throws {
+        let run = try TracedRun.run(["opendir:.", "create:m", "truncate:m:8192", "fdatasync:m", "fsync:.", "mmap:m:8192",
+                                     "mset:m:4096:100:7", "ack:stored", "msync:m:0:8192", "ack:synced", "munmap:m"])
+        defer { run.remove() }
+        let trace = try run.trace()
+        let builder = CrashStateBuilder(trace: trace)
+        let points = trace.acknowledgementPoints
+        // (dropFirst, not a subscript: a wrong model's shorter file must fail the test, not crash it.)
+        let stored = builder.states(at: points[0], budget: 10, seed: 2).map { $0.files["m"]?.dropFirst(4096).first }
+        #expect(Set(stored) == [0, 7])
+        let synced = builder.states(at: points[1], budget: 10, seed: 2)
+        #expect(!synced.isEmpty && synced.allSatisfy { $0.files["m"]?.dropFirst(4096).first == 7 && $0.files["m"]?.count == 8192 })
+    }
+
+    @Test func aStateIsRebuiltFromItsIDAndMaterialised() throws {
+        let run = try TracedRun.run(["opendir:.", "create:f", "pwrite:f:0:2048:1", "ack:x", "fsync:.", "pwrite:f:100:3000:2"])
+        defer { run.remove() }
+        let builder = CrashStateBuilder(trace: try run.trace())
+        for state in builder.states(at: 6, budget: 8, seed: 11) {
+            let id = try #require(CrashStateID(state.id.description))
+            #expect(id == state.id)
+            #expect(builder.state(id).files == state.files)
+        }
+        let state = builder.state(CrashStateID(crashPoint: 6, variant: .kept))
+        let dir = URL(fileURLWithPath: run.root).deletingLastPathComponent().appendingPathComponent("state").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try state.materialise(into: dir)
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: dir).appendingPathComponent("f"))) == state.files["f"])
+        #expect(throws: BenchError.self) { try state.materialise(into: dir) }
+    }
+
+    /// Over random pwrite/fdatasync sequences: every byte a flushed write put there is, in every
+    /// state at every crash point, that write's or a later write's.
+    @Test func nothingFlushedIsEverDropped() async throws {
+        await propertyCheck(count: 12, input: Gen.int(in: 0...Int.max)) { seedValue in
+            var rng = SplitMix64(seed: UInt64(seedValue))
+            var script = ["opendir:.", "create:p", "fsync:."]
+            for op in 1...30 {
+                if rng.below(4) == 0 { script.append("fdatasync:p"); continue }
+                script.append("pwrite:p:\(rng.below(6000)):\(1 + rng.below(1500)):\(op)")
+            }
+            guard let run = try? TracedRun.run(script), let trace = try? run.trace() else {
+                Issue.record("the probe did not run")
+                return
+            }
+            defer { run.remove() }
+            let builder = CrashStateBuilder(trace: trace)
+            // With everything kept, the model's disk is the one the run left.
+            let end = builder.state(CrashStateID(crashPoint: trace.records.count, variant: .kept))
+            #expect(end.files["p"] == run.disk("p"))
+            for k in 0...trace.records.count {
+                let lastFlush = trace.records.prefix(k).last { $0.kind == .fdatasync }?.index ?? -1
+                // allowed[x]: the fill bytes of the last flushed write over x and of the writes after
+                // it (nil: no flushed write covers x, anything the writes or zeros give is fine).
+                var allowed = [[UInt8]?](repeating: nil, count: 7500)
+                for w in trace.records.prefix(k) where w.kind == .write {
+                    guard let fill = trace.data(w).first else { continue }
+                    for x in Int(w.offset)..<Int(w.offset + w.length) {
+                        if w.index < lastFlush { allowed[x] = [fill] } else { allowed[x]?.append(fill) }
+                    }
+                }
+                for state in builder.states(at: k, budget: 6, seed: UInt64(k)) {
+                    guard let content = state.files["p"] else { continue }
+                    for x in 0..<7500 {
+                        guard let values = allowed[x] else { continue }
+                        let ok = x < content.count && values.contains(content[x])
+                        #expect(ok, "\(state.summary) byte \(x)")
+                        if !ok { return }
+                    }
+                }
+            }
+        }
+    }
+}
