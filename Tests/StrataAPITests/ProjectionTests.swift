@@ -77,7 +77,10 @@ final class UnstoredCard: Projection<ViewedPerson> {
         #expect(cards.sorted(byKeyPath: "age").map(\.firstName) == ["Arya", "Daenerys", "Jon"])
         #expect(cards.sorted(by: [SortDescriptor(keyPath: "lastName", ascending: false)]).first?.firstName == "Daenerys")
         let jon = try #require(realm.objects(ViewedPerson.self).filter("firstName == 'Jon'").first)
-        #expect(cards.filter("firstName == 'Jon'").first == PersonCard(projecting: jon))
+        // Projections compare their roots with `==`: ViewedPerson has no primary key, so only the
+        // same accessor is equal (RealmSwift's rule); the stored object is the same.
+        #expect(cards.filter("firstName == 'Jon'").first?.rootObject.isSameObject(as: jon) == true)
+        #expect(PersonCard(projecting: jon) == PersonCard(projecting: jon))
         #expect(cards.filter("firstName == 'Jon'").first != cards.filter("firstName == 'Arya'").first)
         let sections = cards.sectioned(by: \.initial, ascending: true)
         #expect(sections.allKeys == ["A", "D", "J"])

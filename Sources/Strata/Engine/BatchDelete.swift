@@ -21,7 +21,18 @@ import StrataStorage
 extension RealmCore {
     /// Deletes `objects` in order, as `deleteObject(_:)` for each, sharing the backlink search.
     func deleteObjects(_ objects: [Object]) throws {
-        try deleteRows(of: objects)
+        do {
+            try deleteRows(of: objects)
+        } catch {
+            // The write fails and rolls back; the accessors whose objects it deleted before the
+            // failure stay invalidated all the same, as each deletion leaves its accessor.
+            for object in objects {
+                if let binding = object._binding, binding.core === self, !binding.isStale, !objectExists(binding) {
+                    object._binding = binding.detached()
+                }
+            }
+            throw error
+        }
         // The accessors given stay invalidated, as `deleteObject(_:)` leaves its own.
         for object in objects {
             if let binding = object._binding, binding.core === self, !binding.isStale { object._binding = binding.detached() }

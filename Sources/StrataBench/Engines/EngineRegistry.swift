@@ -59,6 +59,9 @@ public protocol RegisteredEngine: BenchEngine {
     static var encryptionUnavailability: String? { get }
     /// What the engine is and what each durability means for it, for the note under the table.
     static var reportNote: String { get }
+    /// What a commit survives at each durability it can be stressed at, with where the engine
+    /// documents it (`strata-bench stress` holds the engine to it).
+    static var promises: [Durability: DurabilityPromise] { get }
     /// Opens a store in `configuration.directory`: a fresh one in an empty directory, the one
     /// there (recovered as the engine recovers it) otherwise.
     init(_ configuration: EngineConfiguration) throws

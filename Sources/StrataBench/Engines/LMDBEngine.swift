@@ -30,6 +30,12 @@ public final class LMDBEngine: RegisteredEngine {
     public static var unavailability: String? { LMDBLibrary.shared.failure?.description }
     public static let encryptionUnavailability: String? = "LMDB has no encryption"
     public static let reportNote = "lmdb = LMDB (liblmdb; full = flush per commit, unsafe = MDB_NOSYNC, memory = a file on tmpfs)"
+    public static let promises: [Durability: DurabilityPromise] = [
+        .full: DurabilityPromise(processDeath: .everything, powerLoss: .everything,
+                                 source: "lmdb.tech/doc, mdb_env_open (default: every commit flushed; crash-proof)"),
+        .unsafe: DurabilityPromise(processDeath: .everything, powerLoss: DurabilityPromise.unflushed,
+                                   source: "lmdb.tech/doc, mdb_env_open MDB_NOSYNC (a system crash may undo the last transactions or corrupt the database; an application crash does not)"),
+    ]
     public let effectiveSettings: String
     /// The map the environment starts with; it doubles whenever a write meets MDB_MAP_FULL.
     static let initialMapSize = 64 << 20

@@ -23,6 +23,8 @@ public final class ReferenceEngine: RegisteredEngine, @unchecked Sendable {
     public static let unavailability: String? = nil
     public static let encryptionUnavailability: String? = "the reference engine keeps plain values in memory"
     public static let reportNote = "reference = the harness's in-memory reference store (no file, no durability)"
+    /// Nothing survives the process: not stressed.
+    public static let promises: [Durability: DurabilityPromise] = [:]
 
     /// What the store holds. A value: readers copy it to pin a version.
     struct Contents {
@@ -53,6 +55,15 @@ public final class ReferenceEngine: RegisteredEngine, @unchecked Sendable {
     public func work() -> EngineWork { EngineWork() }
     public func compact() throws {}
     public func close() throws {}
+
+    /// A list holds readings in the order they were added: a sequence that goes back is damage.
+    public func integrityProblems() throws -> [String] {
+        withContents { contents in
+            contents.sensors.sorted { $0.key < $1.key }.compactMap { symbol, readings in
+                zip(readings, readings.dropFirst()).contains { $0.seq >= $1.seq } ? "\(symbol): sequence out of order" : nil
+            }
+        }
+    }
 }
 
 final class ReferenceWriter: SensorWriter {
@@ -131,6 +142,10 @@ final class ReferenceReader: SensorReader {
 
     func readingCount(sensor: String) throws -> Int? {
         current().sensors[sensor]?.count
+    }
+
+    func sensors() throws -> [String] {
+        current().sensors.keys.sorted()
     }
 
     func pin() throws {

@@ -30,6 +30,10 @@ public final class SQLCipherEngine: RegisteredEngine, @unchecked Sendable {
     public static var unavailability: String? { SQLCipherLibrary.shared.failure?.description }
     public static let encryptionUnavailability: String? = nil
     public static let reportNote = "sqlcipher = SQLCipher (libsqlcipher, WAL) with the SQLite engine's statements; enc on = raw AES-256 key"
+    public static let promises: [Durability: DurabilityPromise] = SQLiteEngine.promises.mapValues {
+        DurabilityPromise(processDeath: $0.processDeath, powerLoss: $0.powerLoss,
+                          source: "as SQLite (SQLCipher is SQLite's pager with a page codec): " + $0.source)
+    }
     // @unchecked: `writer` is used only under `writeLock`.
     public let effectiveSettings: String
     /// How long a statement waits for SQLite's locks before SQLITE_BUSY (as the SQLite engine).

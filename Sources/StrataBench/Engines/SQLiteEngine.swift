@@ -40,6 +40,12 @@ public final class SQLiteEngine: RegisteredEngine {
     public static let unavailability: String? = nil
     public static let encryptionUnavailability: String? = "this build's SQLite has no encryption (SQLCipher is the engine sqlcipher)"
     public static let reportNote = "sqlite = SQLite through GRDB (WAL; full = synchronous=FULL, unsafe = synchronous=OFF, memory = :memory:)"
+    public static let promises: [Durability: DurabilityPromise] = [
+        .full: DurabilityPromise(processDeath: .everything, powerLoss: .everything,
+                                 source: "sqlite.org/pragma.html#pragma_synchronous (WAL, synchronous=FULL: durable)"),
+        .unsafe: DurabilityPromise(processDeath: .everything, powerLoss: DurabilityPromise.unflushed,
+                                   source: "sqlite.org/pragma.html#pragma_synchronous (OFF: safe if the application crashes; OS crash or power loss may corrupt)"),
+    ]
     /// How long a write waits for SQLite's write lock before it fails with SQLITE_BUSY.
     static let writerBusyTimeout: TimeInterval = 10
     public let effectiveSettings: String

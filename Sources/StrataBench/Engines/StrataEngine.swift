@@ -49,6 +49,14 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
     public static let unavailability: String? = nil
     public static let encryptionUnavailability: String? = nil
     public static let reportNote = "strata = Strata (full = flush per commit, unsafe = no flush, memory = an in-memory realm; enc on = AES-256-GCM pages)"
+    public static let promises: [Durability: DurabilityPromise] = [
+        .full: DurabilityPromise(processDeath: .everything, powerLoss: .everything,
+                                 source: "Sources/StrataStorage/File/StorageOptions.swift, Durability.full (durable when the commit returns)"),
+        // A torn or damaged previous version is reported as .corruptFile, never as wrong data.
+        .unsafe: DurabilityPromise(processDeath: .everything,
+                                   powerLoss: StressGuarantee(keepsAcknowledged: false, staysIntact: false, atomic: true),
+                                   source: "Sources/StrataStorage/File/StorageOptions.swift, Durability.unsafe (process crash loses nothing; power loss may lose recent commits or open as .corruptFile, never wrong data)"),
+    ]
     public let effectiveSettings: String
     let configuration: Realm.Configuration
     private let path: String?

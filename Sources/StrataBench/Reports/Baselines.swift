@@ -109,6 +109,13 @@ public enum Baselines {
 
 /// Parses a command-line choice into one of an enum's raw values.
 public enum Choice {
+    /// A registered engine's name.
+    public static func parse(_ value: String, flag: String, as: EngineKind.Type) throws -> EngineKind {
+        if let engine = EngineKind(rawValue: value) { return engine }
+        let known = EngineKind.allCases.map(\.rawValue).joined(separator: ", ")
+        throw BenchError(.invalidOption, "\(flag) \(QuotedInput.clip(value)): unknown engine (expected one of: \(known))")
+    }
+
     public static func parse<T: RawRepresentable & CaseIterable>(_ value: String, flag: String, as: T.Type) throws -> T
     where T.RawValue == String {
         if let choice = T(rawValue: value) { return choice }
