@@ -90,11 +90,17 @@ extension Map {
         try entries.contains { try predicate($0.key, $0.value) }
     }
 
-    /// Whether the map holds `entry`: its key, with an equal value.
+    /// Whether the map holds `entry`: its key, with an equal value (for an object, the same
+    /// stored object, whatever `==` says for its class).
     ///
     /// - Parameter entry: a key and a value, as the map's iteration gives them.
     public func contains(_ entry: (key: Key, value: Value)) -> Bool where Value: Equatable {
-        self[entry.key].map { $0 == entry.value } ?? false
+        self[entry.key].map { stored in
+            if let object = stored as Any as? Object, let other = entry.value as Any as? Object {
+                return object.isSameObject(as: other)
+            }
+            return stored == entry.value
+        } ?? false
     }
 
     /// The value for a key given as an object (a string key boxed as `AnyObject`).

@@ -48,9 +48,17 @@ struct ObjectBinding {
     /// gives a valid accessor). An era the realm has already left never comes back.
     func detached() -> ObjectBinding {
         var copy = self
-        copy.era = core.era &- 1
+        copy.era = (core.era &- 1) | Self.deletedEraBit
         return copy
     }
+
+    /// Marks the era of a detached binding (`detached()`), so that messages can say "deleted"
+    /// rather than "invalidated with its realm" (an era reaches 2^31 only after as many
+    /// `invalidate()` calls).
+    private static let deletedEraBit: UInt32 = 0x8000_0000
+
+    /// Whether `Realm.delete` was given this accessor (see `detached()`).
+    var wasDeleted: Bool { era & Self.deletedEraBit != 0 && isStale }
 }
 
 /// The stored object an accessor reads, within one realm: what "the same object" means whatever
@@ -391,7 +399,8 @@ open class Object: CustomStringConvertible {
     public func freezeThrowing() throws -> Self {
         guard let binding = _binding else { throw FreezeMisuse.unmanaged(self, "frozen") }
         guard !binding.isStale else {
-            throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object was invalidated with its realm and cannot be frozen")
+            let why = binding.wasDeleted ? "was deleted" : "was invalidated with its realm"
+            throw Realm.Error(.objectInvalidated, "this '\(binding.info.schema.className)' object \(why) and cannot be frozen")
         }
         let frozen = try binding.core.frozenCore(holding: binding.table, key: binding.key)
         let exists = try Realm.Error.wrap {
