@@ -48,7 +48,6 @@ let package = Package(
             dependencies: [
                 "CStrataHash",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .target(

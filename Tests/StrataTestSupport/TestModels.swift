@@ -1,4 +1,4 @@
-// Models ported from Realm's documentation (REALM_REFERENCE.md, "Example models") and helpers.
+// Models ported from Realm's documentation (its example models) and helpers.
 import Foundation
 import Strata
 import StrataStorage

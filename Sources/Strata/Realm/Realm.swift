@@ -15,7 +15,7 @@ import Dispatch
 import Foundation
 import StrataStorage
 
-/// A realm: a transactional object store in one file. See REALM_REFERENCE.md for the model.
+/// A realm: a transactional object store in one file, with RealmSwift's programming model.
 public struct Realm {
     let core: RealmCore
 

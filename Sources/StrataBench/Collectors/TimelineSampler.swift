@@ -1,7 +1,7 @@
 // Samples file size and counts on a timer while a case runs (for growth plots).
 //
-// Uses a DispatchSourceTimer: on Linux Foundation's `Timer` fired immediately in a test here
-// (WORKLOADS.md), the dispatch timer is the dependable one. The peak file size is tracked from
+// Uses a DispatchSourceTimer: on Linux Foundation's `Timer` fired immediately in a test here;
+// the dispatch timer is the dependable one. The peak file size is tracked from
 // these samples plus explicit `sample()` calls at phase boundaries.
 
 import Foundation

@@ -2,8 +2,8 @@
 //
 // Confinement (checked at run time with dispatchPrecondition where a queue is involved):
 // - main-async: one handle, made and used only inside main-queue blocks (`.queue(.main)`),
-//   whatever OS thread runs them (WORKLOADS.md: under dispatchMain / async main that may not be
-//   the process's first thread).
+//   whatever OS thread runs them (under dispatchMain / async main that may not be the
+//   process's first thread).
 // - gcd: one handle per pool thread, made and used on that thread (`.currentThread`), cached
 //   in thread-local storage like Realm's per-thread instance cache.
 // - dedicated / batched: one handle, made and used only by the writer thread.

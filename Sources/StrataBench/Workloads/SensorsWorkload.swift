@@ -1,4 +1,4 @@
-// The sensors workload (WORKLOADS.md): three sensors ("o3", "no2", "aqi") produce readings that a
+// The sensors workload (the Realm book's sensors app): three sensors ("o3", "no2", "aqi") produce readings that a
 // writer strategy persists; each sensor's list keeps the newest 10,000 readings (the excess is
 // deleted); a stats reader runs once a second beside the writer. `read-while-write` is the same
 // case plus a reader thread issuing count/average/primary-key queries back to back.

@@ -1,5 +1,5 @@
 // Workloads that drive one writer thread directly: bulk-insert (also the encryption workload),
-// pinned-growth and compaction (WORKLOADS.md, "Other workloads").
+// pinned-growth and compaction.
 //
 // Invariants: each ends by reading the store back and checking its object count against what was
 // written (`lost` = written − stored, minus deletions the workload made itself); file sizes are
