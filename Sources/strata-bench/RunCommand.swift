@@ -39,6 +39,8 @@ struct Run: AsyncParsableCommand {
     var encryption: String?
     @Option(help: "full (default), unsafe or memory.")
     var durability: String?
+    @Option(help: "How sensors drops the readings beyond the cap: remove (default: removeFirst, then delete) or delete (realm.delete of the oldest: the Realm book's batched writer).")
+    var trim: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Repetitions of every case (default 3 for smoke, 1 otherwise).", valueName: "count"))
     var repetitions: String?
     @Option(help: ArgumentHelp("Summary CSV path (default results/runs/<timestamp>.csv).", valueName: "file.csv"))
@@ -71,6 +73,7 @@ struct Run: AsyncParsableCommand {
         options.rate = try rate.map { try NumericFlag.real($0, flag: "--rate") }
         options.encryption = try encryption.map { try Choice.parse($0, flag: "--encryption", as: EncryptionChoice.self) }
         options.durability = try durability.map { try Choice.parse($0, flag: "--durability", as: Durability.self) }
+        options.trim = try trim.map { try Choice.parse($0, flag: "--trim", as: TrimStyle.self) }
         options.repetitions = try repetitions.map { try NumericFlag.integer($0, flag: "--repetitions") }
         return options
     }

@@ -61,6 +61,12 @@ extension RealmCore {
             unlinked[table] = try unlinkedKeys(target: table, keys: keys)
         }
         if try deletePlainRun(objects, located, unlinked, w) { return }
+        // The linked ones leave their lists and sets first, one scan per list (BatchListUnlink.swift).
+        for (table, keys) in byTable where keys.count > 1 {
+            var free = unlinked[table] ?? UnlinkedKeys()
+            let linked = keys.filter { !free.contains($0) }
+            if linked.count > 1 { try unlinkFromCollections(target: table, keys: linked) }
+        }
         // Whether the rows of the last table met have nothing to release (then an unlinked
         // object's deletion is the removal of its row; as deleteObject's first branch).
         var plain: (table: Int, value: Bool) = (-1, false)

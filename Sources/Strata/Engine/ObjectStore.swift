@@ -599,12 +599,15 @@ extension RealmCore {
         case .list, .set:
             let state = try collectionState(table: backlink.table, column: c, owner: backlink.key)
             var tree = PositionalTree(root: state.root)
-            var i = try tree.count(in: writing) - 1
-            while i >= 0 {
-                let indexKey = try tree.withElement(at: i, in: writing) { $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : UInt64.max }
-                if indexKey == targetKey { try tree.remove(at: i, in: writing) }
-                i -= 1
+            // One pass from the front, ending at the last of the `count` links the backlink
+            // records: the oldest element of a list (a trim's) is found at once.
+            var positions: [Int] = []
+            try tree.forEach(in: writing) { index, element in
+                let indexKey = element.count >= 8 ? UInt64(littleEndian: element.loadUnaligned(as: UInt64.self)) : UInt64.max
+                if indexKey == targetKey { positions.append(index) }
+                return positions.count < max(Int(backlink.count), 1)
             }
+            for index in positions.reversed() { try tree.remove(at: index, in: writing) }
             state.root = tree.root
             state.dirty = true
         case .map:

@@ -65,6 +65,23 @@ public enum Durability: String, CaseIterable, Sendable, Codable {
     case memory
 }
 
+/// How the sensors workload drops the readings beyond a sensor's cap: the Realm book's two forms.
+/// Raw values are the `--trim` spellings and the CSV's `trim` column.
+public enum TrimStyle: String, CaseIterable, Sendable, Codable {
+    /// Take the oldest out of the list (`removeFirst`), then delete them: the fast form.
+    case remove
+    /// Delete the oldest (`realm.delete(Array(readings.prefix(excess)))`), which takes them out
+    /// of the list as it deletes them: what the book's batched writer does.
+    case delete
+
+    public var summary: String {
+        switch self {
+        case .remove: return "readings.removeFirst(excess), then delete them (default)"
+        case .delete: return "realm.delete(Array(readings.prefix(excess))): the book's form (object engines; SQL is the same)"
+        }
+    }
+}
+
 /// Whether the store is encrypted.
 public enum EncryptionSetting: String, CaseIterable, Sendable, Codable {
     case off

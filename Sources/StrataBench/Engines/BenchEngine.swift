@@ -49,11 +49,14 @@ public struct EngineConfiguration: Sendable {
     public var durability: Durability
     /// 64-byte key when encryption is on, nil otherwise.
     public var encryptionKey: [UInt8]?
+    /// How `addReadings` drops the readings beyond the cap (engines whose two forms differ).
+    public var trim: TrimStyle
 
-    public init(directory: String, durability: Durability, encryptionKey: [UInt8]? = nil) {
+    public init(directory: String, durability: Durability, encryptionKey: [UInt8]? = nil, trim: TrimStyle = .remove) {
         self.directory = directory
         self.durability = durability
         self.encryptionKey = encryptionKey
+        self.trim = trim
     }
 }
 

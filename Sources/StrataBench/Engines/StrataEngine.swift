@@ -59,6 +59,7 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
     ]
     public let effectiveSettings: String
     let configuration: Realm.Configuration
+    private let trim: TrimStyle
     private let path: String?
     private let directory: String
     private let lock = NSLock()
@@ -67,6 +68,7 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
     public init(_ configuration: EngineConfiguration) throws {
         var config = Realm.Configuration(objectTypes: [Sensor.self, Reading.self])
         directory = configuration.directory
+        trim = configuration.trim
         // `memory` is Realm's in-memory realm (Strata keeps it as memOnly: said once, here).
         switch configuration.durability {
         case .memory:
@@ -94,7 +96,7 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
     }
 
     public func makeWriter(placement: WriterPlacement) throws -> any SensorWriter {
-        StrataWriter(realm: try open(at: placement))
+        StrataWriter(realm: try open(at: placement), trim: trim)
     }
 
     public func makeReader(placement: WriterPlacement) throws -> any SensorReader {
@@ -177,9 +179,11 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
 /// Writes through one realm at its placement. Not thread-safe (Strata checks the confinement).
 final class StrataWriter: SensorWriter {
     private var realm: Realm?
+    private let trim: TrimStyle
 
-    init(realm: Realm) {
+    init(realm: Realm, trim: TrimStyle) {
         self.realm = realm
+        self.trim = trim
     }
 
     private func live() throws -> Realm {
@@ -203,7 +207,7 @@ final class StrataWriter: SensorWriter {
     func addReadings(sensor: String, readings: [SensorReading]) throws -> Int {
         let realm = try live()
         return try run("add readings") {
-            try realm.write { try Self.append(realm, sensor: sensor, readings: readings) }
+            try realm.write { try Self.append(realm, sensor: sensor, readings: readings, trim: trim) }
         }
     }
 
@@ -212,7 +216,7 @@ final class StrataWriter: SensorWriter {
     func addReadingsAsync(isolation: isolated (any Actor)?, sensor: String, readings: [SensorReading]) async throws -> Int {
         let realm = try live()
         do {
-            return try await realm.asyncWrite(isolation: isolation) { try Self.append(realm, sensor: sensor, readings: readings) }
+            return try await realm.asyncWrite(isolation: isolation) { try Self.append(realm, sensor: sensor, readings: readings, trim: trim) }
         } catch let error as BenchError {
             throw error
         } catch {
@@ -226,7 +230,7 @@ final class StrataWriter: SensorWriter {
             try realm.write {
                 var deleted = 0
                 for group in batch where !group.readings.isEmpty {
-                    deleted += try Self.append(realm, sensor: group.sensor, readings: group.readings)
+                    deleted += try Self.append(realm, sensor: group.sensor, readings: group.readings, trim: trim)
                 }
                 return deleted
             }
@@ -257,8 +261,9 @@ final class StrataWriter: SensorWriter {
         realm = nil
     }
 
-    /// The book's `addReadings`: fetch the sensor by key, append, delete what exceeds the cap.
-    private static func append(_ realm: Realm, sensor symbol: String, readings: [SensorReading]) throws -> Int {
+    /// The book's `addReadings`: fetch the sensor by key, append, delete what exceeds the cap
+    /// (`trim`: out of the list first, or deleted straight from it as the book's batched writer does).
+    private static func append(_ realm: Realm, sensor symbol: String, readings: [SensorReading], trim: TrimStyle) throws -> Int {
         guard let sensor = realm.object(ofType: Sensor.self, forPrimaryKey: symbol) else {
             throw BenchError(.engine, "no sensor '\(symbol)' in the Strata store")
         }
@@ -266,7 +271,7 @@ final class StrataWriter: SensorWriter {
         let excess = sensor.readings.count - SensorModel.keep
         guard excess > 0 else { return 0 }
         let oldest = Array(sensor.readings.prefix(excess))
-        sensor.readings.removeFirst(excess)
+        if trim == .remove { sensor.readings.removeFirst(excess) }
         realm.delete(oldest)
         return excess
     }

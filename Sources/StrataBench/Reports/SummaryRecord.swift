@@ -28,6 +28,8 @@ public struct CaseSettings: Hashable, Sendable {
     public var maxDelayMs: Int?
     public var bound: CaseBound?
     public var targetReadings: Int?
+    /// `.remove` in files of versions without the column: they all trimmed that way.
+    public var trim: TrimStyle
 
     public init(_ spec: CaseSpec) {
         workload = spec.workload
@@ -41,14 +43,15 @@ public struct CaseSettings: Hashable, Sendable {
         maxDelayMs = spec.maxDelayMs
         bound = spec.readings != nil ? .count : .time
         targetReadings = spec.readings
+        trim = spec.trim
     }
 
     /// Columns that identify a case (besides `repetition`), in key order.
     public static let columns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
-                                 "durability", "rate", "max_delay_ms", "bound", "target_readings"]
+                                 "durability", "rate", "max_delay_ms", "bound", "target_readings", "trim"]
 
     /// Key columns a summary file may lack (files of older versions): they read as absent.
-    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings"]
+    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings", "trim"]
 
     /// The case's name in comparisons, baselines and the history, e.g.
     /// `sensors/strata/dedicated/w1/b1/enc-off/full/closed/d100/count3000`.
@@ -59,6 +62,8 @@ public struct CaseSettings: Hashable, Sendable {
         if let bound {
             parts.append(bound == .count && targetReadings != nil ? "count" + CSVNumber.format(targetReadings) : bound.rawValue)
         }
+        // The default form adds nothing, so keys of files from before the column stay the same.
+        if trim != .remove { parts.append("trim-" + trim.rawValue) }
         return parts.joined(separator: "/")
     }
 }
@@ -106,7 +111,8 @@ public struct SummaryRecord: Sendable {
             rate: try optional("rate", DecimalText.double, "a number"),
             maxDelayMs: try optional("max_delay_ms", DecimalText.integer, "a whole number"),
             bound: try optional("bound", CaseBound.init(rawValue:), "'count' or 'time'"),
-            targetReadings: try optional("target_readings", DecimalText.integer, "a whole number"))
+            targetReadings: try optional("target_readings", DecimalText.integer, "a whole number"),
+            trim: try optional("trim", TrimStyle.init(rawValue:), SummaryValidation.alternatives(TrimStyle.allCases.map(\.rawValue))) ?? .remove)
         repetition = try count("repetition")
         self.cells = cells
     }
@@ -116,7 +122,7 @@ extension CaseSettings {
     /// Memberwise, for parsing.
     init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int, batchSize: Int,
          encryption: EncryptionSetting, durability: Durability, rate: Double?, maxDelayMs: Int?, bound: CaseBound?,
-         targetReadings: Int?) {
+         targetReadings: Int?, trim: TrimStyle) {
         self.workload = workload
         self.engine = engine
         self.strategy = strategy
@@ -128,5 +134,6 @@ extension CaseSettings {
         self.maxDelayMs = maxDelayMs
         self.bound = bound
         self.targetReadings = targetReadings
+        self.trim = trim
     }
 }

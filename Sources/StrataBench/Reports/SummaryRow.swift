@@ -23,7 +23,7 @@ public enum SummaryColumns {
         "file_bytes_start", "deleted", "verified", "writer_handles", "stats_passes", "reader_ops",
         "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
-        "memory_bytes", "kernel", "interrupted",
+        "memory_bytes", "kernel", "interrupted", "trim",
     ] + WorkFigures.columns
 
     public static let all = required + extras
@@ -98,7 +98,7 @@ public struct CaseResult: Sendable {
             "timestamp": timestamp, "host": machine.host, "git_rev": machine.gitRevision, "build": machine.build,
             "workload": spec.workload.rawValue, "engine": spec.engine.rawValue, "strategy": spec.strategy.rawValue,
             "writers": String(spec.writers), "batch_size": String(spec.batchSize),
-            "encryption": spec.encryption.rawValue, "durability": spec.durability.rawValue,
+            "encryption": spec.encryption.rawValue, "durability": spec.durability.rawValue, "trim": spec.trim.rawValue,
             "repetition": String(spec.repetition), "duration_s": CSVNumber.format(durationSeconds, digits: 3),
             "readings": String(readings), "transactions": String(transactions),
             "readings_per_s": CSVNumber.format(readingsPerSecond, digits: 1),

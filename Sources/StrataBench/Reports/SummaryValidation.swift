@@ -25,6 +25,7 @@ public enum SummaryValidation {
         ("encryption", EncryptionSetting.allCases.map(\.rawValue), true),
         ("durability", Durability.allCases.map(\.rawValue), true),
         ("bound", CaseBound.allCases.map(\.rawValue), false),
+        ("trim", TrimStyle.allCases.map(\.rawValue), false),
         ("verified", ["true", "false"], false),
         ("build", ["debug", "release"], false),
         ("interrupted", ["true", "false"], false),

@@ -92,7 +92,7 @@ public struct BenchRunner: Sendable {
         PeakMemory.reset()
         let before = ResourceSnapshot.now()
         let engine = try Engines.open(spec.engine, EngineConfiguration(directory: directory, durability: spec.durability,
-                                                                          encryptionKey: key))
+                                                                          encryptionKey: key, trim: spec.trim))
         var result: CaseResult
         do {
             switch spec.workload {
@@ -113,7 +113,7 @@ public struct BenchRunner: Sendable {
                         throw BenchError(.io, "cannot create the unpinned twin's directory: \(error.localizedDescription)", path: twinDirectory)
                     }
                     return try Engines.open(spec.engine, EngineConfiguration(directory: twinDirectory, durability: spec.durability,
-                                                                             encryptionKey: key))
+                                                                             encryptionKey: key, trim: spec.trim))
                 }
             case .compaction:
                 result = try await StoreWorkloads.compaction(engine: engine, spec: spec, stop: stop)

@@ -28,11 +28,14 @@ public struct CaseSpec: Sendable, Equatable {
     public var readings: Int?
     /// 1-based.
     public var repetition: Int
+    /// How the sensors workload trims a sensor's list (the engine adapters that store objects
+    /// honour it; for SQL both forms are the same statements).
+    public var trim: TrimStyle
 
     public init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int = 1,
                 batchSize: Int = 1, maxDelayMs: Int = 100, rate: Double? = nil,
                 encryption: EncryptionSetting = .off, durability: Durability = .full,
-                duration: Double? = nil, readings: Int? = nil, repetition: Int = 1) {
+                duration: Double? = nil, readings: Int? = nil, repetition: Int = 1, trim: TrimStyle = .remove) {
         self.workload = workload
         self.engine = engine
         self.strategy = strategy
@@ -45,6 +48,7 @@ public struct CaseSpec: Sendable, Equatable {
         self.duration = duration
         self.readings = readings
         self.repetition = repetition
+        self.trim = trim
     }
 
     /// "count" or "time".
@@ -61,6 +65,7 @@ public struct CaseSpec: Sendable, Equatable {
         if let rate { parts.append("rate \(CSVNumber.format(rate))/s") }
         parts.append("enc \(encryption.rawValue)")
         parts.append(durability.rawValue)
+        if trim != .remove { parts.append("trim \(trim.rawValue)") }
         parts.append("#\(repetition)")
         return parts.joined(separator: " ")
     }

@@ -22,6 +22,8 @@ public struct RunOptions: Sendable, Equatable {
     public var rate: Double?
     public var encryption: EncryptionChoice?
     public var durability: Durability?
+    /// How sensors trims; nil = `.remove`.
+    public var trim: TrimStyle?
     public var repetitions: Int?
 
     public init() {}
@@ -139,7 +141,7 @@ public enum RunPlan {
                                               batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
                                               rate: usesStrategies ? options.rate : nil, encryption: encryption,
                                               durability: durability, duration: duration, readings: readings,
-                                              repetition: repetition))
+                                              repetition: repetition, trim: options.trim ?? .remove))
                     }
                 }
             }
