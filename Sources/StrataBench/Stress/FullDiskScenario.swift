@@ -60,7 +60,7 @@ public struct FullDiskScenario: StressScenarioDriver {
         case (.stalled(let state), _):
             firstFailure = "the writer stopped acknowledging on the full disk without reporting an error (\(state))"
         case (.ran(let seconds), _):
-            notes.append("round \(round): the writer kept committing for \(Int(seconds)) s on the full disk (\(filled) ballast bytes); ENOSPC was not reached")
+            notes.append("the writer kept committing for \(Int(seconds)) s on the full disk (\(filled) ballast bytes); ENOSPC was not reached")
         case (.ended(.signaled(let signal)), _):
             firstFailure = "the writer died of signal \(signal) on the full disk: \(QuotedInput.clip(first.errorOutput))"
         case (.ended(let exit), nil):
@@ -71,9 +71,9 @@ public struct FullDiskScenario: StressScenarioDriver {
                 // A peer's wording is its own (LMDB turns a short write on a full disk into EIO):
                 // shown, not failed, since no promise of the peer covers it.
                 let vague = "the engine's error on the full disk does not say the disk is full: \(QuotedInput.clip(error.message))"
-                if stressCase.engine == .strata { firstFailure = vague } else { notes.append("round \(round): \(vague)") }
+                if stressCase.engine == .strata { firstFailure = vague } else { notes.append(vague) }
             } else {
-                notes.append("round \(round): full after \(firstLog.acknowledgedCount) acks (\(filled) ballast bytes), \(error.id): \(QuotedInput.clip(error.message))")
+                notes.append("full after \(firstLog.acknowledgedCount) acks (\(filled) ballast bytes), \(error.id): \(QuotedInput.clip(error.message))")
             }
         }
         let firstSnapshot = path("state-1")
