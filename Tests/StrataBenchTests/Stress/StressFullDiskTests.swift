@@ -45,4 +45,40 @@ struct StressFullDiskTests {
         #expect(throws: BenchError.self) { try AckLog.parse("error -\n") }
         #expect(!FullDiskScenario.saysFull("wrong key"))
     }
+
+    struct CannotMount: StressScenarioDriver {
+        let scenario = StressScenario.fullDisk
+        func run(_ stressCase: StressCase, budget: StressBudget, seed: UInt64, context: StressContext) throws -> [StressRoundResult] {
+            throw BenchError(.unsupported, "full-disk needs a size-limited file system of its own and none could be mounted (uid 1000)")
+        }
+    }
+
+    @Test func aCaseTheMachineCannotStageIsSkippedWithItsReasonAndTheOthersRun() throws {
+        let directory = try ScenarioHarness.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var options = StressOptions()
+        options.scenarios = ["full-disk", "kill"]
+        options.engines = ["sqlite"]
+        options.durability = .full
+        options.strategies = ["dedicated"]
+        options.rounds = 1
+        options.seed = 2
+        var runner = try StressKillTests.runner(options, in: directory)
+        runner.drivers[.fullDisk] = CannotMount()
+        let notes = Locked([String]())
+        runner.note = { line in notes.update { $0.append(line) } }
+        let rows = try runner.run()
+        #expect(rows.map(\.scenario) == [.kill])
+        #expect(notes.value.contains { $0.hasPrefix("skipped: full-disk sqlite/full/off/dedicated: ") && $0.contains("uid 1000") }, "\(notes.value)")
+    }
+}
+
+/// Lines several threads add to.
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked: `stored` is guarded by `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+    var value: Value { lock.withLock { stored } }
 }
