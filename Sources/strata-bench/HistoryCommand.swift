@@ -10,7 +10,8 @@ import StrataBench
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The run history: every run's rows, by revision (default results/history.sqlite).",
-        subcommands: [HistoryList.self, HistoryShow.self, HistoryImport.self, HistoryChanges.self, HistoryExportCommand.self])
+        subcommands: [HistoryList.self, HistoryShow.self, HistoryImport.self, HistoryImportStress.self, HistoryStress.self,
+                      HistoryChanges.self, HistoryExportCommand.self])
 }
 
 struct HistoryLocation: ParsableArguments {
@@ -231,5 +232,59 @@ struct HistoryExportCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         print("pushed \(points.count) points to \(push)")
+    }
+}
+
+struct HistoryImportStress: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import-stress",
+        abstract: "Add `strata-bench stress` summary CSVs to the history's stress table (a file already there is not added twice).")
+
+    @OptionGroup var location: HistoryLocation
+    @Argument(help: ArgumentHelp("Stress summary CSVs.", valueName: "stress.csv"))
+    var stressCSVs: [String]
+
+    func validate() throws {
+        if stressCSVs.isEmpty { throw ValidationError("give at least one stress CSV") }
+    }
+
+    func run() async throws {
+        // Every file is checked before the first is stored: a bad file among good ones adds nothing.
+        try failingWithExit1 {
+            try OutputFiles.checkNotInputs([OutputFiles.Target(flag: "--history", path: location.path)],
+                                           inputs: stressCSVs.map { OutputFiles.Target(flag: "stress CSV", path: $0) })
+            for path in stressCSVs { _ = try DurabilityHTMLSection.read(path) }
+        }
+        let store = try location.openForWriting()
+        for path in stressCSVs {
+            switch try failingWithExit1({ try store.appendStress(path: path) }) {
+            case .added(_, let rows): print("\(path): added \(rows) stress rows")
+            case .alreadyPresent: print("\(path): already in the history; nothing added")
+            }
+        }
+    }
+}
+
+struct HistoryStress: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stress", abstract: "The stored stress results over revisions, oldest first.")
+
+    @OptionGroup var location: HistoryLocation
+    @Option(help: "Only this scenario (kill, full-disk, …).") var scenario: String?
+    @Option(help: "Only this engine.") var engine: String?
+    @Option(help: "Only this durability.") var durability: String?
+
+    func run() async throws {
+        let store = try location.openForReading()
+        let rows = try failingWithExit1 { try store.stressResults(scenario: scenario, engine: engine, durability: durability) }
+        if rows.isEmpty {
+            note("nothing to show: no stored stress row matches (history import-stress adds them)")
+            return
+        }
+        func count(_ value: Int?) -> String { value.map(String.init) ?? "" }
+        let body = rows.map { [$0.runTime, String($0.revision.prefix(10)), $0.scenario, $0.engine, $0.durability, $0.encryption,
+                               $0.strategy, count($0.acknowledged), count($0.lost), count($0.hangs), $0.verdict] }
+        print(TextTable.render(header: ["time", "rev", "scenario", "engine", "dur", "enc", "strategy", "acked", "lost", "hangs", "verdict"],
+                               rows: body, rightAligned: [7, 8, 9]), terminator: "")
     }
 }

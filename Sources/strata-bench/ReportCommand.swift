@@ -1,4 +1,4 @@
-// `strata-bench report RUN.csv [--baseline B.csv] [--history DB] --out report.html`: one
+// `strata-bench report RUN.csv [--baseline B.csv] [--history DB] [--stress S.csv] --out report.html`: one
 // self-contained HTML page for a run (StrataBench/Reports/HTML).
 // Exit status: 0 written; 1 a file that is not a run report (or timeline, baseline, history), a
 // missing history, or the page cannot be written; 64 bad usage, including an --out that is one of
@@ -20,6 +20,8 @@ struct Report: AsyncParsableCommand {
     var baseline: String?
     @Option(name: .customLong("history"), help: ArgumentHelp("History database: adds the trend of each gated metric.", valueName: "file.sqlite"))
     var historyPath: String?
+    @Option(help: ArgumentHelp("A `strata-bench stress` summary CSV: adds the Durability section.", valueName: "stress.csv"))
+    var stress: String?
     @Option(help: ArgumentHelp("Where to write the page.", valueName: "report.html"))
     var out: String
 
@@ -30,7 +32,8 @@ struct Report: AsyncParsableCommand {
             ?? (FileManager.default.fileExists(atPath: besideRun) ? OutputFiles.Target(flag: "the run's timeline", path: besideRun) : nil)
         return [OutputFiles.Target(flag: "run CSV", path: runCSV)]
             + [timelineTarget, baseline.map { OutputFiles.Target(flag: "--baseline", path: $0) },
-               historyPath.map { OutputFiles.Target(flag: "--history", path: $0) }].compactMap { $0 }
+               historyPath.map { OutputFiles.Target(flag: "--history", path: $0) },
+               stress.map { OutputFiles.Target(flag: "--stress", path: $0) }].compactMap { $0 }
     }
 
     func run() async throws {
@@ -45,7 +48,7 @@ struct Report: AsyncParsableCommand {
         let history = try historyPath.map { try openHistory($0, access: .readOnly) }
         try failingWithExit1 {
             let html = try RunHTMLReport.render(RunHTMLReport.Inputs(runPath: runCSV, timelinePath: timeline, baselinePath: baseline,
-                                                                     history: history))
+                                                                     history: history, stressPath: stress))
             try OutputFiles.write(html, to: out)
         }
         print(out)

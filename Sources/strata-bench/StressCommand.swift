@@ -125,6 +125,14 @@ struct Stress: AsyncParsableCommand {
             note("error: cannot write \(outPath) (\(error.message)); the CSV follows")
             print(text, terminator: "")
         }
+        if let timeline = StressReport.timelineCSV(rows) {
+            let timelinePath = StressReport.timelinePath(summary: outPath)
+            switch OutputFiles.writeKeeping(timeline, to: timelinePath) {
+            case .written(let path): if !quiet { note("wrote the soak timeline \(path)") }
+            case .rescued(let fallback, let error): note("error: cannot write \(timelinePath) (\(error.message)); the timeline is in \(fallback)")
+            case .unwritten(let error, _): note("error: cannot write \(timelinePath) (\(error.message))")
+            }
+        }
         for row in rows where row.verdict != .pass {
             let label = "\(row.scenario.rawValue) \(row.stressCase.label)"
             note("\(row.verdict == .fail ? "FAILED" : "documented loss"): \(label): \(row.findings.prefix(3).joined(separator: " | "))")
@@ -169,9 +177,15 @@ struct StressWriterCommand: ParsableCommand {
     @Option(parsing: .unconditional) var batchSize: String = "1"
     @Option(parsing: .unconditional, help: "Transactions per writer thread; 0: until killed.") var commits: String = "0"
     @Option(parsing: .unconditional) var ackFd: String
+    @Option(help: "Put before every tx id (several writer processes of one store).") var txPrefix: String = ""
+    @Option(help: "Put before every sensor symbol (each writer process its own sensors).") var sensorPrefix: String = ""
+    @Flag(help: "Continue each sensor after the newest seq the store holds.") var resume = false
+    @Option(parsing: .unconditional, help: "Reader threads pinning versions while the writers commit.") var readers: String = "0"
+    @Option(parsing: .unconditional, help: "Test only: writer thread 0 sleeps forever after this many acks (a forced stall).")
+    var pauseAfter: String?
 
     func run() throws {
-        let options: StressWriterOptions
+        var options: StressWriterOptions
         do {
             let (engine, durability, encryption) = try store.parsed()
             let stressCase = StressCase(engine: engine, durability: durability, encryption: encryption,
@@ -184,6 +198,14 @@ struct StressWriterCommand: ParsableCommand {
             }
             options = StressWriterOptions(stressCase: stressCase, commits: try NumericFlag.integer(commits, flag: "--commits"),
                                           directory: store.dir, ackDescriptor: Int32(descriptor))
+            for (flag, prefix) in [("--tx-prefix", txPrefix), ("--sensor-prefix", sensorPrefix)] where !prefix.isEmpty && !AckLog.isName(prefix) {
+                throw BenchError(.invalidOption, "\(flag) \(QuotedInput.clip(prefix)): only letters, digits, '_', '.', '-'")
+            }
+            options.txPrefix = txPrefix
+            options.sensorPrefix = sensorPrefix
+            options.resume = resume
+            options.readers = try NumericFlag.integer(readers, flag: "--readers")
+            options.pauseAfter = try pauseAfter.map { try NumericFlag.integer($0, flag: "--pause-after") }
         } catch let error as BenchError {
             note("error: \(error.message)")
             throw ExitCode(64)

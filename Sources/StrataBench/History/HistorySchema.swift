@@ -6,6 +6,9 @@
 // lost), `measurements` (one per numeric cell: the values `history show` and `changes` follow),
 // `metrics` (the column names measurements refer to by number: a run has ~35 numeric cells per
 // row, and a name repeated in each of them doubled the file).
+// v2 adds `stress_results` (one per row of a `strata-bench stress` summary: the case, its counts
+// and verdict as columns, and the row's CSV text), so `history stress` follows durability over
+// revisions beside the timings.
 
 import GRDB
 
@@ -61,6 +64,33 @@ enum HistorySchema {
                     value REAL NOT NULL,
                     PRIMARY KEY (result_id, metric_id)
                 ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v2-stress-results") { db in
+            try db.execute(sql: """
+                CREATE TABLE stress_results (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    digest TEXT NOT NULL,
+                    row_index INTEGER NOT NULL,
+                    run_time TEXT NOT NULL,
+                    recorded_at TEXT NOT NULL,
+                    revision TEXT NOT NULL,
+                    host TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    scenario TEXT NOT NULL,
+                    engine TEXT NOT NULL,
+                    durability TEXT NOT NULL,
+                    encryption TEXT NOT NULL,
+                    strategy TEXT NOT NULL,
+                    acknowledged INTEGER,
+                    lost INTEGER,
+                    hangs INTEGER,
+                    verdict TEXT NOT NULL,
+                    header TEXT NOT NULL,
+                    cells TEXT NOT NULL,
+                    UNIQUE (digest, row_index)
+                );
+                CREATE INDEX stress_results_case ON stress_results (scenario, engine, durability);
                 """)
         }
         return migrator

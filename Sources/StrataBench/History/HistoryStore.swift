@@ -71,15 +71,22 @@ public final class HistoryStore: Sendable {
         configuration.foreignKeysEnabled = true
         let pool = try HistoryStore.openPool(path: path, configuration: configuration)
         self.pool = pool
-        do {
-            try HistorySchema.migrator.migrate(pool)
-        } catch {
-            // Another process may have applied the same migration between our check and our
-            // write (the migrator reads what is applied outside its transaction): then the
-            // schema is complete and nothing is wrong.
-            let complete = (try? pool.read { try HistorySchema.migrator.hasCompletedMigrations($0) }) ?? false
-            if !complete {
-                throw BenchError(.invalidHistory, "cannot set up the history schema: \(HistoryStore.describe(error))", path: path)
+        // Another process may have applied the same migration between our check and our write
+        // (the migrator reads what is applied outside its transaction): our attempt then fails
+        // on a table that exists. With several migrations that process may still be between
+        // two of them, so the schema is not complete yet: try again, and the migrator sees what
+        // it applied and goes on from there (or finds the schema complete).
+        for attempt in 1... {
+            do {
+                try HistorySchema.migrator.migrate(pool)
+                break
+            } catch {
+                let complete = (try? pool.read { try HistorySchema.migrator.hasCompletedMigrations($0) }) ?? false
+                if complete { break }
+                if attempt >= 5 {
+                    throw BenchError(.invalidHistory, "cannot set up the history schema: \(HistoryStore.describe(error))", path: path)
+                }
+                usleep(20_000)
             }
         }
     }

@@ -4,6 +4,8 @@
 //   begin <tx> <sensor>:<first>-<last>[,…]  a transaction is about to be called with these readings
 //   ack <tx>                                the engine's call for <tx> returned
 //   done                                    the writer made every commit it was asked for
+//   error <tx> <message>                    the engine's call for <tx> threw (<tx> "-": outside a
+//                                           transaction, e.g. while opening); the writer then ends
 //
 // <tx> and <sensor> are [A-Za-z0-9_.-]+; seqs are 1-based and contiguous per sensor. Each line
 // is written with one write(2) and is shorter than PIPE_BUF (4096), so the lines of several
@@ -41,16 +43,37 @@ public struct AckTransaction: Sendable, Equatable {
     }
 }
 
+/// An engine error the writer reported (`error <tx> <message>`).
+public struct AckError: Sendable, Equatable {
+    /// The transaction whose call threw, "-" when none was in progress.
+    public var id: String
+    public var message: String
+
+    public init(id: String, message: String) {
+        self.id = id
+        self.message = message
+    }
+}
+
 /// Everything a writer child reported, in order.
 public struct AckLog: Sendable, Equatable {
     public var ready = false
     public var done = false
     public var transactions: [AckTransaction] = []
+    public var errors: [AckError] = []
 
-    public init(ready: Bool = false, done: Bool = false, transactions: [AckTransaction] = []) {
+    public init(ready: Bool = false, done: Bool = false, transactions: [AckTransaction] = [], errors: [AckError] = []) {
         self.ready = ready
         self.done = done
         self.transactions = transactions
+        self.errors = errors
+    }
+
+    /// The logs of several writers of one store as one (their tx ids must differ: each writer
+    /// was given its own `--tx-prefix`). Ready when every writer was; done when every writer was.
+    public static func merged(_ logs: [AckLog]) -> AckLog {
+        AckLog(ready: !logs.isEmpty && logs.allSatisfy(\.ready), done: !logs.isEmpty && logs.allSatisfy(\.done),
+               transactions: logs.flatMap(\.transactions), errors: logs.flatMap(\.errors))
     }
 
     public var acknowledgedCount: Int { transactions.filter(\.acknowledged).count }
@@ -66,6 +89,16 @@ public struct AckLog: Sendable, Equatable {
 
     public static func ackLine(_ id: String) -> String { "ack \(id)\n" }
     public static let readyLine = "ready\n"
+
+    /// The error line of `id` ("-": none): the message on one line, clipped so that the whole
+    /// line stays one atomic write.
+    public static func errorLine(_ id: String, _ message: String) -> String {
+        var text = message.map { $0.isNewline || $0 == "\t" ? " " : String($0) }.joined().trimmingCharacters(in: .whitespaces)
+        if text.isEmpty { text = "(no message)" }
+        let room = maxLineBytes - 16 - id.utf8.count
+        while text.utf8.count > room { text.removeLast() }
+        return "error \(id) \(text)\n"
+    }
     public static let doneLine = "done\n"
 
     /// Parses the bytes a writer sent. `source` names them in errors ("ack pipe of round 3").
@@ -98,6 +131,11 @@ public struct AckLog: Sendable, Equatable {
                 }
                 index[fields[1]] = log.transactions.count
                 log.transactions.append(AckTransaction(id: fields[1], parts: parts, acknowledged: false))
+            case "error" where fields.count >= 3:
+                guard fields[1] == "-" || index[fields[1]] != nil else { throw bad("error of a transaction never begun") }
+                let message = fields[2...].joined(separator: " ")
+                guard !message.trimmingCharacters(in: .whitespaces).isEmpty else { throw bad("an error line without its message") }
+                log.errors.append(AckError(id: fields[1], message: message))
             case "ack" where fields.count == 2:
                 guard let position = index[fields[1]] else { throw bad("ack of a transaction never begun") }
                 guard !log.transactions[position].acknowledged else { throw bad("transaction acknowledged twice") }

@@ -25,6 +25,8 @@ public struct StressCounts: Sendable, Equatable {
     public var hangs = 0
     /// Writers that failed on their own (an engine error) before the scenario stopped them.
     public var writerFailures = 0
+    /// Soak: series (memory, descriptors, …) that kept growing beyond their thresholds.
+    public var trends = 0
 
     public init() {}
 
@@ -39,6 +41,7 @@ public struct StressCounts: Sendable, Equatable {
         sum.crashes += b.crashes
         sum.hangs += b.hangs
         sum.writerFailures += b.writerFailures
+        sum.trends += b.trends
         return sum
     }
 }

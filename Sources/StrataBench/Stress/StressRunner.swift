@@ -23,6 +23,25 @@ public struct StressRow: Sendable {
     /// Kept reproducers, each with its replay command.
     public var reproducers: [(directory: String, replay: String)]
     public var findings: [String]
+    /// Soak's samples, for the timeline CSV.
+    public var timeline: [SoakSample] = []
+
+    public init(scenario: StressScenario, stressCase: StressCase, seed: UInt64, rounds: Int, states: Int, counts: StressCounts,
+                recoveryMs: [Double], verdict: StressVerdict, promise: String, reproducers: [(directory: String, replay: String)],
+                findings: [String], timeline: [SoakSample] = []) {
+        self.scenario = scenario
+        self.stressCase = stressCase
+        self.seed = seed
+        self.rounds = rounds
+        self.states = states
+        self.counts = counts
+        self.recoveryMs = recoveryMs
+        self.verdict = verdict
+        self.promise = promise
+        self.reproducers = reproducers
+        self.findings = findings
+        self.timeline = timeline
+    }
 
     public var recoveryP50: Double? { Self.percentile(recoveryMs, 0.5) }
     public var recoveryP99: Double? { Self.percentile(recoveryMs, 0.99) }
@@ -63,7 +82,13 @@ public struct StressRunner: Sendable {
         for (index, item) in plan.items.enumerated() {
             if stop?.isRequested == true { break }
             note("[\(index + 1)/\(plan.items.count)] \(item.scenario.rawValue) \(item.stressCase.label)  seed \(item.seed)")
-            rows.append(try run(item, index: index + 1, stop: stop))
+            do {
+                rows.append(try run(item, index: index + 1, stop: stop))
+            } catch let error as BenchError where error.code == .unsupported {
+                // This machine cannot stage the scenario (full-disk without the right to mount):
+                // said, never faked, and the other cases still run.
+                note("skipped: \(item.scenario.rawValue) \(item.stressCase.label): \(error.message)")
+            }
         }
         return rows
     }
@@ -87,7 +112,18 @@ public struct StressRunner: Sendable {
                             recoveryMs: [], verdict: .pass, promise: "\(item.scenario.threat.rawValue): \(guarantee.summary)",
                             reproducers: [], findings: [])
         for result in results {
-            let judged = StressJudge.judge(result.log, result.outcome, guarantee: guarantee, writerFailure: result.writerFailure)
+            var judged = StressJudge.judge(result.log, result.outcome, guarantee: guarantee, writerFailure: result.writerFailure)
+            // What the scenario saw itself: a stall of every writer, a series that kept growing.
+            if let hang = result.hang {
+                judged.counts.hangs += 1
+                judged.findings.append("no writer acknowledged for the watchdog's time: \(hang)")
+                judged.verdict = .fail
+            }
+            judged.counts.trends += result.trends.count
+            judged.findings += result.trends
+            if !result.trends.isEmpty { judged.verdict = .fail }
+            judged.findings += result.notes.map { "note: \($0)" }
+            row.timeline += result.timeline
             row.counts = row.counts + judged.counts
             if let ms = judged.recoveryMs { row.recoveryMs.append(ms) }
             row.verdict = max(row.verdict, judged.verdict)

@@ -95,12 +95,15 @@ public struct StressBudget: Sendable, Equatable {
     public var duration: Double
     /// Most acknowledgements before the kill (kill picks a number in 1...this).
     public var maxAcks: Int
+    /// Contention's watchdog: no acknowledgement from any writer for this long is a hang.
+    public var stall: Double
 
-    public init(rounds: Int, states: Int = 1, duration: Double = 5, maxAcks: Int = 200) {
+    public init(rounds: Int, states: Int = 1, duration: Double = 5, maxAcks: Int = 200, stall: Double = 10) {
         self.rounds = rounds
         self.states = states
         self.duration = duration
         self.maxAcks = maxAcks
+        self.stall = stall
     }
 }
 
@@ -145,6 +148,15 @@ public struct StressRoundResult: Sendable {
     /// A copy of the store exactly as the checker was given it (kept as a reproducer when the
     /// state fails; removed otherwise), nil when none was made.
     public var snapshot: String?
+    /// The parent's watchdog saw no acknowledgement from any writer for too long: every child's
+    /// state (contention). Counted as a hang; fails the state.
+    public var hang: String?
+    /// Trends beyond their thresholds (soak): each counted, each fails the state.
+    public var trends: [String] = []
+    /// What the scenario could not judge and why (shown in the row's note; not a failure).
+    public var notes: [String] = []
+    /// Samples over time (soak), written to the timeline CSV.
+    public var timeline: [SoakSample] = []
 
     public init(round: Int, state: Int = 1, log: AckLog, outcome: CheckOutcome, writerFailure: String? = nil,
                 snapshot: String? = nil) {
@@ -171,6 +183,9 @@ public enum StressScenarios {
     /// One entry per implemented scenario (power-loss and io-error add theirs here).
     public static let drivers: [StressScenario: any StressScenarioDriver] = [
         .kill: KillScenario(),
+        .fullDisk: FullDiskScenario(),
+        .contention: ContentionScenario(),
+        .soak: SoakScenario(),
     ]
 
     public static var implemented: [StressScenario] { StressScenario.allCases.filter { drivers[$0] != nil } }

@@ -27,10 +27,12 @@ public final class WriterChild: @unchecked Sendable {
     }
 
     /// Starts the writer. `environment` is added to the child's (LD_PRELOAD, …).
+    /// `extraArguments` go after the standard ones (`--tx-prefix`, `--resume`, …).
     public init(executable: String, stressCase: StressCase, directory: String, stderrPath: String,
-                environment: [String: String] = [:], commits: Int = 0) throws {
+                environment: [String: String] = [:], commits: Int = 0, extraArguments: [String] = []) throws {
         var readEnd: Int32 = -1
-        process = try ChildProcess(executable: executable, arguments: Self.arguments(stressCase, directory: directory, commits: commits),
+        process = try ChildProcess(executable: executable,
+                                   arguments: Self.arguments(stressCase, directory: directory, commits: commits) + extraArguments,
                                    environment: environment, pipeTo: Self.ackDescriptor, stderr: stderrPath, readEnd: &readEnd)
         self.stderrPath = stderrPath
         let descriptor = readEnd
@@ -81,6 +83,29 @@ public final class WriterChild: @unchecked Sendable {
             if !condition.wait(until: deadline) { break }
         }
         return acks
+    }
+
+    /// Acknowledgements received so far.
+    public var acknowledgements: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return acks
+    }
+
+    /// Whether the pipe reached its end (the child ended or closed it).
+    public var pipeEnded: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return ended
+    }
+
+    /// The last complete line received so far, without its newline ("" when none).
+    public var lastLine: String {
+        condition.lock()
+        defer { condition.unlock() }
+        guard let end = bytes.lastIndex(of: 0x0A) else { return "" }
+        let start = bytes[..<end].lastIndex(of: 0x0A).map { $0 + 1 } ?? 0
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// SIGKILLs the child (if it still runs), reaps it and reads the rest of the pipe.

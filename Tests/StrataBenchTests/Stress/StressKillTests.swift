@@ -148,7 +148,7 @@ struct StressCLITests {
 
     @Test func defaultPassSkipsWhatIsNotImplementedOrNotStressed() throws {
         let plan = try StressPlan.make(StressOptions())
-        #expect(Set(plan.items.map(\.scenario)) == [.kill])
+        #expect(Set(plan.items.map(\.scenario)) == [.kill, .fullDisk, .contention, .soak])
         #expect(plan.skipped.contains { $0.contains("power-loss") })
         #expect(plan.budget.rounds == StressOptions.defaultRounds)
         var memory = StressOptions()

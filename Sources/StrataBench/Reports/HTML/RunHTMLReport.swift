@@ -18,11 +18,15 @@ public enum RunHTMLReport {
         public var timelinePath: String?
         public var baselinePath: String?
         public var history: HistoryStore?
-        public init(runPath: String, timelinePath: String? = nil, baselinePath: String? = nil, history: HistoryStore? = nil) {
+        /// A `strata-bench stress` summary CSV: adds the "Durability" section.
+        public var stressPath: String?
+        public init(runPath: String, timelinePath: String? = nil, baselinePath: String? = nil, history: HistoryStore? = nil,
+                    stressPath: String? = nil) {
             self.runPath = runPath
             self.timelinePath = timelinePath
             self.baselinePath = baselinePath
             self.history = history
+            self.stressPath = stressPath
         }
     }
 
@@ -47,6 +51,9 @@ public enum RunHTMLReport {
         }
         if let history = inputs.history {
             body += try trends(records, history: history)
+        }
+        if let stress = inputs.stressPath {
+            body += try DurabilityHTMLSection.render(stress)
         }
         body += "<h2>The run's rows</h2>\n" + runTable(table)
         return page(title: "strata-bench run " + ((inputs.runPath as NSString).lastPathComponent), body: body)
@@ -297,7 +304,7 @@ public enum RunHTMLReport {
         th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: right; white-space: nowrap; }
         th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
         tr.failed, tr.verdict-regressed, tr.verdict-missing { background: #fde2e2; }
-        tr.verdict-improved { background: #e2f6e2; } p.warning { color: #a15c00; }
+        tr.verdict-improved { background: #e2f6e2; } p.warning { color: #a15c00; } tr.documented { background: #fff4d6; }
         </style></head>
         <body>
         \(body)</body></html>
