@@ -65,7 +65,10 @@ public enum CSVWriter {
     }
 
     static func line(_ cells: [String]) -> String {
-        cells.map(quote).joined(separator: ",") + "\n"
+        // A record of one empty cell is written quoted: unquoted it would be a blank line, which
+        // the reader skips.
+        if cells == [""] { return "\"\"\n" }
+        return cells.map(quote).joined(separator: ",") + "\n"
     }
 
     static func quote(_ cell: String) -> String {
@@ -159,7 +162,8 @@ public enum CSVReader {
             case "\n":
                 if recordPositions.count == record.count { recordPositions.append((line, column)) }
                 record.append(cell)
-                if !(record.count == 1 && record[0].isEmpty) {
+                // A blank line is skipped; `""` alone on a line is a record of one empty cell.
+                if !(record.count == 1 && record[0].isEmpty && !afterQuote) {
                     records.append(record)
                     recordLines.append(recordLine)
                     positions.append(recordPositions)
