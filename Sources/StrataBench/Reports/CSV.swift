@@ -76,7 +76,17 @@ public enum CSVWriter {
         let needs = cell.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
             || cell.hasPrefix(" ") || cell.hasSuffix(" ")
         guard needs else { return cell }
-        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Quotes doubled scalar by scalar: `replacingOccurrences` compares Characters, and a quote
+        // followed by a combining mark is one Character that is not `"`, so it stayed single and
+        // the reader (which reads scalars) saw the cell end there.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in cell.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append(scalar) }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     /// Writes `text` to `path`, creating parent directories; replaces only a regular file
