@@ -93,8 +93,18 @@ public enum HistoryExport {
             measurement + "_" + String(column.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
         }
         func label(_ value: String) -> String {
-            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n") + "\""
+            // Escaped scalar by scalar: `replacingOccurrences` compares Characters, and missed a
+            // quote or backslash followed by a combining mark (one Character), or the "\r\n" pair.
+            var escaped = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\\": escaped += "\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
         }
         // A metric family's samples must be together: one family per column, points in time order.
         var families: [String] = []
