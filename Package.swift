@@ -121,11 +121,22 @@ let package = Package(
             dependencies: ["Strata", "StrataStorage", "CStrataTestScratch"],
             path: "Tests/StrataTestSupport"
         ),
+        // The fuzz targets (Fuzz/StrataFuzz: one file per target, each with its invariant), their
+        // one executable (libFuzzer's driver when built by scripts/fuzz with -DFUZZING, else a
+        // replayer of corpus files), and the test that replays every committed corpus and
+        // regression in process (Tests/StrataFuzzTests).
+        .target(
+            name: "StrataFuzz",
+            dependencies: ["Strata", "StrataTool", "StrataBench", "StrataCorpus"],
+            path: "Fuzz/StrataFuzz"
+        ),
+        .executableTarget(name: "strata-fuzz", dependencies: ["StrataFuzz"], path: "Fuzz/strata-fuzz"),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCorpus", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
         .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataCrossProcess", "StrataTestSupport"]),
         .testTarget(name: "StrataToolTests", dependencies: ["StrataTool", "Strata", "StrataStorage", "StrataCorpus", "StrataTestSupport"]),
+        .testTarget(name: "StrataFuzzTests", dependencies: ["StrataFuzz"]),
         .testTarget(name: "StrataBenchTests", dependencies: [
             "StrataBench",
             .product(name: "GRDB", package: "GRDB.swift"),

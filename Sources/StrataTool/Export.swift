@@ -223,7 +223,17 @@ public struct Exporter {
     static func csvField(_ s: String, quoteEmpty: Bool = false) -> String {
         if s.isEmpty { return quoteEmpty ? "\"\"" : "" }
         guard s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0.value < 0x20 || $0.value == 0x7F }) else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Doubled scalar by scalar: `replacingOccurrences` compares Characters, and a quote
+        // followed by a combining mark is one Character that is not `"`: it stayed single, and the
+        // import (which reads scalars) refused the export.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in s.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append(scalar) }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 }
 

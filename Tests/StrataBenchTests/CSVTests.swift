@@ -18,6 +18,27 @@ struct CSVTests {
         #expect(table.rows == rows)
     }
 
+    /// A record of one empty cell is not a blank line: written as `""`, read back as [""], with or
+    /// without a final newline (found by the bench-csv fuzz target: the row was lost).
+    @Test func aRecordOfOneEmptyCellRoundTrips() throws {
+        let table = CSVTable(header: ["time"], rows: [[""], ["x"], [""]])
+        let text = CSVWriter.render(header: table.header, rows: table.rows)
+        let read = try CSVReader.parse(text)
+        #expect(read.header == table.header && read.rows == table.rows)
+        #expect(try CSVReader.parse("time\n\"\"\n").rows == [[""]])
+        #expect(try CSVReader.parse("time\n\"\"").rows == [[""]])
+        #expect(try CSVReader.parse("time\n\nx\n").rows == [["x"]])  // a blank line is still skipped
+    }
+
+    /// A quote followed by a combining mark is one Character but two scalars: the writer doubles
+    /// the quote all the same (found by the bench-csv fuzz target: the cell ended early).
+    @Test func aQuoteBeforeACombiningMarkIsDoubled() throws {
+        let rows = [["b \"q\"\u{5C5}x", "a\"\u{301}"]]
+        let text = CSVWriter.render(header: ["h1", "h2"], rows: rows)
+        #expect(text.unicodeScalars.filter { $0 == "\"" }.count == 10)
+        #expect(try CSVReader.parse(text).rows == rows)
+    }
+
     @Test func recordsRenderMissingKeysAsEmptyCells() throws {
         let text = CSVWriter.render(columns: ["a", "b", "c"], records: [["a": "1", "c": "3"]])
         #expect(text == "a,b,c\n1,,3\n")

@@ -72,6 +72,18 @@ struct HistoryExportTests {
         #expect(lines[0].contains(",repetition=1,") && lines[1].contains(",repetition=2,"))
     }
 
+    /// A label's quote or backslash followed by a combining mark (one Character) is escaped too.
+    @Test func openMetricsEscapesAQuoteBeforeACombiningMark() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let store = try HistoryStore(path: dir + "/history.sqlite")
+        _ = try store.append(RunRecord(table: CSVReader.parse(SyntheticRun.csv(revision: "r1", time: "2026-11-01T00:00:00Z",
+                                                                                 readingsPerSecond: [1000], host: "vm/\"\u{301}\\\u{301}x")),
+                                       path: "r1.csv", suite: "test", source: "test"))
+        let text = HistoryExport.render(try HistoryExport.points(store), format: .openmetrics)
+        #expect(text.contains("host=\"vm/\\\"\u{301}\\\\\u{301}x\""), "\(text.prefix(400))")
+    }
+
     @Test func openMetricsFollowsTheGrammar() throws {
         let dir = try historyScratch()
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -93,8 +93,18 @@ public enum HistoryExport {
             measurement + "_" + String(column.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
         }
         func label(_ value: String) -> String {
-            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n") + "\""
+            // Escaped scalar by scalar: `replacingOccurrences` compares Characters, and missed a
+            // quote or backslash followed by a combining mark (one Character), or the "\r\n" pair.
+            var escaped = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\\": escaped += "\\\\"
+                case "\"": escaped += "\\\""
+                case "\n": escaped += "\\n"
+                default: escaped.unicodeScalars.append(scalar)
+                }
+            }
+            return escaped + "\""
         }
         // A metric family's samples must be together: one family per column, points in time order.
         var families: [String] = []
@@ -141,18 +151,23 @@ extension HistoryStore {
 
     /// Every stored row with its run's header, oldest run first.
     func readRows() throws -> [StoredRow] {
+        // Decoded inside `reading` with `decode` (not the subscripts, which stop the process on a
+        // value of another type), so that a damaged file is a BenchError.
         let rows = try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT u.run_time, u.host, u.revision, u.header, r.cells FROM results r JOIN runs u ON u.id = r.run_id
                 ORDER BY u.run_time, u.id, r.row_index
-                """)
+                """).map { row in
+                (runTime: try row.decode(String.self, atIndex: 0), host: try row.decode(String.self, atIndex: 1),
+                 revision: try row.decode(String.self, atIndex: 2), header: try row.decode(String.self, atIndex: 3),
+                 cells: try row.decode(String.self, atIndex: 4))
+            }
         }
         var headers: [String: [String]] = [:]
         return try rows.map { row in
-            let header: String = row[3]
-            if headers[header] == nil { headers[header] = try CSVReader.parse(header, path: path).header }
-            return StoredRow(runTime: row[0], host: row[1], revision: row[2], header: header, headerColumns: headers[header] ?? [],
-                             cells: row[4])
+            if headers[row.header] == nil { headers[row.header] = try CSVReader.parse(row.header, path: path).header }
+            return StoredRow(runTime: row.runTime, host: row.host, revision: row.revision, header: row.header,
+                             headerColumns: headers[row.header] ?? [], cells: row.cells)
         }
     }
 }

@@ -185,9 +185,13 @@ public final class HistoryStore: Sendable {
     /// Every run, oldest first (by the run's own time, then by id).
     public func runs() throws -> [RunSummary] {
         try reading {
+            // `decode`, not the subscripts: a value of another type (a damaged or foreign file that
+            // passes quick_check: SQLite's columns take any type) is an error here, where the
+            // subscripts stop the process.
             try Row.fetchAll($0, sql: "SELECT id, run_time, revision, host, suite, cases, row_count, source FROM runs ORDER BY run_time, id")
-                .map { RunSummary(id: $0["id"], time: $0["run_time"], revision: $0["revision"], host: $0["host"],
-                                  suite: $0["suite"], cases: $0["cases"], rows: $0["row_count"], source: $0["source"]) }
+                .map { RunSummary(id: try $0.decode(atIndex: 0), time: try $0.decode(atIndex: 1), revision: try $0.decode(atIndex: 2),
+                                  host: try $0.decode(atIndex: 3), suite: try $0.decode(atIndex: 4), cases: try $0.decode(atIndex: 5),
+                                  rows: try $0.decode(atIndex: 6), source: try $0.decode(atIndex: 7)) }
         }
     }
 
@@ -240,7 +244,8 @@ public final class HistoryStore: Sendable {
             """
         return try reading { db in
             try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map {
-                Observation(caseKey: $0[0], runID: $0[1], runTime: $0[2], revision: $0[3], host: $0[4], value: $0[5])
+                Observation(caseKey: try $0.decode(atIndex: 0), runID: try $0.decode(atIndex: 1), runTime: try $0.decode(atIndex: 2),
+                            revision: try $0.decode(atIndex: 3), host: try $0.decode(atIndex: 4), value: try $0.decode(atIndex: 5))
             }
         }
     }

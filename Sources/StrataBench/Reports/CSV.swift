@@ -65,7 +65,10 @@ public enum CSVWriter {
     }
 
     static func line(_ cells: [String]) -> String {
-        cells.map(quote).joined(separator: ",") + "\n"
+        // A record of one empty cell is written quoted: unquoted it would be a blank line, which
+        // the reader skips.
+        if cells == [""] { return "\"\"\n" }
+        return cells.map(quote).joined(separator: ",") + "\n"
     }
 
     static func quote(_ cell: String) -> String {
@@ -73,7 +76,17 @@ public enum CSVWriter {
         let needs = cell.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
             || cell.hasPrefix(" ") || cell.hasSuffix(" ")
         guard needs else { return cell }
-        return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Quotes doubled scalar by scalar: `replacingOccurrences` compares Characters, and a quote
+        // followed by a combining mark is one Character that is not `"`, so it stayed single and
+        // the reader (which reads scalars) saw the cell end there.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in cell.unicodeScalars {
+            quoted.append(scalar)
+            if scalar == "\"" { quoted.append(scalar) }
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 
     /// Writes `text` to `path`, creating parent directories; replaces only a regular file
@@ -159,7 +172,8 @@ public enum CSVReader {
             case "\n":
                 if recordPositions.count == record.count { recordPositions.append((line, column)) }
                 record.append(cell)
-                if !(record.count == 1 && record[0].isEmpty) {
+                // A blank line is skipped; `""` alone on a line is a record of one empty cell.
+                if !(record.count == 1 && record[0].isEmpty && !afterQuote) {
                     records.append(record)
                     recordLines.append(recordLine)
                     positions.append(recordPositions)

@@ -78,10 +78,23 @@ struct SQLCipherLibrary: @unchecked Sendable {
 
     /// Loads `fileName` (tests pass a name that does not exist to see the unavailable path).
     static func load(_ fileName: String = SQLCipherLibrary.fileName) -> Result<SQLCipherLibrary, LibraryUnavailable> {
-        DynamicLibrary.open(fileName, install: install, flags: RTLD_LOCAL | deepBind).flatMap { library in
+        // The sanitizers' dlopen stops the process on RTLD_DEEPBIND (their interceptors could not
+        // stay in front of a library bound to itself), so a build with -sanitize=address or
+        // thread (scripts/fuzz, the sanitizer test runs) reports SQLCipher as unavailable instead.
+        if underSanitizer {
+            return .failure(LibraryUnavailable(library: fileName, install: install,
+                                               detail: "not loaded under a sanitizer runtime, which refuses RTLD_DEEPBIND"))
+        }
+        return DynamicLibrary.open(fileName, install: install, flags: RTLD_LOCAL | deepBind).flatMap { library in
             Result { () throws(LibraryUnavailable) in try SQLCipherLibrary(library) }
         }
     }
+
+    /// Whether a sanitizer runtime is linked into this process (its public entry points are).
+    static let underSanitizer: Bool = {
+        let process = dlopen(nil, RTLD_NOW)
+        return ["__asan_init", "__tsan_init", "__msan_init"].contains { (name: String) -> Bool in dlsym(process, name) != nil }
+    }()
 
     /// The process's SQLCipher, loaded on first use.
     static let shared: Result<SQLCipherLibrary, LibraryUnavailable> = load()
