@@ -3,6 +3,8 @@
 //   ready                                   the store is open and its sensors exist
 //   begin <tx> <sensor>:<first>-<last>[,…]  a transaction is about to be called with these readings
 //   ack <tx>                                the engine's call for <tx> returned
+//   error <tx>                              the engine's call for <tx> threw (the writer stops;
+//                                           the message is on its stderr)
 //   done                                    the writer made every commit it was asked for
 //
 // <tx> and <sensor> are [A-Za-z0-9_.-]+; seqs are 1-based and contiguous per sensor. Each line
@@ -33,11 +35,14 @@ public struct AckTransaction: Sendable, Equatable {
     public var id: String
     public var parts: [AckPart]
     public var acknowledged: Bool
+    /// The engine reported an error for it (`error <tx>`): never acknowledged.
+    public var failed: Bool
 
-    public init(id: String, parts: [AckPart], acknowledged: Bool) {
+    public init(id: String, parts: [AckPart], acknowledged: Bool, failed: Bool = false) {
         self.id = id
         self.parts = parts
         self.acknowledged = acknowledged
+        self.failed = failed
     }
 }
 
@@ -65,6 +70,7 @@ public struct AckLog: Sendable, Equatable {
     }
 
     public static func ackLine(_ id: String) -> String { "ack \(id)\n" }
+    public static func errorLine(_ id: String) -> String { "error \(id)\n" }
     public static let readyLine = "ready\n"
     public static let doneLine = "done\n"
 
@@ -101,7 +107,14 @@ public struct AckLog: Sendable, Equatable {
             case "ack" where fields.count == 2:
                 guard let position = index[fields[1]] else { throw bad("ack of a transaction never begun") }
                 guard !log.transactions[position].acknowledged else { throw bad("transaction acknowledged twice") }
+                guard !log.transactions[position].failed else { throw bad("ack of a transaction that failed") }
                 log.transactions[position].acknowledged = true
+            case "error" where fields.count == 2:
+                guard let position = index[fields[1]] else { throw bad("error of a transaction never begun") }
+                guard !log.transactions[position].acknowledged, !log.transactions[position].failed else {
+                    throw bad("error of a transaction already acknowledged or failed")
+                }
+                log.transactions[position].failed = true
             default:
                 throw bad("not a line of the writer protocol")
             }

@@ -94,10 +94,17 @@ public enum StressWriter {
                 next[position] += batch
             }
             try pipe.send(AckLog.beginLine(id, parts))
-            if groups.count == 1 {
-                _ = try writer.addReadings(sensor: groups[0].sensor, readings: groups[0].readings)
-            } else {
-                _ = try writer.addReadings(batch: groups)
+            do {
+                if groups.count == 1 {
+                    _ = try writer.addReadings(sensor: groups[0].sensor, readings: groups[0].readings)
+                } else {
+                    _ = try writer.addReadings(batch: groups)
+                }
+            } catch {
+                // Named on the pipe so the parent knows which transaction the engine refused
+                // (io-error judges that the failing call reported it); then the writer stops.
+                try? pipe.send(AckLog.errorLine(id))
+                throw error
             }
             try pipe.send(AckLog.ackLine(id))
         }
