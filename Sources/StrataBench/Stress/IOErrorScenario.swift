@@ -112,9 +112,24 @@ public struct IOErrorScenario: StressScenarioDriver {
         // The pipe's lines after the failure, in order with it. Once the engine has reported an
         // error it must not acknowledge again; before it reports, nothing may be acknowledged
         // either (the failed flush may have been that commit's, or one it depends on).
-        let lines = trace.records[(failed.index + 1)...].filter { $0.kind == .ack }
-            .map { String(decoding: trace.data($0), as: UTF8.self) }
-        let later = lines.filter { $0.hasPrefix("ack ") }
+        // An ack is excused only when a flush of the same file succeeded after its transaction
+        // began and before the failure (with several writer threads, a commit made durable by
+        // an earlier flush may write its ack line after another thread's flush failed).
+        func text(_ record: IOTraceRecord) -> String { String(decoding: trace.data(record), as: UTF8.self) }
+        var begun: [String: Int] = [:]
+        for record in trace.records where record.kind == .ack {
+            let fields = text(record).split(separator: " ")
+            if fields.count >= 2, fields[0] == "begin" { begun[String(fields[1])] = record.index }
+        }
+        let flushedBefore = { (start: Int) -> Bool in
+            trace.records[start..<failed.index].contains { [.fsync, .fdatasync].contains($0.kind) && !$0.failed && $0.file == failed.file }
+        }
+        let later = trace.records[(failed.index + 1)...].filter { $0.kind == .ack }.map(text).filter { line in
+            guard line.hasPrefix("ack ") else { return false }
+            let id = line.dropFirst(4).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let start = begun[id], start < failed.index else { return true }
+            return !flushedBefore(start)
+        }
         var violations: [String] = []
         if !reported {
             violations.append("\(injection) (\(failed.kind) of \(failed.path ?? "?")): the writer was never told, it finished its commits")
