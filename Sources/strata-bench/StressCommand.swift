@@ -34,7 +34,7 @@ struct Stress: AsyncParsableCommand {
     var strategies: [String] = []
     @Option(parsing: .unconditional, help: ArgumentHelp("Writer processes per case (default \(StressOptions.defaultRounds)).", valueName: "count"))
     var rounds: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Crash states checked per round, where the scenario builds several (default 1).", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("power-loss: crash states checked per round; io-error: injected failures per case (default \(StressOptions.defaultStates)).", valueName: "count"))
     var states: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Longest a writer runs per round before it is stopped (default 5).", valueName: "seconds"))
     var duration: String?
@@ -240,6 +240,57 @@ struct StressCheckCommand: ParsableCommand {
             throw ExitCode(64)
         }
         let report = StressChecker.check(engine: engine, durability: durability, encryption: encryption, directory: store.dir)
+        print(report.json())
+        if report.error != nil || !report.problems.isEmpty { throw ExitCode(1) }
+    }
+}
+
+struct StressReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stress-replay",
+        abstract: "Rebuild one power-loss crash state from a kept I/O trace into --out, then check it as stress-check does (exit 0 intact, 1 not).",
+        shouldDisplay: false)
+
+    @Option(help: ArgumentHelp("The kept I/O trace (trace.iot).", valueName: "file"))
+    var trace: String
+    @Option(help: ArgumentHelp("The crash state's id, e.g. k=120:dropped or k=120:seed=0x1f3a.", valueName: "id"))
+    var state: String
+    @Option(help: "strata, sqlite, lmdb or sqlcipher.")
+    var engine: String
+    @Option(help: "full or unsafe.")
+    var durability: String
+    @Option(help: "off or on (the fixed stress key).")
+    var encryption: String = "off"
+    @Option(help: ArgumentHelp("An empty (or absent) directory for the rebuilt store.", valueName: "dir"))
+    var out: String
+    @Flag(help: "Only rebuild the state; do not open it.")
+    var noCheck = false
+
+    func run() throws {
+        let parsed: (EngineKind, Durability, EncryptionSetting)
+        do {
+            parsed = (try Choice.parse(engine, flag: "--engine", as: EngineKind.self),
+                      try Choice.parse(durability, flag: "--durability", as: Durability.self),
+                      try Choice.parse(encryption, flag: "--encryption", as: EncryptionSetting.self))
+        } catch let error as BenchError {
+            note("error: \(error.message)")
+            throw ExitCode(64)
+        }
+        guard let id = CrashStateID(state) else {
+            note("error: --state \(state): expected k=<n>:dropped, k=<n>:kept or k=<n>:seed=0x<hex>")
+            throw ExitCode(64)
+        }
+        let rebuilt: CrashState
+        do {
+            rebuilt = try CrashStateReplay.materialise(trace: trace, state: id, out: out)
+        } catch let error as BenchError {
+            note("error: \(error)")
+            throw ExitCode(1)
+        }
+        // The hash says it is the very state the run checked (the run's findings name it).
+        note("rebuilt \(rebuilt.summary)")
+        if noCheck { return }
+        let report = StressChecker.check(engine: parsed.0, durability: parsed.1, encryption: parsed.2, directory: out)
         print(report.json())
         if report.error != nil || !report.problems.isEmpty { throw ExitCode(1) }
     }

@@ -87,6 +87,12 @@ public final class SQLiteEngine: RegisteredEngine {
                 }
                 let names = [0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"]
                 let syncName = names[synchronous] ?? String(synchronous)
+                // DatabasePool switches to WAL on open; a failed switch (an I/O error on the
+                // rollback journal, which stress io-error injects) leaves SQLite in rollback mode
+                // without an error, where a commit's durability rests on an unflushed unlink.
+                if journal.lowercased() != "wal" {
+                    throw BenchError(.engine, "SQLite is in journal_mode=\(journal) after opening a DatabasePool (expected wal)", path: path)
+                }
                 if syncName != wanted {
                     throw BenchError(.engine, "SQLite kept synchronous=\(syncName) after asking for \(wanted)", path: path)
                 }

@@ -3,6 +3,8 @@
 //   ready                                   the store is open and its sensors exist
 //   begin <tx> <sensor>:<first>-<last>[,…]  a transaction is about to be called with these readings
 //   ack <tx>                                the engine's call for <tx> returned
+//   error <tx>                              the engine's call for <tx> threw (the writer stops;
+//                                           the message is on its stderr)
 //   done                                    the writer made every commit it was asked for
 //   error <tx> <message>                    the engine's call for <tx> threw (<tx> "-": outside a
 //                                           transaction, e.g. while opening); the writer then ends
@@ -35,11 +37,14 @@ public struct AckTransaction: Sendable, Equatable {
     public var id: String
     public var parts: [AckPart]
     public var acknowledged: Bool
+    /// The engine reported an error for it (`error <tx>`): never acknowledged.
+    public var failed: Bool
 
-    public init(id: String, parts: [AckPart], acknowledged: Bool) {
+    public init(id: String, parts: [AckPart], acknowledged: Bool, failed: Bool = false) {
         self.id = id
         self.parts = parts
         self.acknowledged = acknowledged
+        self.failed = failed
     }
 }
 
@@ -88,6 +93,7 @@ public struct AckLog: Sendable, Equatable {
     }
 
     public static func ackLine(_ id: String) -> String { "ack \(id)\n" }
+    public static func errorLine(_ id: String) -> String { "error \(id)\n" }
     public static let readyLine = "ready\n"
 
     /// The error line of `id` ("-": none): the message on one line, clipped so that the whole
@@ -136,10 +142,24 @@ public struct AckLog: Sendable, Equatable {
                 let message = fields[2...].joined(separator: " ")
                 guard !message.trimmingCharacters(in: .whitespaces).isEmpty else { throw bad("an error line without its message") }
                 log.errors.append(AckError(id: fields[1], message: message))
+                // A named transaction's error is also its refusal (as the short form says).
+                if let position = index[fields[1]] {
+                    guard !log.transactions[position].acknowledged, !log.transactions[position].failed else {
+                        throw bad("error of a transaction already acknowledged or failed")
+                    }
+                    log.transactions[position].failed = true
+                }
             case "ack" where fields.count == 2:
                 guard let position = index[fields[1]] else { throw bad("ack of a transaction never begun") }
                 guard !log.transactions[position].acknowledged else { throw bad("transaction acknowledged twice") }
+                guard !log.transactions[position].failed else { throw bad("ack of a transaction that failed") }
                 log.transactions[position].acknowledged = true
+            case "error" where fields.count == 2:
+                guard let position = index[fields[1]] else { throw bad("error of a transaction never begun") }
+                guard !log.transactions[position].acknowledged, !log.transactions[position].failed else {
+                    throw bad("error of a transaction already acknowledged or failed")
+                }
+                log.transactions[position].failed = true
             default:
                 throw bad("not a line of the writer protocol")
             }

@@ -16,7 +16,7 @@ public struct KillScenario: StressScenarioDriver {
     public init() {}
 
     public func run(_ stressCase: StressCase, budget: StressBudget, seed: UInt64, context: StressContext) throws -> [StressRoundResult] {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var results: [StressRoundResult] = []
         for round in 1...max(1, budget.rounds) {
             if context.stop?.isRequested == true { break }
@@ -44,23 +44,6 @@ public struct KillScenario: StressScenarioDriver {
             results.append(StressRoundResult(round: round, log: log, outcome: outcome, writerFailure: writerFailure, snapshot: snapshot))
         }
         return results
-    }
-}
-
-/// SplitMix64: a small generator whose sequence a seed fixes (the system one cannot be seeded).
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

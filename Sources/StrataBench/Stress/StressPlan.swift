@@ -27,6 +27,8 @@ public struct StressOptions: Sendable, Equatable {
 
     /// Rounds per case in the default pass.
     public static let defaultRounds = 10
+    /// Crash states per round (power-loss) and injections per case (io-error, with rounds).
+    public static let defaultStates = 24
     /// `threads`: writer threads (fewer than `run`'s 8: each round starts them anew).
     public static let defaultThreadWriters = 4
     /// `batched`: readings per sensor per transaction.
@@ -88,7 +90,7 @@ public struct StressPlan: Sendable, Equatable {
         }
         let rounds = options.rounds ?? StressOptions.defaultRounds
         guard (1...100_000).contains(rounds) else { throw fail("--rounds \(NumericFlag.describe(rounds)): must be 1 to 100,000") }
-        let states = options.states ?? 1
+        let states = options.states ?? StressOptions.defaultStates
         guard (1...100_000).contains(states) else { throw fail("--states \(NumericFlag.describe(states)): must be 1 to 100,000") }
         let duration = options.duration ?? 5
         guard duration.isFinite, duration >= 0.1, duration <= RunOptions.maxDuration else {

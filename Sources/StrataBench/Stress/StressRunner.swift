@@ -107,12 +107,20 @@ public struct StressRunner: Sendable {
             throw BenchError(.unsupported, "\(item.stressCase.label): no durability promise to judge against")
         }
         let guarantee = promise.guarantee(item.scenario.threat)
+        let powerLossGuarantee = promise.guarantee(.powerLoss)
         var row = StressRow(scenario: item.scenario, stressCase: item.stressCase, seed: item.seed,
                             rounds: Set(results.map(\.round)).count, states: results.count, counts: StressCounts(),
                             recoveryMs: [], verdict: .pass, promise: "\(item.scenario.threat.rawValue): \(guarantee.summary)",
                             reproducers: [], findings: [])
         for result in results {
-            var judged = StressJudge.judge(result.log, result.outcome, guarantee: guarantee, writerFailure: result.writerFailure)
+            var judged = StressJudge.judge(result.log, result.outcome,
+                                           guarantee: result.threat == .powerLoss ? powerLossGuarantee : guarantee,
+                                           writerFailure: result.writerFailure)
+            if !result.violations.isEmpty {
+                judged.verdict = .fail
+                judged.findings += result.violations
+            }
+            let stateName = result.crashState.map { " [\($0)]" } ?? ""
             // What the scenario saw itself: a stall of every writer, a series that kept growing.
             if let hang = result.hang {
                 judged.counts.hangs += 1
@@ -127,7 +135,7 @@ public struct StressRunner: Sendable {
             row.counts = row.counts + judged.counts
             if let ms = judged.recoveryMs { row.recoveryMs.append(ms) }
             row.verdict = max(row.verdict, judged.verdict)
-            row.findings += judged.findings.map { "round \(result.round)\(result.state > 1 ? " state \(result.state)" : ""): \($0)" }
+            row.findings += judged.findings.map { "round \(result.round)\(result.state > 1 ? " state \(result.state)" : "")\(stateName): \($0)" }
             if judged.verdict == .fail, let snapshot = result.snapshot {
                 row.reproducers.append(try keep(snapshot, item: item, result: result))
             }
@@ -152,9 +160,23 @@ public struct StressRunner: Sendable {
         for transaction in result.log.transactions {
             acks += AckLog.beginLine(transaction.id, transaction.parts)
             if transaction.acknowledged { acks += AckLog.ackLine(transaction.id) }
+            if transaction.failed { acks += AckLog.errorLine(transaction.id) }
         }
         try? ((result.log.ready ? AckLog.readyLine : "") + acks).write(toFile: (kept as NSString).appendingPathComponent("acks.log"),
                                                                       atomically: true, encoding: .utf8)
+        if let trace = result.trace, let id = result.crashState {
+            // A crash state is rebuilt from its trace alone: keep the trace, name the state.
+            let keptTrace = (kept as NSString).appendingPathComponent("trace.iot")
+            try? FileManager.default.removeItem(atPath: keptTrace)
+            do {
+                try FileManager.default.copyItem(atPath: trace, toPath: keptTrace)
+            } catch {
+                throw BenchError(.io, "cannot keep the I/O trace: \(error.localizedDescription)", path: trace)
+            }
+            try? "\(id)\n".write(toFile: (kept as NSString).appendingPathComponent("state-id"), atomically: true, encoding: .utf8)
+            return (kept, CrashStateReplay.command(stressCase, trace: keptTrace, state: id,
+                                                   out: (kept as NSString).appendingPathComponent("replayed")))
+        }
         return (kept, CheckerChild.replayCommand(stressCase, directory: store))
     }
 }

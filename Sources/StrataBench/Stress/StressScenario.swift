@@ -157,15 +157,30 @@ public struct StressRoundResult: Sendable {
     public var notes: [String] = []
     /// Samples over time (soak), written to the timeline CSV.
     public var timeline: [SoakSample] = []
+    /// The threat this state is judged against when it is not the scenario's (io-error's
+    /// power-loss state after a failed flush); nil: the scenario's.
+    public var threat: StressThreat?
+    /// Failures the scenario itself established, beyond what the judge sees in the store
+    /// (io-error: an acknowledgement after a failed flush); each fails the state.
+    public var violations: [String] = []
+    /// The I/O trace the state was built from and its id, when it is a crash state: kept with a
+    /// failing state so that `stress-replay` rebuilds it exactly.
+    public var trace: String?
+    public var crashState: CrashStateID?
 
     public init(round: Int, state: Int = 1, log: AckLog, outcome: CheckOutcome, writerFailure: String? = nil,
-                snapshot: String? = nil) {
+                snapshot: String? = nil, threat: StressThreat? = nil, violations: [String] = [],
+                trace: String? = nil, crashState: CrashStateID? = nil) {
         self.round = round
         self.state = state
         self.log = log
         self.outcome = outcome
         self.writerFailure = writerFailure
         self.snapshot = snapshot
+        self.threat = threat
+        self.violations = violations
+        self.trace = trace
+        self.crashState = crashState
     }
 }
 
@@ -180,12 +195,14 @@ public protocol StressScenarioDriver: Sendable {
 
 /// The scenarios this build can run.
 public enum StressScenarios {
-    /// One entry per implemented scenario (power-loss and io-error add theirs here).
+    /// One entry per implemented scenario.
     public static let drivers: [StressScenario: any StressScenarioDriver] = [
         .kill: KillScenario(),
         .fullDisk: FullDiskScenario(),
         .contention: ContentionScenario(),
         .soak: SoakScenario(),
+        .powerLoss: PowerLossScenario(),
+        .ioError: IOErrorScenario(),
     ]
 
     public static var implemented: [StressScenario] { StressScenario.allCases.filter { drivers[$0] != nil } }

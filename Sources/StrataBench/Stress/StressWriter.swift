@@ -187,6 +187,8 @@ public enum StressWriter {
                     _ = try writer.addReadings(batch: groups)
                 }
             } catch {
+                // Named on the pipe with the engine's message, so the parent knows which
+                // transaction the engine refused and why (io-error, full-disk); then the writer stops.
                 try? pipe.send(AckLog.errorLine(id, "\(error)"))
                 throw error
             }

@@ -1,6 +1,7 @@
-// The crash-state builder's random numbers: SplitMix64 (Steele, Lea and Flood), because a state
-// must be rebuilt from its seed on another run and another machine — the system generator is
-// neither seedable nor stable.
+// The stress harness's random numbers (the kill moments, the crash points and states, the
+// io-error sweep): SplitMix64 (Steele, Lea and Flood), because a choice must be made again from
+// its seed on another run and another machine — the system generator is neither seedable nor
+// stable.
 
 /// A small seeded generator; the same seed gives the same sequence everywhere.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

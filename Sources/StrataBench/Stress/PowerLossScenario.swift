@@ -1,0 +1,90 @@
+// `power-loss`: for each round, a writer under libStrataIOTrace.so makes a bounded number of
+// commits on an empty store and ends; from its trace, crash states are built (Stress/Trace: only
+// what was flushed survives, plus any mix of what was pending), and the checker child opens each.
+//
+// A SIGKILL cannot show a missing or misordered flush — the page cache outlives the process — so
+// this is the scenario that judges an engine's flushes. Each state is judged against what was
+// acknowledged before its crash point only (the ack lines in the trace before it), under the
+// engine's power-loss promise.
+//
+// Budget: `commitsPerWriter` per writer thread (a longer trace makes every state dearer to build
+// in a debug build), crash points drawn (seeded) from every acknowledgement point plus one random
+// record between each two, and at each point the all-dropped, all-kept and one random state;
+// states with the same content as one already checked in the round are skipped; at most
+// `budget.states` are checked per round.
+
+import Foundation
+
+public struct PowerLossScenario: StressScenarioDriver {
+    public let scenario = StressScenario.powerLoss
+    /// Transactions per writer thread, at most: the trace's length sets what a state costs.
+    public static let commitsPerWriter = 12
+    /// States built per crash point (dropped, kept, one random mix).
+    public static let variantsPerPoint = 3
+
+    public init() {}
+
+    public func run(_ stressCase: StressCase, budget: StressBudget, seed: UInt64, context: StressContext) throws -> [StressRoundResult] {
+        var random = SplitMix64(seed: seed)
+        var results: [StressRoundResult] = []
+        for round in 1...max(1, budget.rounds) {
+            if context.stop?.isRequested == true { break }
+            let roundDirectory = (context.directory as NSString).appendingPathComponent("round-\(round)")
+            let commits = max(1, min(budget.maxAcks, Self.commitsPerWriter))
+            let run = try TracedWriterRun.run(stressCase, directory: roundDirectory, commits: commits,
+                                              timeout: max(30, budget.duration * 6), context: context)
+            let writerFailure: String? = run.exit == .exited(0) ? nil
+                : "traced writer ended with \(run.exit): \(QuotedInput.clip(run.errorOutput))"
+            let trace = try run.trace()
+            let builder = CrashStateBuilder(trace: trace)
+            let points = Self.choosePoints(builder.crashPoints(randomBetweenAcks: 1, seed: random.next()),
+                                           states: budget.states, random: &random)
+            var seen: Set<UInt64> = []
+            var checked = 0
+            let source = "trace of \(stressCase.label) round \(round)"
+            try builder.forEachState(at: points, budget: Self.variantsPerPoint, seed: random.next()) { (state) throws(BenchError) in
+                guard checked < budget.states, seen.insert(state.contentHash).inserted else { return }
+                checked += 1
+                let stateDirectory = (roundDirectory as NSString).appendingPathComponent("state-\(checked)")
+                do {
+                    results.append(try Self.check(state, stressCase: stressCase, round: round, index: checked, directory: stateDirectory,
+                                                  trace: run.tracePath, source: source, writerFailure: writerFailure, context: context))
+                } catch let error as BenchError {
+                    throw error
+                } catch {
+                    throw BenchError(.io, "power-loss state \(state.id): \(error)")
+                }
+            }
+            context.note("  round \(round): \(trace.records.count) trace records, \(points.count) crash points, \(checked) distinct states checked")
+        }
+        return results
+    }
+
+    /// Materialises `state` (kept as the snapshot), checks a copy of it, and pairs the checker's
+    /// outcome with the acknowledgements before the crash point.
+    static func check(_ state: CrashState, stressCase: StressCase, round: Int, index: Int, directory: String, trace: String,
+                      source: String, writerFailure: String?, context: StressContext) throws -> StressRoundResult {
+        let snapshot = (directory as NSString).appendingPathComponent("as-crashed")
+        let store = (directory as NSString).appendingPathComponent("store")
+        try StressFiles.makeDirectory(snapshot)
+        try state.materialise(into: snapshot)
+        try StressFiles.copyDirectory(snapshot, to: store)
+        let log = try state.ackLog(source: "\(source) before \(state.id)")
+        let outcome = try CheckerChild.check(stressCase, directory: store, scratch: directory, executable: context.executable,
+                                             timeout: context.checkTimeout)
+        try? FileManager.default.removeItem(atPath: store)
+        return StressRoundResult(round: round, state: index, log: log, outcome: outcome, writerFailure: writerFailure,
+                                 snapshot: snapshot, trace: trace, crashState: state.id)
+    }
+
+    /// A seeded subset of `points` small enough for `states` (each point yields up to
+    /// `variantsPerPoint` states, often fewer once identical disks are merged), always with the
+    /// trace's end, in order.
+    static func choosePoints(_ points: [Int], states: Int, random: inout SplitMix64) -> [Int] {
+        let wanted = max(1, (states * 2 + Self.variantsPerPoint - 1) / Self.variantsPerPoint)
+        guard points.count > wanted, let last = points.last else { return points }
+        var pool = Array(points.dropLast())
+        for i in stride(from: pool.count - 1, to: 0, by: -1) { pool.swapAt(i, random.below(i + 1)) }
+        return (Array(pool.prefix(wanted - 1)) + [last]).sorted()
+    }
+}
