@@ -32,7 +32,8 @@ public final class SQLCipherEngine: RegisteredEngine, @unchecked Sendable {
     public static let reportNote = "sqlcipher = SQLCipher (libsqlcipher, WAL) with the SQLite engine's statements; enc on = raw AES-256 key"
     public static let promises: [Durability: DurabilityPromise] = SQLiteEngine.promises.mapValues {
         DurabilityPromise(processDeath: $0.processDeath, powerLoss: $0.powerLoss,
-                          source: "as SQLite (SQLCipher is SQLite's pager with a page codec): " + $0.source)
+                          source: "as SQLite (SQLCipher is SQLite's pager with a page codec): " + $0.source,
+                          ignoresFailedDirectoryFlush: $0.ignoresFailedDirectoryFlush)
     }
     // @unchecked: `writer` is used only under `writeLock`.
     public let effectiveSettings: String

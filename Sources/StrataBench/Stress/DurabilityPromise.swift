@@ -40,6 +40,9 @@ public struct DurabilityPromise: Sendable, Equatable {
     public var powerLoss: StressGuarantee
     /// Where the engine documents it.
     public var source: String
+    /// Where the engine documents that it ignores a failed flush of a directory (so that, after
+    /// one, later commits are acknowledged and a power cut may lose them), nil when it does not.
+    public var ignoresFailedDirectoryFlush: String? = nil
 
     public func guarantee(_ threat: StressThreat) -> StressGuarantee {
         threat == .powerLoss ? powerLoss : processDeath

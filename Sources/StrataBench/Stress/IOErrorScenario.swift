@@ -76,7 +76,10 @@ public struct IOErrorScenario: StressScenarioDriver {
                 context.note("  round \(round): \(injection): the writer made fewer such operations; that sweep ends")
                 continue
             }
-            let verdicts = Self.judge(failed: failed, trace: trace, log: log, exit: run.exit, durable: durable, injection: injection)
+            // An engine that documents ignoring a failed directory flush is held to that, not failed.
+            let ignoredDirectoryFlush = Self.flushesADirectory(failed, in: trace) ? promise.ignoresFailedDirectoryFlush : nil
+            let verdicts = ignoredDirectoryFlush != nil ? []
+                : Self.judge(failed: failed, trace: trace, log: log, exit: run.exit, durable: durable, injection: injection)
             // State 1: the directory as the writer left it (the process ended; the OS kept its pages).
             let leftSnapshot = (directory as NSString).appendingPathComponent("as-left")
             try StressFiles.copyDirectory(run.store, to: leftSnapshot)
@@ -96,10 +99,20 @@ public struct IOErrorScenario: StressScenarioDriver {
             let dropped = try CheckerChild.check(stressCase, directory: store, scratch: stateDirectory, executable: context.executable,
                                                  timeout: context.checkTimeout)
             // The violations were counted with state 1 (they are the run's, not a state's).
-            results.append(StressRoundResult(round: round, state: 2, log: log, outcome: dropped, snapshot: snapshot,
-                                             threat: .powerLoss, trace: run.tracePath, crashState: id))
+            var crashed = StressRoundResult(round: round, state: 2, log: log, outcome: dropped, snapshot: snapshot,
+                                            threat: .powerLoss, trace: run.tracePath, crashState: id)
+            crashed.documentedLoss = ignoredDirectoryFlush
+            results.append(crashed)
         }
         return results
+    }
+
+    /// Whether `failed` is a flush of a directory (the trace marks a directory where it is opened
+    /// or first seen).
+    static func flushesADirectory(_ failed: IOTraceRecord, in trace: IOTrace) -> Bool {
+        [.fsync, .fdatasync].contains(failed.kind) && trace.records.contains {
+            ($0.kind == .open || $0.kind == .snapshot) && $0.file == failed.file && $0.flags.contains(.directory)
+        }
     }
 
     /// Questions 1 and 2: the failures the trace and the writer's report show, whatever the store

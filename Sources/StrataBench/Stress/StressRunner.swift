@@ -113,9 +113,11 @@ public struct StressRunner: Sendable {
                             recoveryMs: [], verdict: .pass, promise: "\(item.scenario.threat.rawValue): \(guarantee.summary)",
                             reproducers: [], findings: [])
         for result in results {
-            var judged = StressJudge.judge(result.log, result.outcome,
-                                           guarantee: result.threat == .powerLoss ? powerLossGuarantee : guarantee,
+            var stateGuarantee = result.threat == .powerLoss ? powerLossGuarantee : guarantee
+            if result.documentedLoss != nil { stateGuarantee.keepsAcknowledged = false }
+            var judged = StressJudge.judge(result.log, result.outcome, guarantee: stateGuarantee,
                                            writerFailure: result.writerFailure)
+            if let source = result.documentedLoss { judged.findings.append("note: a loss here is documented: \(source)") }
             if !result.violations.isEmpty {
                 judged.verdict = .fail
                 judged.findings += result.violations

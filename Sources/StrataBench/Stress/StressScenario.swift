@@ -167,6 +167,9 @@ public struct StressRoundResult: Sendable {
     /// failing state so that `stress-replay` rebuilds it exactly.
     public var trace: String?
     public var crashState: CrashStateID?
+    /// A loss in this state is one the engine documents (the source), though its promise for the
+    /// threat says otherwise: shown and counted as a documented loss, not failed.
+    public var documentedLoss: String?
 
     public init(round: Int, state: Int = 1, log: AckLog, outcome: CheckOutcome, writerFailure: String? = nil,
                 snapshot: String? = nil, threat: StressThreat? = nil, violations: [String] = [],
