@@ -101,14 +101,18 @@ struct HostileInputTests {
 
     @Test func anEndlessStandardInputFailsAtItsFirstByte() throws {
         let dir = toolTestDirectory()
-        // Under a memory limit, as the input would otherwise exhaust it (ulimit -v counts KiB).
-        let command = "ulimit -v 2097152; exec \"$0\" import \"$1\" --class Event --schema \"$2\" < /dev/zero"
+        // 4 GiB of zeros through a pipe: a tool that stops at the first byte leaves the writer to
+        // die of SIGPIPE (status 141) after a pipe's worth; one that read the input to its end
+        // first would let it finish (0). No memory limit, so it holds under AddressSanitizer too.
+        let command = "dd if=/dev/zero bs=65536 count=65536 status=none | \"$0\" import \"$1\" --class Event --schema \"$2\"; "
+            + "status=(\"${PIPESTATUS[@]}\"); echo \"writer ${status[0]}\" >&2; exit ${status[1]}"
         try Self.schema.write(toFile: dir + "/schema.json", atomically: true, encoding: .utf8)
         let shell = try StrataCLI.run(["-c", command, try StrataCLI.path(), dir + "/new.realm", dir + "/schema.json"],
-                                      timeout: 30, executable: "/bin/sh")
+                                      timeout: 30, executable: "/bin/bash")
         #expect(!shell.timedOut && !shell.signaled)
         #expect(shell.status == 1)
         #expect(shell.stderr.contains("standard input: line 1, column 1"), "\(shell.stderr)")
+        #expect(shell.stderr.contains("writer 141"), "\(shell.stderr)")
         #expect(Self.names(dir) == ["schema.json"])
     }
 
