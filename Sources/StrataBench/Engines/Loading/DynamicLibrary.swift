@@ -47,4 +47,21 @@ struct DynamicLibrary: @unchecked Sendable {
         }
         return unsafeBitCast(address, to: T.self)
     }
+
+    /// Under strata-bench's I/O tracer (libStrataIOTrace.so preloaded by the power-loss and
+    /// io-error stress), routes this library's file calls through the tracer, which a library
+    /// opened with RTLD_DEEPBIND would otherwise bypass. Without the tracer it does nothing.
+    /// Fails when the tracer is there but could not rewrite the library's references: its trace
+    /// would miss every write, and a crash state built from it would be wrong.
+    func routeThroughTracer() -> Result<Void, LibraryUnavailable> {
+        typealias Bind = @convention(c) (UnsafeMutableRawPointer?) -> Int32
+        // RTLD_DEFAULT (a null handle): the process's global scope, where LD_PRELOAD puts it.
+        guard let address = dlsym(nil, "strata_iotrace_bind_library") else { return .success(()) }
+        let bind = unsafeBitCast(address, to: Bind.self)
+        guard bind(handle) >= 0 else {
+            return .failure(LibraryUnavailable(library: name, install: install,
+                                               detail: "its file calls could not be routed through the preloaded I/O tracer"))
+        }
+        return .success(())
+    }
 }

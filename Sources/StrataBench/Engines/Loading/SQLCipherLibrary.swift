@@ -85,8 +85,10 @@ struct SQLCipherLibrary: @unchecked Sendable {
             return .failure(LibraryUnavailable(library: fileName, install: install,
                                                detail: "not loaded under a sanitizer runtime, which refuses RTLD_DEEPBIND"))
         }
+        // Deep binding also hides SQLCipher's file calls from an LD_PRELOAD interposer: under the
+        // stress's I/O tracer they are routed through it explicitly.
         return DynamicLibrary.open(fileName, install: install, flags: RTLD_LOCAL | deepBind).flatMap { library in
-            Result { () throws(LibraryUnavailable) in try SQLCipherLibrary(library) }
+            library.routeThroughTracer().flatMap { Result { () throws(LibraryUnavailable) in try SQLCipherLibrary(library) } }
         }
     }
 
