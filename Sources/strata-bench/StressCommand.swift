@@ -44,6 +44,8 @@ struct Stress: AsyncParsableCommand {
     var batchSize: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Seed of the random choices (default: random, printed).", valueName: "n"))
     var seed: String?
+    @Option(name: .customLong("fs-model"), help: ArgumentHelp("power-loss, io-error: the file system whose rules build crash states: \(CrashFileSystem.allCases.map(\.rawValue).joined(separator: ", ")) (default posix).", valueName: "model"))
+    var fileSystem: String?
     @Option(help: ArgumentHelp("Summary CSV path (default results/stress/<timestamp>.csv).", valueName: "file.csv"))
     var out: String?
     @Option(help: ArgumentHelp("Where failing stores are kept (default: stress-failures-<timestamp> beside the CSV).", valueName: "dir"))
@@ -64,6 +66,7 @@ struct Stress: AsyncParsableCommand {
         options.duration = try duration.map { try NumericFlag.real($0, flag: "--duration") }
         options.writers = try writers.map { try NumericFlag.integer($0, flag: "--writers") }
         options.batchSize = try batchSize.map { try NumericFlag.integer($0, flag: "--batch-size") }
+        options.fileSystem = fileSystem
         if let seed {
             guard let value = UInt64(seed.trimmingCharacters(in: .whitespaces)) else {
                 throw BenchError(.invalidOption, "--seed \(QuotedInput.clip(seed)): must be a whole number from 0 to \(UInt64.max)")
@@ -261,6 +264,8 @@ struct StressReplayCommand: ParsableCommand {
     var durability: String
     @Option(help: "off or on (the fixed stress key).")
     var encryption: String = "off"
+    @Option(name: .customLong("fs-model"), help: "posix or ext4: the file system the run built its states on.")
+    var fileSystem: String = CrashFileSystem.posix.rawValue
     @Option(help: ArgumentHelp("An empty (or absent) directory for the rebuilt store.", valueName: "dir"))
     var out: String
     @Flag(help: "Only rebuild the state; do not open it.")
@@ -268,10 +273,12 @@ struct StressReplayCommand: ParsableCommand {
 
     func run() throws {
         let parsed: (EngineKind, Durability, EncryptionSetting)
+        let model: CrashFileSystem
         do {
             parsed = (try Choice.parse(engine, flag: "--engine", as: EngineKind.self),
                       try Choice.parse(durability, flag: "--durability", as: Durability.self),
                       try Choice.parse(encryption, flag: "--encryption", as: EncryptionSetting.self))
+            model = try Choice.parse(fileSystem, flag: "--fs-model", as: CrashFileSystem.self)
         } catch let error as BenchError {
             note("error: \(error.message)")
             throw ExitCode(64)
@@ -282,7 +289,7 @@ struct StressReplayCommand: ParsableCommand {
         }
         let rebuilt: CrashState
         do {
-            rebuilt = try CrashStateReplay.materialise(trace: trace, state: id, out: out)
+            rebuilt = try CrashStateReplay.materialise(trace: trace, state: id, out: out, fileSystem: model)
         } catch let error as BenchError {
             note("error: \(error)")
             throw ExitCode(1)

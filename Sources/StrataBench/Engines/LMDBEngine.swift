@@ -32,7 +32,8 @@ public final class LMDBEngine: RegisteredEngine {
     public static let reportNote = "lmdb = LMDB (liblmdb; full = flush per commit, unsafe = MDB_NOSYNC, memory = a file on tmpfs)"
     public static let promises: [Durability: DurabilityPromise] = [
         .full: DurabilityPromise(processDeath: .everything, powerLoss: .everything,
-                                 source: "lmdb.tech/doc, mdb_env_open (default: every commit flushed; crash-proof)"),
+                                 source: "lmdb.tech/doc, mdb_env_open (default: every commit flushed; crash-proof)",
+                                 abandonsCommitOnFailedFlush: "lmdb.tech/doc, mdb_txn_commit (the transaction is freed whatever the result) and LMDB's copy-on-write design (pages in use are never overwritten)"),
         .unsafe: DurabilityPromise(processDeath: .everything, powerLoss: DurabilityPromise.unflushed,
                                    source: "lmdb.tech/doc, mdb_env_open MDB_NOSYNC (a system crash may undo the last transactions or corrupt the database; an application crash does not)"),
     ]

@@ -43,6 +43,12 @@ public struct DurabilityPromise: Sendable, Equatable {
     /// Where the engine documents that it ignores a failed flush of a directory (so that, after
     /// one, later commits are acknowledged and a power cut may lose them), nil when it does not.
     public var ignoresFailedDirectoryFlush: String? = nil
+    /// Where the engine documents that a commit whose flush fails is abandoned whole and that
+    /// later commits never depend on its pages (copy-on-write: live pages are never overwritten),
+    /// so acknowledging them after the failure is safe: nil when it does not. Those
+    /// acknowledgements are then noted, not failed, and the crash state after the failure still
+    /// has to keep every one of them.
+    public var abandonsCommitOnFailedFlush: String? = nil
 
     public func guarantee(_ threat: StressThreat) -> StressGuarantee {
         threat == .powerLoss ? powerLoss : processDeath

@@ -78,18 +78,28 @@ public struct IOErrorScenario: StressScenarioDriver {
             }
             // An engine that documents ignoring a failed directory flush is held to that, not failed.
             let ignoredDirectoryFlush = Self.flushesADirectory(failed, in: trace) ? promise.ignoresFailedDirectoryFlush : nil
-            let verdicts = ignoredDirectoryFlush != nil ? []
+            var verdicts = ignoredDirectoryFlush != nil ? []
                 : Self.judge(failed: failed, trace: trace, log: log, exit: run.exit, durable: durable, injection: injection)
+            var notes: [String] = []
+            if let source = promise.abandonsCommitOnFailedFlush {
+                // Question 2 is answered (noted), and question 3 — the power-loss state below —
+                // decides whether those acknowledgements really survive.
+                let later = verdicts.filter { $0.contains(Self.acknowledgedAfterFailure) }
+                verdicts.removeAll { $0.contains(Self.acknowledgedAfterFailure) }
+                notes = later.map { "\($0); documented as safe: \(source)" }
+            }
             // State 1: the directory as the writer left it (the process ended; the OS kept its pages).
             let leftSnapshot = (directory as NSString).appendingPathComponent("as-left")
             try StressFiles.copyDirectory(run.store, to: leftSnapshot)
             let left = try CheckerChild.check(stressCase, directory: run.store, scratch: directory, executable: context.executable,
                                               timeout: context.checkTimeout)
-            results.append(StressRoundResult(round: round, state: 1, log: log, outcome: left, snapshot: leftSnapshot,
-                                             threat: .processDeath, violations: verdicts))
+            var asLeft = StressRoundResult(round: round, state: 1, log: log, outcome: left, snapshot: leftSnapshot,
+                                           threat: .processDeath, violations: verdicts)
+            asLeft.notes = notes
+            results.append(asLeft)
             // State 2: power lost at the end of the trace, every unflushed change dropped.
             let id = CrashStateID(crashPoint: trace.records.count, variant: .dropped)
-            let state = CrashStateBuilder(trace: trace).state(id)
+            let state = CrashStateBuilder(trace: trace, fileSystem: context.fileSystem).state(id)
             let stateDirectory = (directory as NSString).appendingPathComponent("power-loss")
             let snapshot = (stateDirectory as NSString).appendingPathComponent("as-crashed")
             let store = (stateDirectory as NSString).appendingPathComponent("store")
@@ -106,6 +116,9 @@ public struct IOErrorScenario: StressScenarioDriver {
         }
         return results
     }
+
+    /// The words of question 2's violation.
+    static let acknowledgedAfterFailure = "acknowledged after a failed flush"
 
     /// Whether `failed` is a flush of a directory (the trace marks a directory where it is opened
     /// or first seen).
@@ -149,7 +162,7 @@ public struct IOErrorScenario: StressScenarioDriver {
         }
         if !later.isEmpty {
             let ids = later.map { $0.dropFirst(4).trimmingCharacters(in: .whitespacesAndNewlines) }
-            violations.append("\(later.count) commit(s) acknowledged after a failed flush (\(failed.kind) of \(failed.path ?? "?")): "
+            violations.append("\(later.count) commit(s) \(acknowledgedAfterFailure) (\(failed.kind) of \(failed.path ?? "?")): "
                 + ids.prefix(5).joined(separator: ", "))
         }
         return violations

@@ -36,7 +36,7 @@ public struct PowerLossScenario: StressScenarioDriver {
             let writerFailure: String? = run.exit == .exited(0) ? nil
                 : "traced writer ended with \(run.exit): \(QuotedInput.clip(run.errorOutput))"
             let trace = try run.trace()
-            let builder = CrashStateBuilder(trace: trace)
+            let builder = CrashStateBuilder(trace: trace, fileSystem: context.fileSystem)
             let points = Self.choosePoints(builder.crashPoints(randomBetweenAcks: 1, seed: random.next()),
                                            states: budget.states, random: &random)
             var seen: Set<UInt64> = []

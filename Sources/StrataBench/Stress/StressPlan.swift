@@ -22,6 +22,8 @@ public struct StressOptions: Sendable, Equatable {
     public var writers: Int?
     public var batchSize: Int?
     public var seed: UInt64?
+    /// `--fs-model`: posix (default) or ext4.
+    public var fileSystem: String?
 
     public init() {}
 
@@ -48,6 +50,8 @@ public struct StressPlan: Sendable, Equatable {
     public var skipped: [String] = []
     public var budget: StressBudget
     public var seed: UInt64
+    /// The file system whose rules build the crash states.
+    public var fileSystem: CrashFileSystem = .posix
 
     public static func make(_ options: StressOptions) throws -> StressPlan {
         func fail(_ message: String) -> BenchError { BenchError(.invalidOption, message) }
@@ -105,6 +109,7 @@ public struct StressPlan: Sendable, Equatable {
         }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64(Int64.max))
         var plan = StressPlan(skipped: skipped, budget: StressBudget(rounds: rounds, states: states, duration: duration), seed: seed)
+        if let model = options.fileSystem { plan.fileSystem = try Choice.parse(model, flag: "--fs-model", as: CrashFileSystem.self) }
         for scenario in scenarios {
             for engine in engines {
                 for durability in durabilities {

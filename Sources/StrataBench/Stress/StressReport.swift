@@ -11,7 +11,7 @@ public enum StressReport {
         "timestamp", "host", "git_rev", "build", "scenario", "engine", "durability", "encryption", "strategy", "writers",
         "batch_size", "seed", "rounds", "states", "acknowledged", "present", "lost", "half_applied", "corrupt",
         "typed_errors", "crashes", "hangs", "writer_failures", "trends", "recovery_p50_ms", "recovery_p99_ms", "verdict", "promise",
-        "reproducers", "note",
+        "reproducers", "note", "fs_model",
     ]
 
     public static func csv(_ rows: [StressRow], machine: MachineInfo, timestamp: String) -> String {
@@ -33,6 +33,7 @@ public enum StressReport {
                 "verdict": row.verdict.rawValue, "promise": row.promise,
                 "reproducers": row.reproducers.map(\.directory).joined(separator: ";"),
                 "note": row.findings.prefix(5).joined(separator: " | "),
+                "fs_model": row.fileSystem?.rawValue ?? "",
             ]
         })
     }

@@ -23,6 +23,8 @@ public struct StressRow: Sendable {
     /// Kept reproducers, each with its replay command.
     public var reproducers: [(directory: String, replay: String)]
     public var findings: [String]
+    /// The file system the crash states were built on (power-loss, io-error); nil for the others.
+    public var fileSystem: CrashFileSystem? = nil
     /// Soak's samples, for the timeline CSV.
     public var timeline: [SoakSample] = []
 
@@ -101,7 +103,7 @@ public struct StressRunner: Sendable {
             throw BenchError(.unsupported, "--scenario \(item.scenario.rawValue): not implemented in this build")
         }
         let context = StressContext(executable: executable, directory: directory, environment: environment,
-                                    checkTimeout: checkTimeout, note: note, stop: stop)
+                                    checkTimeout: checkTimeout, note: note, stop: stop, fileSystem: plan.fileSystem)
         let results = try driver.run(item.stressCase, budget: plan.budget, seed: item.seed, context: context)
         guard let promise = DurabilityPromise.of(item.stressCase.engine, item.stressCase.durability) else {
             throw BenchError(.unsupported, "\(item.stressCase.label): no durability promise to judge against")
@@ -112,6 +114,7 @@ public struct StressRunner: Sendable {
                             rounds: Set(results.map(\.round)).count, states: results.count, counts: StressCounts(),
                             recoveryMs: [], verdict: .pass, promise: "\(item.scenario.threat.rawValue): \(guarantee.summary)",
                             reproducers: [], findings: [])
+        if item.scenario == .powerLoss || item.scenario == .ioError { row.fileSystem = plan.fileSystem }
         for result in results {
             var stateGuarantee = result.threat == .powerLoss ? powerLossGuarantee : guarantee
             if result.documentedLoss != nil { stateGuarantee.keepsAcknowledged = false }
@@ -177,7 +180,8 @@ public struct StressRunner: Sendable {
             }
             try? "\(id)\n".write(toFile: (kept as NSString).appendingPathComponent("state-id"), atomically: true, encoding: .utf8)
             return (kept, CrashStateReplay.command(stressCase, trace: keptTrace, state: id,
-                                                   out: (kept as NSString).appendingPathComponent("replayed")))
+                                                   out: (kept as NSString).appendingPathComponent("replayed"),
+                                                   fileSystem: plan.fileSystem))
         }
         return (kept, CheckerChild.replayCommand(stressCase, directory: store))
     }

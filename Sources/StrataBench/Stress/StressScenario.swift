@@ -122,15 +122,19 @@ public struct StressContext: Sendable {
     public var note: @Sendable (String) -> Void
     /// Polled between rounds: once requested, return the rounds finished so far.
     public var stop: StopRequest?
+    /// The file system whose rules build crash states (power-loss, io-error).
+    public var fileSystem: CrashFileSystem
 
     public init(executable: String, directory: String, environment: [String: String] = [:], checkTimeout: Double = 60,
-                note: @escaping @Sendable (String) -> Void = { _ in }, stop: StopRequest? = nil) {
+                note: @escaping @Sendable (String) -> Void = { _ in }, stop: StopRequest? = nil,
+                fileSystem: CrashFileSystem = .posix) {
         self.executable = executable
         self.directory = directory
         self.environment = environment
         self.checkTimeout = checkTimeout
         self.note = note
         self.stop = stop
+        self.fileSystem = fileSystem
     }
 }
 

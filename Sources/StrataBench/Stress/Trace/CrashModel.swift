@@ -12,9 +12,12 @@
 //   file system commits its metadata: a created file may be absent, a renamed one under its old
 //   or its new name.
 // - Failed operations did nothing. Files the writer found in place (snapshot records) are durable.
+// - On `CrashFileSystem.ext4`, a flush that commits ext4's journal also makes every pending name
+//   change durable, in order (CrashFileSystem.swift says when it commits it).
 
 struct CrashModel: Sendable {
     let trace: IOTrace
+    let fileSystem: CrashFileSystem
     /// Records 0..<position have been replayed.
     private(set) var position = 0
     /// Durable contents per file id.
@@ -27,7 +30,10 @@ struct CrashModel: Sendable {
     private(set) var pendingNames: [PendingName] = []
     private var directories: Set<UInt32> = []
 
-    init(trace: IOTrace) { self.trace = trace }
+    init(trace: IOTrace, fileSystem: CrashFileSystem = .posix) {
+        self.trace = trace
+        self.fileSystem = fileSystem
+    }
 
     /// Replays records up to (not including) `k`; `k` only grows.
     mutating func advance(to k: Int) {
@@ -72,6 +78,7 @@ struct CrashModel: Sendable {
             if directories.contains(r.file) {
                 if let path = r.path { flushDirectory(path) }
             } else {
+                if fileSystem == .ext4 && (r.kind == .fsync || commitsJournalOnDataSync(r.file)) { commitAllNames() }
                 flush(r.file, through: pending.count)
             }
         case .msync:
@@ -101,6 +108,33 @@ struct CrashModel: Sendable {
             if i < end && change.file == file { change.apply(to: &durable[file, default: []]) } else { kept.append(change) }
         }
         pending = kept
+    }
+
+    /// ext4's fdatasync commits the journal when the file's data depends on a metadata change:
+    /// its creation is still pending, or a pending change gives it a new size.
+    private func commitsJournalOnDataSync(_ file: UInt32) -> Bool {
+        if pendingNames.contains(where: { if case .create(_, let created) = $0.change { return created == file } else { return false } }) {
+            return true
+        }
+        var size = durable[file]?.count ?? 0
+        for change in pending where change.file == file {
+            switch change.change {
+            case .write(let offset, let bytes):
+                if offset + bytes.count > size { return true }
+            case .resize(let length):
+                if length != size { return true }
+                size = length
+            case .allocate(let offset, let length, _, let keepSize):
+                if !keepSize && offset + length > size { return true }
+            }
+        }
+        return false
+    }
+
+    /// Every pending name change becomes durable, in order (a journal commit).
+    private mutating func commitAllNames() {
+        for name in pendingNames { name.apply(to: &names) }
+        pendingNames = []
     }
 
     private mutating func flushDirectory(_ path: String) {

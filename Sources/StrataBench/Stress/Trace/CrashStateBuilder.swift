@@ -6,8 +6,13 @@
 /// Builds crash states from one trace. Every state is reproducible from (trace, `CrashStateID`).
 public struct CrashStateBuilder: Sendable {
     public let trace: IOTrace
+    /// Whose rules decide when a name is durable (the same trace gives other states on another).
+    public let fileSystem: CrashFileSystem
 
-    public init(trace: IOTrace) { self.trace = trace }
+    public init(trace: IOTrace, fileSystem: CrashFileSystem = .posix) {
+        self.trace = trace
+        self.fileSystem = fileSystem
+    }
 
     /// The acknowledgements sent before crash point `k`, in order.
     public func acknowledgements(before k: Int) -> [[UInt8]] { trace.acknowledgements(before: k) }
@@ -33,7 +38,7 @@ public struct CrashStateBuilder: Sendable {
     /// Up to `budget` distinct states at crash point `k`: all pending dropped, all kept, then
     /// random mixes (seeds drawn from `seed` and `k`).
     public func states(at k: Int, budget: Int, seed: UInt64) -> [CrashState] {
-        var model = CrashModel(trace: trace)
+        var model = CrashModel(trace: trace, fileSystem: fileSystem)
         model.advance(to: k)
         return Self.variants(model, at: k, budget: budget, seed: seed)
     }
@@ -42,7 +47,7 @@ public struct CrashStateBuilder: Sendable {
     /// state in turn (nothing is kept in memory after it returns).
     public func forEachState(at points: [Int], budget: Int, seed: UInt64,
                              _ body: (CrashState) throws(BenchError) -> Void) throws(BenchError) {
-        var model = CrashModel(trace: trace)
+        var model = CrashModel(trace: trace, fileSystem: fileSystem)
         for k in points.sorted() {
             model.advance(to: k)
             for state in Self.variants(model, at: k, budget: budget, seed: seed) { try body(state) }
@@ -51,7 +56,7 @@ public struct CrashStateBuilder: Sendable {
 
     /// Rebuilds one state from its id.
     public func state(_ id: CrashStateID) -> CrashState {
-        var model = CrashModel(trace: trace)
+        var model = CrashModel(trace: trace, fileSystem: fileSystem)
         model.advance(to: id.crashPoint)
         return Self.build(model, id: id)
     }
