@@ -151,16 +151,14 @@ struct Stress: AsyncParsableCommand {
     }
 }
 
-/// The engine, durability and encryption flags both children take.
-struct StressStoreFlags: ParsableArguments {
+/// The engine, durability and encryption flags the children and stress-replay take.
+struct StressEngineFlags: ParsableArguments {
     @Option(help: "strata, sqlite, lmdb or sqlcipher.")
     var engine: String
     @Option(help: "full or unsafe.")
     var durability: String
     @Option(help: "off or on (the fixed stress key).")
     var encryption: String = "off"
-    @Option(help: ArgumentHelp("The store's directory.", valueName: "dir"))
-    var dir: String
 
     func parsed() throws -> (EngineKind, Durability, EncryptionSetting) {
         (try Choice.parse(engine, flag: "--engine", as: EngineKind.self),
@@ -174,7 +172,9 @@ struct StressWriterCommand: ParsableCommand {
         commandName: "stress-writer", abstract: "Child of `stress`: commit readings, report each on the ack pipe.",
         shouldDisplay: false)
 
-    @OptionGroup var store: StressStoreFlags
+    @OptionGroup var store: StressEngineFlags
+    @Option(help: ArgumentHelp("The store's directory.", valueName: "dir"))
+    var dir: String
     @Option var strategy: String = StrategyKind.dedicated.rawValue
     @Option(parsing: .unconditional) var writers: String = "1"
     @Option(parsing: .unconditional) var batchSize: String = "1"
@@ -200,7 +200,7 @@ struct StressWriterCommand: ParsableCommand {
                 throw BenchError(.invalidOption, "--ack-fd \(ackFd): not an open descriptor")
             }
             options = StressWriterOptions(stressCase: stressCase, commits: try NumericFlag.integer(commits, flag: "--commits"),
-                                          directory: store.dir, ackDescriptor: Int32(descriptor))
+                                          directory: dir, ackDescriptor: Int32(descriptor))
             for (flag, prefix) in [("--tx-prefix", txPrefix), ("--sensor-prefix", sensorPrefix)] where !prefix.isEmpty && !AckLog.isName(prefix) {
                 throw BenchError(.invalidOption, "\(flag) \(QuotedInput.clip(prefix)): only letters, digits, '_', '.', '-'")
             }
@@ -228,7 +228,9 @@ struct StressCheckCommand: ParsableCommand {
         abstract: "Open a store as its engine recovers it, read it fully, run its integrity check; print one JSON object (exit 0 intact, 1 not).",
         shouldDisplay: false)
 
-    @OptionGroup var store: StressStoreFlags
+    @OptionGroup var store: StressEngineFlags
+    @Option(help: ArgumentHelp("The store's directory.", valueName: "dir"))
+    var dir: String
 
     func run() throws {
         let (engine, durability, encryption): (EngineKind, Durability, EncryptionSetting)
@@ -238,11 +240,11 @@ struct StressCheckCommand: ParsableCommand {
             note("error: \(error.message)")
             throw ExitCode(64)
         }
-        guard FileManager.default.fileExists(atPath: store.dir) else {
-            note("error: --dir \(store.dir): no such directory")
+        guard FileManager.default.fileExists(atPath: dir) else {
+            note("error: --dir \(dir): no such directory")
             throw ExitCode(64)
         }
-        let report = StressChecker.check(engine: engine, durability: durability, encryption: encryption, directory: store.dir)
+        let report = StressChecker.check(engine: engine, durability: durability, encryption: encryption, directory: dir)
         print(report.json())
         if report.error != nil || !report.problems.isEmpty { throw ExitCode(1) }
     }
@@ -258,12 +260,7 @@ struct StressReplayCommand: ParsableCommand {
     var trace: String
     @Option(help: ArgumentHelp("The crash state's id, e.g. k=120:dropped or k=120:seed=0x1f3a.", valueName: "id"))
     var state: String
-    @Option(help: "strata, sqlite, lmdb or sqlcipher.")
-    var engine: String
-    @Option(help: "full or unsafe.")
-    var durability: String
-    @Option(help: "off or on (the fixed stress key).")
-    var encryption: String = "off"
+    @OptionGroup var store: StressEngineFlags
     @Option(name: .customLong("fs-model"), help: "posix or ext4: the file system the run built its states on.")
     var fileSystem: String = CrashFileSystem.posix.rawValue
     @Option(help: ArgumentHelp("An empty (or absent) directory for the rebuilt store.", valueName: "dir"))
@@ -275,9 +272,7 @@ struct StressReplayCommand: ParsableCommand {
         let parsed: (EngineKind, Durability, EncryptionSetting)
         let model: CrashFileSystem
         do {
-            parsed = (try Choice.parse(engine, flag: "--engine", as: EngineKind.self),
-                      try Choice.parse(durability, flag: "--durability", as: Durability.self),
-                      try Choice.parse(encryption, flag: "--encryption", as: EncryptionSetting.self))
+            parsed = try store.parsed()
             model = try Choice.parse(fileSystem, flag: "--fs-model", as: CrashFileSystem.self)
         } catch let error as BenchError {
             note("error: \(error.message)")

@@ -116,6 +116,20 @@ struct StressJudgeTests {
         #expect(hung.verdict == .fail)
     }
 
+    /// An engine that documents it may corrupt its store (no flushes) may kill its reader on one:
+    /// counted and documented. A hang stays a failure, and so does a crash where the promise says
+    /// the store stays intact or atomic.
+    @Test func aCheckerCrashIsDocumentedOnlyWhereTheEngineMayCorruptItsStore() {
+        let crashed = StressJudge.judge(Self.log(acked: 2), .crashed(signal: 7), guarantee: StressGuarantee(keepsAcknowledged: false, staysIntact: false, atomic: false))
+        #expect(crashed.counts.crashes == 1)
+        #expect(crashed.verdict == .documentedLoss)
+        #expect(crashed.findings.first?.hasSuffix("(documented)") == true)
+        let hung = StressJudge.judge(Self.log(acked: 2), .hung(seconds: 60), guarantee: StressGuarantee(keepsAcknowledged: false, staysIntact: false, atomic: false))
+        #expect(hung.verdict == .fail)
+        let refuses = StressGuarantee(keepsAcknowledged: false, staysIntact: false, atomic: true)
+        #expect(StressJudge.judge(Self.log(acked: 2), .crashed(signal: 7), guarantee: refuses).verdict == .fail)
+    }
+
     @Test func everyEnginePromisesAgainstProcessDeathAtEveryStressedDurability() throws {
         // The reference engine keeps nothing past its process and promises nothing (never stressed).
         #expect(Engines.adapter(.reference)?.promises.isEmpty == true)
