@@ -54,10 +54,14 @@ let package = Package(
             name: "Strata",
             dependencies: ["StrataStorage", "CStrataThreadLocal"]
         ),
+        // The revision a binary is built from (written at build time by the BuildRevision plugin).
+        .target(name: "StrataBuildRevision", plugins: ["BuildRevision"]),
+        .plugin(name: "BuildRevision", capability: .buildTool()),
         .target(
             name: "StrataBench",
             dependencies: [
                 "Strata",
+                "StrataBuildRevision",
                 "CStrataBenchCounters",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -81,6 +85,7 @@ let package = Package(
             dependencies: [
                 "StrataTool",
                 "Strata",
+                "StrataBuildRevision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -139,6 +144,7 @@ let package = Package(
         .testTarget(name: "StrataFuzzTests", dependencies: ["StrataFuzz"]),
         .testTarget(name: "StrataBenchTests", dependencies: [
             "StrataBench",
+            "StrataBuildRevision",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),

@@ -13,12 +13,15 @@ import Glibc
 #endif
 import Strata
 import StrataTool
+import StrataBuildRevision
 
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Look inside, check, export, compact and copy Strata files (no model classes needed: the schema is in the file).",
+        // The release, the revision the binary was built from, and the formats it writes.
+        version: "strata \(StrataVersion.release) (revision \(BuildRevision.current); storage format \(StrataVersion.storageFormat), object format \(StrataVersion.objectFormat))",
         subcommands: [Info.self, Schema.self, Verify.self, Stat.self, Export.self, Import.self, Compact.self, Copy.self])
 }
 

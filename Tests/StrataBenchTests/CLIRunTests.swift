@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import Strata
 import StrataBench
+import StrataBuildRevision
 
 private func scratch() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-cli-\(UUID())").path
@@ -219,11 +221,40 @@ struct CLIRunTests {
     @Test func versionAndHelpSpeakPlainly() throws {
         let version = try CLI.run(["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("strata-bench: "), "\(version.stdout)")
+        #expect(version.stdout.hasPrefix("strata-bench \(StrataVersion.release) (revision "), "\(version.stdout)")
         let help = try CLI.run(["baseline", "--help"])
         #expect(help.stdout.contains("<run.csv>"), "\(help.stdout)")
         #expect(help.stdout.contains("--force"))
         #expect(!help.stdout.contains("run-cs-vs"))
+    }
+
+    /// The revision is the one the binary was built from, wherever it runs: from inside another
+    /// git repository, `--version` and a run's git_rev still name this build, never that
+    /// repository's revision.
+    @Test func versionAndGitRevNameTheBuildNotTheWorkingDirectory() throws {
+        let dir = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let git = { (arguments: [String]) throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try git(["init", "-q"]) == 0)
+        try "x".write(toFile: dir + "/f", atomically: true, encoding: .utf8)
+        #expect(try git(["add", "f"]) == 0 && git(["commit", "-q", "-m", "other"]) == 0)
+        let version = try CLI.run(["--version"], in: dir)
+        #expect(version.stdout.contains("(revision \(BuildRevision.current),"), "\(version.stdout)")
+        let run = try CLI.run(["run", "--workload", "sensors", "--engine", "strata", "--strategy", "dedicated", "--readings", "10",
+                               "--durability", "unsafe", "--out", "run.csv", "--dir", dir, "--quiet", "--no-history"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        let table = try CSVReader.parse(String(contentsOfFile: dir + "/run.csv", encoding: .utf8))
+        let column = try #require(table.header.firstIndex(of: "git_rev"))
+        #expect(!table.rows.isEmpty && table.rows.allSatisfy { $0[column] == BuildRevision.current }, "\(table.rows.map { $0[column] })")
     }
 
     @Test func quietRunsPrintNothingButTheTableAndItsMeaning() throws {

@@ -147,3 +147,28 @@ struct InspectionTests {
         #expect(try file.storage(patience: 0.3).accounting.balances)
     }
 }
+
+/// The release and the formats a build writes, as a program sees them and as the file says.
+@Suite("versions")
+struct VersionTests {
+    @Test func theFormatConstantsAreWhatANewFileRecords() throws {
+        let dir = toolTestDirectory()
+        try ToolFixture.write(dir + "/f.realm")
+        let file = try StrataFile(path: dir + "/f.realm")
+        #expect(file.objectFormatVersion == StrataVersion.objectFormat)
+        #expect(StrataVersion.readableObjectFormats.contains(StrataVersion.objectFormat))
+        let info = try StrataCLI.run(["info", dir + "/f.realm", "--format", "json"])
+        #expect(info.status == 0, "\(info.stderr)")
+        #expect(info.stdout.contains("\"pageFileFormat\": \(StrataVersion.storageFormat)")
+                || info.stdout.contains("\"pageFileFormat\":\(StrataVersion.storageFormat)"), "\(info.stdout)")
+    }
+
+    @Test func theToolNamesItsReleaseRevisionAndFormats() throws {
+        let run = try StrataCLI.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("strata \(StrataVersion.release) (revision "), "\(run.stdout)")
+        #expect(run.stdout.contains("storage format \(StrataVersion.storageFormat), object format \(StrataVersion.objectFormat)"))
+        let parts = StrataVersion.release.split(separator: ".")
+        #expect(parts.count == 3 && parts.allSatisfy { Int($0) != nil }, "semantic version: \(StrataVersion.release)")
+    }
+}

@@ -8,6 +8,8 @@
 // kernel release; the parts themselves are columns too (cpu_model, cores, memory_bytes, kernel).
 
 import Foundation
+import Strata
+import StrataBuildRevision
 
 public struct MachineInfo: Sendable, Equatable {
     /// Host name and hardware fingerprint, `name/xxxxxxxx`.
@@ -34,8 +36,8 @@ public struct MachineInfo: Sendable, Equatable {
         self.gitRevision = gitRevision
     }
 
-    /// Reads the current machine. `gitDirectory` is where `git rev-parse` runs (the checkout).
-    public static func current(gitDirectory: String = FileManager.default.currentDirectoryPath) -> MachineInfo {
+    /// Reads the current machine; `gitRevision` is the revision this binary was built from.
+    public static func current() -> MachineInfo {
         let cpu = cpuModelName()
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let memory = ProcessInfo.processInfo.physicalMemory
@@ -43,7 +45,7 @@ public struct MachineInfo: Sendable, Equatable {
         var info = MachineInfo(host: identity(hostName: ProcessInfo.processInfo.hostName, cpuModel: cpu, cores: cores,
                                               memoryBytes: memory, kernel: kernel),
                                cpuModel: cpu, cores: cores, os: osName(), swiftVersion: compilerVersion,
-                               build: buildConfiguration, gitRevision: gitRevision(in: gitDirectory))
+                               build: buildConfiguration, gitRevision: BuildRevision.current)
         info.memoryBytes = memory
         info.kernel = kernel
         return info
@@ -62,10 +64,10 @@ public struct MachineInfo: Sendable, Equatable {
         return name + "/" + String(format: "%08x", UInt32(truncatingIfNeeded: hash ^ (hash >> 32)))
     }
 
-    /// What `strata-bench --version` prints: the build, the compiler and the checkout it runs in
-    /// (the revision every row of a run records as git_rev).
-    public static func versionLine(gitDirectory: String = FileManager.default.currentDirectoryPath) -> String {
-        "strata-bench: \(buildConfiguration) build, Swift \(compilerVersion), checkout \(gitRevision(in: gitDirectory))"
+    /// What `strata-bench --version` prints: the release, the revision the binary was built from
+    /// (the one every row of a run records as git_rev), the build and the compiler.
+    public static func versionLine() -> String {
+        "strata-bench \(StrataVersion.release) (revision \(BuildRevision.current), \(buildConfiguration) build, Swift \(compilerVersion))"
     }
 
     public static var buildConfiguration: String {
@@ -118,23 +120,4 @@ public struct MachineInfo: Sendable, Equatable {
         }
     }
 
-    /// `git describe --always --dirty --abbrev=12` of the checkout, or "unknown" outside one.
-    static func gitRevision(in directory: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", directory, "describe", "--always", "--dirty", "--abbrev=12"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            return process.terminationStatus == 0 && !text.isEmpty ? text : "unknown"
-        } catch {
-            return "unknown"
-        }
-    }
 }
