@@ -4,7 +4,8 @@
 //
 // Invariants:
 // - `snap` always describes the version the core reads: the write transaction's when a write is
-//   open, otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite).
+//   open, otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite,
+//   and at the end of opening; a ThreadSafeReference resolved while none is open supplies it).
 // - Whatever is valid for one snapshot only is forgotten in one place, `snapshotMoved()`, called
 //   wherever the version moves or a write begins or ends: the open collections
 //   (CollectionCache.swift), the class-to-table bindings (AddPathCache.swift), and, through
