@@ -1,5 +1,5 @@
 // ThreadSafeReference to lists, sets, maps and realms: resolved on another thread as the same
-// stored collection (at the resolving realm's newest version), once; nil when the owner is gone.
+// stored collection (at the version the resolving realm reads), once; nil when the owner is gone.
 import Foundation
 import Strata
 import StrataTestSupport
@@ -21,15 +21,18 @@ struct ThreadSafeCollectionReferenceTests {
         tim.tags.append(objectsIn: ["a", "b"])
         try realm.write { realm.add(tim) }
         let reference = ThreadSafeReference(to: tim.tags)
-        // A commit made after the reference: the resolving realm reads its newest version.
+        // A commit made after the reference: a realm that reads nothing yet resolves at the
+        // reference's version, and sees the commit once it refreshes (or writes).
         try realm.write { tim.tags.append("c") }
-        let seen = LockedBox<[String]?>(nil)
+        let seen = LockedBox<[[String]]>([])
         try runOnNewThread {
             guard let other = try? Realm(configuration: config), let tags = other.resolve(reference) else { return }
-            seen.set(Array(tags))
+            let before = Array(tags)
+            other.refresh()
+            seen.set([before, Array(tags)])
             try? other.write { tags.append("from the other thread") }
         }
-        #expect(seen.get() == ["a", "b", "c"])
+        #expect(seen.get() == [["a", "b"], ["a", "b", "c"]])
         #expect(reference.isInvalidated)
         realm.refresh()
         #expect(Array(tim.tags) == ["a", "b", "c", "from the other thread"])
@@ -63,6 +66,9 @@ struct ThreadSafeCollectionReferenceTests {
         let resolved = LockedBox(true)
         try runOnNewThread {
             guard let other = try? Realm(configuration: config) else { return }
+            // Read first: a realm that reads nothing yet resolves at the reference's version,
+            // where the object still exists; this one reads the version that deleted it.
+            _ = other.objects(Person.self).count
             resolved.set(other.resolve(reference) != nil)
         }
         #expect(resolved.get() == false)
@@ -112,8 +118,15 @@ struct ThreadSafeWrapperTests {
         #expect(seen.get() == ["Rex", "rex", "Rex"])
         try realm.write { realm.delete(rex) }
         let afterDelete = LockedBox<Bool>(true)
-        // Read twice: a deleted value stays nil (its spent reference is not resolved again).
-        try runOnNewThread { afterDelete.set(holder.dog != nil || holder.dog != nil) }
+        // Read twice: a deleted value stays nil (its spent reference is not resolved again). The
+        // thread's realm reads the newest version first: one that reads nothing yet would resolve
+        // at the version of the reference the last read left, where Rex still exists.
+        let configuration = config
+        try runOnNewThread {
+            let current = try? Realm(configuration: configuration)
+            _ = current?.objects(Dog.self).count
+            afterDelete.set(holder.dog != nil || holder.dog != nil)
+        }
         #expect(afterDelete.get() == false)
         holder.dog = nil
         #expect(holder.dog == nil && holder.dogs?.count == 0)

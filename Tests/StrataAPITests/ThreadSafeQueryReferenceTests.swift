@@ -1,5 +1,5 @@
 // ThreadSafeReference and @ThreadSafe to Results, LinkingObjects and AnyRealmCollection: resolved
-// on another thread as the same query (or the same object's links) at that realm's newest version.
+// on another thread as the same query (or the same object's links) at the version that realm reads.
 import Foundation
 import Strata
 import StrataTestSupport
@@ -31,7 +31,8 @@ struct ThreadSafeQueryReferenceTests {
         let (config, realm, _) = try filledRealm()
         let adults = realm.objects(Dog.self).filter("age > 2").sorted(byKeyPath: "name")
         let reference = ThreadSafeReference(to: adults)
-        // Committed after the reference was made: the resolved results see it.
+        // Committed after the reference was made: the resolved results see it once their realm
+        // refreshes (it resolves at the reference's version, as it read nothing before).
         try realm.write {
             let dog = Dog()
             dog.id = "Cy"
@@ -39,12 +40,14 @@ struct ThreadSafeQueryReferenceTests {
             dog.age = 5
             realm.add(dog)
         }
-        let seen = LockedBox<[String]?>(nil)
+        let seen = LockedBox<[[String]]>([])
         try runOnNewThread {
             guard let other = try? Realm(configuration: config), let dogs = other.resolve(reference) else { return }
-            seen.set(dogs.map(\.name))
+            let before = Array(dogs.map(\.name))
+            other.refresh()
+            seen.set([before, Array(dogs.map(\.name))])
         }
-        #expect(seen.get() == ["Ace", "Cy", "Rex"])
+        #expect(seen.get() == [["Ace", "Rex"], ["Ace", "Cy", "Rex"]])
         #expect(reference.isInvalidated)
     }
 
@@ -68,6 +71,9 @@ struct ThreadSafeQueryReferenceTests {
         let resolved = LockedBox(true)
         try runOnNewThread {
             guard let other = try? Realm(configuration: config) else { return }
+            // Read first: a realm that reads nothing yet resolves at the reference's version,
+            // where the object still exists; this one reads the version that deleted it.
+            _ = other.objects(Person.self).count
             resolved.set(other.resolve(pets) != nil)
         }
         #expect(resolved.get() == false)

@@ -4,7 +4,8 @@
 //
 // Invariants:
 // - `snap` always describes the version the core reads: the write transaction's when a write is
-//   open, otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite).
+//   open, otherwise `readTxn`'s (which is begun lazily and ended by refresh/invalidate/beginWrite,
+//   and at the end of opening; a ThreadSafeReference resolved while none is open supplies it).
 // - Whatever is valid for one snapshot only is forgotten in one place, `snapshotMoved()`, called
 //   wherever the version moves or a write begins or ends: the open collections
 //   (CollectionCache.swift), the class-to-table bindings (AddPathCache.swift), and, through
@@ -139,6 +140,10 @@ final class RealmCore {
         // Dense `writeCopy` and `verify()` find the trees through the object layer's relocation.
         handle.file.setRelocator(ObjectRelocation())
         try openSchema()
+        // Reading begins at the first use, as in RealmSwift for a file open elsewhere: a
+        // ThreadSafeReference resolved first sets the version this realm reads (`adoptRead`).
+        readTxn?.end()
+        readTxn = nil
         Logger.log(.detail, "DB: opened \(fileIdentity) (schema version \(snap.schemaVersion), \(snap.schemas.count) classes)")
         Logger.log(.trace, "DB: \(fileIdentity) reads version \(snap.version)")
     }
@@ -279,6 +284,12 @@ final class RealmCore {
             snap.tableByName = [:]
             for (table, schema) in schemas.enumerated() { snap.tableByName[schema.className] = table }
             // Bindings of already-checked classes stay valid: a table's schema never changes.
+            // Tables past `count` were added after this version (a realm that adopted an older
+            // reference's version): their bindings go.
+            if count < snap.infos.count {
+                snap.infos.removeLast(snap.infos.count - count)
+                snap.tableByClass = snap.tableByClass.filter { $0.value < count }
+            }
             snap.infos += [ClassInfo?](repeating: nil, count: max(0, count - snap.infos.count))
             // A bound class names its properties, whatever names the file stores them under.
             for (table, info) in snap.infos.enumerated() where table < count {
@@ -300,6 +311,39 @@ final class RealmCore {
         _ = try beginSnapshot()
         return snap.version != oldVersion
     }
+
+    /// Begins reading `reading`'s version, which may be older than the newest: for a core that is
+    /// not reading (`readTxn` nil, no write open), resolving a ThreadSafeReference. Takes over
+    /// `reading`; the core reads its version until `refresh()`, a write, or autorefresh.
+    func adoptRead(_ reading: ReadTransaction) throws(Realm.Error) {
+        guard readTxn == nil, !write.isOpen, !isFrozen else {
+            reading.end()
+            return
+        }
+        readTxn = reading
+        do {
+            try load(roots: reading.roots, version: reading.version, pages: reading)
+        } catch {
+            readTxn = nil
+            reading.end()
+            snapValid = false
+            throw error
+        }
+    }
+
+    /// A second pin of the version this core reads, for a ThreadSafeReference made outside a
+    /// write (it begins reading when it did not yet); nil inside a write, whose version is not
+    /// committed yet.
+    func pinForHandover() throws(Realm.Error) -> ReadTransaction? {
+        guard !write.isOpen else { return nil }
+        _ = try pages()
+        guard let readTxn else { return nil }
+        return try Realm.Error.wrap { try readTxn.duplicate() }
+    }
+
+    /// Whether the core reads a version now (a read or a write is open): false from opening, or
+    /// from `invalidate()`, until the first use.
+    var isReading: Bool { write.isOpen || readTxn != nil }
 
     /// Releases the snapshot and invalidates every object and collection read so far; the next
     /// access begins a new snapshot.

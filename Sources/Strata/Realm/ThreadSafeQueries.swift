@@ -1,6 +1,7 @@
 // `ThreadSafeReference` and `@ThreadSafe` for `Results`, `LinkingObjects` and
 // `AnyRealmCollection`, as RealmSwift has them: resolved on another thread, they are the same
-// query (or the same object's links) in that thread's realm, at its newest version.
+// query (or the same object's links) in that thread's realm, at the version it reads once the
+// reference is resolved (ThreadSafeReference.swift).
 //
 // Invariants:
 // - Results of objects carry their class and query parts, which name no realm (a query drawn

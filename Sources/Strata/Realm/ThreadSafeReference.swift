@@ -1,12 +1,16 @@
 // ThreadSafeReference: hands a managed object, list, set or map — or a realm — to another thread.
 //
 // Invariants:
-// - The reference pins the version it was made at (it holds a read transaction) until resolved
-//   or deallocated, as Realm documents: an unresolved reference keeps that version's pages.
+// - The reference pins the version it was made at (it holds a read transaction of exactly that
+//   version) until resolved or deallocated, as Realm documents: an unresolved reference keeps
+//   that version's pages.
 // - It is made only from a managed, valid value, and resolves at most once: anything else is a
 //   misuse that stops with a `Strata:` message, as Realm raises. Resolving finds the object, or the
-//   collection's owner, by its key in the version the target realm reads, after moving it to the
-//   newest when it read an older version than the reference's (nil when it was deleted since).
+//   collection's owner, by its key in the version the target realm reads (nil when it was deleted
+//   there). That version is, as in Realm: the reference's, when the target reads nothing yet (just
+//   opened, or invalidated; it takes over the pin and stays there until refreshed); the newest,
+//   when it read an older version than the reference's, or the reference was made in a write; and
+//   otherwise the one it reads already.
 //   Table and column numbers are the same in every realm of one file (tables are only ever
 //   appended), so a collection is found again by (table, column, owner key).
 import Synchronization
@@ -91,18 +95,23 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
             Stop.now("Strata: objectInvalidated: cannot make a ThreadSafeReference to an invalidated \(Confined.self)")
         }
         handover = _Handover(place: made.place, identity: made.identity, core: nil)
-        version = made.core.map { $0.isInWriteTransaction ? $0.snap.version + 1 : $0.snap.version }
-        state = Mutex(State(pin: try? made.core?.file.beginRead(), resolved: false))
+        // Pinned before the version is read: outside a write, the pin is the version the making
+        // realm reads (it begins reading if it did not yet).
+        let pin = try? made.core?.pinForHandover()
+        version = pin?.version ?? made.core.map { $0.isInWriteTransaction ? $0.snap.version + 1 : $0.snap.version }
+        state = Mutex(State(pin: pin, resolved: false))
     }
 
     /// Whether the reference was resolved already (it resolves once).
     public var isInvalidated: Bool { state.withLock { $0.resolved } }
 
-    func take() -> Bool {
+    /// Marks the reference resolved; false when it was already. `pin` receives the pinned
+    /// version's read transaction, which the caller then owns (adopts or ends).
+    func take(pin: inout ReadTransaction?) -> Bool {
         state.withLock { s in
             if s.resolved { return false }
             s.resolved = true
-            s.pin?.end()
+            pin = s.pin
             s.pin = nil
             return true
         }
@@ -112,10 +121,13 @@ public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
 extension Realm {
     /// Returns the value a reference points to, as this realm sees it.
     ///
-    /// A realm that reads a version older than the reference's moves to its newest version first
-    /// (unless a write is open), so the value reflects at least what the reference saw; a realm at
-    /// the reference's version or a newer one stays where it is, as in Realm, so resolving never
-    /// changes what the thread's other objects read.
+    /// As in Realm: a realm that reads nothing yet (opened, or invalidated, and not used since)
+    /// begins reading at the reference's version and stays there until `refresh()`, a write or
+    /// autorefresh, so the value and everything else read from the realm show what the reference
+    /// saw, not what was committed after it. A realm that reads a version older than the
+    /// reference's (or any version, for a reference made inside a write) moves to its newest
+    /// version first, unless a write is open; a realm at the reference's version or a newer one
+    /// stays where it is, so resolving never changes what the thread's other objects read.
     ///
     /// - Parameter reference: a reference made in a realm of the same file.
     /// - Returns: the value, or `nil` when it (or a collection's owner) was deleted since, when the
@@ -126,15 +138,23 @@ extension Realm {
         // Check the thread first so a call from the wrong thread does not consume the reference.
         let handover = reference.handover
         guard core.confinement.isCurrent, handover.identity == core.fileIdentity else { return nil }
-        guard reference.take() else {
+        var pin: ReadTransaction?
+        guard reference.take(pin: &pin) else {
             Stop.now("Strata: invalidState: a ThreadSafeReference resolves once, and this one was resolved already")
         }
-        // A failure to move to the newest version (damage, too many versions) stops, as any read
-        // that cannot throw does: nil would say "deleted".
+        // A failure to move to the version (damage, too many versions) stops, as any read that
+        // cannot throw does: nil would say "deleted".
         do {
-            if !core.isInWriteTransaction {
-                _ = try core.pages()
-                if reference.version.map({ $0 > core.snap.version }) ?? true { _ = try core.refresh() }
+            if let pin, !core.isReading {
+                try core.adoptRead(pin)
+            } else {
+                pin?.end()
+                if !core.isInWriteTransaction {
+                    _ = try core.pages()
+                    if reference.version.map({ $0 > core.snap.version }) ?? true {
+                        _ = try core.refresh()
+                    }
+                }
             }
         } catch {
             core.readFailed(error)

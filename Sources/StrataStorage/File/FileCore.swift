@@ -173,6 +173,14 @@ final class FileCore: @unchecked Sendable {
         }
     }
 
+    /// One more reader of `version`, which a live reader of this process pins already (so no
+    /// writer can have reused its pages).
+    func pinAgain(_ version: UInt64) {
+        lock.withLock {
+            if readers.pin(version) { lockFile?.publish(versions: readers.versions) }
+        }
+    }
+
     func endRead(_ version: UInt64) {
         lock.withLock {
             if readers.unpin(version) { lockFile?.publish(versions: readers.versions) }

@@ -53,6 +53,17 @@ public final class ReadTransaction: PageReading, @unchecked Sendable {
     /// Whether `end()` was called.
     public var isEnded: Bool { ended.load(ordering: .relaxed) }
 
+    /// A second read transaction of this version, pinned and ended on its own: hands the version
+    /// this one reads to another reader without a moment where nothing pins it. Throws `.closed`
+    /// once this one has ended (its version's pages may have been reused).
+    public func duplicate() throws(StorageError) -> ReadTransaction {
+        guard pinned, !isEnded else {
+            throw StorageError(.closed, "read transaction of version \(version) has ended", path: core.path)
+        }
+        core.pinAgain(version)
+        return ReadTransaction(core: core, snapshot: CommittedVersion(version: version, roots: roots, pageCount: pageCount))
+    }
+
     /// Unpins the version. Further reads throw `.closed`. Also done on deinit.
     public func end() {
         if !ended.exchange(true, ordering: .acquiringAndReleasing) && pinned {
