@@ -88,5 +88,5 @@ public struct MetricPolicy: Sendable {
     /// Shown with their ratio, never gated.
     public static let informational = ["commit_max_us", "backlog_max", "cpu_user_s", "cpu_sys_s", "peak_rss_bytes",
                                        "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes",
-                                       "jemalloc_allocated_bytes"]
+                                       "jemalloc_allocated_bytes"] + FloorColumns.all
 }

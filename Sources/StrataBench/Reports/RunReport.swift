@@ -63,7 +63,15 @@ public enum RunReport {
                     num(result.commit?.p99, 1), num(result.endToEnd?.p50, 1), result.backlogMax.map(String.init) ?? "-",
                     mb(result.fileBytesEnd), mb(result.fileBytesPeak), String(result.lost), result.verified ? "yes" : "NO"]
         }
-        return TextTable.render(header: header, rows: rows, rightAligned: Set(6..<17))
+        // The floor's columns only when a durable case measured it: other runs keep their width.
+        guard results.contains(where: { $0.floor != nil }) else {
+            return TextTable.render(header: header, rows: rows, rightAligned: Set(6..<17))
+        }
+        func num(_ value: Double?, _ digits: Int) -> String { value.map { String(format: "%.\(digits)f", $0) } ?? "-" }
+        let withFloor = zip(rows, results).map { row, result in
+            row + [num(result.floor?.inPlaceP50, 1), num(result.commitP50OverFloor, 2)]
+        }
+        return TextTable.render(header: header + ["floor us", "p50/floor"], rows: withFloor, rightAligned: Set(6..<19))
     }
 
     /// The line printed under the table: what its numbers mean (durability, the peer engine,

@@ -24,9 +24,14 @@ public enum SummaryColumns {
         "reader_p50_us", "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes", "pinned_extra_bytes", "engine_settings", "allocator",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cpu_model", "cores", "os", "swift_version", "note",
         "memory_bytes", "kernel", "interrupted", "trim",
-    ] + WorkFigures.columns
+    ] + WorkFigures.columns + FloorColumns.all
 
     public static let all = required + extras
+}
+
+/// The flush floor's columns (`FloorProbe`), last in the file: older files lack them.
+public enum FloorColumns {
+    public static let all = ["floor_us", "floor_append_us", "commit_p50_over_floor"]
 }
 
 /// Everything measured for one case; `row(machine:timestamp:)` renders it.
@@ -71,6 +76,9 @@ public struct CaseResult: Sendable {
     public var timeline: [TimelinePoint]
     /// The work counted over the writing phase (`WorkMeter`), nil when the workload did not meter.
     public var work: WorkFigures?
+    /// The flush floor measured just before a durable (`full`) case (`FloorProbe`); nil for the
+    /// other durabilities, whose commits wait for no flush.
+    public var floor: FloorMeasurement?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -90,6 +98,13 @@ public struct CaseResult: Sendable {
 
     public var readingsPerSecond: Double? { durationSeconds > 0 ? Double(readings) / durationSeconds : nil }
     public var transactionsPerSecond: Double? { durationSeconds > 0 ? Double(transactions) / durationSeconds : nil }
+
+    /// Commit p50 / the in-place floor: 1.0 = a commit costs one 4 KiB write and its flush.
+    /// nil without a floor or a commit latency.
+    public var commitP50OverFloor: Double? {
+        guard let floor, floor.inPlaceP50 > 0, let p50 = commit?.p50 else { return nil }
+        return p50 / floor.inPlaceP50
+    }
 
     /// The CSV row, keyed by column name.
     public func row(machine: MachineInfo, timestamp: String) -> [String: String] {
@@ -145,6 +160,9 @@ public struct CaseResult: Sendable {
         // Set for the whole file by `RunReport.summaryCSV`; a row alone is a finished case.
         row["interrupted"] = "false"
         for column in WorkFigures.columns { row[column] = work?.cells[column] ?? "" }
+        row["floor_us"] = us(floor?.inPlaceP50)
+        row["floor_append_us"] = us(floor?.appendP50)
+        row["commit_p50_over_floor"] = CSVNumber.format(commitP50OverFloor, digits: 3)
         return row
     }
 }

@@ -6,7 +6,9 @@
 // CPU and peak RSS are measured around the case only. Once `stop` is requested no case starts,
 // and the running one is abandoned (an `abandoned` event, no row): `run` returns the rows of the
 // cases that finished. A run is cut short only when a case was abandoned or never started: a stop
-// requested after the last case settled leaves a complete run.
+// requested after the last case settled leaves a complete run. Before each durable (`full`) case
+// a short burst of the flush floor (`FloorProbe`) runs in `runDirectory`, on the file system the
+// case writes to; its medians ride on the case's row.
 
 import Foundation
 
@@ -66,9 +68,12 @@ public struct BenchRunner: Sendable {
             }
             progress?(.caseStarted(index: index, total: cases.count, label: spec.label))
             let caseDirectory = (runDirectory as NSString).appendingPathComponent("case-\(index)")
-            let result: CaseResult
+            var result: CaseResult
             do {
+                // The floor's burst right before the case, so that both see the disk's same moment.
+                let floor = spec.durability == .full ? try FloorProbe.measure(directory: runDirectory) : nil
                 result = try await runCase(spec, directory: caseDirectory)
+                result.floor = floor
             } catch let error as BenchError where error.code == .interrupted {
                 progress?(.abandoned(index: index, total: cases.count, label: spec.label))
                 cutShort = true

@@ -34,7 +34,8 @@ public enum RunHTMLReport {
     public static let tableColumns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption", "durability",
                                       "repetition", "readings", "readings_per_s", "transactions_per_s", "commit_p50_us",
                                       "commit_p99_us", "e2e_p50_us", "file_bytes_end", "file_bytes_peak",
-                                      "file_bytes_compacted", "compact_ms", "lost", "verified"]
+                                      "file_bytes_compacted", "compact_ms", "lost", "verified", "floor_us",
+                                      "commit_p50_over_floor"]
 
     public static func render(_ inputs: Inputs, generated: Date = Date()) throws -> String {
         let table = try CSVReader.read(path: inputs.runPath)
