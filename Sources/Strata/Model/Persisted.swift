@@ -254,6 +254,8 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// Whether the property is declared without `@Persisted` (LegacyDeclarations.swift).
+    var isLegacy: Bool { false }
     /// The Swift type of the property (what a key path to it reads).
     var valueType: Any.Type { Any.self }
     /// Where the ordinal word sits inside the wrapper.
