@@ -177,6 +177,26 @@ struct LegacyDeclarationTests {
         #expect(owner.description.contains("age = 9"))
     }
 
+    @Test func keyPathsNameThem() throws {
+        #expect(_name(for: \KennelOwner.dogs) == "dogs")
+        #expect(_name(for: \KennelOwner.age) == "age")
+        #expect(_name(for: \KennelDog.owners) == "owners")
+        #expect(_name(for: \KennelVisit.stamps) == "stamps")
+        let realm = try Realm(configuration: configuration())
+        try realm.write { realm.add(makeOwner()) }
+        let owner = try #require(realm.objects(KennelOwner.self).first)
+        let changes = FailureBox()
+        let token = owner.observe(keyPaths: [\KennelOwner.age]) { change in
+            if case .change(_, let properties) = change { changes.set(properties.map(\.name).joined(separator: ",")) }
+        }
+        defer { token.invalidate() }
+        try realm.write { owner.name = "Anna" }
+        realm.refresh()
+        try realm.write { owner.age.value = 50 }
+        realm.refresh()
+        #expect(changes.value == "age")
+    }
+
     @Test func mixedModelsKeepBothForms() throws {
         let configuration = configuration([KennelVisit.self, KennelDog.self, KennelOwner.self])
         do {

@@ -256,6 +256,8 @@ class AnyFieldIO {
     var shape: _PropertyShape { _PropertyShape(type: .int) }
     /// Whether the property is declared without `@Persisted` (LegacyDeclarations.swift).
     var isLegacy: Bool { false }
+    /// For such a property, the instance `obj` holds in it (LegacyDeclarations.swift).
+    func legacyIdentity(_ obj: Object) -> AnyObject? { nil }
     /// The Swift type of the property (what a key path to it reads).
     var valueType: Any.Type { Any.self }
     /// Where the ordinal word sits inside the wrapper.

@@ -38,12 +38,16 @@ protocol _LegacyDeclarable: _Persistable {
     func _legacyAssign(_ value: Self)
     /// The property of the linking class, for `LinkingObjects(fromType:property:)`.
     var _legacyOriginProperty: String? { get }
+    /// The instance that stays this property's for the object's life (what a key path to the
+    /// property gives: KeyPathNames.swift).
+    var _legacyIdentity: AnyObject? { get }
     /// The accessor of such a property, at `offset` in the object, stored in `column`.
     static func makeLegacyFieldIO(name: String, offset: Int, column: Int) -> AnyFieldIO
 }
 
 extension _LegacyDeclarable {
     var _legacyOriginProperty: String? { nil }
+    var _legacyIdentity: AnyObject? { self as AnyObject }
     static func makeLegacyFieldIO(name: String, offset: Int, column: Int) -> AnyFieldIO {
         LegacyFieldIO<Self>(name: name, offset: offset, column: column)
     }
@@ -101,6 +105,7 @@ extension LinkingObjects: _LegacyDeclarable {
     }
     func _legacyAssign(_ value: LinkingObjects<Element>) {}
     var _legacyOriginProperty: String? { legacy?.property }
+    var _legacyIdentity: AnyObject? { legacy }
 }
 
 /// Reads and writes a property declared without `@Persisted` inside an object's memory (the
@@ -123,6 +128,7 @@ final class LegacyFieldIO<Value: _LegacyDeclarable>: AnyFieldIO {
     }
 
     override var isLegacy: Bool { true }
+    override func legacyIdentity(_ obj: Object) -> AnyObject? { held(obj)._legacyIdentity }
     override var shape: _PropertyShape { Value._strataShape }
     override var valueType: Any.Type { Value.self }
     override func ordinal(_ obj: Object) -> Int32 { Int32(column) }
