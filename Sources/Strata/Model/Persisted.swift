@@ -384,11 +384,17 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override func getAny(bound obj: Object, ordinal: Int) -> Any? {
-        Value._strataGet(obj, ordinal)._strataAny
+        // The dynamic API reads a custom type's persisted value, which it may store unconverted
+        // (CustomPersistable.swift): what it reads is what it wrote.
+        if Value.self is any _UnconvertedStorable.Type { return Value._strataGetStored(obj, ordinal) }
+        return Value._strataGet(obj, ordinal)._strataAny
     }
 
     override func setAny(bound obj: Object, ordinal: Int, _ value: Any?) throws {
         guard let v = Value._strataFromAny(value) else {
+            // A stored value a failable custom type does not convert (CustomPersistable.swift).
+            if let unconverted = Value.self as? any _UnconvertedStorable.Type,
+               unconverted.setUnconverted(obj, ordinal, value) { return }
             throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
         }
         Value._strataSet(obj, ordinal, v)
@@ -434,6 +440,12 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
 
     override func setAny(_ obj: Object, _ value: Any?) throws {
         guard let v = Value._strataFromAny(value) else {
+            if let binding = obj._binding, let unconverted = Value.self as? any _UnconvertedStorable.Type {
+                // A stored value a failable custom type does not convert (CustomPersistable.swift).
+                try binding.core.checkWritable(name: name)
+                let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
+                if unconverted.setUnconverted(obj, Int(o), value) { return }
+            }
             throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
         }
         if let binding = obj._binding {
