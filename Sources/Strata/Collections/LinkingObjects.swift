@@ -50,19 +50,35 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
             self.era = era ?? core.era
         }
     }
-    let source: Source?
+    /// The property a model declared as `let owners = LinkingObjects(fromType:property:)` names,
+    /// and, once its object is managed, where the links point (LegacyDeclarations.swift). A class:
+    /// the object keeps this value, and copies of it see the binding.
+    final class Legacy {
+        let property: String
+        var bound: Source?
+        init(property: String) { self.property = property }
+    }
+    private let fixedSource: Source?
+    let legacy: Legacy?
+    var source: Source? { fixedSource ?? legacy?.bound }
     /// Only on a key-path probe's value (`_strataProbeValue()`): the probe of the linking class
     /// that every position gives, so that `\.owners[0].name` names the property it reaches.
     let probeElement: Element?
 
-    /// An unmanaged value, always empty; `@Persisted(originProperty:)` declares the property.
+    /// An unmanaged value, always empty: the declaration of RealmSwift's older models,
+    /// `let owners = LinkingObjects(fromType: Person.self, property: "dogs")` (the same property as
+    /// `@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`).
     ///
     /// - Parameters:
     ///   - fromType: the class whose property links here.
     ///   - property: the name of that link property.
-    public init(fromType: Element.Type, property: String) { source = nil; probeElement = nil }
-    init(source: Source?) { self.source = source; probeElement = nil }
-    private init(probe: Element) { source = nil; probeElement = probe }
+    public init(fromType: Element.Type, property: String) {
+        fixedSource = nil
+        legacy = Legacy(property: property)
+        probeElement = nil
+    }
+    init(source: Source?) { fixedSource = source; legacy = nil; probeElement = nil }
+    private init(probe: Element) { fixedSource = nil; legacy = nil; probeElement = probe }
 
     private func origin() -> (table: Int, column: Int, info: ClassInfo)? {
         guard let s = source, let info = try? ClassInfo.of(Element.self) else { return nil }

@@ -97,7 +97,9 @@ extension RealmCore {
     @inline(__always)
     func materialize<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
         let object = T()
-        object._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        let binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        object._binding = binding
+        if !info.legacyFields.isEmpty { info.bindLegacyFields(object, binding) }
         return object
     }
 
@@ -105,7 +107,9 @@ extension RealmCore {
     func materializeAny(info: ClassInfo, table: Int, key: UInt64) -> Object {
         // `info.type.init()` (not a generic `T()`): the dynamic class must be instantiated.
         let o = info.type.init()
-        o._binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        let binding = ObjectBinding(core: self, info: info, table: table, key: key)
+        o._binding = binding
+        if !info.legacyFields.isEmpty { info.bindLegacyFields(o, binding) }
         return o
     }
 
@@ -381,7 +385,9 @@ extension RealmCore {
                 if existingRow == nil, addPath.rowsBeingAdded.contains(where: { $0.table == t && $0.key == found }) {
                     // The object with this primary key is being added by this very add (links lead
                     // back to it): this instance becomes that object.
-                    obj._binding = ObjectBinding(core: self, info: info, table: t, key: found)
+                    let binding = ObjectBinding(core: self, info: info, table: t, key: found)
+                    obj._binding = binding
+                    info.bindLegacyFields(obj, binding)
                     return found
                 }
             }

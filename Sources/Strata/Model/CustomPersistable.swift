@@ -7,7 +7,12 @@
 // - A failable mapping that cannot convert a stored value never reads as another value: in an
 //   optional context (`T?`, `List<T?>`, `Map<_, T?>`) it reads as nil, in a non-optional one it
 //   stops the process with a `Strata:` message — RealmSwift's documented behaviour, because the
-//   property getter cannot throw. Queries read the persisted value of a property without
+//   property getter cannot throw. Such a value reaches the file as RealmSwift lets it: a value
+//   of the persisted type set on a managed object's optional property (`setValue(_:forKey:)`,
+//   the subscript, `DynamicObject`, a migration) is stored as it is, whether or not it converts
+//   (`Optional.setUnconverted`). A non-optional property refuses it with `.invalidArgument`, as
+//   reading it back would stop the process, and so does an unmanaged object, whose property can
+//   hold only a value of the type. Queries read the persisted value of a property without
 //   converting it, so they see (and never stop on) such values; collection elements are
 //   converted, as reading them is.
 import Foundation
@@ -44,10 +49,12 @@ public protocol CustomPersistable: _CustomPersistable {
 /// A ``CustomPersistable`` type for which not every stored value can be converted back, such as
 /// a URL stored as a string.
 ///
-/// A stored value the type cannot convert reads as `nil` where the property or the collection
-/// element is optional; where it is not optional, reading it stops the process with a `Strata:`
-/// message, as RealmSwift raises an exception there. Declare the property optional when stored
-/// data may not convert. A property declared without an initial value starts as the conversion
+/// A value of the persisted type set on a managed object's optional property through
+/// `setValue(_:forKey:)`, the subscript or ``DynamicObject`` is stored as it is, whether or not it
+/// converts, as in RealmSwift. A stored value the type cannot convert reads as `nil` where the
+/// property or the collection element is optional; where it is not optional, reading it stops
+/// the process with a `Strata:` message, as RealmSwift raises an exception there. Declare the
+/// property optional when stored data may not convert. A property declared without an initial value starts as the conversion
 /// of the persisted type's default (`0`, `""`, …); when `init(persistedValue:)` refuses it, the
 /// property has no value until one is set: reading it stops with a `Strata:` message, and adding
 /// or creating its object fails the write with `.invalidArgument`, as in RealmSwift.
@@ -150,4 +157,22 @@ extension _CustomPersistable {
     public var queryValue: QueryValue { Object.queryValue(of: persistableValue._strataAny) }
 
     public func hash(into hasher: inout Hasher) { persistableValue.hash(into: &hasher) }
+}
+
+/// A property whose value may be stored without converting (see the file header).
+protocol _UnconvertedStorable {
+    /// Stores `any`, a value of the persisted type, in the property with `ordinal` of the managed
+    /// object `obj`; false (and nothing stored) when it is not one.
+    static func setUnconverted(_ obj: Object, _ ordinal: Int, _ any: Any?) -> Bool
+}
+
+extension Optional: _UnconvertedStorable where Wrapped: _CustomPersistable {
+    static func setUnconverted(_ obj: Object, _ ordinal: Int, _ any: Any?) -> Bool {
+        // Only a failable type can lack a value for a stored one, and only a scalar persisted
+        // type is a loose value (an embedded object is built from it, and converts).
+        guard Wrapped.self is any FailableCustomPersistable.Type, !(Wrapped.PersistedType.self is Object.Type),
+              let persisted = Wrapped.PersistedType._strataFromAny(any) else { return false }
+        Wrapped.PersistedType?._strataSet(obj, ordinal, persisted)
+        return true
+    }
 }

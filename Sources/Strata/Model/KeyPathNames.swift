@@ -107,7 +107,16 @@ func persistedPath<T: Object>(of keyPath: PartialKeyPath<T>, strict: Bool = true
     let root = T()
     root._isProbe = true
     let result = root[keyPath: keyPath]
-    return probedPath(root: root, result: result, valueType: type(of: keyPath).valueType, strict: strict)
+    if let steps = probedPath(root: root, result: result, valueType: type(of: keyPath).valueType, strict: strict) {
+        return steps
+    }
+    // A property declared without `@Persisted` (`let dogs = List<Dog>()`) is read with no
+    // accessor to report it; the instance it gives is the probe's own, and names it.
+    guard let held = (result as? any _LegacyDeclarable)?._legacyIdentity,
+          let info = try? ClassInfo.of(T.self),
+          let field = info.legacyFields.lazy.map({ info.fields[$0] }).first(where: { $0.legacyIdentity(root) === held })
+    else { return nil }
+    return [KeyPathStep(info: info, name: field.name)]
 }
 
 /// The persisted properties read on `root` (a probe) by a read that gave `result` (see

@@ -199,12 +199,12 @@ open class Object: CustomStringConvertible {
     }
 
     /// The names of properties the realm does not store, as RealmSwift's `ignoredProperties()`.
-    /// A property that is not `@Persisted` is never stored, so this is empty. A `@Persisted`
-    /// property an override names is not persisted either: it is left out of the schema, the
+    /// Empty by default. A `@Persisted` property an override names is not persisted: it is left
+    /// out of the schema, the
     /// description, `init(value:)`, notifications and migrations, and stays a plain stored
-    /// property of the instance, keeping what is written to it, managed or not. A `List`,
+    /// property of the instance, keeping what is written to it, managed or not; so does a `List`,
     /// `MutableSet`, `Map`, `RealmProperty`, `RealmOptional` or `LinkingObjects` declared without
-    /// `@Persisted` must be named here, or the class is refused as a model that would lose data.
+    /// `@Persisted` (which is stored when not named here).
     open class func ignoredProperties() -> [String] { [] }
 
     /// The schema of the class as declared, or `nil` when the declaration breaks a schema rule

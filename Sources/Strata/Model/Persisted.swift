@@ -254,6 +254,10 @@ class AnyFieldIO {
         self.holdsObjects = holdsObjects
     }
     var shape: _PropertyShape { _PropertyShape(type: .int) }
+    /// Whether the property is declared without `@Persisted` (LegacyDeclarations.swift).
+    var isLegacy: Bool { false }
+    /// For such a property, the instance `obj` holds in it (LegacyDeclarations.swift).
+    func legacyIdentity(_ obj: Object) -> AnyObject? { nil }
     /// The Swift type of the property (what a key path to it reads).
     var valueType: Any.Type { Any.self }
     /// Where the ordinal word sits inside the wrapper.
@@ -380,11 +384,17 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override func getAny(bound obj: Object, ordinal: Int) -> Any? {
-        Value._strataGet(obj, ordinal)._strataAny
+        // The dynamic API reads a custom type's persisted value, which it may store unconverted
+        // (CustomPersistable.swift): what it reads is what it wrote.
+        if Value.self is any _UnconvertedStorable.Type { return Value._strataGetStored(obj, ordinal) }
+        return Value._strataGet(obj, ordinal)._strataAny
     }
 
     override func setAny(bound obj: Object, ordinal: Int, _ value: Any?) throws {
         guard let v = Value._strataFromAny(value) else {
+            // A stored value a failable custom type does not convert (CustomPersistable.swift).
+            if let unconverted = Value.self as? any _UnconvertedStorable.Type,
+               unconverted.setUnconverted(obj, ordinal, value) { return }
             throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
         }
         Value._strataSet(obj, ordinal, v)
@@ -430,6 +440,12 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
 
     override func setAny(_ obj: Object, _ value: Any?) throws {
         guard let v = Value._strataFromAny(value) else {
+            if let binding = obj._binding, let unconverted = Value.self as? any _UnconvertedStorable.Type {
+                // A stored value a failable custom type does not convert (CustomPersistable.swift).
+                try binding.core.checkWritable(name: name)
+                let o = withExtendedLifetime(obj) { pointer(obj).pointee.ordinal }
+                if unconverted.setUnconverted(obj, Int(o), value) { return }
+            }
             throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
         }
         if let binding = obj._binding {

@@ -41,7 +41,16 @@ extension AnyRealmValue: RealmPropertyType {}
 public final class RealmProperty<Value: RealmPropertyType> {
     private var unmanaged: Value
     private let owner: Object?
-    private let ordinal: Int
+    private var ordinal: Int
+    /// The object holding this box as a property declared without `@Persisted`, once it is
+    /// managed (LegacyDeclarations.swift). Weak: the object holds the box.
+    private weak var holder: Object?
+    /// Where that object lives, so that the box still reads it once the object itself is gone
+    /// (`realm.objects(Person.self).first!.age.value` keeps only the box).
+    private var holderBinding: ObjectBinding?
+    /// An accessor of the same object made from `holderBinding` after the holder was released.
+    /// It holds boxes of its own, never this one, so it makes no cycle.
+    private var standIn: Object?
 
     /// An unmanaged property holding the type's default (nil for an optional).
     public init() {
@@ -62,14 +71,36 @@ public final class RealmProperty<Value: RealmPropertyType> {
         self.ordinal = ordinal
     }
 
+    /// Binds a box its object holds (`let age = RealmProperty<Int?>()`) to the object's stored
+    /// property; its unmanaged value was stored, or was never the object's.
+    func bind(to holder: Object, binding: ObjectBinding, ordinal: Int) {
+        guard owner == nil, holderBinding == nil else { return }
+        self.holder = holder
+        holderBinding = binding
+        self.ordinal = ordinal
+        unmanaged = Value._strataDefault()
+    }
+
+    /// The managed object this box reads and writes; nil while unmanaged.
+    private var managedOwner: Object? {
+        if let owner { return owner }
+        guard let binding = holderBinding else { return nil }
+        if let holder { return holder }
+        if let standIn { return standIn }
+        let made = binding.info.type.init()
+        made._binding = binding
+        standIn = made
+        return made
+    }
+
     /// The property's value.
     public var value: Value {
         get {
-            guard let owner else { return unmanaged }
+            guard let owner = managedOwner else { return unmanaged }
             return Value._strataGet(owner, ordinal)
         }
         set {
-            guard let owner else { unmanaged = newValue; return }
+            guard let owner = managedOwner else { unmanaged = newValue; return }
             Value._strataSet(owner, ordinal, newValue)
         }
     }

@@ -1,4 +1,5 @@
-// Which column each `@Persisted` wrapper of an object stands for.
+// Which column each `@Persisted` wrapper of an object stands for, and which properties are
+// declared without a wrapper in RealmSwift's older form (LegacyDeclarations.swift).
 //
 // A wrapper keeps its column index (its ordinal) so that a managed access reaches its column with
 // one array index and no lookup. The ordinals are stamped by `Object.init`: Swift runs it only
@@ -9,9 +10,10 @@
 // objects, so nothing can interleave.
 //
 // Invariants:
-// - A class's layout lists its `@Persisted` wrappers in declaration order, superclass first, as
-//   `_forEachField` reports them; `ClassInfo` takes its fields from the same layout, so the
-//   wrapper of `fields[i]` carries ordinal i, the index of its column.
+// - A class's layout lists its `@Persisted` wrappers and its properties declared without one in
+//   declaration order, superclass first, as `_forEachField` reports them; `ClassInfo` takes its
+//   fields from the same layout, so the wrapper of `fields[i]` carries ordinal i, the index of its
+//   column. A property without a wrapper has no ordinal to stamp: its accessor knows its column.
 // - A wrapper the class names in `ignoredProperties()` is in no layout and never stamped: its
 //   ordinal stays -1, so the wrapper keeps its value in memory, managed or not (Persisted.swift),
 //   as the plain stored property the model asks for. A ported RealmSwift model marks such a
@@ -25,8 +27,8 @@ internal import CStrataThreadLocal
 final class WrapperLayout: @unchecked Sendable {
     // @unchecked: immutable after init; the field accessors are never mutated.
     let fields: [AnyFieldIO]
-    /// Byte offset, inside an instance, of each wrapper's ordinal word (index = ordinal).
-    private let ordinalOffsets: [Int]
+    /// Each wrapper's ordinal and the byte offset, inside an instance, of its ordinal word.
+    private let stamps: [(ordinal: Int32, offset: Int)]
     /// Byte offset, inside an instance, of each wrapper's `isBound` flag (ModelCodable.swift).
     private let boundOffsets: [Int]
 
@@ -37,16 +39,22 @@ final class WrapperLayout: @unchecked Sendable {
         let ignored = Set(type.ignoredProperties())
         // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
         _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
-            guard let persisted = fieldType as? any _PersistedField.Type else { return true }
-            var name = String(cString: namePtr)
-            if name.hasPrefix("_") { name.removeFirst() }  // the wrapper's storage is `_name`
-            if ignored.contains(name) { return true }
-            fields.append(persisted.makeFieldIO(name: name, offset: offset))
+            if let persisted = fieldType as? any _PersistedField.Type {
+                var name = String(cString: namePtr)
+                if name.hasPrefix("_") { name.removeFirst() }  // the wrapper's storage is `_name`
+                if !ignored.contains(name) { fields.append(persisted.makeFieldIO(name: name, offset: offset)) }
+            } else if let legacy = fieldType as? any _LegacyDeclarable.Type {
+                let name = String(cString: namePtr)
+                if !ignored.contains(name) {
+                    fields.append(legacy.makeLegacyFieldIO(name: name, offset: offset, column: fields.count))
+                }
+            }
             return true
         }
         self.fields = fields
-        ordinalOffsets = fields.map { $0.offset + $0.ordinalOffsetInWrapper }
-        boundOffsets = fields.map { $0.offset + $0.boundOffsetInWrapper }
+        let wrappers = fields.enumerated().filter { !$0.element.isLegacy }
+        stamps = wrappers.map { (Int32(truncatingIfNeeded: $0.offset), $0.element.offset + $0.element.ordinalOffsetInWrapper) }
+        boundOffsets = wrappers.map { $0.element.offset + $0.element.boundOffsetInWrapper }
     }
 
     /// The layout of `type`, built the first time it is asked for.
@@ -66,10 +74,8 @@ final class WrapperLayout: @unchecked Sendable {
     static func stamp(_ object: Object) {
         let layout = cached(for: object)
         let base = Unmanaged.passUnretained(object).toOpaque()
-        layout.ordinalOffsets.withUnsafeBufferPointer { offsets in
-            for (ordinal, offset) in offsets.enumerated() {
-                (base + offset).storeBytes(of: Int32(truncatingIfNeeded: ordinal), as: Int32.self)
-            }
+        layout.stamps.withUnsafeBufferPointer { stamps in
+            for stamp in stamps { (base + stamp.offset).storeBytes(of: stamp.ordinal, as: Int32.self) }
         }
     }
 

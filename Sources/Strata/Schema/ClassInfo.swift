@@ -8,9 +8,10 @@
 //   `object(ofType:forPrimaryKey:)`… with a class checks it against the file (and adds its table
 //   in the current write, or in a short write of its own, when the file lacks it). Classes
 //   already used in this process are checked at open.
-// Discovery itself: `WrapperLayout` lists the `@Persisted` wrappers in declaration order
-// (`_forEachField`, the stdlib's reflection SPI, which also gives field offsets), and a probe
-// instance gives each wrapper's flags (primary key, indexed, origin property).
+// Discovery itself: `WrapperLayout` lists the `@Persisted` wrappers, and the collections and boxes
+// declared without one (LegacyDeclarations.swift), in declaration order (`_forEachField`, the
+// stdlib's reflection SPI, which also gives field offsets), and a probe instance gives each
+// property's flags (primary key, indexed, origin property).
 //
 // Invariants:
 // - `ClassInfo` is immutable after creation and shared by every realm; the table number of a
@@ -38,8 +39,12 @@ final class ClassInfo: @unchecked Sendable {
     /// Whether a property can lead to another object (a link, a collection of links, an
     /// `AnyRealmValue`): only then can an `add` of this class reach back to the object it adds.
     let reachesObjects: Bool
-    /// The List, MutableSet and Map properties: `add` makes their unmanaged instances managed.
+    /// The List, MutableSet and Map properties, and every property declared without
+    /// `@Persisted`: `add` makes their unmanaged instances managed.
     let collectionFields: [Int]
+    /// The properties declared without `@Persisted` (LegacyDeclarations.swift): an object read
+    /// from a realm binds their instances as it is handed out.
+    let legacyFields: [Int]
     /// For a class whose stored columns are all non-optional raw scalars (no string, link,
     /// collection or optional; no primary key), the copies that make a whole new row: `add`
     /// then builds it on the stack. nil for other classes.
@@ -77,6 +82,12 @@ final class ClassInfo: @unchecked Sendable {
         layout.columns[ordinal]
     }
 
+    /// Binds the instances `object` holds in properties declared without `@Persisted` to its
+    /// stored properties (an object handed out by a realm: what they held was never stored).
+    func bindLegacyFields(_ object: Object, _ binding: ObjectBinding) {
+        for i in legacyFields { fields[i].adoptUnmanagedCollection(object, binding) }
+    }
+
     func field(named name: String) -> AnyFieldIO? { fieldIndex[name].map { fields[$0] } }
     func columnIndex(named name: String) -> Int? { fieldIndex[name] }
 
@@ -93,7 +104,11 @@ final class ClassInfo: @unchecked Sendable {
         for (i, f) in fields.enumerated() { idx[f.name] = i }
         fieldIndex = idx
         rawStores = fields.map { f in f.shape.isOptional ? RawFieldStore(kind: .none, valueOffset: 0) : f.rawStore }
-        let collections = fields.indices.filter { fields[$0].shape.collection != .none && fields[$0].shape.type != .linkingObjects }
+        let legacy = fields.indices.filter { fields[$0].isLegacy }
+        legacyFields = legacy
+        let collections = fields.indices.filter {
+            fields[$0].isLegacy || (fields[$0].shape.collection != .none && fields[$0].shape.type != .linkingObjects)
+        }
         collectionFields = collections
         objectHoldingFields = fields.indices.filter { fields[$0].holdsObjects && !collections.contains($0) }
         reachesObjects = fields.contains { $0.shape.type == .object || $0.shape.type == .any }
@@ -110,7 +125,6 @@ final class ClassInfo: @unchecked Sendable {
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
         let className = type.className()
         let probe = type.init()
-        try WrapperlessPropertyCheck.check(probe, className: className)
         let fields = WrapperLayout.of(type).fields
         var properties: [Property] = []
         var linked: [Object.Type?] = []
@@ -189,7 +203,7 @@ final class ClassInfo: @unchecked Sendable {
             }
             if p.type == .linkingObjects {
                 guard let origin = p.linkOriginPropertyName, !origin.isEmpty else {
-                    throw Realm.Error(.invalidSchema, "LinkingObjects \(where_) needs @Persisted(originProperty:)")
+                    throw Realm.Error(.invalidSchema, "LinkingObjects \(where_) needs @Persisted(originProperty:) or LinkingObjects(fromType:property:) naming a property")
                 }
             }
         }
