@@ -5,8 +5,9 @@
 // Invariants:
 // - Only the named bytes of a projected row are the row's own; a reader of any other byte must
 //   ask for whole rows (nil).
-// - `wholeRows` (a task-local, tests only) makes every scan assemble whole rows: the general
-//   path, to compare both on the same data.
+// - `wholeRows` (a task-local, tests only) makes every scan assemble whole rows, and the
+//   aggregates take their generic path (ConcreteAggregates.swift): the general path, to compare
+//   both on the same data.
 import StrataStorage
 
 enum ColumnScan {
