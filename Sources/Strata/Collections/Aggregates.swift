@@ -1,7 +1,8 @@
 // Column scans behind min/max/sum/average(ofProperty:) of Results, List and LinkingObjects.
 //
 // Invariants:
-// - A scan decodes one column straight from each row (no object is materialised).
+// - A scan decodes one column straight from each row (no object is materialised); over a whole
+//   table it reads only that column's bytes (ColumnScan.swift).
 // - The requested Swift type must match the property's stored type (any integer width for an
 //   int property); a mismatch or unknown property stops with a "Strata:" message, as Realm raises.
 import Foundation
@@ -26,13 +27,22 @@ extension RealmCore {
         return c
     }
 
-    private func scanRows(_ source: RowSource?, _ body: (_RowView) -> Void) {
+    /// Calls `body` with each row of `source`. Over a whole table, only the bytes of `column`
+    /// (its null bit and fixed slot) are read when it has a fixed width (Engine/ColumnScan.swift).
+    private func scanRows(_ source: RowSource?, reading column: _Column, _ body: (_RowView) -> Void) {
         checkThread()
         guard let source else { return }
         do {
             let p = try pages()
             switch source {
             case .table(let t):
+                if let bytes = ColumnScan.bytes(column.fixedBytes) {
+                    try snap.metas[t].objects.forEach(from: 0, reading: bytes, in: p) { _, row in
+                        body(_RowView(bytes: row, core: self))
+                        return true
+                    }
+                    return
+                }
                 try snap.metas[t].objects.forEach(from: 0, in: p) { _, row in
                     body(_RowView(bytes: row, core: self))
                     return true
@@ -52,7 +62,7 @@ extension RealmCore {
         guard T._strataShape.type == c.type else {
             misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not \(T.self)")
         }
-        scanRows(source) { row in
+        scanRows(source, reading: c) { row in
             if c.isOptional && row.isNull(c) { return }
             if let v = T._strataRead(row, c) { body(v) }
         }
@@ -63,7 +73,7 @@ extension RealmCore {
         guard c.type == .int || c.type == .float || c.type == .double else {
             misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
         }
-        scanRows(source) { row in
+        scanRows(source, reading: c) { row in
             if c.isOptional && row.isNull(c) { return }
             switch c.type {
             case .int: body(Double(Int64(littleEndian: row.load(c, as: Int64.self))))
@@ -80,7 +90,7 @@ extension RealmCore {
         guard c.type == .int || c.type == .float || c.type == .double || c.type == .decimal128 else {
             misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
         }
-        scanRows(source) { row in
+        scanRows(source, reading: c) { row in
             if c.isOptional && row.isNull(c) { return }
             switch c.type {
             case .int: body(.int(Int128(Int64(littleEndian: row.load(c, as: Int64.self)))))

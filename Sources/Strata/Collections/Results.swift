@@ -209,10 +209,16 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                 } else if let predicate = query.predicate, let program = QueryRowProgram.compile(predicate, info: info) {
                     // A scan evaluated on the stored rows: no object is created (Query/QueryRowProgram.swift).
                     var examined = 0
-                    try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, row in
+                    let visit = { (k: UInt64, row: UnsafeRawBufferPointer) throws -> Bool in
                         examined &+= 1
                         if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
                         return true
+                    }
+                    // Only the bytes the program reads, when it names them (Engine/ColumnScan.swift).
+                    if let bytes = ColumnScan.bytes(program.readBytes) {
+                        try core.snap.metas[t].objects.forEach(from: 0, reading: bytes, in: p, visit)
+                    } else {
+                        try core.snap.metas[t].objects.forEach(from: 0, in: p, visit)
                     }
                     if !core.isFrozen {
                         core.indexing.rowsExamined &+= examined

@@ -11,6 +11,7 @@ extension Results where Element: Object {
     ///
     /// - Parameter property: the name of a scalar persisted property.
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        if let extreme = doubleExtreme(T.self, property: property, smallest: true) { return extreme }
         var best: T?
         core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b <= v {} else { best = v }
@@ -24,6 +25,7 @@ extension Results where Element: Object {
     ///
     /// - Parameter property: the name of a scalar persisted property.
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
+        if let extreme = doubleExtreme(T.self, property: property, smallest: false) { return extreme }
         var best: T?
         core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b >= v {} else { best = v }
@@ -40,14 +42,20 @@ extension Results where Element: Object {
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
-        ExactSum.totalOrStop(T.self, of: sumName(property)) { body in
+        do {
+            if let total = try concreteSum(T.self, property: property) { return total }
+        } catch {
+            Stop.now(error)
+        }
+        return ExactSum.totalOrStop(T.self, of: sumName(property)) { body in
             core.forEachValue(T.self, info: info, property: property, source: rowSource, body)
         }
     }
 
     /// `sum(ofProperty:)`, throwing when the sum does not fit in `T`.
     func checkedSum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) throws(Realm.Error) -> T {
-        try ExactSum.total(T.self, of: sumName(property)) { body in
+        if let total = try concreteSum(T.self, property: property) { return total }
+        return try ExactSum.total(T.self, of: sumName(property)) { body in
             core.forEachValue(T.self, info: info, property: property, source: rowSource, body)
         }
     }

@@ -13,8 +13,9 @@
 //   width, optional columns nil when their null bit is set, strings decoded as UTF-8 with
 //   repair). Comparisons then go through `QueryEvaluator.compare`, the object path's own code,
 //   so the semantics cannot drift. Two fast leaves skip building a `QueryValue`:
-//   `Int column op Int constant` (op among == != < <= > >=) and `String column ==/!= String
-//   constant` without options; both are exact (see their comments).
+//   `Int column op Int constant` (op among == != < <= > >=), `Double/Float/Date column op
+//   number/date constant` (QueryRowColumns.swift) and `String column ==/!= String constant`
+//   without options; all are exact (see their comments).
 // - `QueryRowProgram.objectPathOnly` (a task-local, tests only) disables programs, to compare
 //   both paths on the same data.
 // - Not Sendable: a program holds the predicate's constants and is used on the thread of the
@@ -45,6 +46,9 @@ final class QueryRowProgram {
     func matches(_ row: _RowView) throws -> Bool {
         try root.evaluate(row)
     }
+
+    /// The row bytes `matches` reads, nil when it needs whole rows (Query/QueryRowColumns.swift).
+    var readBytes: [Range<Int>]? { root.readBytes }
 }
 
 /// How to decode one scalar column into the `QueryValue` the object path would produce.
@@ -272,6 +276,7 @@ final class RowPredicateBox {
 enum RowPredicate {
     case constant(Bool)
     case int(RowIntComparison)
+    case double(RowDoubleComparison)
     case stringEquality(RowStringEquality)
     case generic(RowGenericComparison)
     case and(RowPredicateList)
@@ -314,6 +319,8 @@ enum RowPredicate {
                  (.int(let bits), .int(let constant), .less), (.int(let bits), .int(let constant), .lessOrEqual),
                  (.int(let bits), .int(let constant), .greater), (.int(let bits), .int(let constant), .greaterOrEqual):
                 return .int(RowIntComparison(reader: reader, bits: bits, op: c.op, constant: constant))
+            case (.double, _, _), (.float, _, _), (.date, _, _):
+                if let comparison = RowDoubleComparison(reader: reader, op: c.op, value: value) { return .double(comparison) }
             case (.string, .string(let text), .equal):
                 return .stringEquality(RowStringEquality(reader: reader, negated: false, constant: text))
             case (.string, .string(let text), .notEqual):
@@ -328,6 +335,7 @@ enum RowPredicate {
         switch self {
         case .constant(let value): return value
         case .int(let c): return c.evaluate(row)
+        case .double(let c): return c.evaluate(row)
         case .stringEquality(let c): return c.evaluate(row)
         case .generic(let c): return try c.evaluate(row)
         case .and(let list):
