@@ -90,10 +90,12 @@ struct SummaryValidationTests {
     }
 
     @Test func newColumnsComeLastAndOldFilesWithoutThemStillRead() throws {
-        // After the machine columns and before the counted-work columns (added after them).
+        // After the machine columns and before the counted-work columns (added after them), and
+        // the reads workload's columns last of all.
         let note = try #require(SummaryColumns.all.firstIndex(of: "note"))
         #expect(Array(SummaryColumns.all[(note + 1)...(note + 3)]) == ["memory_bytes", "kernel", "interrupted"])
-        #expect(Array(SummaryColumns.all.suffix(WorkFigures.columns.count)) == WorkFigures.columns)
+        #expect(Array(SummaryColumns.all.suffix(SummaryColumns.reads.count)) == SummaryColumns.reads)
+        #expect(Array(SummaryColumns.all.dropLast(SummaryColumns.reads.count).suffix(WorkFigures.columns.count)) == WorkFigures.columns)
         let old = try Self.run()
         let kept = old.header.filter { !["memory_bytes", "kernel", "interrupted"].contains($0) }
         let records = old.records.map { record in record.filter { kept.contains($0.key) } }

@@ -26,7 +26,10 @@ public enum SummaryColumns {
         "memory_bytes", "kernel", "interrupted", "trim",
     ] + WorkFigures.columns
 
-    public static let all = required + extras
+    /// The reads workload's columns (empty on the rows of other workloads), after the rest.
+    public static let reads = ["op", "objects", "ops", "ops_per_s", "us_per_op", "ns_per_object", "bytes_per_object"]
+
+    public static let all = required + extras + reads
 }
 
 /// Everything measured for one case; `row(machine:timestamp:)` renders it.
@@ -71,6 +74,8 @@ public struct CaseResult: Sendable {
     public var timeline: [TimelinePoint]
     /// The work counted over the writing phase (`WorkMeter`), nil when the workload did not meter.
     public var work: WorkFigures?
+    /// The reads workload's figures for this row's operation, nil for other workloads.
+    public var read: ReadFigures?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -145,6 +150,13 @@ public struct CaseResult: Sendable {
         // Set for the whole file by `RunReport.summaryCSV`; a row alone is a finished case.
         row["interrupted"] = "false"
         for column in WorkFigures.columns { row[column] = work?.cells[column] ?? "" }
+        row["op"] = spec.op?.rawValue ?? ""
+        row["objects"] = CSVNumber.format(read?.objects)
+        row["ops"] = CSVNumber.format(read?.ops)
+        row["ops_per_s"] = CSVNumber.format(read?.opsPerSecond, digits: 1)
+        row["us_per_op"] = CSVNumber.format(read?.microsPerOp, digits: 3)
+        row["ns_per_object"] = CSVNumber.format(read?.nanosPerObject, digits: 2)
+        row["bytes_per_object"] = CSVNumber.format(read?.bytesPerObject, digits: 2)
         return row
     }
 }
