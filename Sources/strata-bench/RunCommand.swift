@@ -35,6 +35,8 @@ struct Run: AsyncParsableCommand {
     var writers: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Open loop: readings per second for all sensors together (default: closed loop).", valueName: "per-second"))
     var rate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Samples the reads workload stores (default 100000; 10k and 1M forms accepted).", valueName: "count"))
+    var objects: String?
     @Option(help: "off, on or both (default off; the encryption workload defaults to both).")
     var encryption: String?
     @Option(help: "full (default), unsafe or memory.")
@@ -75,6 +77,7 @@ struct Run: AsyncParsableCommand {
         options.durability = try durability.map { try Choice.parse($0, flag: "--durability", as: Durability.self) }
         options.trim = try trim.map { try Choice.parse($0, flag: "--trim", as: TrimStyle.self) }
         options.repetitions = try repetitions.map { try NumericFlag.integer($0, flag: "--repetitions") }
+        options.objects = try objects.map { try NumericFlag.count($0, flag: "--objects") }
         return options
     }
 

@@ -15,7 +15,7 @@ struct FlagBoundsTests {
         "86400.0001", "0.1", "0.0999", "0.001", "10000000", "10000001",
     ]
 
-    static let integerFlags = ["--readings", "--batch-size", "--max-delay", "--writers", "--repetitions"]
+    static let integerFlags = ["--readings", "--batch-size", "--max-delay", "--writers", "--repetitions", "--objects"]
     static let realFlags = ["--duration", "--rate"]
 
     /// Options with one flag set from `text`, or the typed error that reading or bounding it gave.
@@ -29,6 +29,7 @@ struct FlagBoundsTests {
         case "--max-delay": options.maxDelayMs = try NumericFlag.integer(text, flag: flag)
         case "--writers": options.writers = try NumericFlag.integer(text, flag: flag)
         case "--repetitions": options.repetitions = try NumericFlag.integer(text, flag: flag)
+        case "--objects": options.objects = try NumericFlag.count(text, flag: flag)
         default: Issue.record("unknown flag \(flag)")
         }
         try options.checkBounds()
@@ -45,6 +46,7 @@ struct FlagBoundsTests {
         case "--max-delay": return value >= 0 && value <= Double(RunOptions.maxDelayLimitMs)
         case "--writers": return value >= 1 && value <= Double(RunOptions.maxWriters)
         case "--repetitions": return value >= 1 && value <= Double(RunOptions.maxRepetitions)
+        case "--objects": return value >= 1 && value <= Double(RunOptions.maxReadings)
         default: return false
         }
     }
@@ -60,6 +62,7 @@ struct FlagBoundsTests {
             case "--batch-size": options.batchSize.map(Double.init)
             case "--max-delay": options.maxDelayMs.map(Double.init)
             case "--writers": options.writers.map(Double.init)
+            case "--objects": options.objects.map(Double.init)
             default: options.repetitions.map(Double.init)
             }
             let accepted = try #require(value, sourceLocation: sourceLocation)

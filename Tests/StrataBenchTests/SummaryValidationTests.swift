@@ -90,12 +90,12 @@ struct SummaryValidationTests {
     }
 
     @Test func newColumnsComeLastAndOldFilesWithoutThemStillRead() throws {
-        // After the machine columns, then the counted-work columns, then the floor's (each added
-        // after the ones before it).
+        // After the machine columns, then the counted-work columns, then the floor's, then the
+        // reads workload's (each added after the ones before it).
         let note = try #require(SummaryColumns.all.firstIndex(of: "note"))
         #expect(Array(SummaryColumns.all[(note + 1)...(note + 3)]) == ["memory_bytes", "kernel", "interrupted"])
-        #expect(Array(SummaryColumns.all.suffix(WorkFigures.columns.count + FloorColumns.all.count))
-                == WorkFigures.columns + FloorColumns.all)
+        #expect(Array(SummaryColumns.all.suffix(WorkFigures.columns.count + FloorColumns.all.count + SummaryColumns.reads.count))
+                == WorkFigures.columns + FloorColumns.all + SummaryColumns.reads)
         let old = try Self.run()
         let kept = old.header.filter { !["memory_bytes", "kernel", "interrupted"].contains($0) }
         let records = old.records.map { record in record.filter { kept.contains($0.key) } }

@@ -46,6 +46,26 @@ public enum NumericFlag {
         }
     }
 
+    /// A count that may end in k (thousands) or M (millions): "10k", "1M", "2500". A suffix
+    /// takes a whole or decimal number whose product is whole ("1.5M"); anything else is an error.
+    public static func count(_ text: String, flag: String) throws -> Int {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let scale: Double
+        switch trimmed.last {
+        case "k", "K": scale = 1_000
+        case "m", "M": scale = 1_000_000
+        default: return try integer(text, flag: flag)
+        }
+        let shown = QuotedInput.clip(text)
+        let number = try real(String(trimmed.dropLast()), flag: flag)
+        let value = number * scale
+        guard value.isFinite, value == value.rounded() else {
+            throw BenchError(.invalidOption, "\(flag) \(shown): must be a whole number")
+        }
+        guard abs(value) < 9e18 else { throw BenchError(.invalidOption, "\(flag) \(shown): far too large") }
+        return Int(value)
+    }
+
     /// How infinity is spelled by those who type it, for a message that says what is wrong.
     static let infinityWords: Set<String> = ["inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"]
 

@@ -13,6 +13,7 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
     case compaction
     case encryption
     case readWhileWrite = "read-while-write"
+    case reads
 
     public var summary: String {
         switch self {
@@ -22,6 +23,7 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
         case .compaction: return "build a file that is mostly garbage, time compact, report sizes"
         case .encryption: return "bulk-insert with the key off and on in the same run; overhead ratio"
         case .readWhileWrite: return "count/average/primary-key queries on a reader thread while the writer runs"
+        case .reads: return "fill --objects samples, then time scans, aggregates, filters, top-100, key and index lookups, list traversal; answers checked"
         }
     }
 }

@@ -32,26 +32,32 @@ final class LMDBEnvironment: @unchecked Sendable {
     private(set) var sensors: UInt32 = 0
     private(set) var readings: UInt32 = 0
     private(set) var standalone: UInt32 = 0
+    /// The fourth database (`extraDatabase`), 0 when the environment has none.
+    private(set) var extra: UInt32 = 0
+    /// The name of a fourth database to open (the read store's seq index), nil for none.
+    let extraDatabase: String?
     private(set) var mapSize: Int
     private let gate = NSCondition()
     private var active = 0
     private var exclusive = false
 
-    init(lib: LMDBLibrary, path: String, flags: UInt32, mapSize: Int) throws {
+    init(lib: LMDBLibrary, path: String, flags: UInt32, mapSize: Int, extraDatabase: String? = nil) throws {
         self.lib = lib
+        self.extraDatabase = extraDatabase
         self.path = path
         self.flags = flags
         self.mapSize = mapSize
         try translating { try open() }
     }
 
-    /// Creates the environment and its three databases (sensor, reading, standalone).
+    /// Creates the environment and its three databases (sensor, reading, standalone), and the
+    /// extra one when named.
     private func open() throws {
         var created: LMDBLibrary.Env?
         try check("mdb_env_create", lib.envCreate(&created))
         guard let env = created else { throw BenchError(.engine, "mdb_env_create returned no environment", path: path) }
         do {
-            try check("mdb_env_set_maxdbs", lib.envSetMaxDatabases(env, 3))
+            try check("mdb_env_set_maxdbs", lib.envSetMaxDatabases(env, extraDatabase == nil ? 3 : 4))
             try check("mdb_env_set_mapsize", lib.envSetMapSize(env, mapSize))
             try check("mdb_env_open", lib.envOpen(env, path, flags, 0o644))
             var txn: LMDBLibrary.Txn?
@@ -61,6 +67,9 @@ final class LMDBEnvironment: @unchecked Sendable {
                 try check("mdb_dbi_open(sensor)", lib.dbiOpen(txn, "sensor", LMDBLibrary.create, &sensors))
                 try check("mdb_dbi_open(reading)", lib.dbiOpen(txn, "reading", LMDBLibrary.create, &readings))
                 try check("mdb_dbi_open(standalone)", lib.dbiOpen(txn, "standalone", LMDBLibrary.create, &standalone))
+                if let extraDatabase {
+                    try check("mdb_dbi_open(\(extraDatabase))", lib.dbiOpen(txn, extraDatabase, LMDBLibrary.create, &extra))
+                }
             } catch {
                 lib.txnAbort(txn)
                 throw error

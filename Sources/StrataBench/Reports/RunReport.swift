@@ -48,8 +48,17 @@ public enum RunReport {
         return CSVWriter.render(header: timelineColumns, rows: rows)
     }
 
-    /// The human table printed on stdout after a run.
+    /// The human table printed on stdout after a run: the write cases, then the reads
+    /// workload's operations in a table of their own (their figures are per operation).
     public static func table(_ results: [CaseResult]) -> String {
+        let writes = results.filter { $0.read == nil }
+        let reads = results.filter { $0.read != nil }
+        var text = writes.isEmpty && !reads.isEmpty ? "" : writeTable(writes)
+        if !reads.isEmpty { text += (text.isEmpty ? "" : "\n") + ReadReport.table(reads) }
+        return text
+    }
+
+    static func writeTable(_ results: [CaseResult]) -> String {
         let header = ["workload", "engine", "strategy", "enc", "dur", "rep", "readings", "readings/s", "tx/s",
                       "commit p50 us", "commit p99 us", "e2e p50 us", "backlog", "file MB end", "file MB peak",
                       "lost", "ok"]

@@ -30,6 +30,8 @@ public struct CaseSettings: Hashable, Sendable {
     public var targetReadings: Int?
     /// `.remove` in files of versions without the column: they all trimmed that way.
     public var trim: TrimStyle
+    /// The reads workload's operation; nil for every other workload (and in older files).
+    public var op: ReadOp?
 
     public init(_ spec: CaseSpec) {
         workload = spec.workload
@@ -44,14 +46,15 @@ public struct CaseSettings: Hashable, Sendable {
         bound = spec.readings != nil ? .count : .time
         targetReadings = spec.readings
         trim = spec.trim
+        op = spec.op
     }
 
     /// Columns that identify a case (besides `repetition`), in key order.
     public static let columns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
-                                 "durability", "rate", "max_delay_ms", "bound", "target_readings", "trim"]
+                                 "durability", "rate", "max_delay_ms", "bound", "target_readings", "trim", "op"]
 
     /// Key columns a summary file may lack (files of older versions): they read as absent.
-    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings", "trim"]
+    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings", "trim", "op"]
 
     /// The case's name in comparisons, baselines and the history, e.g.
     /// `sensors/strata/dedicated/w1/b1/enc-off/full/closed/d100/count3000`.
@@ -64,6 +67,7 @@ public struct CaseSettings: Hashable, Sendable {
         }
         // The default form adds nothing, so keys of files from before the column stay the same.
         if trim != .remove { parts.append("trim-" + trim.rawValue) }
+        if let op { parts.append("op-" + op.rawValue) }
         return parts.joined(separator: "/")
     }
 }
@@ -112,7 +116,8 @@ public struct SummaryRecord: Sendable {
             maxDelayMs: try optional("max_delay_ms", DecimalText.integer, "a whole number"),
             bound: try optional("bound", CaseBound.init(rawValue:), "'count' or 'time'"),
             targetReadings: try optional("target_readings", DecimalText.integer, "a whole number"),
-            trim: try optional("trim", TrimStyle.init(rawValue:), SummaryValidation.alternatives(TrimStyle.allCases.map(\.rawValue))) ?? .remove)
+            trim: try optional("trim", TrimStyle.init(rawValue:), SummaryValidation.alternatives(TrimStyle.allCases.map(\.rawValue))) ?? .remove,
+            op: try optional("op", ReadOp.init(rawValue:), SummaryValidation.alternatives(ReadOp.allCases.map(\.rawValue))))
         repetition = try count("repetition")
         self.cells = cells
     }
@@ -122,7 +127,7 @@ extension CaseSettings {
     /// Memberwise, for parsing.
     init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int, batchSize: Int,
          encryption: EncryptionSetting, durability: Durability, rate: Double?, maxDelayMs: Int?, bound: CaseBound?,
-         targetReadings: Int?, trim: TrimStyle) {
+         targetReadings: Int?, trim: TrimStyle, op: ReadOp? = nil) {
         self.workload = workload
         self.engine = engine
         self.strategy = strategy
@@ -135,5 +140,6 @@ extension CaseSettings {
         self.bound = bound
         self.targetReadings = targetReadings
         self.trim = trim
+        self.op = op
     }
 }

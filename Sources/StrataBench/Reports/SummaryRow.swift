@@ -26,7 +26,10 @@ public enum SummaryColumns {
         "memory_bytes", "kernel", "interrupted", "trim",
     ] + WorkFigures.columns + FloorColumns.all
 
-    public static let all = required + extras
+    /// The reads workload's columns (empty on the rows of other workloads), after the rest.
+    public static let reads = ["op", "objects", "ops", "ops_per_s", "us_per_op", "ns_per_object", "bytes_per_object"]
+
+    public static let all = required + extras + reads
 }
 
 /// The flush floor's columns (`FloorProbe`), last in the file: older files lack them.
@@ -79,6 +82,8 @@ public struct CaseResult: Sendable {
     /// The flush floor measured just before a durable (`full`) case (`FloorProbe`); nil for the
     /// other durabilities, whose commits wait for no flush.
     public var floor: FloorMeasurement?
+    /// The reads workload's figures for this row's operation, nil for other workloads.
+    public var read: ReadFigures?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -163,6 +168,13 @@ public struct CaseResult: Sendable {
         row["floor_us"] = us(floor?.inPlaceP50)
         row["floor_append_us"] = us(floor?.appendP50)
         row["commit_p50_over_floor"] = CSVNumber.format(commitP50OverFloor, digits: 3)
+        row["op"] = spec.op?.rawValue ?? ""
+        row["objects"] = CSVNumber.format(read?.objects)
+        row["ops"] = CSVNumber.format(read?.ops)
+        row["ops_per_s"] = CSVNumber.format(read?.opsPerSecond, digits: 1)
+        row["us_per_op"] = CSVNumber.format(read?.microsPerOp, digits: 3)
+        row["ns_per_object"] = CSVNumber.format(read?.nanosPerObject, digits: 2)
+        row["bytes_per_object"] = CSVNumber.format(read?.bytesPerObject, digits: 2)
         return row
     }
 }

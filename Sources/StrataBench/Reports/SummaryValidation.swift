@@ -26,6 +26,7 @@ public enum SummaryValidation {
         ("durability", Durability.allCases.map(\.rawValue), true),
         ("bound", CaseBound.allCases.map(\.rawValue), false),
         ("trim", TrimStyle.allCases.map(\.rawValue), false),
+        ("op", ReadOp.allCases.map(\.rawValue), false),
         ("verified", ["true", "false"], false),
         ("build", ["debug", "release"], false),
         ("interrupted", ["true", "false"], false),
@@ -35,7 +36,7 @@ public enum SummaryValidation {
     static let positiveIntegers: Set<String> = ["writers", "batch_size", "repetition"]
 
     /// Figures that cannot be negative; empty = not measured. `lost` must be present.
-    static let nonNegative = Set([
+    static let nonNegative: Set<String> = Set([
         "duration_s", "readings", "transactions", "readings_per_s", "transactions_per_s", "commit_p50_us",
         "commit_p99_us", "commit_max_us", "e2e_p50_us", "e2e_p99_us", "backlog_max", "file_bytes_end",
         "file_bytes_peak", "file_bytes_compacted", "compact_ms", "live_objects", "lost", "cpu_user_s", "cpu_sys_s",
@@ -43,7 +44,7 @@ public enum SummaryValidation {
         "file_bytes_start", "deleted", "writer_handles", "stats_passes", "reader_ops", "reader_p50_us",
         "reader_p99_us", "encryption_overhead", "pinned_slowdown", "unpinned_twin_bytes",
         "jemalloc_allocated_bytes", "jemalloc_resident_bytes", "cores", "memory_bytes",
-    ]).union(FloorColumns.all)
+    ] + SummaryColumns.reads.filter { $0 != "op" }).union(FloorColumns.all)
 
     /// Figures that may be negative but must be numbers (a pin can leave a file smaller).
     static let signed: Set<String> = ["pinned_extra_bytes"]

@@ -62,28 +62,59 @@ public struct BenchRunner: Sendable {
         for (offset, spec) in cases.enumerated() {
             if stop.isRequested { cutShort = true; break }
             let index = offset + 1
+            if spec.workload == .reads, let why = Engines.readUnavailability(spec.engine) {
+                progress?(.skipped(label: spec.label, reason: "\(why); case skipped, not faked"))
+                continue
+            }
             if spec.encryption == .on, let why = Engines.encryptionUnavailability(spec.engine) {
                 progress?(.skipped(label: spec.label, reason: "\(spec.engine.rawValue) cannot run with encryption \(spec.encryption.rawValue) (\(why)); case skipped, not faked"))
                 continue
             }
             progress?(.caseStarted(index: index, total: cases.count, label: spec.label))
             let caseDirectory = (runDirectory as NSString).appendingPathComponent("case-\(index)")
-            var result: CaseResult
+            var rows: [CaseResult]
             do {
                 // The floor's burst right before the case, so that both see the disk's same moment.
                 let floor = spec.durability == .full ? try FloorProbe.measure(directory: runDirectory) : nil
-                result = try await runCase(spec, directory: caseDirectory)
-                result.floor = floor
+                rows = try await runRows(spec, directory: caseDirectory)
+                for index in rows.indices { rows[index].floor = floor }
             } catch let error as BenchError where error.code == .interrupted {
                 progress?(.abandoned(index: index, total: cases.count, label: spec.label))
                 cutShort = true
                 break
             }
-            progress?(.caseFinished(index: index, total: cases.count, label: spec.label, result: result))
-            results.append(result)
+            for result in rows {
+                progress?(.caseFinished(index: index, total: cases.count, label: result.spec.label, result: result))
+            }
+            results += rows
         }
         Self.fillEncryptionOverhead(&results)
         return Outcome(results: results, cutShort: cutShort)
+    }
+
+    /// The rows of one case: one for a write workload, one per operation for reads.
+    func runRows(_ spec: CaseSpec, directory: String) async throws -> [CaseResult] {
+        guard spec.workload == .reads else { return [try await runCase(spec, directory: directory)] }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError(.io, "cannot create the case directory: \(error.localizedDescription)", path: directory)
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let key: [UInt8]? = spec.encryption == .on ? (0..<64).map { _ in UInt8.random(in: 0...255) } : nil
+        PeakMemory.reset()
+        let before = ResourceSnapshot.now()
+        var rows = try await ReadsWorkload.run(kind: spec.engine, configuration: EngineConfiguration(
+            directory: directory, durability: spec.durability, encryptionKey: key, trim: spec.trim), spec: spec, stop: stop)
+        let after = ResourceSnapshot.now()
+        // Process figures cover the whole case (fill and every operation): each row carries them.
+        for index in rows.indices {
+            rows[index].cpuUserSeconds = after.userSeconds - before.userSeconds
+            rows[index].cpuSystemSeconds = after.systemSeconds - before.systemSeconds
+            rows[index].peakRSSBytes = PeakMemory.peakBytes()
+            rows[index].allocatorFigures = AllocatorStats.current()
+        }
+        return rows
     }
 
     func runCase(_ spec: CaseSpec, directory: String) async throws -> CaseResult {
@@ -122,6 +153,8 @@ public struct BenchRunner: Sendable {
                 }
             case .compaction:
                 result = try await StoreWorkloads.compaction(engine: engine, spec: spec, stop: stop)
+            case .reads:
+                throw BenchError(.invalidOption, "the reads workload runs through runRows")
             }
         } catch {
             try? engine.close()

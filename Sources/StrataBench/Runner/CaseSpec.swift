@@ -31,6 +31,9 @@ public struct CaseSpec: Sendable, Equatable {
     /// How the sensors workload trims a sensor's list (the engine adapters that store objects
     /// honour it; for SQL both forms are the same statements).
     public var trim: TrimStyle
+    /// The read operation a row of the reads workload measures (set on its result rows, nil in
+    /// the plan and for every other workload).
+    public var op: ReadOp?
 
     public init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int = 1,
                 batchSize: Int = 1, maxDelayMs: Int = 100, rate: Double? = nil,
@@ -49,6 +52,7 @@ public struct CaseSpec: Sendable, Equatable {
         self.readings = readings
         self.repetition = repetition
         self.trim = trim
+        op = nil
     }
 
     /// "count" or "time".
@@ -66,6 +70,7 @@ public struct CaseSpec: Sendable, Equatable {
         parts.append("enc \(encryption.rawValue)")
         parts.append(durability.rawValue)
         if trim != .remove { parts.append("trim \(trim.rawValue)") }
+        if let op { parts.append("op \(op.rawValue)") }
         parts.append("#\(repetition)")
         return parts.joined(separator: " ")
     }

@@ -85,6 +85,12 @@ extension RunOptions {
                 }
             }
         }
+        if let objects, !(1...Self.maxReadings).contains(objects) {
+            throw fail("--objects \(NumericFlag.describe(objects)): must be between 1 and \(NumericFlag.describe(Self.maxReadings))")
+        }
+        if objects != nil && !workloads.isEmpty && !workloads.contains(.reads) {
+            throw fail("--objects sets the reads workload's store size; add --workload reads")
+        }
         if let repetitions, !(1...Self.maxRepetitions).contains(repetitions) {
             throw fail("--repetitions \(NumericFlag.describe(repetitions)): must be between 1 and \(Self.maxRepetitions)")
         }

@@ -25,6 +25,8 @@ public struct RunOptions: Sendable, Equatable {
     /// How sensors trims; nil = `.remove`.
     public var trim: TrimStyle?
     public var repetitions: Int?
+    /// Samples the reads workload stores (`--objects`); nil = the suite's count.
+    public var objects: Int?
 
     public init() {}
 }
@@ -43,7 +45,9 @@ public enum RunPlan {
     public static func workloads(of suite: Suite) -> [WorkloadKind] {
         switch suite {
         case .sensors: return [.sensors]
-        case .smoke, .full: return WorkloadKind.allCases
+        // The gate's smoke suite times the write workloads its baselines hold.
+        case .smoke: return WorkloadKind.allCases.filter { $0 != .reads }
+        case .full: return WorkloadKind.allCases
         }
     }
 
@@ -69,6 +73,9 @@ public enum RunPlan {
             return WorkloadDefaults(readings: 5_000, batchSize: 1, strategies: [.dedicated], durabilities: [.unsafe])
         case (.smoke, .compaction):
             return WorkloadDefaults(readings: 100_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
+        case (.smoke, .reads):
+            return WorkloadDefaults(readings: 10_000, batchSize: 10_000, strategies: [.dedicated], durabilities: [.unsafe])
+        case (_, .reads): return WorkloadDefaults(readings: 100_000, batchSize: 10_000, strategies: [.dedicated], durabilities: [.unsafe])
         case (_, .sensors): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: all)
         case (_, .readWhileWrite): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: [.dedicated, .batched])
         case (_, .bulkInsert): return WorkloadDefaults(readings: 1_000_000, batchSize: 1_000, strategies: [.dedicated])
@@ -117,6 +124,7 @@ public enum RunPlan {
                 : (options.encryption ?? .off).settings
             var duration = options.duration ?? (options.readings == nil ? defaults.duration : nil)
             var readings = options.readings ?? (options.duration == nil ? defaults.readings : nil)
+            if workload == .reads { readings = options.objects ?? options.readings ?? defaults.readings }
             if !usesStrategies && readings == nil {
                 // Store workloads are count-bound by nature; --duration does not apply to them.
                 readings = defaults.readings

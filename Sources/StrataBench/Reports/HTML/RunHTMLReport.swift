@@ -31,7 +31,7 @@ public enum RunHTMLReport {
     }
 
     /// The columns of the run table, in order (those the file has).
-    public static let tableColumns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption", "durability",
+    public static let tableColumns = ["workload", "op", "engine", "strategy", "writers", "batch_size", "encryption", "durability",
                                       "repetition", "readings", "readings_per_s", "transactions_per_s", "commit_p50_us",
                                       "commit_p99_us", "e2e_p50_us", "file_bytes_end", "file_bytes_peak",
                                       "file_bytes_compacted", "compact_ms", "lost", "verified", "floor_us",
@@ -46,6 +46,7 @@ public enum RunHTMLReport {
         body += section("Latency per writer strategy", charts: latencyCharts(records))
         body += section("File size over time (repetition 1)", charts: fileSizeCharts(timeline))
         body += section("Encryption and compaction", charts: encryptionAndCompactionCharts(records))
+        body += ReadHTMLSection.render(records)
         if let baseline = inputs.baselinePath {
             let report = try Comparison.compare(baselinePath: baseline, currentPath: inputs.runPath, options: ComparisonOptions())
             body += verdicts(report, baseline: baseline)
