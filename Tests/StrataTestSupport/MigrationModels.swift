@@ -1,4 +1,4 @@
-// The Exams models (REALM_REFERENCE "Example models") at schema versions 1, 2 and 3. Each version
+// The Exams models of Realm's migration examples at schema versions 1, 2 and 3. Each version
 // is its own Swift class with the same Realm class name, as an app's code would be across releases.
 //
 // v1: Exam { id: Int (pk); name; date: Date? }          Mark { mark: Int; exam: Exam? }
