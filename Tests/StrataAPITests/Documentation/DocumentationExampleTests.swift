@@ -1,5 +1,5 @@
-// Every ```swift example of README.md's "Using Strata" section and of the DocC articles
-// (Sources/Strata/Strata.docc/*.md) is compiled and run by a test of this target: this suite
+// Every ```swift example of README.md's "Using Strata" section, of the guides in docs/ and of the
+// DocC articles (Sources/Strata/Strata.docc/*.md) is compiled and run by a test of this target: this suite
 // fails, naming the file and the block, when a block's code (whitespace-normalised) does not
 // appear in this target's sources, so an example can neither drift from what the tests run nor
 // stop compiling unnoticed.
@@ -60,12 +60,14 @@ import Testing
     static func documentedBlocks() throws -> [Block] {
         let section = try usingStrataSection()
         var blocks = swiftBlocks(in: section.text, file: "README.md", firstLine: section.firstLine)
-        let catalogue = root.appendingPathComponent("Sources/Strata/Strata.docc")
-        let articles = try FileManager.default.contentsOfDirectory(atPath: catalogue.path)
-            .filter { $0.hasSuffix(".md") }.sorted()
-        for name in articles {
-            let text = try String(contentsOf: catalogue.appendingPathComponent(name), encoding: .utf8)
-            blocks += swiftBlocks(in: text, file: "Sources/Strata/Strata.docc/\(name)")
+        for folder in ["docs", "Sources/Strata/Strata.docc"] {
+            let directory = root.appendingPathComponent(folder)
+            let articles = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasSuffix(".md") }.sorted()
+            for name in articles {
+                let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+                blocks += swiftBlocks(in: text, file: "\(folder)/\(name)")
+            }
         }
         return blocks
     }
