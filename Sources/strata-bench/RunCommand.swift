@@ -37,6 +37,8 @@ struct Run: AsyncParsableCommand {
     var rate: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Samples the reads workload stores (default 100000; 10k and 1M forms accepted).", valueName: "count"))
     var objects: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reads workload: reader threads timed alone, then while one writer commits a sample per transaction (1 to 64; default none).", valueName: "count"))
+    var readers: String?
     @Option(help: "off, on or both (default off; the encryption workload defaults to both).")
     var encryption: String?
     @Option(help: "full (default), unsafe or memory.")
@@ -78,6 +80,7 @@ struct Run: AsyncParsableCommand {
         options.trim = try trim.map { try Choice.parse($0, flag: "--trim", as: TrimStyle.self) }
         options.repetitions = try repetitions.map { try NumericFlag.integer($0, flag: "--repetitions") }
         options.objects = try objects.map { try NumericFlag.count($0, flag: "--objects") }
+        options.readers = try readers.map { try NumericFlag.integer($0, flag: "--readers") }
         return options
     }
 

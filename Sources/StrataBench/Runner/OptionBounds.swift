@@ -91,6 +91,9 @@ extension RunOptions {
         if objects != nil && !workloads.isEmpty && !workloads.contains(.reads) {
             throw fail("--objects sets the reads workload's store size; add --workload reads")
         }
+        if let readers, !(1...ReadersUnderWriter.maxReaders).contains(readers) {
+            throw fail("--readers \(NumericFlag.describe(readers)): must be between 1 and \(ReadersUnderWriter.maxReaders) reader threads")
+        }
         if let repetitions, !(1...Self.maxRepetitions).contains(repetitions) {
             throw fail("--repetitions \(NumericFlag.describe(repetitions)): must be between 1 and \(Self.maxRepetitions)")
         }

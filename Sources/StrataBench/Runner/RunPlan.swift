@@ -27,6 +27,8 @@ public struct RunOptions: Sendable, Equatable {
     public var repetitions: Int?
     /// Samples the reads workload stores (`--objects`); nil = the suite's count.
     public var objects: Int?
+    /// Reader threads the reads workload times alone and under a writer (`--readers`); nil = none.
+    public var readers: Int?
 
     public init() {}
 }
@@ -112,6 +114,9 @@ public enum RunPlan {
         let chosenStrategies = try parseStrategies(options.strategies)
         let workloads = options.workloads.isEmpty ? workloads(of: suite) : unique(options.workloads)
         let repetitions = options.repetitions ?? repetitions(of: suite)
+        if let readers = options.readers, !workloads.contains(.reads) {
+            throw BenchError(.invalidOption, "--readers \(NumericFlag.describe(readers)): readers time the reads workload's operations; add --workload reads")
+        }
 
         var cases: [CaseSpec] = []
         for repetition in 1...repetitions {
@@ -145,11 +150,13 @@ public enum RunPlan {
                         readings = smokeReadings(base, strategy: strategy, durability: durability)
                     }
                     for encryption in encryptions {
-                        cases.append(CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
-                                              batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
-                                              rate: usesStrategies ? options.rate : nil, encryption: encryption,
-                                              durability: durability, duration: duration, readings: readings,
-                                              repetition: repetition, trim: options.trim ?? .remove))
+                        var spec = CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
+                                            batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
+                                            rate: usesStrategies ? options.rate : nil, encryption: encryption,
+                                            durability: durability, duration: duration, readings: readings,
+                                            repetition: repetition, trim: options.trim ?? .remove)
+                        if workload == .reads { spec.readers = options.readers ?? 0 }
+                        cases.append(spec)
                     }
                 }
             }
