@@ -104,7 +104,7 @@ enum ReadersUnderWriter {
     }
 
     /// The operations the readers call (everything but the fill).
-    static var operations: [ReadOp] { ReadOp.allCases.filter { $0 != .fill } }
+    static var operations: [ReadOp] { ReadOp.queries }
 
     struct Phase {
         var summaries: [ReadOp: LatencySummary] = [:]
@@ -240,7 +240,7 @@ enum ReadersUnderWriter {
                 // spread of `ReadDataset.lookupIds` and `lookupSeqs`).
                 let offset = round * lookupsPerRound
                 switch op {
-                case .fill: break
+                case .fill, .firstOpen, .commitFull, .commitUnsafe, .compact: break
                 case .iterateOne: _ = try timed { try queries.iterateValues() }
                 case .iterateAll:
                     let count = try timed { try queries.iterateAll() }.count

@@ -9,9 +9,9 @@ enum ReadHTMLSection {
                                "ns_per_object", "bytes_per_object", "verified"]
 
     static func render(_ records: [SummaryRecord]) -> String {
-        let reads = records.filter { $0.settings.op != nil }
+        let reads = records.filter { $0.settings.workload == .reads && $0.settings.op != nil }
         guard !reads.isEmpty else { return "" }
-        let ops = ReadOp.allCases.filter { op in reads.contains { $0.settings.op == op } }.map(\.rawValue)
+        let ops = ReadOp.reads.filter { op in reads.contains { $0.settings.op == op } }.map(\.rawValue)
         let engines = EngineKind.allCases.filter { engine in reads.contains { $0.settings.engine == engine } }.map(\.rawValue)
         func chart(_ column: String, title: String, unit: String, id: String) -> String {
             var values: [String: [String: Double]] = [:]
