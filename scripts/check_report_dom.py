@@ -263,7 +263,7 @@ def check(dom, rows, timeline):
         lines = check_file_size_lines(page, timeline, problems)
     elif page.lines:
         problems.append("file-size lines drawn, but there is no timeline beside the run")
-    return problems, f"{len(page.table_rows)} rows x {len(columns)} columns, {checked} bars and {lines} file-size lines"
+    return problems, f"{len(page.table_rows)} rows x {len(columns)} columns, {checked} bars and scale points and {lines} file-size lines"
 
 
 # One altered value per kind of mark: the check must notice each (a check that cannot fail proves nothing).
