@@ -51,6 +51,10 @@ struct ReadersUnderWriterTests {
         }
         #expect((Int(sum["objects_seen"] ?? "") ?? 0) > objects)
         #expect(RunReport.table(rows).contains("writer p99"))
+        let path = directory + "/readers.csv"
+        try CSVWriter.write(csv, to: path)
+        let html = try RunHTMLReport.render(.init(runPath: path))
+        #expect(html.contains("<th>alone_p99_us</th>") && html.contains("<th>writer_commits_per_s</th>"))
     }
 
     /// Without `--readers` nothing changes: no figures, no key part, empty cells.
