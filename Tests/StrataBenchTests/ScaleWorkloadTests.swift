@@ -66,6 +66,20 @@ struct ScaleWorkloadTests {
         #expect(outcome.stderr.contains("holds no store"))
     }
 
+    /// An in-memory store reopens empty: its case keeps the reads rows, all verified, and no more.
+    @Test func aStoreWithoutAFileHasTheReadsRowsOnly() async throws {
+        let directory = try ReadsWorkloadTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var spec = ReadsWorkloadTests.spec(.reference, objects: 300)
+        spec.workload = .scale
+        let rows = try await ScaleWorkload.run(kind: .reference, configuration: EngineConfiguration(directory: directory, durability: .unsafe),
+                                               spec: spec, executable: nil, stop: StopRequest())
+        let ops = rows.map { $0.spec.op }
+        let notes = rows.map { $0.note }
+        #expect(ops == ReadOp.reads.map { Optional($0) })
+        #expect(rows.allSatisfy { $0.verified }, "\(notes)")
+    }
+
     @Test func theScaleSuiteSweepsItsDefaultSizesOnTheBuiltInEngines() throws {
         var options = RunOptions()
         options.suite = .scale

@@ -9,8 +9,8 @@
 // open-store` (the parent times the child from spawn to exit: a first open is what a process
 // pays before it can read), and reopened for each durability's commits. After everything, the
 // store must hold the fill and every commit, read back through a fresh handle; a store that
-// does not fails every row. An in-memory store (`--durability memory`) has nothing to reopen:
-// its case has the reads workload's rows only.
+// does not fails every row. A store without a file (`--durability memory`, the in-memory
+// reference engine) has nothing to reopen: its case has the reads workload's rows only.
 
 import Foundation
 
@@ -29,7 +29,9 @@ enum ScaleWorkload {
             try? store.close()
             throw error
         }
-        guard configuration.durability != .memory, let fill = rows.first, let objects = fill.read?.objects else { return rows }
+        // A store without a file (in memory, or an engine that keeps none) would reopen empty.
+        guard configuration.durability != .memory, let fill = rows.first, fill.fileBytesEnd != nil,
+              let objects = fill.read?.objects else { return rows }
         let template = fill
         func row(_ op: ReadOp, nanos: UInt64, ops: Int) -> CaseResult {
             var result = template
