@@ -4,7 +4,8 @@
 throughput and latency charts is the median of its rows, the facts (rows, lost readings) are the
 CSV's, and nothing in the page refers to another resource. With the run's timeline (RUN.timeline.csv
 beside the run, as the report finds it), every file-size line holds the timeline's points: their
-count, last and peak value. The encryption and compaction bars are the medians of their rows.
+count, last and peak value. The encryption and compaction bars, and the scale charts' points
+(each figure against store size), are the medians of their rows.
 Exit 1 with one line per mismatch."""
 import math
 import os
@@ -18,6 +19,15 @@ from html.parser import HTMLParser
 # must be a CSV column with the CSV's value, and these must be among them: what identifies a case
 # and whether it kept its readings.
 REQUIRED_TABLE_COLUMNS = ["workload", "engine", "strategy", "encryption", "durability", "repetition", "lost", "verified"]
+# The scale charts (ScaleHTMLSection.figures): figure name -> (op, column); each is drawn per
+# durability as `scale-<name>-<durability>`, a point per engine and store size.
+SCALE_FIGURES = {"fill-rate": ("fill", "ops_per_s"), "bytes-per-object": ("fill", "bytes_per_object"),
+                 "first-open": ("first-open", "us_per_op"), "commit-full-p50": ("commit-full", "commit_p50_us"),
+                 "commit-full-p99": ("commit-full", "commit_p99_us"), "commit-unsafe-p50": ("commit-unsafe", "commit_p50_us"),
+                 "commit-unsafe-p99": ("commit-unsafe", "commit_p99_us"), "compact": ("compact", "compact_ms")}
+SCALE_FIGURES.update({"read-" + op: (op, "us_per_op") for op in (
+    "iterate-one", "iterate-all", "sum", "avg", "min", "max", "filter-0.1pct", "filter-10pct", "filter-90pct",
+    "top-100", "pk-lookup", "seq-equal", "seq-range", "list-traversal")})
 CHARTS = {"throughput": "readings_per_s", "commit_p50_us": "commit_p50_us",
           "commit_p99_us": "commit_p99_us", "e2e_p50_us": "e2e_p50_us"}
 
@@ -27,6 +37,8 @@ class Page(HTMLParser):
         super().__init__()
         self.table_rows = []      # run-table: list of {col: text}
         self.bars = []            # (figure id, category, series, value)
+        self.scale_points = []    # (figure id, series, x, value)
+        self.scale_series = None
         self.lines = []           # (figure title, series, points, last, peak, polyline vertices)
         self.figure_title = None
         self.facts = {}
@@ -58,6 +70,10 @@ class Page(HTMLParser):
             self.row = {}
         if self.in_table and tag == "td":
             self.cell = [a.get("data-col"), ""]
+        if tag == "g" and a.get("class") == "scale-line":
+            self.scale_series = a.get("data-series")
+        if tag == "circle" and a.get("class") == "point":
+            self.scale_points.append((self.figure, self.scale_series, a.get("data-x"), a.get("data-value")))
         if tag == "g" and a.get("class") == "bar":
             self.bars.append((self.figure, a.get("data-category"), a.get("data-series"), a.get("data-value")))
         if tag == "dd" and "data-fact" in a:
@@ -137,6 +153,25 @@ def check_encryption_and_compaction(page, rows, problems):
     expected = {(k, "compact ms"): v for k, v in medians(compacted, "compact_ms", key).items()}
     checked += check_grouped_bars(page, "compaction-time", expected, problems)
     return checked
+
+
+def check_scale_points(page, rows, problems):
+    """Every point of the scale charts is the median of its rows (engine, size, durability) and
+    every such median is drawn."""
+    scale = [r for r in rows if r.get("workload") == "scale" and r.get("op")]
+    expected = {}
+    for name, (op, column) in SCALE_FIGURES.items():
+        for (durability, engine, objects), value in medians([r for r in scale if r["op"] == op], column,
+                                                            lambda r: (r["durability"], r["engine"], number(r.get("objects")))).items():
+            if objects and objects > 0 and value > 0:
+                expected[(f"scale-{name}-{durability}", engine, objects)] = value
+    drawn = {(f, s, number(x)): v for f, s, x, v in page.scale_points}
+    if set(drawn) != set(expected):
+        problems.append(f"scale points: drawn {sorted(set(drawn) ^ set(expected))[:5]} differ from the CSV's")
+    for key in set(drawn) & set(expected):
+        if not close(drawn[key], expected[key]):
+            problems.append(f"{key[0]} {key[1]} at {key[2]:g} objects: point {drawn[key]}, median of the CSV {expected[key]}")
+    return len(set(drawn) & set(expected))
 
 
 def check_file_size_lines(page, timeline, problems):
@@ -222,12 +257,13 @@ def check(dom, rows, timeline):
     if float(page.facts.get("lost readings", "nan")) != lost:
         problems.append(f"facts: lost readings {page.facts.get('lost readings')!r}, the CSV has {lost:g}")
     checked += check_encryption_and_compaction(page, rows, problems)
+    checked += check_scale_points(page, rows, problems)
     lines = 0
     if timeline is not None:
         lines = check_file_size_lines(page, timeline, problems)
     elif page.lines:
         problems.append("file-size lines drawn, but there is no timeline beside the run")
-    return problems, f"{len(page.table_rows)} rows x {len(columns)} columns, {checked} bars and {lines} file-size lines"
+    return problems, f"{len(page.table_rows)} rows x {len(columns)} columns, {checked} bars and scale points and {lines} file-size lines"
 
 
 # One altered value per kind of mark: the check must notice each (a check that cannot fail proves nothing).
@@ -237,6 +273,7 @@ ALTERATIONS = [
     ("an encryption bar", r'(id="encryption".*?class="bar"[^>]*data-value=")([0-9.]+)'),
     ("a compaction bar", r'(id="compaction-bytes".*?class="bar"[^>]*data-value=")([0-9.]+)'),
     ("a file-size line's peak", r'(data-peak=")([0-9.]+)'),
+    ("a scale point", r'(class="point"[^>]*data-value=")([0-9.]+)'),
 ]
 
 

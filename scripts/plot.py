@@ -12,6 +12,10 @@ Charts (one PNG each, in DIR; a chart without data is not written):
                              from the timeline CSV (default: RUN.timeline.csv)
   encryption_compaction.png  throughput with the key off and on; size before/after compaction
                              (only the panels the run has data for)
+  scale.png                  the scale workload: each figure against the store's size on log-log
+                             axes (fill rate, bytes/object, first open, commit p50/p99 durable and
+                             unsafe, compaction, each read's us/op), one line per engine in its
+                             registry colour (dashed: a second durability), median over repetitions
   baseline_ratio.png         current / baseline per case and gated metric, coloured by the verdicts
                              of `strata-bench compare BASELINE RUN --format csv` (--comparison):
                              the script does not re-derive the gate's rules
@@ -388,6 +392,61 @@ def plot_encryption_compaction(rows, out):
     return save(fig, out, "encryption_compaction.png")
 
 
+# The scale figures, as the HTML report's (ScaleHTMLSection.figures): (title, op, column).
+SCALE_FIGURES = [
+    ("fill: objects/s", "fill", "ops_per_s"),
+    ("bytes per object on disk", "fill", "bytes_per_object"),
+    ("first open in a new process (µs)", "first-open", "us_per_op"),
+    ("durable commit p50 (µs)", "commit-full", "commit_p50_us"),
+    ("durable commit p99 (µs)", "commit-full", "commit_p99_us"),
+    ("unsafe commit p50 (µs)", "commit-unsafe", "commit_p50_us"),
+    ("unsafe commit p99 (µs)", "commit-unsafe", "commit_p99_us"),
+    ("compaction (ms)", "compact", "compact_ms"),
+] + [(f"{op} (µs/op)", op, "us_per_op") for op in (
+    "iterate-one", "iterate-all", "sum", "avg", "min", "max", "filter-0.1pct", "filter-10pct", "filter-90pct",
+    "top-100", "pk-lookup", "seq-equal", "seq-range", "list-traversal")]
+
+
+def plot_scale(rows, out):
+    scale = [r for r in rows if r.get("workload") == "scale" and r.get("op")]
+    panels = []
+    for title, op, column in SCALE_FIGURES:
+        medians = median_by([r for r in scale if r["op"] == op],
+                            lambda r: (r["engine"], r.get("durability", ""), number(r, "objects")), column)
+        lines = defaultdict(list)
+        for (engine, durability, objects), value in medians.items():
+            if objects and objects > 0 and value > 0:
+                lines[(engine, durability)].append((objects, value))
+        if lines:
+            panels.append((title, lines))
+    if not panels:
+        return None
+    columns = 4
+    rows_of_panels = (len(panels) + columns - 1) // columns
+    fig, axes = plt.subplots(rows_of_panels, columns, figsize=(4.2 * columns, 3.3 * rows_of_panels), squeeze=False)
+    engines = list(ENGINE_COLORS)
+    durabilities = sorted({d for _, lines in panels for _, d in lines},
+                          key=lambda d: DURABILITY_ORDER.index(d) if d in DURABILITY_ORDER else 99)
+    for ax, (title, lines) in zip(axes.flat, panels):
+        for (engine, durability) in sorted(lines, key=lambda k: (engines.index(k[0]) if k[0] in engines else 99, k[1])):
+            points = sorted(lines[(engine, durability)])
+            label = engine if len(durabilities) == 1 else f"{engine} ({durability})"
+            ax.plot([x for x, _ in points], [y for _, y in points], marker="o", markersize=3,
+                    color=ENGINE_COLORS.get(engine, "#333333"),
+                    linestyle="-" if durability == durabilities[0] else "--", label=label)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=9)
+        ax.set_xlabel("objects", fontsize=8)
+        ax.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    fig.suptitle("Scale: each figure against the store's size (log-log) — " + subtitle(rows), fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    return save(fig, out, "scale.png")
+
+
 def short_case(key):
     """A compare case key without its default parts (w1, b1, closed loop, d100)."""
     parts = [p for p in key.split("/") if p not in ("w1", "b1", "closed", "d100", "enc-off")]
@@ -483,7 +542,7 @@ def main():
     check_out_dir(args.out)
 
     written = [plot_throughput(rows, args.out), plot_latency(rows, args.out), plot_file_size(timeline, rows, args.out),
-               plot_encryption_compaction(rows, args.out)]
+               plot_encryption_compaction(rows, args.out), plot_scale(rows, args.out)]
     if comparison:
         written.append(plot_baseline(comparison, rows, args.out))
     for path in written:

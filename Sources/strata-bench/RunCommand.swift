@@ -13,9 +13,9 @@ struct Run: AsyncParsableCommand {
         (GRDB), durability full, about 2.5 minutes. Ctrl-C keeps the cases that finished.
         """)
 
-    @Option(help: "Named set of cases: smoke, sensors (default), full.")
+    @Option(help: "Named set of cases: smoke, sensors (default), full, scale.")
     var suite: String?
-    @Option(name: .customLong("workload"), help: "Workload to run (repeatable): sensors, bulk-insert, pinned-growth, compaction, encryption, read-while-write.")
+    @Option(name: .customLong("workload"), help: "Workload to run (repeatable): sensors, bulk-insert, pinned-growth, compaction, encryption, read-while-write, reads, scale.")
     var workloads: [String] = []
     @Option(name: .customLong("engine"), help: "Engine (repeatable): strata, sqlite, lmdb, sqlcipher, all (default: strata and sqlite; lmdb and sqlcipher need their libraries: see list).")
     var engines: [String] = []
@@ -35,8 +35,10 @@ struct Run: AsyncParsableCommand {
     var writers: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Open loop: readings per second for all sensors together (default: closed loop).", valueName: "per-second"))
     var rate: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Samples the reads workload stores (default 100000; 10k and 1M forms accepted).", valueName: "count"))
+    @Option(parsing: .unconditional, help:  ArgumentHelp("Store sizes of the reads and scale workloads, one case each: 10k,100k,1M (default 100000; scale suite 10k,100k,1M).", valueName: "sizes"))
     var objects: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reads workload: reader threads timed alone, then while one writer commits a sample per transaction (1 to 64; default none).", valueName: "count"))
+    var readers: String?
     @Option(help: "off, on or both (default off; the encryption workload defaults to both).")
     var encryption: String?
     @Option(help: "full (default), unsafe or memory.")
@@ -77,7 +79,8 @@ struct Run: AsyncParsableCommand {
         options.durability = try durability.map { try Choice.parse($0, flag: "--durability", as: Durability.self) }
         options.trim = try trim.map { try Choice.parse($0, flag: "--trim", as: TrimStyle.self) }
         options.repetitions = try repetitions.map { try NumericFlag.integer($0, flag: "--repetitions") }
-        options.objects = try objects.map { try NumericFlag.count($0, flag: "--objects") }
+        options.objects = try objects.map { try NumericFlag.counts($0, flag: "--objects") } ?? []
+        options.readers = try readers.map { try NumericFlag.integer($0, flag: "--readers") }
         return options
     }
 
@@ -140,7 +143,9 @@ struct Run: AsyncParsableCommand {
         if !quiet { note("strata-bench: \(cases.count) cases, \(MachineInfo.buildConfiguration) build") }
         let files = ResultFiles(summary: outPath, timeline: timelinePath, started: started, total: cases.count)
         let signals = SignalStop()
-        let runner = BenchRunner(cases: cases, directory: dir, progress: progress, stop: signals.stop)
+        // The scale workload times a first open in a child of this very binary.
+        let runner = BenchRunner(cases: cases, directory: dir, progress: progress, stop: signals.stop,
+                                 executable: try? SelfExecutable.path())
         signals.install { signal in
             // A second signal: the current case did not come back. Keep what finished and go.
             try? FileManager.default.removeItem(atPath: runner.runDirectory)

@@ -17,7 +17,7 @@ struct StrataBenchCommand: AsyncParsableCommand {
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
         subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self, Stress.self,
-                      StressWriterCommand.self, StressCheckCommand.self, StressReplayCommand.self],
+                      StressWriterCommand.self, StressCheckCommand.self, StressReplayCommand.self, OpenStoreCommand.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.

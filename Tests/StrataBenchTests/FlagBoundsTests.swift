@@ -29,7 +29,7 @@ struct FlagBoundsTests {
         case "--max-delay": options.maxDelayMs = try NumericFlag.integer(text, flag: flag)
         case "--writers": options.writers = try NumericFlag.integer(text, flag: flag)
         case "--repetitions": options.repetitions = try NumericFlag.integer(text, flag: flag)
-        case "--objects": options.objects = try NumericFlag.count(text, flag: flag)
+        case "--objects": options.objects = try NumericFlag.counts(text, flag: flag)
         default: Issue.record("unknown flag \(flag)")
         }
         try options.checkBounds()
@@ -62,7 +62,7 @@ struct FlagBoundsTests {
             case "--batch-size": options.batchSize.map(Double.init)
             case "--max-delay": options.maxDelayMs.map(Double.init)
             case "--writers": options.writers.map(Double.init)
-            case "--objects": options.objects.map(Double.init)
+            case "--objects": options.objects.first.map(Double.init)
             default: options.repetitions.map(Double.init)
             }
             let accepted = try #require(value, sourceLocation: sourceLocation)

@@ -29,7 +29,7 @@ struct RunPlanTests {
         #expect(cases.allSatisfy { $0.readings != nil && $0.duration == nil })
         #expect(Set(cases.map(\.engine)) == Set(Engines.defaultKinds))
         // Every write workload; the gate's baselines hold no read case yet.
-        #expect(Set(cases.map(\.workload)) == Set(WorkloadKind.allCases).subtracting([.reads]))
+        #expect(Set(cases.map(\.workload)) == Set(WorkloadKind.allCases).subtracting([.reads, .scale]))
         #expect(Set(cases.map(\.repetition)) == [1, 2, 3])
         // Repetition is outermost: the first third of the plan is repetition 1.
         #expect(cases.prefix(cases.count / 3).allSatisfy { $0.repetition == 1 })

@@ -66,6 +66,24 @@ public enum NumericFlag {
         return Int(value)
     }
 
+    /// A comma-separated list of `count`s ("10k,100k,1M"), in the order given. An empty element
+    /// or a size given twice is an error naming the flag and the list.
+    public static func counts(_ text: String, flag: String) throws -> [Int] {
+        let shown = QuotedInput.clip(text)
+        var sizes: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard !part.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw BenchError(.invalidOption, "\(flag) \"\(shown)\": an empty size in the list (sizes are separated by single commas)")
+            }
+            let size = try count(String(part), flag: flag)
+            if sizes.contains(size) {
+                throw BenchError(.invalidOption, "\(flag) \(shown): \(describe(size)) is in the list twice")
+            }
+            sizes.append(size)
+        }
+        return sizes
+    }
+
     /// How infinity is spelled by those who type it, for a message that says what is wrong.
     static let infinityWords: Set<String> = ["inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"]
 

@@ -14,6 +14,7 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
     case encryption
     case readWhileWrite = "read-while-write"
     case reads
+    case scale
 
     public var summary: String {
         switch self {
@@ -24,6 +25,7 @@ public enum WorkloadKind: String, CaseIterable, Sendable, Codable {
         case .encryption: return "bulk-insert with the key off and on in the same run; overhead ratio"
         case .readWhileWrite: return "count/average/primary-key queries on a reader thread while the writer runs"
         case .reads: return "fill --objects samples, then time scans, aggregates, filters, top-100, key and index lookups, list traversal; answers checked"
+        case .scale: return "per --objects size: fill rate, bytes/object, first open in a new process, durable and unsafe one-sample commits, compaction, then the reads"
         }
     }
 }
@@ -111,12 +113,15 @@ public enum Suite: String, CaseIterable, Sendable {
     case sensors
     /// Every workload and strategy.
     case full
+    /// The scale workload over store sizes (`RunPlan.defaultScaleSizes`; `--objects` overrides).
+    case scale
 
     public var summary: String {
         switch self {
         case .smoke: return "CI gate: every workload on every engine, fixed counts, 3 repetitions, < 3 min"
         case .sensors: return "the book's experiment: every strategy, 10 s each (default)"
-        case .full: return "every workload and strategy, longer runs"
+        case .full: return "every workload and strategy, longer runs (scale has its own suite)"
+        case .scale: return "store sizes 10k, 100k, 1M (--objects overrides): fill, bytes/object, first open, commits, compaction, reads"
         }
     }
 }

@@ -19,7 +19,7 @@ extension LMDBEngine: ReadableEngine {
     }
 }
 
-final class LMDBReadStore: ReadStore {
+final class LMDBReadStore: CompactableReadStore {
     let effectiveSettings: String
     private let environment: LMDBEnvironment
     private let inMemory: Bool
@@ -83,6 +83,12 @@ final class LMDBReadStore: ReadStore {
     }
 
     func makeQueries() throws -> any ReadQueries { LMDBReadQueries(environment) }
+
+    /// `mdb_env_copy2(MDB_CP_COMPACT)` renamed over the file (`LMDBEnvironment.compact`).
+    func compact() throws {
+        guard !inMemory else { return }
+        try environment.compact()
+    }
 
     func fileBytes() -> Int64? {
         guard !inMemory else { return nil }

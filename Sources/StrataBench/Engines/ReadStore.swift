@@ -32,6 +32,12 @@ public protocol ReadStore: AnyObject, Sendable {
     func close() throws
 }
 
+/// A read store that can rewrite its file without the space its deleted and superseded pages
+/// hold (the scale workload times it). Called with no query handle open; the store stays usable.
+public protocol CompactableReadStore: ReadStore {
+    func compact() throws
+}
+
 /// The queries the reads workload times. Not thread-safe: see `ReadStore`.
 public protocol ReadQueries: AnyObject {
     /// Visits every sample reading `value` only; returns the sum of what it read.

@@ -14,7 +14,7 @@ extension SQLCipherEngine: ReadableEngine {
 }
 
 /// `@unchecked Sendable`: `writer` is used only under `lock`.
-final class SQLCipherReadStore: ReadStore, @unchecked Sendable {
+final class SQLCipherReadStore: CompactableReadStore, @unchecked Sendable {
     let effectiveSettings: String
     private let lib: SQLCipherLibrary
     private let writer: SQLCipherConnection
@@ -83,6 +83,10 @@ final class SQLCipherReadStore: ReadStore, @unchecked Sendable {
     func fileBytes() -> Int64? {
         guard let path else { return nil }
         return FileSizes.total(prefix: path)
+    }
+
+    func compact() throws {
+        try withWriter { db in try db.execute("VACUUM") }
     }
 
     func close() throws {

@@ -12,7 +12,7 @@ extension SQLiteEngine: ReadableEngine {
     }
 }
 
-final class SQLiteReadStore: ReadStore {
+final class SQLiteReadStore: CompactableReadStore {
     let effectiveSettings: String
     private let writer: any DatabaseWriter
     private let path: String?
@@ -68,6 +68,14 @@ final class SQLiteReadStore: ReadStore {
     func fileBytes() -> Int64? {
         guard let path else { return nil }
         return FileSizes.total(prefix: path)
+    }
+
+    func compact() throws {
+        do {
+            try writer.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        } catch {
+            throw BenchError(.engine, "SQLite compaction failed: \(error)", path: path)
+        }
     }
 
     func close() throws {

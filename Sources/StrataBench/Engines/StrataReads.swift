@@ -115,6 +115,33 @@ final class StrataReadStore: ReadStore, @unchecked Sendable {
     }
 }
 
+extension StrataReadStore: CompactableReadStore {
+    /// `writeCopy` to a sibling file renamed over the store, as `StrataEngine.compact` does; the
+    /// anchor is released first so that no handle keeps the replaced file open, and reopened after.
+    func compact() throws {
+        guard let path else { return }
+        lock.withLock { anchor = nil }
+        let copy = path + ".compacting"
+        do {
+            try autoreleasingCopy(to: copy)
+        } catch {
+            try? FileManager.default.removeItem(atPath: copy)
+            throw BenchError(.engine, "Strata compaction failed: \(error)", path: path)
+        }
+        guard rename(copy, path) == 0 else {
+            throw BenchError(.io, "cannot replace the store with its compacted copy (errno \(errno))", path: path)
+        }
+        let reopened = try realm()
+        reopened.invalidate()
+        lock.withLock { anchor = reopened }
+    }
+
+    private func autoreleasingCopy(to copy: String) throws {
+        let realm = try realm()
+        try realm.writeCopy(toFile: URL(fileURLWithPath: copy), encryptionKey: configuration.encryptionKey)
+    }
+}
+
 final class StrataReadQueries: ReadQueries {
     private let realm: Realm
 

@@ -32,6 +32,8 @@ public struct CaseSettings: Hashable, Sendable {
     public var trim: TrimStyle
     /// The reads workload's operation; nil for every other workload (and in older files).
     public var op: ReadOp?
+    /// The reads workload's `--readers`; nil without them (and in older files).
+    public var readers: Int?
 
     public init(_ spec: CaseSpec) {
         workload = spec.workload
@@ -47,14 +49,16 @@ public struct CaseSettings: Hashable, Sendable {
         targetReadings = spec.readings
         trim = spec.trim
         op = spec.op
+        readers = spec.readers > 0 ? spec.readers : nil
     }
 
     /// Columns that identify a case (besides `repetition`), in key order.
     public static let columns = ["workload", "engine", "strategy", "writers", "batch_size", "encryption",
-                                 "durability", "rate", "max_delay_ms", "bound", "target_readings", "trim", "op"]
+                                 "durability", "rate", "max_delay_ms", "bound", "target_readings", "trim", "op", "readers"]
 
     /// Key columns a summary file may lack (files of older versions): they read as absent.
-    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings", "trim", "op"]
+    public static let optionalColumns: Set<String> = ["rate", "max_delay_ms", "bound", "target_readings", "trim", "op",
+                                                     "readers"]
 
     /// The case's name in comparisons, baselines and the history, e.g.
     /// `sensors/strata/dedicated/w1/b1/enc-off/full/closed/d100/count3000`.
@@ -67,6 +71,7 @@ public struct CaseSettings: Hashable, Sendable {
         }
         // The default form adds nothing, so keys of files from before the column stay the same.
         if trim != .remove { parts.append("trim-" + trim.rawValue) }
+        if let readers { parts.append("readers\(readers)") }
         if let op { parts.append("op-" + op.rawValue) }
         return parts.joined(separator: "/")
     }
@@ -117,7 +122,8 @@ public struct SummaryRecord: Sendable {
             bound: try optional("bound", CaseBound.init(rawValue:), "'count' or 'time'"),
             targetReadings: try optional("target_readings", DecimalText.integer, "a whole number"),
             trim: try optional("trim", TrimStyle.init(rawValue:), SummaryValidation.alternatives(TrimStyle.allCases.map(\.rawValue))) ?? .remove,
-            op: try optional("op", ReadOp.init(rawValue:), SummaryValidation.alternatives(ReadOp.allCases.map(\.rawValue))))
+            op: try optional("op", ReadOp.init(rawValue:), SummaryValidation.alternatives(ReadOp.allCases.map(\.rawValue))),
+            readers: try optional("readers", { DecimalText.integer($0).flatMap { $0 >= 1 ? $0 : nil } }, "a whole number of at least 1"))
         repetition = try count("repetition")
         self.cells = cells
     }
@@ -127,7 +133,7 @@ extension CaseSettings {
     /// Memberwise, for parsing.
     init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int, batchSize: Int,
          encryption: EncryptionSetting, durability: Durability, rate: Double?, maxDelayMs: Int?, bound: CaseBound?,
-         targetReadings: Int?, trim: TrimStyle, op: ReadOp? = nil) {
+         targetReadings: Int?, trim: TrimStyle, op: ReadOp? = nil, readers: Int? = nil) {
         self.workload = workload
         self.engine = engine
         self.strategy = strategy
@@ -141,5 +147,6 @@ extension CaseSettings {
         self.targetReadings = targetReadings
         self.trim = trim
         self.op = op
+        self.readers = readers
     }
 }

@@ -27,7 +27,9 @@ public enum SummaryColumns {
     ] + WorkFigures.columns + FloorColumns.all
 
     /// The reads workload's columns (empty on the rows of other workloads), after the rest.
-    public static let reads = ["op", "objects", "ops", "ops_per_s", "us_per_op", "ns_per_object", "bytes_per_object"]
+    public static let reads = ["op", "objects", "ops", "ops_per_s", "us_per_op", "ns_per_object", "bytes_per_object",
+                               "readers", "alone_p50_us", "alone_p99_us", "writer_commits", "writer_commits_per_s",
+                               "objects_seen"]
 
     public static let all = required + extras + reads
 }
@@ -84,6 +86,9 @@ public struct CaseResult: Sendable {
     public var floor: FloorMeasurement?
     /// The reads workload's figures for this row's operation, nil for other workloads.
     public var read: ReadFigures?
+    /// `--readers`: R readers' latencies alone and under a writer, and the writer's commits
+    /// (`reader` and `readerOps` hold the latencies under the writer).
+    public var load: ReadLoadFigures?
 
     public init(spec: CaseSpec) {
         self.spec = spec
@@ -175,6 +180,12 @@ public struct CaseResult: Sendable {
         row["us_per_op"] = CSVNumber.format(read?.microsPerOp, digits: 3)
         row["ns_per_object"] = CSVNumber.format(read?.nanosPerObject, digits: 2)
         row["bytes_per_object"] = CSVNumber.format(read?.bytesPerObject, digits: 2)
+        row["readers"] = spec.readers > 0 ? String(spec.readers) : ""
+        row["alone_p50_us"] = us(load?.alone?.p50)
+        row["alone_p99_us"] = us(load?.alone?.p99)
+        row["writer_commits"] = CSVNumber.format(load?.writerCommits)
+        row["writer_commits_per_s"] = CSVNumber.format(load?.writerCommitsPerSecond, digits: 1)
+        row["objects_seen"] = CSVNumber.format(load?.objectsSeen)
         return row
     }
 }

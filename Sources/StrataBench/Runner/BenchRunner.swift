@@ -22,10 +22,14 @@ public struct BenchRunner: Sendable {
     /// The directory holding every store of this run (under `directory`); removed when `run`
     /// returns or throws. Public so that a process forced to exit can remove it itself.
     public let runDirectory: String
+    /// The `strata-bench` binary the scale workload starts to time a first open (`open-store`);
+    /// nil: its cases have no `first-open` row.
+    public let executable: String?
 
     public init(cases: [CaseSpec], directory: String? = nil, progress: ProgressHandler? = nil,
-                stop: StopRequest = StopRequest()) {
+                stop: StopRequest = StopRequest(), executable: String? = nil) {
         self.cases = cases
+        self.executable = executable
         self.directory = directory
         self.progress = progress
         self.stop = stop
@@ -62,7 +66,7 @@ public struct BenchRunner: Sendable {
         for (offset, spec) in cases.enumerated() {
             if stop.isRequested { cutShort = true; break }
             let index = offset + 1
-            if spec.workload == .reads, let why = Engines.readUnavailability(spec.engine) {
+            if spec.workload == .reads || spec.workload == .scale, let why = Engines.readUnavailability(spec.engine) {
                 progress?(.skipped(label: spec.label, reason: "\(why); case skipped, not faked"))
                 continue
             }
@@ -94,7 +98,7 @@ public struct BenchRunner: Sendable {
 
     /// The rows of one case: one for a write workload, one per operation for reads.
     func runRows(_ spec: CaseSpec, directory: String) async throws -> [CaseResult] {
-        guard spec.workload == .reads else { return [try await runCase(spec, directory: directory)] }
+        guard spec.workload == .reads || spec.workload == .scale else { return [try await runCase(spec, directory: directory)] }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
@@ -104,8 +108,10 @@ public struct BenchRunner: Sendable {
         let key: [UInt8]? = spec.encryption == .on ? (0..<64).map { _ in UInt8.random(in: 0...255) } : nil
         PeakMemory.reset()
         let before = ResourceSnapshot.now()
-        var rows = try await ReadsWorkload.run(kind: spec.engine, configuration: EngineConfiguration(
-            directory: directory, durability: spec.durability, encryptionKey: key, trim: spec.trim), spec: spec, stop: stop)
+        let configuration = EngineConfiguration(directory: directory, durability: spec.durability, encryptionKey: key, trim: spec.trim)
+        var rows = spec.workload == .scale
+            ? try await ScaleWorkload.run(kind: spec.engine, configuration: configuration, spec: spec, executable: executable, stop: stop)
+            : try await ReadsWorkload.run(kind: spec.engine, configuration: configuration, spec: spec, stop: stop)
         let after = ResourceSnapshot.now()
         // Process figures cover the whole case (fill and every operation): each row carries them.
         for index in rows.indices {
@@ -153,8 +159,8 @@ public struct BenchRunner: Sendable {
                 }
             case .compaction:
                 result = try await StoreWorkloads.compaction(engine: engine, spec: spec, stop: stop)
-            case .reads:
-                throw BenchError(.invalidOption, "the reads workload runs through runRows")
+            case .reads, .scale:
+                throw BenchError(.invalidOption, "the \(spec.workload.rawValue) workload runs through runRows")
             }
         } catch {
             try? engine.close()

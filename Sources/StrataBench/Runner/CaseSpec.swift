@@ -34,6 +34,8 @@ public struct CaseSpec: Sendable, Equatable {
     /// The read operation a row of the reads workload measures (set on its result rows, nil in
     /// the plan and for every other workload).
     public var op: ReadOp?
+    /// The reads workload's `--readers`: reader threads timed alone and under a writer; 0 = none.
+    public var readers: Int
 
     public init(workload: WorkloadKind, engine: EngineKind, strategy: StrategyKind, writers: Int = 1,
                 batchSize: Int = 1, maxDelayMs: Int = 100, rate: Double? = nil,
@@ -53,6 +55,7 @@ public struct CaseSpec: Sendable, Equatable {
         self.repetition = repetition
         self.trim = trim
         op = nil
+        readers = 0
     }
 
     /// "count" or "time".
@@ -70,6 +73,7 @@ public struct CaseSpec: Sendable, Equatable {
         parts.append("enc \(encryption.rawValue)")
         parts.append(durability.rawValue)
         if trim != .remove { parts.append("trim \(trim.rawValue)") }
+        if readers > 0 { parts.append("readers \(readers)") }
         if let op { parts.append("op \(op.rawValue)") }
         parts.append("#\(repetition)")
         return parts.joined(separator: " ")

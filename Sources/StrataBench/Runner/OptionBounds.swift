@@ -85,11 +85,14 @@ extension RunOptions {
                 }
             }
         }
-        if let objects, !(1...Self.maxReadings).contains(objects) {
-            throw fail("--objects \(NumericFlag.describe(objects)): must be between 1 and \(NumericFlag.describe(Self.maxReadings))")
+        for size in objects where !(1...Self.maxReadings).contains(size) {
+            throw fail("--objects \(NumericFlag.describe(size)): must be between 1 and \(NumericFlag.describe(Self.maxReadings))")
         }
-        if objects != nil && !workloads.isEmpty && !workloads.contains(.reads) {
-            throw fail("--objects sets the reads workload's store size; add --workload reads")
+        if !objects.isEmpty && !workloads.isEmpty && !workloads.contains(.reads) && !workloads.contains(.scale) {
+            throw fail("--objects sets the reads and scale workloads' store sizes; add --workload reads or --workload scale")
+        }
+        if let readers, !(1...ReadersUnderWriter.maxReaders).contains(readers) {
+            throw fail("--readers \(NumericFlag.describe(readers)): must be between 1 and \(ReadersUnderWriter.maxReaders) reader threads")
         }
         if let repetitions, !(1...Self.maxRepetitions).contains(repetitions) {
             throw fail("--repetitions \(NumericFlag.describe(repetitions)): must be between 1 and \(Self.maxRepetitions)")

@@ -25,8 +25,11 @@ public struct RunOptions: Sendable, Equatable {
     /// How sensors trims; nil = `.remove`.
     public var trim: TrimStyle?
     public var repetitions: Int?
-    /// Samples the reads workload stores (`--objects`); nil = the suite's count.
-    public var objects: Int?
+    /// Store sizes of the reads and scale workloads (`--objects`, one case per size); empty =
+    /// the suite's.
+    public var objects: [Int] = []
+    /// Reader threads the reads workload times alone and under a writer (`--readers`); nil = none.
+    public var readers: Int?
 
     public init() {}
 }
@@ -46,8 +49,10 @@ public enum RunPlan {
         switch suite {
         case .sensors: return [.sensors]
         // The gate's smoke suite times the write workloads its baselines hold.
-        case .smoke: return WorkloadKind.allCases.filter { $0 != .reads }
-        case .full: return WorkloadKind.allCases
+        case .smoke: return WorkloadKind.allCases.filter { $0 != .reads && $0 != .scale }
+        // Scale sweeps sizes up to millions of objects: a suite of its own.
+        case .full: return WorkloadKind.allCases.filter { $0 != .scale }
+        case .scale: return [.scale]
         }
     }
 
@@ -75,7 +80,8 @@ public enum RunPlan {
             return WorkloadDefaults(readings: 100_000, batchSize: 1_000, strategies: [.dedicated], durabilities: [.unsafe])
         case (.smoke, .reads):
             return WorkloadDefaults(readings: 10_000, batchSize: 10_000, strategies: [.dedicated], durabilities: [.unsafe])
-        case (_, .reads): return WorkloadDefaults(readings: 100_000, batchSize: 10_000, strategies: [.dedicated], durabilities: [.unsafe])
+        case (_, .reads), (_, .scale):
+            return WorkloadDefaults(readings: 100_000, batchSize: 10_000, strategies: [.dedicated], durabilities: [.unsafe])
         case (_, .sensors): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: all)
         case (_, .readWhileWrite): return WorkloadDefaults(duration: 10, batchSize: 1_000, strategies: [.dedicated, .batched])
         case (_, .bulkInsert): return WorkloadDefaults(readings: 1_000_000, batchSize: 1_000, strategies: [.dedicated])
@@ -91,6 +97,25 @@ public enum RunPlan {
     static func smokeReadings(_ base: Int, strategy: StrategyKind, durability: Durability) -> Int {
         if durability == .full { return strategy == .batched ? base : base / 30 }
         return strategy == .batched ? base * 10 : base
+    }
+
+    /// The scale suite's store sizes: 1M fills in seconds here in release, so the suite on the
+    /// built-in engines takes a few minutes.
+    public static let defaultScaleSizes = [10_000, 100_000, 1_000_000]
+
+    /// The store sizes of `workload`'s cases: one per `--objects` size; nil for a workload that
+    /// has no store size (its count is `readings`).
+    static func sizes(_ workload: WorkloadKind, suite: Suite, options: RunOptions, defaults: WorkloadDefaults) -> [Int?] {
+        switch workload {
+        case .reads:
+            return options.objects.isEmpty ? [options.readings ?? defaults.readings] : options.objects.map { $0 }
+        case .scale:
+            if !options.objects.isEmpty { return options.objects }
+            if let readings = options.readings { return [readings] }
+            return suite == .scale ? defaultScaleSizes : [defaults.readings]
+        default:
+            return [nil]
+        }
     }
 
     /// gcd's default width: about the ~70 threads the book saw, bounded by libdispatch's pool.
@@ -112,6 +137,9 @@ public enum RunPlan {
         let chosenStrategies = try parseStrategies(options.strategies)
         let workloads = options.workloads.isEmpty ? workloads(of: suite) : unique(options.workloads)
         let repetitions = options.repetitions ?? repetitions(of: suite)
+        if let readers = options.readers, !workloads.contains(.reads) {
+            throw BenchError(.invalidOption, "--readers \(NumericFlag.describe(readers)): readers time the reads workload's operations; add --workload reads")
+        }
 
         var cases: [CaseSpec] = []
         for repetition in 1...repetitions {
@@ -124,13 +152,14 @@ public enum RunPlan {
                 : (options.encryption ?? .off).settings
             var duration = options.duration ?? (options.readings == nil ? defaults.duration : nil)
             var readings = options.readings ?? (options.duration == nil ? defaults.readings : nil)
-            if workload == .reads { readings = options.objects ?? options.readings ?? defaults.readings }
             if !usesStrategies && readings == nil {
                 // Store workloads are count-bound by nature; --duration does not apply to them.
                 readings = defaults.readings
                 duration = nil
             }
             let durabilities = options.durability.map { [$0] } ?? defaults.durabilities
+            for size in sizes(workload, suite: suite, options: options, defaults: defaults) {
+            if let size { readings = size }
             for durability in durabilities {
             for engine in engines {
                 for strategy in strategies {
@@ -145,13 +174,16 @@ public enum RunPlan {
                         readings = smokeReadings(base, strategy: strategy, durability: durability)
                     }
                     for encryption in encryptions {
-                        cases.append(CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
-                                              batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
-                                              rate: usesStrategies ? options.rate : nil, encryption: encryption,
-                                              durability: durability, duration: duration, readings: readings,
-                                              repetition: repetition, trim: options.trim ?? .remove))
+                        var spec = CaseSpec(workload: workload, engine: engine, strategy: strategy, writers: writers,
+                                            batchSize: batch, maxDelayMs: options.maxDelayMs ?? 100,
+                                            rate: usesStrategies ? options.rate : nil, encryption: encryption,
+                                            durability: durability, duration: duration, readings: readings,
+                                            repetition: repetition, trim: options.trim ?? .remove)
+                        if workload == .reads { spec.readers = options.readers ?? 0 }
+                        cases.append(spec)
                     }
                 }
+            }
             }
             }
         }

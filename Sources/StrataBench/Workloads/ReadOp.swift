@@ -1,4 +1,4 @@
-// The operations the reads workload times, one summary row each (the CSV's `op` column).
+// The operations the reads and scale workloads time, one summary row each (the CSV's `op` column).
 //
 // Invariant: raw values are the spellings of the CSV's `op` column and of case keys; renaming
 // one breaks committed baselines.
@@ -26,6 +26,21 @@ public enum ReadOp: String, CaseIterable, Sendable, Codable {
     case seqRange = "seq-range"
     /// A sensor's samples read through its list.
     case listTraversal = "list-traversal"
+    /// Scale workload: a new process opening the filled store (spawn to exit, one op).
+    case firstOpen = "first-open"
+    /// Scale workload: one-sample commits on the filled store, durable and not.
+    case commitFull = "commit-full"
+    case commitUnsafe = "commit-unsafe"
+    /// Scale workload: compacting the filled store (engines that compact).
+    case compact
+
+    /// The queries the reads workload times after its fill, in row order.
+    public static let queries: [ReadOp] = [.iterateOne, .iterateAll, .sum, .avg, .min, .max, .filter0_1, .filter10, .filter90,
+                                           .top100, .primaryKey, .seqEqual, .seqRange, .listTraversal]
+    /// The reads workload's rows: the fill, then the queries.
+    public static let reads: [ReadOp] = [.fill] + queries
+    /// The rows the scale workload adds after the reads workload's.
+    public static let scale: [ReadOp] = [.firstOpen, .commitFull, .commitUnsafe, .compact]
 
     /// The share of the samples a filter keeps (filters only).
     var selectivity: Double? {

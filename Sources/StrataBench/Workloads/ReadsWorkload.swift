@@ -83,7 +83,7 @@ enum ReadsWorkload {
             let queries = try store.makeQueries()
             defer { queries.close() }
             let checker = ReadChecker(dataset: dataset, queries: queries)
-            for op in ReadOp.allCases where op != .fill {
+            for op in ReadOp.queries {
                 try stop.check()
                 var row = try checker.time(op)
                 row.figures.bytesPerObject = perObject
@@ -93,6 +93,15 @@ enum ReadsWorkload {
             if let count = checker.storedCount, count != dataset.objects {
                 for index in measured.indices {
                     measured[index].problems.append("the store holds \(count) samples after the fill, expected \(dataset.objects)")
+                }
+            }
+            // After the solo pass, whose answers are exact only while nothing writes.
+            if spec.readers > 0 {
+                let figures = try ReadersUnderWriter.measure(store: store, dataset: dataset, readers: spec.readers, stop: stop)
+                for index in measured.indices {
+                    let op = measured[index].figures.op
+                    measured[index].load = ReadLoadFigures(figures, op: op)
+                    measured[index].problems += figures.problems[op, default: []].map { "under the writer: " + $0 }
                 }
             }
             return measured
@@ -109,6 +118,9 @@ enum ReadsWorkload {
             result.liveObjects = dataset.objects
             result.fileBytesEnd = measured.fileBytes
             result.writerHandles = 1
+            result.load = measured.load
+            result.reader = measured.load?.underWriter
+            result.readerOps = measured.load?.callsUnderWriter
             if !measured.problems.isEmpty {
                 result.verified = false
                 result.note = measured.problems.joined(separator: "; ")
@@ -122,6 +134,8 @@ enum ReadsWorkload {
         var transactions = 0
         var fileBytes: Int64?
         var problems: [String] = []
+        /// `--readers`: the operation's figures with R readers, alone and under the writer.
+        var load: ReadLoadFigures?
     }
 }
 
@@ -161,7 +175,7 @@ final class ReadChecker {
         var scanned = 0
         let start = monotonicNanos()
         switch op {
-        case .fill:
+        case .fill, .firstOpen, .commitFull, .commitUnsafe, .compact:
             break
         case .iterateOne:
             for _ in 0..<passes { expect(try queries.iterateValues(), answers.sum, "the sum of the values read") }

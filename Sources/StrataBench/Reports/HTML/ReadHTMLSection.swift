@@ -1,17 +1,20 @@
 // The reads workload in the HTML report: per operation, the engines' time per object scanned
 // (log scale: scans and lookups span decades) and their time per operation, then a table of
-// every read row. Medians over repetitions, as the other charts.
+// every read row (with `--readers`, each operation's per-call p50/p99 alone and under the writer). Medians over repetitions, as the other charts.
 
 import Foundation
 
 enum ReadHTMLSection {
     static let tableColumns = ["engine", "durability", "repetition", "objects", "op", "ops", "ops_per_s", "us_per_op",
                                "ns_per_object", "bytes_per_object", "verified"]
+    /// `--readers` runs' columns, shown when the rows have them.
+    static let loadColumns = ["readers", "alone_p50_us", "alone_p99_us", "reader_p50_us", "reader_p99_us",
+                              "writer_commits_per_s", "objects_seen"]
 
     static func render(_ records: [SummaryRecord]) -> String {
-        let reads = records.filter { $0.settings.op != nil }
+        let reads = records.filter { $0.settings.workload == .reads && $0.settings.op != nil }
         guard !reads.isEmpty else { return "" }
-        let ops = ReadOp.allCases.filter { op in reads.contains { $0.settings.op == op } }.map(\.rawValue)
+        let ops = ReadOp.reads.filter { op in reads.contains { $0.settings.op == op } }.map(\.rawValue)
         let engines = EngineKind.allCases.filter { engine in reads.contains { $0.settings.engine == engine } }.map(\.rawValue)
         func chart(_ column: String, title: String, unit: String, id: String) -> String {
             var values: [String: [String: Double]] = [:]
@@ -30,8 +33,10 @@ enum ReadHTMLSection {
             chart("ns_per_object", title: "reads: ns per object scanned (median)", unit: "ns", id: "reads-ns-per-object"),
             chart("us_per_op", title: "reads: µs per operation (median)", unit: "µs", id: "reads-us-per-op"),
         ])
+        let loaded = reads.contains { $0.settings.readers != nil }
+        let columns = tableColumns + (loaded ? loadColumns : [])
         let rows = reads.map { record in
-            tableColumns.map { column in
+            columns.map { column in
                 switch column {
                 case "engine": return record.settings.engine.rawValue
                 case "durability": return record.settings.durability.rawValue
@@ -41,7 +46,7 @@ enum ReadHTMLSection {
             }
         }
         let classes = reads.map { $0["verified"] == "false" ? "failed" : "" }
-        html += HTML.table(id: "reads-table", header: tableColumns, rows: rows, columns: tableColumns, rowClasses: classes)
+        html += HTML.table(id: "reads-table", header: columns, rows: rows, columns: columns, rowClasses: classes)
         return html
     }
 }

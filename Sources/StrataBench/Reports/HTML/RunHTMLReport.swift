@@ -47,6 +47,7 @@ public enum RunHTMLReport {
         body += section("File size over time (repetition 1)", charts: fileSizeCharts(timeline))
         body += section("Encryption and compaction", charts: encryptionAndCompactionCharts(records))
         body += ReadHTMLSection.render(records)
+        body += ScaleHTMLSection.render(records)
         if let baseline = inputs.baselinePath {
             let report = try Comparison.compare(baselinePath: baseline, currentPath: inputs.runPath, options: ComparisonOptions())
             body += verdicts(report, baseline: baseline)

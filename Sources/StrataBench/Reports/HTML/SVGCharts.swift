@@ -104,6 +104,51 @@ enum SVGCharts {
         return svg + "</svg></figure>\n"
     }
 
+    /// Lines on log–log axes (a figure against store size), one per series, each point a mark
+    /// with its x and value. Points at or below zero cannot be drawn on a log axis and are left out.
+    static func logLogLines(title: String, xUnit: String, yUnit: String, series: [(name: String, points: [(x: Double, y: Double)])],
+                            id: String, width: Double = 360, height: Double = 220) -> String {
+        let left = 60.0, right = 12.0, top = 40.0, bottom = 52.0
+        var svg = "<figure class=\"chart\" id=\(HTML.attribute(id)) data-title=\(HTML.attribute(title))><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\">"
+        svg += titleLines(title, x: width / 2)
+        let drawable = series.map { (name: $0.name, points: $0.points.filter { $0.x > 0 && $0.y > 0 && $0.x.isFinite && $0.y.isFinite }) }
+        let all = drawable.flatMap(\.points)
+        guard let lowX = all.map(\.x).min(), let highX = all.map(\.x).max(),
+              let lowY = all.map(\.y).min(), let highY = all.map(\.y).max() else {
+            return svg + "<text x=\"\(Int(width / 2))\" y=\"100\" text-anchor=\"middle\">no data</text></svg></figure>\n"
+        }
+        // Decades that hold every point (at least one decade wide).
+        let x0 = floor(log10(lowX)), x1 = Swift.max(ceil(log10(highX * 1.0001)), x0 + 1)
+        let y0 = floor(log10(lowY)), y1 = Swift.max(ceil(log10(highY * 1.0001)), y0 + 1)
+        func px(_ x: Double) -> Double { left + (width - left - right) * (log10(x) - x0) / (x1 - x0) }
+        func py(_ y: Double) -> Double { top + (height - top - bottom) * (1 - (log10(y) - y0) / (y1 - y0)) }
+        for decade in stride(from: y0, through: y1, by: 1) {
+            let y = py(pow(10, decade))
+            svg += "<line x1=\"\(Int(left))\" x2=\"\(Int(width - right))\" y1=\"\(y)\" y2=\"\(y)\" class=\"grid\"/>"
+            svg += "<text x=\"\(Int(left - 4))\" y=\"\(y + 4)\" text-anchor=\"end\" class=\"tick\">\(HTML.text(HTML.short(pow(10, decade))))</text>"
+        }
+        for decade in stride(from: x0, through: x1, by: 1) {
+            let x = px(pow(10, decade))
+            svg += "<line x1=\"\(x)\" x2=\"\(x)\" y1=\"\(Int(top))\" y2=\"\(Int(height - bottom))\" class=\"grid\"/>"
+            svg += "<text x=\"\(x)\" y=\"\(Int(height - bottom + 12))\" text-anchor=\"middle\" class=\"tick\">\(HTML.text(HTML.short(pow(10, decade))))</text>"
+        }
+        svg += "<text x=\"\(Int(width / 2))\" y=\"\(Int(height - bottom + 24))\" text-anchor=\"middle\" class=\"tick\">\(HTML.text(xUnit + " (log)"))</text>"
+        svg += "<text x=\"12\" y=\"\(Int(top + (height - top - bottom) / 2))\" transform=\"rotate(-90 12 \(Int(top + (height - top - bottom) / 2)))\" text-anchor=\"middle\" class=\"tick\">\(HTML.text(yUnit + " (log)"))</text>"
+        for (index, line) in drawable.enumerated() {
+            let color = colour(line.name, index: index)
+            let path = line.points.map { "\(px($0.x)),\(py($0.y))" }.joined(separator: " ")
+            svg += "<g class=\"scale-line\" data-series=\(HTML.attribute(line.name)) data-points=\"\(line.points.count)\">"
+            svg += "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"1.5\" points=\"\(path)\"/>"
+            for point in line.points {
+                svg += "<circle class=\"point\" cx=\"\(px(point.x))\" cy=\"\(py(point.y))\" r=\"2.5\" fill=\"\(color)\" data-x=\(HTML.attribute(CSVNumber.format(point.x))) data-value=\(HTML.attribute(CSVNumber.format(point.y)))><title>\(HTML.text("\(line.name), \(CSVNumber.format(point.x)) \(xUnit): \(CSVNumber.format(point.y)) \(yUnit)"))</title></circle>"
+            }
+            svg += "</g>"
+            svg += "<rect x=\"\(left + Double(index) * 90)\" y=\"\(Int(height - 14))\" width=\"10\" height=\"10\" fill=\"\(color)\"/>"
+            svg += "<text x=\"\(left + Double(index) * 90 + 14)\" y=\"\(Int(height - 5))\" class=\"tick\">\(HTML.text(line.name))</text>"
+        }
+        return svg + "</svg></figure>\n"
+    }
+
     /// The title, split at " — " into two centred lines.
     static func titleLines(_ title: String, x: Double) -> String {
         let parts = title.components(separatedBy: " — ")
