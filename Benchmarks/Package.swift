@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// package-benchmark micro-benchmarks of StrataStorage primitives. A nested package so that the
+// package-benchmark micro-benchmarks of StrataStorage primitives and of Strata's object layer. A nested package so that the
 // main package's `swift build` / `swift test` never build package-benchmark.
 //
 // Run (release, from this directory):  swift package --disable-sandbox benchmark
@@ -20,6 +20,15 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/StorageBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "ObjectBenchmarks",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ObjectBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

@@ -19,8 +19,9 @@ struct CrashPinnedTests {
         var rounds = 0
         var sawHeldRecords = false
         let started = Date()
-        // STRATA_CRASH_ROUNDS raises the round count (as in CrashTests).
-        let wanted = ProcessInfo.processInfo.environment["STRATA_CRASH_ROUNDS"].flatMap { Int($0) } ?? 12
+        // More rounds, with pinning readers beside the writers: `strata-bench stress --scenario
+        // contention --engine strata` (and `--scenario kill --rounds N` for plain kills).
+        let wanted = 12
         while rounds < 8 || rounds < wanted && Date().timeIntervalSince(started) < 25 {
             rounds += 1
             let child = try Probe(["crashpinned", path])

@@ -5,6 +5,7 @@
 //   Positional/*        append + removeFirst on a 10,000-element positional tree
 //   Keyed/lookup-1M     random key lookup in a 1,000,000-key tree
 //   Pages/*             writing / cold-reading pages, plain vs encrypted
+//   Window/*, Bytes/*   tree work of the sensors window and of index keys (SlidingWindow.swift)
 //
 // Files live under /tmp/strata-bench-<pid>; each benchmark's fixture is built in its setup
 // closure and torn down after.
@@ -215,4 +216,5 @@ let benchmarks: @Sendable () -> Void = {
         } teardown: { closeFixture() }
     }
 
+    registerTreeWorkBenchmarks()
 }
