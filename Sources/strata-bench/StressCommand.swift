@@ -34,8 +34,12 @@ struct Stress: AsyncParsableCommand {
     var strategies: [String] = []
     @Option(parsing: .unconditional, help: ArgumentHelp("Writer processes per case (default \(StressOptions.defaultRounds)).", valueName: "count"))
     var rounds: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("power-loss: crash states checked per round; io-error: injected failures per case (default \(StressOptions.defaultStates)).", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("power-loss: crash states checked per round (default \(StressOptions.defaultStates)).", valueName: "count"))
     var states: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("io-error: injected failures per case, swept flush 1, write 1, flush 2, … (default \(StressOptions.defaultInjections)).", valueName: "count"))
+    var injections: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("power-loss, io-error: transactions per writer thread of each traced run (default \(PowerLossScenario.commitsPerWriter) and \(IOErrorScenario.commitsPerWriter)); more commits grow the file further and give more crash states per round.", valueName: "count"))
+    var commits: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Longest a writer runs per round before it is stopped (default 5).", valueName: "seconds"))
     var duration: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("threads strategy: writer threads (default \(StressOptions.defaultThreadWriters)).", valueName: "count"))
@@ -63,6 +67,8 @@ struct Stress: AsyncParsableCommand {
         options.strategies = strategies
         options.rounds = try rounds.map { try NumericFlag.integer($0, flag: "--rounds") }
         options.states = try states.map { try NumericFlag.integer($0, flag: "--states") }
+        options.injections = try injections.map { try NumericFlag.integer($0, flag: "--injections") }
+        options.commits = try commits.map { try NumericFlag.integer($0, flag: "--commits") }
         options.duration = try duration.map { try NumericFlag.real($0, flag: "--duration") }
         options.writers = try writers.map { try NumericFlag.integer($0, flag: "--writers") }
         options.batchSize = try batchSize.map { try NumericFlag.integer($0, flag: "--batch-size") }

@@ -1,6 +1,7 @@
 // `io-error`: the writer runs under libStrataIOTrace.so with IOTRACE_FAIL_AT=N, so its N-th
 // write (or flush) under the store fails with EIO or ENOSPC without being made; N sweeps 1, 2,
-// 3, … (flushes and writes alternating, EIO and ENOSPC alternating per N) up to the budget.
+// 3, … (flushes and writes alternating, EIO and ENOSPC alternating per N) up to
+// `budget.injections` (`--injections`), one traced writer run each.
 // Three questions per run:
 //
 // 1. Did the failing call report it? The injected failure is marked in the trace; a failed flush
@@ -21,7 +22,8 @@ import Foundation
 
 public struct IOErrorScenario: StressScenarioDriver {
     public let scenario = StressScenario.ioError
-    /// Transactions per writer thread: enough for N to reach past the setup into commits.
+    /// Transactions per writer thread unless `--commits` says: enough for N to reach past the
+    /// setup into commits.
     public static let commitsPerWriter = 6
 
     public init() {}
@@ -60,12 +62,12 @@ public struct IOErrorScenario: StressScenarioDriver {
         let durable = promise.powerLoss.keepsAcknowledged
         var results: [StressRoundResult] = []
         var exhausted: Set<String> = []
-        for (offset, injection) in Self.injections(count: max(budget.rounds, budget.states)).enumerated() {
+        for (offset, injection) in Self.injections(count: budget.injections).enumerated() {
             if context.stop?.isRequested == true { break }
             if exhausted.contains(injection.ops) { continue }
             let round = offset + 1
             let directory = (context.directory as NSString).appendingPathComponent("round-\(round)")
-            let run = try TracedWriterRun.run(stressCase, directory: directory, commits: max(1, min(budget.maxAcks, Self.commitsPerWriter)),
+            let run = try TracedWriterRun.run(stressCase, directory: directory, commits: budget.commits ?? max(1, min(budget.maxAcks, Self.commitsPerWriter)),
                                               timeout: max(30, budget.duration * 6), context: context, environment: injection.environment)
             let trace = try run.trace()
             let source = "ack pipe of \(stressCase.label) round \(round) (\(injection))"

@@ -7,11 +7,15 @@
 // acknowledged before its crash point only (the ack lines in the trace before it), under the
 // engine's power-loss promise.
 //
-// Budget: `commitsPerWriter` per writer thread (a longer trace makes every state dearer to build
-// in a debug build), crash points drawn (seeded) from every acknowledgement point plus one random
-// record between each two, and at each point the all-dropped, all-kept and one random state;
-// states with the same content as one already checked in the round are skipped; at most
-// `budget.states` are checked per round.
+// Budget: `commitsPerWriter` per writer thread unless `--commits` says (a longer trace makes
+// every state dearer to build in a debug build), crash points drawn (seeded) from every
+// acknowledgement point plus random records between each two — one per gap, more when
+// `--states` asks for more states than that gives — and at each point the all-dropped, all-kept
+// and random states — three per point, or the round's remaining budget spread evenly over the
+// points still to come when that is more (a large --states draws more random mixes at each), and
+// always one kept for the trace's end, where every ack was sent —; states with the same content
+// and the same acks as one already checked in the round are skipped; at most `budget.states` are
+// checked per round.
 
 import Foundation
 
@@ -30,20 +34,27 @@ public struct PowerLossScenario: StressScenarioDriver {
         for round in 1...max(1, budget.rounds) {
             if context.stop?.isRequested == true { break }
             let roundDirectory = (context.directory as NSString).appendingPathComponent("round-\(round)")
-            let commits = max(1, min(budget.maxAcks, Self.commitsPerWriter))
+            let commits = budget.commits ?? max(1, min(budget.maxAcks, Self.commitsPerWriter))
             let run = try TracedWriterRun.run(stressCase, directory: roundDirectory, commits: commits,
                                               timeout: max(30, budget.duration * 6), context: context)
             let writerFailure: String? = run.exit == .exited(0) ? nil
                 : "traced writer ended with \(run.exit): \(QuotedInput.clip(run.errorOutput))"
             let trace = try run.trace()
             let builder = CrashStateBuilder(trace: trace, fileSystem: context.fileSystem)
-            let points = Self.choosePoints(builder.crashPoints(randomBetweenAcks: 1, seed: random.next()),
-                                           states: budget.states, random: &random)
-            var seen: Set<UInt64> = []
+            let points = Self.crashPoints(builder, states: budget.states, random: &random)
+            // A disk already checked is checked again only with more acks to hold: the same bytes
+            // judged against a later crash point (the trace's end after the last flush) are a
+            // stronger check, not a repeat.
+            var seen: Set<[UInt64]> = []
             var checked = 0
+            var pointsLeft = points.count
             let source = "trace of \(stressCase.label) round \(round)"
-            try builder.forEachState(at: points, budget: Self.variantsPerPoint, seed: random.next()) { (state) throws(BenchError) in
-                guard checked < budget.states, seen.insert(state.contentHash).inserted else { return }
+            let spread = { (_: Int) -> Int in
+                defer { pointsLeft -= 1 }
+                return Self.variantsAtPoint(remaining: budget.states - checked, pointsLeft: pointsLeft)
+            }
+            try builder.forEachState(at: points, budget: spread, seed: random.next()) { (state) throws(BenchError) in
+                guard checked < budget.states, seen.insert([state.contentHash, UInt64(state.acknowledgements.count)]).inserted else { return }
                 checked += 1
                 let stateDirectory = (roundDirectory as NSString).appendingPathComponent("state-\(checked)")
                 do {
@@ -77,11 +88,36 @@ public struct PowerLossScenario: StressScenarioDriver {
                                  snapshot: snapshot, trace: trace, crashState: state.id)
     }
 
+    /// The crash points of one round: the acknowledgement points and the trace's end, plus random
+    /// records in each gap between them — as many per gap as `states` needs beyond the fixed
+    /// points (at least one) — then a seeded subset of them sized for `states`.
+    public static func crashPoints(_ builder: CrashStateBuilder, states: Int, random: inout SplitMix64) -> [Int] {
+        let gaps = builder.trace.acknowledgementPoints.count + 1
+        let extra = max(0, pointsWanted(states) - gaps)
+        let perGap = max(1, (extra + gaps - 1) / gaps)
+        return choosePoints(builder.crashPoints(randomBetweenAcks: perGap, seed: random.next()), states: states, random: &random)
+    }
+
+    /// Crash points enough for `states`: each yields up to `variantsPerPoint` states, often fewer
+    /// once identical disks are merged, so two thirds of a point's budget is what one is worth.
+    static func pointsWanted(_ states: Int) -> Int { max(1, (states * 2 + variantsPerPoint - 1) / variantsPerPoint) }
+
+    /// A point's share of the round's remaining budget: an even split over the points left
+    /// (rounded up), or `variantsPerPoint` when that is more and still leaves one state for the
+    /// trace's end, the last point, where every ack was sent (it gets all that remains).
+    static func variantsAtPoint(remaining: Int, pointsLeft: Int) -> Int {
+        guard remaining > 0 else { return 0 }
+        let left = max(1, pointsLeft)
+        if left == 1 { return remaining }
+        let share = (remaining + left - 1) / left
+        return min(max(share, variantsPerPoint), remaining - 1)
+    }
+
     /// A seeded subset of `points` small enough for `states` (each point yields up to
     /// `variantsPerPoint` states, often fewer once identical disks are merged), always with the
     /// trace's end, in order.
     static func choosePoints(_ points: [Int], states: Int, random: inout SplitMix64) -> [Int] {
-        let wanted = max(1, (states * 2 + Self.variantsPerPoint - 1) / Self.variantsPerPoint)
+        let wanted = pointsWanted(states)
         guard points.count > wanted, let last = points.last else { return points }
         var pool = Array(points.dropLast())
         for i in stride(from: pool.count - 1, to: 0, by: -1) { pool.swapAt(i, random.below(i + 1)) }

@@ -18,6 +18,10 @@ public struct StressOptions: Sendable, Equatable {
     public var strategies: [String] = []
     public var rounds: Int?
     public var states: Int?
+    /// `--injections`: io-error's sweep, injected failures per case.
+    public var injections: Int?
+    /// `--commits`: power-loss and io-error, transactions per writer thread of each traced run.
+    public var commits: Int?
     public var duration: Double?
     public var writers: Int?
     public var batchSize: Int?
@@ -29,8 +33,13 @@ public struct StressOptions: Sendable, Equatable {
 
     /// Rounds per case in the default pass.
     public static let defaultRounds = 10
-    /// Crash states per round (power-loss) and injections per case (io-error, with rounds).
+    /// Crash states checked per round (power-loss).
     public static let defaultStates = 24
+    /// Injected failures per case (io-error's sweep: flush 1, write 1, flush 2, …).
+    public static let defaultInjections = 24
+    /// Most transactions per writer thread a traced run may be asked for: each one lengthens the
+    /// trace every crash state of the round is built from.
+    public static let maxCommits = 100_000
     /// `threads`: writer threads (fewer than `run`'s 8: each round starts them anew).
     public static let defaultThreadWriters = 4
     /// `batched`: readings per sensor per transaction.
@@ -96,6 +105,13 @@ public struct StressPlan: Sendable, Equatable {
         guard (1...100_000).contains(rounds) else { throw fail("--rounds \(NumericFlag.describe(rounds)): must be 1 to 100,000") }
         let states = options.states ?? StressOptions.defaultStates
         guard (1...100_000).contains(states) else { throw fail("--states \(NumericFlag.describe(states)): must be 1 to 100,000") }
+        let injections = options.injections ?? StressOptions.defaultInjections
+        guard (1...100_000).contains(injections) else {
+            throw fail("--injections \(NumericFlag.describe(injections)): must be 1 to 100,000")
+        }
+        if let commits = options.commits, !(1...StressOptions.maxCommits).contains(commits) {
+            throw fail("--commits \(NumericFlag.describe(commits)): must be 1 to 100,000 transactions per writer thread")
+        }
         let duration = options.duration ?? 5
         guard duration.isFinite, duration >= 0.1, duration <= RunOptions.maxDuration else {
             throw fail("--duration \(NumericFlag.describe(duration)): must be 0.1 to 86,400 seconds")
@@ -108,7 +124,9 @@ public struct StressPlan: Sendable, Equatable {
             throw fail("--batch-size \(NumericFlag.describe(batch)): must be 1 to 100 readings per sensor per transaction")
         }
         let seed = options.seed ?? UInt64.random(in: 0...UInt64(Int64.max))
-        var plan = StressPlan(skipped: skipped, budget: StressBudget(rounds: rounds, states: states, duration: duration), seed: seed)
+        var plan = StressPlan(skipped: skipped, budget: StressBudget(rounds: rounds, states: states, injections: injections,
+                                                                         commits: options.commits, duration: duration),
+                              seed: seed)
         if let model = options.fileSystem { plan.fileSystem = try Choice.parse(model, flag: "--fs-model", as: CrashFileSystem.self) }
         for scenario in scenarios {
             for engine in engines {

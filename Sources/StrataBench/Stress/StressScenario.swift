@@ -91,6 +91,10 @@ public struct StressBudget: Sendable, Equatable {
     public var rounds: Int
     /// Crash states checked per round, for scenarios that build several (power-loss).
     public var states: Int
+    /// Failures injected per case (io-error's sweep).
+    public var injections: Int
+    /// Transactions per writer thread of a traced run (power-loss, io-error); nil: the scenario's own.
+    public var commits: Int?
     /// Longest a writer runs before it is stopped, in seconds (kill: the latest kill moment).
     public var duration: Double
     /// Most acknowledgements before the kill (kill picks a number in 1...this).
@@ -98,9 +102,12 @@ public struct StressBudget: Sendable, Equatable {
     /// Contention's watchdog: no acknowledgement from any writer for this long is a hang.
     public var stall: Double
 
-    public init(rounds: Int, states: Int = 1, duration: Double = 5, maxAcks: Int = 200, stall: Double = 10) {
+    public init(rounds: Int, states: Int = 1, injections: Int = 1, commits: Int? = nil, duration: Double = 5,
+                maxAcks: Int = 200, stall: Double = 10) {
         self.rounds = rounds
         self.states = states
+        self.injections = injections
+        self.commits = commits
         self.duration = duration
         self.maxAcks = maxAcks
         self.stall = stall

@@ -130,12 +130,32 @@ struct StressPowerLossTests {
         options.durability = .full
         options.strategies = ["dedicated"]
         options.rounds = 1
-        options.states = 12
+        // The sweep's budget is --injections alone: --states is power-loss's.
+        options.states = 40
+        options.injections = 12
         options.seed = 3
         let rows = try StressKillTests.runner(options, in: directory).run()
         let row = try #require(rows.first)
         #expect(row.verdict == .pass, "\(row.findings)")
         #expect(row.states == 24, "two states per injection: as left, and power lost with unflushed writes dropped")
+    }
+
+    /// `--commits` sets how many transactions each traced writer makes, in power-loss and io-error.
+    @Test func theCommitBudgetSetsTheTracedWritersTransactions() throws {
+        let directory = try scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let powerLoss = try PowerLossScenario().run(Self.strataFull, budget: StressBudget(rounds: 1, states: 4, commits: 2),
+                                                     seed: 5, context: try context(directory + "/power-loss"))
+        let acknowledged = powerLoss.map { $0.log.transactions.filter(\.acknowledged).count }
+        #expect(acknowledged.max() == 2, "\(acknowledged)")
+        let longer = try PowerLossScenario().run(Self.strataFull, budget: StressBudget(rounds: 1, states: 4, commits: 15),
+                                                  seed: 5, context: try context(directory + "/longer"))
+        #expect(longer.map { $0.log.transactions.filter(\.acknowledged).count }.max() == 15)
+        // io-error: no traced run begins more transactions than --commits, and a run whose
+        // failure comes late makes them all.
+        let ioError = try IOErrorScenario().run(Self.strataFull, budget: StressBudget(rounds: 1, injections: 6, commits: 3),
+                                                seed: 5, context: try context(directory + "/io-error"))
+        #expect(ioError.map { $0.log.transactions.count }.max() == 3, "\(ioError.map { $0.log.transactions.count })")
     }
 
     /// `stress-replay` rebuilds a state of a kept trace bit for bit (same content hash).

@@ -17,8 +17,8 @@ public struct CrashStateBuilder: Sendable {
     /// The acknowledgements sent before crash point `k`, in order.
     public func acknowledgements(before k: Int) -> [[UInt8]] { trace.acknowledgements(before: k) }
 
-    /// Crash points: just after every acknowledgement, the end of the trace, and `count` random
-    /// records in each gap between them (fewer when the gap is smaller), sorted and distinct.
+    /// Crash points: just after every acknowledgement, the end of the trace, and `count` distinct
+    /// random records in each gap between them (every one when the gap is smaller), sorted.
     public func crashPoints(randomBetweenAcks count: Int, seed: UInt64) -> [Int] {
         var rng = SplitMix64(seed: seed)
         let fixed = trace.acknowledgementPoints + [trace.records.count]
@@ -26,9 +26,14 @@ public struct CrashStateBuilder: Sendable {
         var previous = 0
         for next in fixed.sorted() {
             // Strictly between two fixed points: 1 + below(gap - 1) lies in previous+1 ..< next.
+            // Draws that repeat a point are drawn again, so a gap gets as many points as asked
+            // (a large --states needs them all); the gaps are disjoint, so only this gap's count.
             let gap = next - previous
             if gap > 1 {
-                for _ in 0..<min(count, gap - 1) { points.insert(previous + 1 + rng.below(gap - 1)) }
+                var drawn = 0
+                while drawn < min(count, gap - 1) {
+                    if points.insert(previous + 1 + rng.below(gap - 1)).inserted { drawn += 1 }
+                }
             }
             previous = next
         }
@@ -47,10 +52,17 @@ public struct CrashStateBuilder: Sendable {
     /// state in turn (nothing is kept in memory after it returns).
     public func forEachState(at points: [Int], budget: Int, seed: UInt64,
                              _ body: (CrashState) throws(BenchError) -> Void) throws(BenchError) {
+        try forEachState(at: points, budget: { _ in budget }, seed: seed, body)
+    }
+
+    /// As above, with each point's budget asked for just before its states are built (`budget`
+    /// gets the crash point), so a caller can spread a total over the points as they come.
+    public func forEachState(at points: [Int], budget: (Int) -> Int, seed: UInt64,
+                             _ body: (CrashState) throws(BenchError) -> Void) throws(BenchError) {
         var model = CrashModel(trace: trace, fileSystem: fileSystem)
         for k in points.sorted() {
             model.advance(to: k)
-            for state in Self.variants(model, at: k, budget: budget, seed: seed) { try body(state) }
+            for state in Self.variants(model, at: k, budget: budget(k), seed: seed) { try body(state) }
         }
     }
 

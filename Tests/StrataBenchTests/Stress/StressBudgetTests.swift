@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+import StrataBench
+
+/// The budgets of `strata-bench stress`: each flag sets its own scenario's budget, and a bad value
+/// is a usage error naming the flag.
+@Suite("stress budgets")
+struct StressBudgetTests {
+    @Test func eachBudgetFlagSetsItsOwnBudget() throws {
+        var options = StressOptions()
+        options.states = 2_000
+        options.injections = 7
+        options.commits = 300
+        let plan = try StressPlan.make(options)
+        #expect(plan.budget.states == 2_000)
+        #expect(plan.budget.injections == 7)
+        #expect(plan.budget.commits == 300)
+        let defaults = try StressPlan.make(StressOptions())
+        #expect(defaults.budget.states == StressOptions.defaultStates)
+        #expect(defaults.budget.injections == StressOptions.defaultInjections)
+        #expect(defaults.budget.commits == nil, "each scenario keeps its own commit count unless --commits says")
+    }
+
+    @Test(arguments: [
+        (["--states", "0"], "--states 0: must be 1 to 100,000"),
+        (["--states", "100001"], "--states 100,001: must be 1 to 100,000"),
+        (["--injections", "0"], "--injections 0: must be 1 to 100,000"),
+        (["--injections", "-3"], "--injections -3"),
+        (["--injections", "many"], "--injections"),
+        (["--commits", "0"], "--commits 0: must be 1 to 100,000"),
+        (["--commits", "100001"], "--commits 100,001: must be 1 to 100,000"),
+        (["--commits", "2.5"], "--commits"),
+    ])
+    func badBudgetsAreUsageErrorsNamingTheFlag(arguments: [String], message: String) throws {
+        let outcome = try CLI.run(["stress", "--scenario", "power-loss", "--engine", "strata"] + arguments)
+        #expect(outcome.status == 64, "\(outcome.stderr)")
+        #expect(outcome.stderr.contains(message), "\(outcome.stderr)")
+    }
+
+    @Test func badBudgetsAreTypedErrors() {
+        for (options, flag) in [({ var o = StressOptions(); o.injections = 0; return o }(), "--injections"),
+                                ({ var o = StressOptions(); o.commits = 0; return o }(), "--commits")] {
+            do {
+                _ = try StressPlan.make(options)
+                Issue.record("\(flag) 0 was accepted")
+            } catch let error as BenchError {
+                #expect(error.code == .invalidOption && error.message.hasPrefix("\(flag) 0"), "\(error)")
+            } catch {
+                Issue.record("untyped \(error)")
+            }
+        }
+    }
+
+    /// A large `--states` draws more crash points from one trace than one per gap between its
+    /// acknowledgements: a round can check as many states as its trace has records to cut at.
+    @Test func aLargeStateBudgetDrawsCrashPointsBetweenAcknowledgements() throws {
+        var script = ["opendir:.", "create:f"]
+        for i in 0..<60 { script.append("pwrite:f:\(i * 512):512:\(i % 250 + 1)") }
+        script += ["fdatasync:f", "fsync:.", "ack:one"]
+        for i in 0..<60 { script.append("pwrite:f:\(i * 512):512:\(i % 250 + 2)") }
+        script += ["fdatasync:f", "ack:two"]
+        let run = try TracedRun.run(script)
+        defer { run.remove() }
+        let builder = CrashStateBuilder(trace: try run.trace())
+        var random = SplitMix64(seed: 11)
+        let points = PowerLossScenario.crashPoints(builder, states: 120, random: &random)
+        // 3 fixed points (2 acks, the end) and 26 random records in each gap: one per gap would
+        // give at most 6.
+        #expect(points.count >= 50, "\(points.count) crash points for 120 states")
+        #expect(points == points.sorted() && Set(points).count == points.count)
+        #expect(points.last == builder.trace.records.count, "the trace's end is always a crash point")
+        // A small budget still takes a small subset.
+        var again = SplitMix64(seed: 11)
+        #expect(PowerLossScenario.crashPoints(builder, states: 3, random: &again).count == 2)
+    }
+}
