@@ -388,7 +388,7 @@ extension List: _Persistable {
         if !(any is [Any]), !(any is String), !(any is Data), let sequence = any as? any Sequence {
             let l = List<Element>()
             for v in sequence {
-                guard let e = Element._strataFromAny(v) else { return nil }
+                guard let e = Element._strataFromAnyOrStoredForm(v) else { return nil }
                 l.storage.append(e)
             }
             return l
@@ -396,7 +396,7 @@ extension List: _Persistable {
         guard let a = any as? [Any] else { return nil }
         let l = List<Element>()
         for v in a {
-            guard let e = Element._strataFromAny(v) else { return nil }
+            guard let e = Element._strataFromAnyOrStoredForm(v) else { return nil }
             l.storage.append(e)
         }
         return l

@@ -198,7 +198,7 @@ extension Map: _Persistable {
         if let other = any as? MapEntriesSource {
             let map = Map<Key, Value>()
             for (keyString, value) in other.anyEntries {
-                guard let element = Value._strataFromAny(value) else { return nil }
+                guard let element = Value._strataFromAnyOrStoredForm(value) else { return nil }
                 map.storage[Key(_strataKeyString: keyString)] = element
             }
             return map
@@ -206,7 +206,7 @@ extension Map: _Persistable {
         guard let dictionary = any as? [String: Any] else { return nil }
         let map = Map<Key, Value>()
         for (keyString, value) in dictionary {
-            guard let element = Value._strataFromAny(value) else { return nil }
+            guard let element = Value._strataFromAnyOrStoredForm(value) else { return nil }
             map.storage[Key(_strataKeyString: keyString)] = element
         }
         return map

@@ -77,7 +77,7 @@ extension Map {
             self[k] = nil
             return
         }
-        guard let v = Value._strataFromAny(value) else {
+        guard let v = Value._strataFromAnyOrStoredForm(value) else {
             throw Realm.Error(.invalidArgument, "\(String(describing: value!)) is not a valid \(Value.self) for key '\(key)'")
         }
         self[k] = v

@@ -190,7 +190,7 @@ extension MutableSet: _Persistable {
         guard !(any is String), !(any is Data), let a = any as? any Sequence else { return nil }
         let s = MutableSet<Element>()
         for v in a {
-            guard let e = Element._strataFromAny(v) else { return nil }
+            guard let e = Element._strataFromAnyOrStoredForm(v) else { return nil }
             s.insert(e)
         }
         return s

@@ -267,12 +267,13 @@ final class RealmCore {
             } ?? []
         }
         let count = Catalog.tableCount(metaBytes)
+        let previousClasses = snap.schemas.map(\.className)
         if migrated {
             snap.schemas = []
             snap.infos = []
             snap.tableByClass = [:]
         }
-        if count != snap.schemas.count {
+        if migrated || count != snap.schemas.count {
             let schemaBytes = try Realm.Error.wrap {
                 try Catalog.schemaKey.withUnsafeBytes { key in try catalog.withValue(forKey: key, in: pages) { Array($0) } }
             } ?? []
@@ -298,6 +299,10 @@ final class RealmCore {
         }
         snap.metas = try Catalog.decodeMetas(metaBytes, count: count)
         snapValid = true
+        // A migration that removed a class renumbers the tables after it: the objects and
+        // collections handed out name tables by number, so they are invalidated, as Realm
+        // invalidates the accessors of a removed table, rather than read another class's rows.
+        if migrated && !snap.schemas.map(\.className).starts(with: previousClasses) { era &+= 1 }
     }
 
     /// Moves to the newest version (no-op inside a write). Returns whether the version changed.

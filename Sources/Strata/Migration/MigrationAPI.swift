@@ -38,7 +38,7 @@ extension Migration {
         let core = ctx.core
         // Tables are added when a class is first stored, so a class of the schema may have none yet:
         // it has no objects to visit.
-        guard let t = core.snap.tableByName[typeName] else { return }
+        guard let t = core.snap.tableByName[typeName], !ctx.removedTables.contains(t) else { return }
         let inCode = ctx.codeClasses[typeName] != nil
         do {
             if let old = try ctx.old(table: t) {
@@ -107,15 +107,24 @@ extension Migration {
         do { _ = try ctx.core.deleteObject(table: table, key: view.key) } catch { ctx.fail(error) }
     }
 
-    /// Deletes every object of a class.
+    /// Deletes every object of a class and, when the code no longer has the class, the class
+    /// itself, as in Realm.
+    ///
+    /// A class of the code keeps its table, empty. A class the code no longer has leaves the file
+    /// when the migration commits: afterwards neither the realm's schema nor the stored schema
+    /// (`StrataFile`, `strata schema`) lists it, and within the block `enumerateObjects` finds no
+    /// objects of it and a second `deleteData` returns `false`. A class the file keeps (one the
+    /// code no longer has either, whose data stays) may not link to it: the migration then fails
+    /// with `Realm.Error` code `.invalidSchema` naming the property; delete that class's data too.
     ///
     /// - Parameter typeName: the class name, as stored in the file.
-    /// - Returns: whether the file holds that class.
+    /// - Returns: whether the file held that class (`false` for a name it does not know).
     @discardableResult
     public func deleteData(forType typeName: String) -> Bool {
         guard let ctx = context else { return false }
         let core = ctx.core
-        guard let t = core.snap.tableByName[typeName] else { return false }
+        guard let t = core.snap.tableByName[typeName], !ctx.removedTables.contains(t) else { return false }
+        if ctx.codeClasses[typeName] == nil { ctx.removedTables.insert(t) }
         do {
             var keys: [UInt64] = []
             try core.snap.metas[t].objects.forEach(from: 0, in: core.pages()) { k, _ in

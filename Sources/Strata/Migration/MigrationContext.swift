@@ -27,6 +27,9 @@ final class MigrationContext {
     /// those left own (trees, embedded objects) is freed before the commit.
     var droppedColumns: [Int: Set<Int>] = [:]
     var error: Realm.Error?
+    /// Tables `deleteData(forType:)` emptied whose class the code no longer has: they leave the
+    /// file after the block (TableRemoval.swift), and the block no longer finds them.
+    var removedTables = Set<Int>()
     /// Per old table: the row layout of its old schema, and the position of each key among its
     /// captured rows (built when an old link is first followed).
     private var oldLayouts: [Int: RowLayout] = [:]

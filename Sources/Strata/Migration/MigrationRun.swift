@@ -12,7 +12,8 @@
 // 4. Run the migration block (enumerateObjects / create / delete / deleteData / renameProperty).
 // 5. Rebuild primary-key indexes of converted or key-changed tables; a duplicate is
 //    `.duplicatePrimaryKey`. Rebuild every secondary index (maintenance is suspended while
-//    steps 2–4 rewrite rows; added and removed `indexed:` take effect here). Commit.
+//    steps 2–4 rewrite rows; added and removed `indexed:` take effect here). Remove the tables
+//    `deleteData(forType:)` emptied of classes the code no longer has. Commit.
 //
 // Collection trees of removed collection properties (or of ones whose type changed) are freed
 // after the block, unless the block renamed the property (the trees then belong to the new one);
@@ -27,8 +28,8 @@
 // and the block's new schema lists them. Tables are added at open for `objectTypes` only; without
 // it, a class's table is added when the block creates one of its objects, or at first use.
 //
-// Known limits: tables of classes removed from the code are kept (use `deleteData(forType:)` to
-// empty them).
+// Tables of classes removed from the code are kept, unless the block calls
+// `deleteData(forType:)` on them: that class then leaves the file (TableRemoval.swift).
 import StrataStorage
 
 extension RealmCore {
@@ -75,6 +76,7 @@ extension RealmCore {
             try freeDroppedColumns(ctx, w: w)
             for t in ctx.pkDirty.sorted() { try rebuildPrimaryKeys(table: t, w: w) }
             try rebuildAllIndexes(w)
+            try removeTables(ctx, w: w)
             try commitWrite()
         } catch {
             cancelWrite()

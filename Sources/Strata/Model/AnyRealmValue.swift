@@ -25,7 +25,9 @@
 //   tag not listed here, is a damaged file (reported as `.corruptFile`), never another case.
 // - A link names its class, not a table number, so it survives compaction and migrations that
 //   renumber tables. It is not a tracked link (no backlink): a link whose object was deleted reads
-//   back as `.none`, which object keys make exact because they are never reused in a table.
+//   back as `.none`, which object keys make exact because they are never reused in a table. A
+//   table `deleteData(forType:)` removed (TableRemoval.swift) is the exception: a class of that
+//   name stored again later starts its keys afresh, and a stale link may name a new object.
 // - A nested list or dictionary is stored inside the value that holds it, at most
 //   `maxNestingDepth` levels deep; NestedCollections.swift makes it live on a managed object.
 import Foundation

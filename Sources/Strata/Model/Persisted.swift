@@ -391,7 +391,7 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override func setAny(bound obj: Object, ordinal: Int, _ value: Any?) throws {
-        guard let v = Value._strataFromAny(value) else {
+        guard let v = Value._strataFromAnyOrStoredForm(value) else {
             // A stored value a failable custom type does not convert (CustomPersistable.swift).
             if let unconverted = Value.self as? any _UnconvertedStorable.Type,
                unconverted.setUnconverted(obj, ordinal, value) { return }
@@ -439,7 +439,7 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     }
 
     override func setAny(_ obj: Object, _ value: Any?) throws {
-        guard let v = Value._strataFromAny(value) else {
+        guard let v = Value._strataFromAnyOrStoredForm(value) else {
             if let binding = obj._binding, let unconverted = Value.self as? any _UnconvertedStorable.Type {
                 // A stored value a failable custom type does not convert (CustomPersistable.swift).
                 try binding.core.checkWritable(name: name)

@@ -121,7 +121,7 @@ extension RealmProperty: _Persistable {
     public var _strataAny: Any? { value._strataAny }
     public static func _strataFromAny(_ any: Any?) -> RealmProperty<Value>? {
         if let box = any as? RealmProperty<Value> { return RealmProperty(value: box.value) }
-        return Value._strataFromAny(any).map { RealmProperty(value: $0) }
+        return Value._strataFromAnyOrStoredForm(any).map { RealmProperty(value: $0) }
     }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Value._strataGetStored(obj, ordinal) }
     /// A primary key held in a `RealmProperty<Int?>` (or of another key type) is its value's key.
@@ -174,7 +174,7 @@ extension RealmOptional: _Persistable {
     public var _strataAny: Any? { value._strataAny }
     public static func _strataFromAny(_ any: Any?) -> RealmOptional<Wrapped>? {
         if let box = any as? RealmOptional<Wrapped> { return RealmOptional(box.value) }
-        return Wrapped?._strataFromAny(any).map { RealmOptional($0) }
+        return Wrapped?._strataFromAnyOrStoredForm(any).map { RealmOptional($0) }
     }
     public static func _strataGetStored(_ obj: Object, _ ordinal: Int) -> Any? { Wrapped?._strataGetStored(obj, ordinal) }
     /// A primary key held in a `RealmOptional<Int>` is its value's key.

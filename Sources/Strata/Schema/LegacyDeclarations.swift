@@ -176,7 +176,7 @@ final class LegacyFieldIO<Value: _LegacyDeclarable>: AnyFieldIO {
     }
 
     private func converted(_ value: Any?) throws -> Value {
-        guard let v = Value._strataFromAny(value) else {
+        guard let v = Value._strataFromAnyOrStoredForm(value) else {
             throw Realm.Error(.invalidArgument, "value \(String(describing: value)) is not a valid \(Value.self) for property '\(name)'")
         }
         return v
