@@ -9,8 +9,8 @@ struct Gate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the performance gate's paired rounds of a base and a current build and judge them (scripts/perf-gate builds both). Exit 0: no regression; 2: a regression; 1: could not judge.")
 
-    @Option(help: "The base build's strata-bench.")
-    var base: String
+    @Option(help: "The base build's strata-bench (without it: the current build against the committed baselines).")
+    var base: String?
     @Option(help: "The current build's strata-bench (default: this binary).")
     var current: String?
     @Option(help: "How the report names the base (default: the --base path).")
@@ -51,14 +51,14 @@ struct Gate: AsyncParsableCommand {
                 URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL.path
             }
             let current = self.current ?? Bundle.main.executablePath ?? CommandLine.arguments[0]
-            for (flag, path) in [("--base", base), ("--current", current), ("--alternator", alternator)]
+            for (flag, path) in [("--base", base ?? current), ("--current", current), ("--alternator", alternator)]
             where !FileManager.default.isExecutableFile(atPath: path) {
                 throw BenchError(.invalidOption, "\(flag): no executable at \(path)")
             }
-            settings = GateSettings(baseBinary: absolute(base), currentBinary: absolute(current), baseLabel: baseLabel ?? base,
+            settings = GateSettings(baseBinary: base.map(absolute), currentBinary: absolute(current), baseLabel: baseLabel ?? base ?? "",
                                     out: absolute(out), rounds: rounds, thresholdPercent: threshold, cpuThresholdPercent: cpuThreshold,
                                     cpu: cpu, alternator: absolute(alternator), preload: preload,
-                                    counterThresholds: absolute(counterThresholds), countersBaseline: absolute(countersBaseline),
+                                    counterThresholds: counterThresholds, countersBaseline: countersBaseline,
                                     treeRevision: treeRevision)
         } catch let error as BenchError {
             note("error: \(error)")

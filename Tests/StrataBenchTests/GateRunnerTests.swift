@@ -106,4 +106,29 @@ struct GateRunnerTests {
         #expect(outcome.report.contains("**Could not judge:**"))
         #expect(outcome.report.contains("failed (exit 1)"))
     }
+
+    @Test func withoutABaseAFailedSmokeRunCannotBeJudged() throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let broken = try Self.script(directory, "broken", "exit 4\n")
+        var settings = Self.settings(base: broken, current: broken, out: directory + "/out", rounds: 8, alternator: "/bin/false")
+        settings.baseBinary = nil
+        let outcome = try Self.run(settings)
+        #expect(outcome.status == 1)
+        #expect(outcome.report.contains("the smoke run smoke.csv failed (exit 4)"))
+    }
+}
+
+@Suite("performance gate: the gate command")
+struct GateCommandTests {
+    @Test(arguments: [
+        (["gate", "--base", "/nonexistent/strata-bench", "--out", "/tmp"], "--base: no executable"),
+        (["gate", "--rounds", "-1", "--out", "/tmp"], "--rounds"),
+        (["gate", "--threshold", "150", "--out", "/tmp"], "--threshold"),
+    ])
+    func badInputExits1WithAClearMessage(arguments: [String], mention: String) throws {
+        let outcome = try CLI.run(arguments)
+        #expect(outcome.status == 1)
+        #expect(outcome.stderr.contains(mention), "stderr: \(outcome.stderr)")
+    }
 }

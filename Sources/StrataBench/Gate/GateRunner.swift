@@ -23,7 +23,9 @@ import Foundation
 
 /// What the gate is given (the `gate` command's flags).
 public struct GateSettings: Sendable {
-    public var baseBinary: String
+    /// The base build's strata-bench; nil judges the current build against the committed baselines
+    /// (`GateBaselineMode.swift`).
+    public var baseBinary: String?
     public var currentBinary: String
     public var baseLabel: String
     /// The output directory (`report.md` is appended to, the rest written).
@@ -44,7 +46,7 @@ public struct GateSettings: Sendable {
     public var treeRevision: String?
     public var cases: [GateCase]
 
-    public init(baseBinary: String, currentBinary: String, baseLabel: String, out: String, rounds: Int,
+    public init(baseBinary: String?, currentBinary: String, baseLabel: String, out: String, rounds: Int,
                 thresholdPercent: Double, cpuThresholdPercent: Double, cpu: Int, alternator: String, preload: String,
                 counterThresholds: String, countersBaseline: String, treeRevision: String?, cases: [GateCase] = RunPlan.gateSuite) {
         self.baseBinary = baseBinary
@@ -87,6 +89,7 @@ public final class GateRunner {
     public func run() -> Int32 {
         do {
             try FileManager.default.createDirectory(atPath: path("rounds"), withIntermediateDirectories: true)
+            if settings.baseBinary == nil { return try againstBaselines() }
             var status: Int32 = 0
             if settings.rounds == 0 {
                 try report("\n## Timings: not judged (PERF_GATE_ROUNDS=0, counted work only)\n")
@@ -260,18 +263,19 @@ public final class GateRunner {
 
     /// The words of one case's command.
     func command(_ side: GateSide, out: String, flags: [String]) -> [String] {
-        [side == .base ? settings.baseBinary : settings.currentBinary, "run", "--suite", "smoke", "--repetitions", "1"] + flags
+        [side == .base ? settings.baseBinary ?? settings.currentBinary : settings.currentBinary, "run", "--suite", "smoke", "--repetitions", "1"] + flags
             + ["--quiet", "--no-history", "--out", out, "--timeline", Self.timeline(of: out)]
     }
 
-    func start(_ words: [String], environment: [String: String]) throws -> Process {
+    /// Starts a process in the cases' directory (`directory` nil) or in `directory`.
+    func start(_ words: [String], environment: [String: String], directory: String? = nil) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: words[0])
         process.arguments = Array(words.dropFirst())
         var variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if !settings.preload.isEmpty { variables["LD_PRELOAD"] = settings.preload }
         process.environment = variables
-        process.currentDirectoryURL = URL(fileURLWithPath: caseDirectory)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? caseDirectory)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         do {
