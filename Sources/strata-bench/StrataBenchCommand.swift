@@ -16,12 +16,12 @@ struct StrataBenchCommand: AsyncParsableCommand {
         commandName: "strata-bench",
         abstract: "Benchmark and stress harness for the Strata object database and SQLite (GRDB).",
         version: MachineInfo.versionLine(),
-        subcommands: [Run.self, Compare.self, ComparePaired.self, Baseline.self, List.self, History.self, Report.self, Stress.self,
+        subcommands: [Run.self, Compare.self, ComparePaired.self, Gate.self, Baseline.self, List.self, History.self, Report.self, Stress.self,
                       StressWriterCommand.self, StressCheckCommand.self, StressReplayCommand.self, OpenStoreCommand.self],
         defaultSubcommand: Run.self)
 
     /// The subcommands' names, for "did you mean" messages.
-    static let commandNames = ["run", "compare", "baseline", "list", "history", "report", "stress"]
+    static let commandNames = ["run", "compare", "gate", "baseline", "list", "history", "report", "stress"]
 }
 
 /// Writes a line to stderr.
