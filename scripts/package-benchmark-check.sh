@@ -22,8 +22,13 @@ if [ -n "${PACKAGE_BENCHMARK_CACHE:-}" ]; then
 fi
 cd Benchmarks
 
-listed="$(swift package --disable-sandbox benchmark list 2>&1 \
-  | awk '/available benchmarks:/ { on = 1; next } on && NF { print }')"
+# The listing builds the package: when that fails, say why instead of exiting without a word.
+listing="$(swift package --disable-sandbox benchmark list 2>&1)" || {
+  printf '%s\n' "$listing" | grep -E "error:" | head -20 >&2
+  echo "package-benchmark: the benchmarks do not build" >&2
+  exit 1
+}
+listed="$(printf '%s\n' "$listing" | awk '/available benchmarks:/ { on = 1; next } on && NF { print }')"
 if [ -z "$listed" ]; then
   echo "package-benchmark: no benchmarks listed" >&2
   exit 1

@@ -93,7 +93,7 @@ func openObserved(_ name: String, observeObject: Bool) throws {
         do {
             let observed = try Realm(configuration: config, queue: fixture.observerQueue)
             if observeObject, let counter = observed.object(ofType: Counter.self, forPrimaryKey: 0) {
-                fixture.token = counter.observe { change in
+                fixture.token = counter.observe { (change: ObjectChange<Counter>) in
                     if case .change(let object, _) = change { fixture.lastSeen.withLock { $0 = object.value } }
                     fixture.delivered.signal()
                 }
