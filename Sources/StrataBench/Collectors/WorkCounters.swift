@@ -9,7 +9,7 @@
 // - A figure the engine or the machine cannot give is nil (an empty CSV cell), never zero:
 //   instructions without a PMU (`perf_event_open` refused, as on most VMs), heap figures without
 //   jemalloc as the process's allocator, store bytes and calls of in-memory stores.
-// - What each figure means per engine is documented in the README's column table and on
+// - What each figure means per engine is documented in docs/strata-bench.md's column table and on
 //   `EngineWork`.
 
 import CStrataBenchCounters

@@ -52,7 +52,7 @@ public struct PairedOptions: Sendable {
 }
 
 public enum PairedComparison {
-    /// See the README's gate section for the identical-tree runs that chose these.
+    /// See docs/perf-gate.md for the identical-tree runs that chose these.
     public static let defaultThreshold = 3.0
     public static let defaultCPUThreshold = 3.0
     public static let defaultConfidence = 0.95
