@@ -86,7 +86,7 @@ public struct Property: Hashable, Sendable, CustomStringConvertible {
 
     /// The name the file stores the property under: the one the class's `propertiesMapping()`
     /// gives it, or its own name. Queries, key-value coding and key paths use ``name``.
-    public var columnName: String {
+    public internal(set) var columnName: String {
         get { storedName ?? name }
         set { storedName = newValue == name ? nil : newValue }
     }
