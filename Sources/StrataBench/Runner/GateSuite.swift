@@ -95,7 +95,7 @@ extension RunPlan {
             case .compaction, .encryption: return 200_000
             case .pinnedGrowth: return 16_000
             case .readWhileWrite: return 12_000
-            case .reads: return 10_000
+            case .reads, .scale: return 10_000
             }
         }
         switch workload {
@@ -103,7 +103,7 @@ extension RunPlan {
         case .bulkInsert, .compaction, .encryption: return 40_000
         case .pinnedGrowth: return 4_000
         case .readWhileWrite: return 2_000
-        case .reads: return 1_000
+        case .reads, .scale: return 1_000
         }
     }
 }
