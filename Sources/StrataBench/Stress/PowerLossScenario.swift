@@ -8,14 +8,15 @@
 // engine's power-loss promise.
 //
 // Budget: `commitsPerWriter` per writer thread unless `--commits` says (a longer trace makes
-// every state dearer to build in a debug build), crash points drawn (seeded) from every
-// acknowledgement point plus random records between each two — one per gap, more when
-// `--states` asks for more states than that gives — and at each point the all-dropped, all-kept
-// and random states — three per point, or the round's remaining budget spread evenly over the
-// points still to come when that is more (a large --states draws more random mixes at each), and
-// always one kept for the trace's end, where every ack was sent —; states with the same content
-// and the same acks as one already checked in the round are skipped; at most `budget.states` are
-// checked per round.
+// every state dearer to build in a debug build), crash points drawn (seeded) from the points just
+// before each flush (taken first: the most is pending there, and a flush's ordering is what power
+// loss tests), every acknowledgement point, and random records between each two — one per gap,
+// more when `--states` asks for more states than that gives — and at each point the all-dropped,
+// all-kept, (at a flush) single-omission and random states — three per point, or the round's
+// remaining budget spread evenly over the points still to come when that is more (a large
+// --states draws more omissions and random mixes at each), and always one kept for the trace's
+// end, where every ack was sent —; states with the same content and the same acks as one already
+// checked in the round are skipped; at most `budget.states` are checked per round.
 
 import Foundation
 
@@ -88,14 +89,16 @@ public struct PowerLossScenario: StressScenarioDriver {
                                  snapshot: snapshot, trace: trace, crashState: state.id)
     }
 
-    /// The crash points of one round: the acknowledgement points and the trace's end, plus random
-    /// records in each gap between them — as many per gap as `states` needs beyond the fixed
-    /// points (at least one) — then a seeded subset of them sized for `states`.
+    /// The crash points of one round: the flush and acknowledgement points and the trace's end,
+    /// plus random records in each gap between acknowledgements — as many per gap as `states`
+    /// needs beyond the fixed points (at least one) — then a seeded subset of them sized for
+    /// `states`, flush points first.
     public static func crashPoints(_ builder: CrashStateBuilder, states: Int, random: inout SplitMix64) -> [Int] {
         let gaps = builder.trace.acknowledgementPoints.count + 1
-        let extra = max(0, pointsWanted(states) - gaps)
+        let extra = max(0, pointsWanted(states) - gaps - builder.trace.flushPoints.count)
         let perGap = max(1, (extra + gaps - 1) / gaps)
-        return choosePoints(builder.crashPoints(randomBetweenAcks: perGap, seed: random.next()), states: states, random: &random)
+        return choosePoints(builder.crashPoints(randomBetweenAcks: perGap, seed: random.next()),
+                            preferred: Set(builder.trace.flushPoints), states: states, random: &random)
     }
 
     /// Crash points enough for `states`: each yields up to `variantsPerPoint` states, often fewer
@@ -115,12 +118,17 @@ public struct PowerLossScenario: StressScenarioDriver {
 
     /// A seeded subset of `points` small enough for `states` (each point yields up to
     /// `variantsPerPoint` states, often fewer once identical disks are merged), always with the
-    /// trace's end, in order.
-    static func choosePoints(_ points: [Int], states: Int, random: inout SplitMix64) -> [Int] {
+    /// trace's end, the `preferred` points before the others, in order.
+    static func choosePoints(_ points: [Int], preferred: Set<Int> = [], states: Int, random: inout SplitMix64) -> [Int] {
         let wanted = pointsWanted(states)
         guard points.count > wanted, let last = points.last else { return points }
-        var pool = Array(points.dropLast())
-        for i in stride(from: pool.count - 1, to: 0, by: -1) { pool.swapAt(i, random.below(i + 1)) }
+        func shuffled(_ pool: [Int]) -> [Int] {
+            var pool = pool
+            for i in stride(from: pool.count - 1, to: 0, by: -1) { pool.swapAt(i, random.below(i + 1)) }
+            return pool
+        }
+        let rest = points.dropLast()
+        let pool = shuffled(rest.filter { preferred.contains($0) }) + shuffled(rest.filter { !preferred.contains($0) })
         return (Array(pool.prefix(wanted - 1)) + [last]).sorted()
     }
 }

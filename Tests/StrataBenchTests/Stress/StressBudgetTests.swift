@@ -73,4 +73,24 @@ struct StressBudgetTests {
         var again = SplitMix64(seed: 11)
         #expect(PowerLossScenario.crashPoints(builder, states: 3, random: &again).count == 2)
     }
+
+    /// When the budget cannot cover every crash point, the points just before a flush are taken
+    /// first: that is where a commit's writes are all pending and their order is tested.
+    @Test func aSmallStateBudgetTakesTheFlushPointsFirst() throws {
+        var script = ["opendir:.", "create:f"]
+        for commit in 1...8 {
+            for i in 0..<6 { script.append("pwrite:f:\(i * 512):512:\(commit)") }
+            script += ["fdatasync:f", "ack:c\(commit)"]
+        }
+        let run = try TracedRun.run(script)
+        defer { run.remove() }
+        let builder = CrashStateBuilder(trace: try run.trace())
+        let flushes = Set(builder.trace.flushPoints)
+        #expect(flushes.count == 8)
+        var random = SplitMix64(seed: 5)
+        // 9 states: 6 points, the trace's end and 5 of the 8 flushes.
+        let points = PowerLossScenario.crashPoints(builder, states: 9, random: &random)
+        #expect(points.count == 6 && points.last == builder.trace.records.count)
+        #expect(points.dropLast().allSatisfy { flushes.contains($0) }, "\(points) against flushes \(flushes.sorted())")
+    }
 }

@@ -1,6 +1,7 @@
 // Crash states from a trace, as ALICE and LazyFS build them: choose crash points (each
-// acknowledgement, plus random records between them), and at each a bounded number of variants
-// of what was pending — all lost, all kept, and random keep/drop/tear/reorder mixes — with
+// acknowledgement, just before each flush, plus random records between acknowledgements), and at
+// each a bounded number of variants of what was pending — all lost, all kept, at a flush each
+// single omission (growth of a file first), then random keep/drop/tear/reorder mixes — with
 // identical disks counted once.
 
 /// Builds crash states from one trace. Every state is reproducible from (trace, `CrashStateID`).
@@ -17,12 +18,13 @@ public struct CrashStateBuilder: Sendable {
     /// The acknowledgements sent before crash point `k`, in order.
     public func acknowledgements(before k: Int) -> [[UInt8]] { trace.acknowledgements(before: k) }
 
-    /// Crash points: just after every acknowledgement, the end of the trace, and `count` distinct
-    /// random records in each gap between them (every one when the gap is smaller), sorted.
+    /// Crash points: just after every acknowledgement, just before every flush, the end of the
+    /// trace, and `count` distinct random records in each gap between acknowledgements (every one
+    /// when the gap is smaller), sorted.
     public func crashPoints(randomBetweenAcks count: Int, seed: UInt64) -> [Int] {
         var rng = SplitMix64(seed: seed)
         let fixed = trace.acknowledgementPoints + [trace.records.count]
-        var points = Set(fixed)
+        var points = Set(fixed).union(trace.flushPoints)
         var previous = 0
         for next in fixed.sorted() {
             // Strictly between two fixed points: 1 + below(gap - 1) lies in previous+1 ..< next.
@@ -73,14 +75,39 @@ public struct CrashStateBuilder: Sendable {
         return Self.build(model, id: id)
     }
 
+    /// The single omissions worth building at a flush, in the order they are tried: first the
+    /// pending changes that grow their file (a commit's meta on disk without the growth its
+    /// pages need is the state a file system's fdatasync ordering allows and an engine must
+    /// survive), then the others in trace order.
+    static func omissionOrder(_ model: CrashModel) -> [Int] {
+        var size: [UInt32: Int] = [:]
+        var growing: [Int] = []
+        var others: [Int] = []
+        for (i, change) in model.pending.enumerated() {
+            let before = size[change.file] ?? model.durable[change.file]?.count ?? 0
+            let after: Int
+            switch change.change {
+            case .write(let offset, let bytes): after = max(before, offset + bytes.count)
+            case .resize(let length): after = length
+            case .allocate(let offset, let length, _, let keepSize): after = keepSize ? before : max(before, offset + length)
+            }
+            size[change.file] = after
+            if after > before { growing.append(i) } else { others.append(i) }
+        }
+        return growing + others
+    }
+
     static func variants(_ model: CrashModel, at k: Int, budget: Int, seed: UInt64) -> [CrashState] {
         var seeds = SplitMix64(seed: seed ^ (UInt64(k) &* 0x9E37_79B9_7F4A_7C15))
-        let ids: [CrashStateID.Variant] = [.dropped, .kept]
+        var ids: [CrashStateID.Variant] = [.dropped, .kept]
+        if model.trace.isFlushPoint(k), model.pending.count > 1 {
+            ids += omissionOrder(model).map { CrashStateID.Variant.omit(index: $0) }
+        }
         var states: [CrashState] = []
         var seen: Set<UInt64> = []
         var attempts = 0
         // Random draws often repeat a disk already built: try a few times the budget, no more.
-        while states.count < budget && attempts < 4 * max(budget, 1) + 2 {
+        while states.count < budget && attempts < 4 * max(budget, 1) + ids.count {
             let variant = attempts < ids.count ? ids[attempts] : .random(seed: seeds.next())
             attempts += 1
             let state = build(model, id: CrashStateID(crashPoint: k, variant: variant))
@@ -101,6 +128,8 @@ public struct CrashStateBuilder: Sendable {
         case .dropped:
             outcomes = outcomes.map { _ in .dropped }
             namesApplied = 0
+        case .omit(let index):
+            if outcomes.indices.contains(index) { outcomes[index] = .dropped }
         case .random(let seed):
             var rng = SplitMix64(seed: seed)
             for (i, change) in pending.enumerated() {

@@ -77,6 +77,14 @@ public struct IOTrace: Sendable {
     /// The crash points just after each acknowledgement.
     public var acknowledgementPoints: [Int] { records.filter { $0.kind == .ack }.map { $0.index + 1 } }
 
+    /// The crash points just before each successful flush (`fsync`, `fdatasync`, `msync` with
+    /// MS_SYNC): where the most is pending, and where a flush's ordering promises are tested —
+    /// a meta written before its pages reached the disk, a file's growth still unflushed.
+    public var flushPoints: [Int] { records.filter(\.isSuccessfulFlush).map(\.index) }
+
+    /// Whether crash point `k` is just before a flush (record `k` is one).
+    public func isFlushPoint(_ k: Int) -> Bool { k >= 0 && k < records.count && records[k].isSuccessfulFlush }
+
     private static func record(_ reader: ByteReader, at: Int, size: Int, index: Int, names: inout FileNames,
                                path: String) throws(BenchError) -> IOTraceRecord {
         func corrupt(_ why: String) -> BenchError {

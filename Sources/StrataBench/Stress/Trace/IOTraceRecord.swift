@@ -78,3 +78,11 @@ enum IOTraceFormat {
     static let fileHeaderSize = 24
     static let recordHeaderSize = 56
 }
+
+extension IOTraceRecord {
+    /// A flush that did its work: `fsync`, `fdatasync`, or `msync` with MS_SYNC (4; MS_ASYNC only
+    /// schedules writeback).
+    var isSuccessfulFlush: Bool {
+        !failed && (kind == .fsync || kind == .fdatasync || (kind == .msync && aux & 4 != 0))
+    }
+}
