@@ -12,7 +12,10 @@
 // The ballast is written once the writer has made some commits (`acksBeforeFill`), so the disk
 // fills under a store that is open and committing, not before it exists. A writer that keeps
 // committing on the full disk (it reuses space it already has) is not at fault, but the round
-// proves nothing about ENOSPC: it is said in the row's note.
+// proves nothing about ENOSPC: it is said in the row's note. How long it may keep committing is
+// counted in commits, not seconds (`commitsAfterFill`): twice what fills every sensor to the
+// window the writer trims to, after which its store no longer grows — so a slow writer (a debug
+// build, a loaded machine) gets as far as a fast one; a time limit stays only as a backstop.
 
 import Foundation
 
@@ -49,18 +52,19 @@ public struct FullDiskScenario: StressScenarioDriver {
         // Run 1: fill the disk under the writer.
         let first = try WriterChild(executable: context.executable, stressCase: stressCase, directory: store,
                                     stderrPath: path("writer-1.stderr"), environment: context.environment)
-        first.waitForAcks(Self.acksBeforeFill, timeout: budget.duration)
+        first.waitForAcks(Self.acksBeforeFill, timeout: max(budget.duration, 60))
         let filled = try ScratchFileSystem.fill(ballast)
         var notes: [String] = []
-        let firstExit = waitForEnd(first, limit: max(budget.duration, 10))
+        let firstExit = waitForEnd(first, acks: first.acknowledgements + Self.commitsAfterFill(stressCase),
+                                   limit: max(budget.duration * 10, 300))
         let firstLog = try AckLog.parse(first.text, source: "ack pipe of \(stressCase.label) full-disk round \(round) run 1")
         try? first.text.write(toFile: path("acks-1.log"), atomically: false, encoding: .utf8)
         var firstFailure: String?
         switch (firstExit, firstLog.errors.first) {
         case (.stalled(let state), _):
             firstFailure = "the writer stopped acknowledging on the full disk without reporting an error (\(state))"
-        case (.ran(let seconds), _):
-            notes.append("the writer kept committing for \(Int(seconds)) s on the full disk (\(filled) ballast bytes); ENOSPC was not reached")
+        case (.ran(let commits, let seconds), _):
+            notes.append("the writer kept committing on the full disk (\(commits) commits in \(Int(seconds)) s, \(filled) ballast bytes); ENOSPC was not reached")
         case (.ended(.signaled(let signal)), _):
             firstFailure = "the writer died of signal \(signal) on the full disk: \(QuotedInput.clip(first.errorOutput))"
         case (.ended(let exit), nil):
@@ -111,14 +115,25 @@ public struct FullDiskScenario: StressScenarioDriver {
         case ended(ChildExit)
         /// It was alive but sent nothing for `silence` seconds (then killed); its state.
         case stalled(String)
-        /// It kept acknowledging until `limit` (then killed).
-        case ran(Double)
+        /// It kept acknowledging until its commit or time limit (then killed): the commits it
+        /// made after the wait began, and the seconds.
+        case ran(commits: Int, seconds: Double)
     }
 
-    /// Waits for the writer to end, stall or outlast `limit` seconds.
-    func waitForEnd(_ writer: WriterChild, limit: Double) -> RunEnd {
+    /// Commits after the fill that take every sensor of every writer thread to the window the
+    /// writer trims to (`SensorModel.keep` readings), twice over: past that the store stops
+    /// growing, so a writer that has not met the full disk by then never will.
+    public static func commitsAfterFill(_ stressCase: StressCase) -> Int {
+        let perSensor = (SensorModel.keep + max(1, stressCase.batchSize) - 1) / max(1, stressCase.batchSize)
+        let sensorsPerCommit = stressCase.strategy == .batched ? SensorModel.symbols.count : 1
+        return 2 * perSensor * SensorModel.symbols.count / sensorsPerCommit * max(1, stressCase.writers)
+    }
+
+    /// Waits for the writer to end, stall, reach `acks` acknowledgements or outlast `limit` seconds.
+    func waitForEnd(_ writer: WriterChild, acks: Int, limit: Double) -> RunEnd {
         let started = Date()
-        var lastCount = writer.acknowledgements
+        let startCount = writer.acknowledgements
+        var lastCount = startCount
         var lastChange = Date()
         while true {
             let exit = writer.process.wait(timeout: 0.1)
@@ -136,9 +151,9 @@ public struct FullDiskScenario: StressScenarioDriver {
                 _ = writer.kill()
                 return .stalled(state)
             }
-            if Date().timeIntervalSince(started) >= limit {
+            if count >= acks || Date().timeIntervalSince(started) >= limit {
                 _ = writer.kill()
-                return .ran(limit)
+                return .ran(commits: count - startCount, seconds: Date().timeIntervalSince(started))
             }
         }
     }

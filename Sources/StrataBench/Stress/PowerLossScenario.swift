@@ -8,15 +8,17 @@
 // engine's power-loss promise.
 //
 // Budget: `commitsPerWriter` per writer thread unless `--commits` says (a longer trace makes
-// every state dearer to build in a debug build), crash points drawn (seeded) from the points just
-// before each flush (taken first: the most is pending there, and a flush's ordering is what power
-// loss tests), every acknowledgement point, and random records between each two — one per gap,
-// more when `--states` asks for more states than that gives — and at each point the all-dropped,
-// all-kept, (at a flush) single-omission and random states — three per point, or the round's
-// remaining budget spread evenly over the points still to come when that is more (a large
-// --states draws more omissions and random mixes at each), and always one kept for the trace's
-// end, where every ack was sent —; states with the same content and the same acks as one already
-// checked in the round are skipped; at most `budget.states` are checked per round.
+// every state dearer to build in a debug build). Crash points are drawn (seeded) from the points
+// just before each flush, every acknowledgement point, and random records between each two — one
+// per gap, more when `--states` asks for more states than that gives. Each point is owed states:
+// three just before a flush (all dropped, all kept, the first single omission — the flushed
+// file's growth if it grew: the most is pending there, and a flush's ordering is what power loss
+// tests), one elsewhere; the points taken are the flush points first, then the others, while
+// what they are owed fits in `--states`, and the trace's end, where every ack was sent, always.
+// Each point then gets what it is owed plus an even part of the budget left over (more omissions
+// and random mixes as `--states` grows), so an early point never takes what a later flush is
+// owed. States with the same content and the same acks as one already checked in the round are
+// skipped; at most `budget.states` are checked per round.
 
 import Foundation
 
@@ -24,7 +26,8 @@ public struct PowerLossScenario: StressScenarioDriver {
     public let scenario = StressScenario.powerLoss
     /// Transactions per writer thread, at most: the trace's length sets what a state costs.
     public static let commitsPerWriter = 12
-    /// States built per crash point (dropped, kept, one random mix).
+    /// States owed to a crash point just before a flush (dropped, kept, the first omission), and
+    /// the least a point gets when the budget allows more.
     public static let variantsPerPoint = 3
 
     public init() {}
@@ -49,10 +52,12 @@ public struct PowerLossScenario: StressScenarioDriver {
             var seen: Set<[UInt64]> = []
             var checked = 0
             var pointsLeft = points.count
+            var owedLeft = points.reduce(0) { $0 + Self.minimumStates(trace, at: $1) }
             let source = "trace of \(stressCase.label) round \(round)"
-            let spread = { (_: Int) -> Int in
-                defer { pointsLeft -= 1 }
-                return Self.variantsAtPoint(remaining: budget.states - checked, pointsLeft: pointsLeft)
+            let spread = { (k: Int) -> Int in
+                let owed = Self.minimumStates(trace, at: k)
+                defer { pointsLeft -= 1; owedLeft -= owed }
+                return Self.statesAtPoint(owed: owed, remaining: budget.states - checked, owedLeft: owedLeft, pointsLeft: pointsLeft)
             }
             try builder.forEachState(at: points, budget: spread, seed: random.next()) { (state) throws(BenchError) in
                 guard checked < budget.states, seen.insert([state.contentHash, UInt64(state.acknowledgements.count)]).inserted else { return }
@@ -91,44 +96,61 @@ public struct PowerLossScenario: StressScenarioDriver {
 
     /// The crash points of one round: the flush and acknowledgement points and the trace's end,
     /// plus random records in each gap between acknowledgements — as many per gap as `states`
-    /// needs beyond the fixed points (at least one) — then a seeded subset of them sized for
-    /// `states`, flush points first.
+    /// needs beyond the fixed points (at least one) — then a seeded subset of them whose owed
+    /// states fit in `states`, flush points first.
     public static func crashPoints(_ builder: CrashStateBuilder, states: Int, random: inout SplitMix64) -> [Int] {
         let gaps = builder.trace.acknowledgementPoints.count + 1
         let extra = max(0, pointsWanted(states) - gaps - builder.trace.flushPoints.count)
         let perGap = max(1, (extra + gaps - 1) / gaps)
+        let trace = builder.trace
         return choosePoints(builder.crashPoints(randomBetweenAcks: perGap, seed: random.next()),
-                            preferred: Set(builder.trace.flushPoints), states: states, random: &random)
+                            preferred: Set(trace.flushPoints), states: states, random: &random,
+                            owed: { minimumStates(trace, at: $0) })
     }
 
     /// Crash points enough for `states`: each yields up to `variantsPerPoint` states, often fewer
     /// once identical disks are merged, so two thirds of a point's budget is what one is worth.
     static func pointsWanted(_ states: Int) -> Int { max(1, (states * 2 + variantsPerPoint - 1) / variantsPerPoint) }
 
-    /// A point's share of the round's remaining budget: an even split over the points left
-    /// (rounded up), or `variantsPerPoint` when that is more and still leaves one state for the
-    /// trace's end, the last point, where every ack was sent (it gets all that remains).
-    static func variantsAtPoint(remaining: Int, pointsLeft: Int) -> Int {
+    /// The states a crash point is owed before any point gets more: just before a flush,
+    /// all-dropped, all-kept and its first single omission (where a commit's meta without its
+    /// growth shows); elsewhere one.
+    static func minimumStates(_ trace: IOTrace, at k: Int) -> Int { trace.isFlushPoint(k) ? variantsPerPoint : 1 }
+
+    /// A point's share of the round's remaining budget: what it is owed plus an even part of what
+    /// is left once every point still to come has its due (`owedLeft` counts this point's too), so
+    /// a point early in the trace never takes what a later flush is owed; the last point — the
+    /// trace's end, where every ack was sent — gets all that remains. A point that yields fewer
+    /// distinct states than its share leaves the rest to the points after it.
+    static func statesAtPoint(owed: Int, remaining: Int, owedLeft: Int, pointsLeft: Int) -> Int {
         guard remaining > 0 else { return 0 }
         let left = max(1, pointsLeft)
         if left == 1 { return remaining }
-        let share = (remaining + left - 1) / left
-        return min(max(share, variantsPerPoint), remaining - 1)
+        let surplus = max(0, remaining - owedLeft)
+        return max(0, min(owed + surplus / left, remaining - (owedLeft - owed)))
     }
 
-    /// A seeded subset of `points` small enough for `states` (each point yields up to
-    /// `variantsPerPoint` states, often fewer once identical disks are merged), always with the
-    /// trace's end, the `preferred` points before the others, in order.
-    static func choosePoints(_ points: [Int], preferred: Set<Int> = [], states: Int, random: inout SplitMix64) -> [Int] {
-        let wanted = pointsWanted(states)
-        guard points.count > wanted, let last = points.last else { return points }
+    /// A seeded subset of `points` whose owed states (`owed`) fit in `states`, always with the
+    /// trace's end: the `preferred` points first, then the others, each in a seeded order, taken
+    /// while what they are owed still fits; returned in order.
+    static func choosePoints(_ points: [Int], preferred: Set<Int> = [], states: Int, random: inout SplitMix64,
+                             owed: (Int) -> Int = { _ in 1 }) -> [Int] {
+        guard let last = points.last else { return points }
         func shuffled(_ pool: [Int]) -> [Int] {
             var pool = pool
             for i in stride(from: pool.count - 1, to: 0, by: -1) { pool.swapAt(i, random.below(i + 1)) }
             return pool
         }
         let rest = points.dropLast()
-        let pool = shuffled(rest.filter { preferred.contains($0) }) + shuffled(rest.filter { !preferred.contains($0) })
-        return (Array(pool.prefix(wanted - 1)) + [last]).sorted()
+        var left = states - owed(last)
+        var chosen = [last]
+        for k in shuffled(rest.filter { preferred.contains($0) }) + shuffled(rest.filter { !preferred.contains($0) }) {
+            let cost = owed(k)
+            if cost <= left {
+                chosen.append(k)
+                left -= cost
+            }
+        }
+        return chosen.sorted()
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import StrataBench
+@testable import StrataBench
 
 /// The budgets of `strata-bench stress`: each flag sets its own scenario's budget, and a bad value
 /// is a usage error naming the flag.
@@ -69,9 +69,11 @@ struct StressBudgetTests {
         #expect(points.count >= 50, "\(points.count) crash points for 120 states")
         #expect(points == points.sorted() && Set(points).count == points.count)
         #expect(points.last == builder.trace.records.count, "the trace's end is always a crash point")
-        // A small budget still takes a small subset.
+        // A small budget still takes a small subset: the end and, with no room for a flush's
+        // three, two other points.
         var again = SplitMix64(seed: 11)
-        #expect(PowerLossScenario.crashPoints(builder, states: 3, random: &again).count == 2)
+        let few = PowerLossScenario.crashPoints(builder, states: 3, random: &again)
+        #expect(few.count == 3 && few.last == builder.trace.records.count && few.allSatisfy { !builder.trace.isFlushPoint($0) })
     }
 
     /// When the budget cannot cover every crash point, the points just before a flush are taken
@@ -88,9 +90,29 @@ struct StressBudgetTests {
         let flushes = Set(builder.trace.flushPoints)
         #expect(flushes.count == 8)
         var random = SplitMix64(seed: 5)
-        // 9 states: 6 points, the trace's end and 5 of the 8 flushes.
-        let points = PowerLossScenario.crashPoints(builder, states: 9, random: &random)
-        #expect(points.count == 6 && points.last == builder.trace.records.count)
+        // 10 states: the trace's end (owed one) and three flushes (owed three each: all dropped,
+        // all kept, the first omission).
+        let points = PowerLossScenario.crashPoints(builder, states: 10, random: &random)
+        #expect(points.count == 4 && points.last == builder.trace.records.count)
         #expect(points.dropLast().allSatisfy { flushes.contains($0) }, "\(points) against flushes \(flushes.sorted())")
+    }
+
+    /// Each point gets what it is owed before any point gets more, whatever its place in the
+    /// trace: a flush late in the trace still gets its three states when the budget is tight.
+    @Test func anEarlyPointNeverTakesWhatALaterFlushIsOwed() {
+        // Three points: a flush (owed 3), a flush (owed 3), the end (owed 1); 7 states in all.
+        var remaining = 7, owedLeft = 7
+        var given: [Int] = []
+        for (owed, pointsLeft) in [(3, 3), (3, 2), (1, 1)] {
+            let share = PowerLossScenario.statesAtPoint(owed: owed, remaining: remaining, owedLeft: owedLeft, pointsLeft: pointsLeft)
+            given.append(share)
+            remaining -= share
+            owedLeft -= owed
+        }
+        #expect(given == [3, 3, 1])
+        // A larger budget adds an even part to each; a point that used less leaves it to the end.
+        #expect(PowerLossScenario.statesAtPoint(owed: 3, remaining: 31, owedLeft: 7, pointsLeft: 3) == 11)
+        #expect(PowerLossScenario.statesAtPoint(owed: 1, remaining: 9, owedLeft: 1, pointsLeft: 1) == 9)
+        #expect(PowerLossScenario.statesAtPoint(owed: 3, remaining: 0, owedLeft: 7, pointsLeft: 3) == 0)
     }
 }

@@ -42,34 +42,38 @@ struct StressCrashStateTests {
     /// A commit that grows its file, writes a page in the new room and then its meta, and flushes
     /// once: a file system may keep the meta and lose the growth (fdatasync orders neither). The
     /// state just before that flush which holds the meta without the growth is the third one built
-    /// there — all dropped, all kept, then the growth omitted — so a budget of three per point
-    /// reaches it, where random mixes (a third of them at best) do not reliably.
-    @Test func aFlushPointOmitsTheFilesGrowthFirst() throws {
-        // 0 snapshot ., 1 open ., 2 create f, 3 write, 4 fdatasync f, 5 fsync ., 6 ack,
-        // 7 growth (zeros 4096..<12288), 8 page at 4096, 9 meta at 0, 10 fdatasync f, 11 ack, 12 exit
+    /// there — all dropped, all kept, then the flushed file's growth omitted, ahead of another
+    /// file's unflushed growth — so a budget of three per point reaches it, where random mixes (a
+    /// third of them at best) do not reliably.
+    @Test func aFlushPointOmitsTheFlushedFilesGrowthFirst() throws {
+        // 0 snapshot ., 1 open ., 2 create f, 3 write, 4 fdatasync f, 5 fsync ., 6 ack, 7 create g,
+        // 8 write g (never flushed), 9 growth of f (zeros 4096..<12288), 10 page at 4096, 11 meta at 0,
+        // 12 fdatasync f, 13 ack, 14 exit
         let run = try TracedRun.run(["opendir:.", "create:f", "pwrite:f:0:4096:1", "fdatasync:f", "fsync:.", "ack:one",
+                                     "create:g", "pwrite:g:0:512:9",
                                      "pwrite:f:4096:8192:0", "pwrite:f:4096:512:2", "pwrite:f:0:512:3", "fdatasync:f", "ack:two"])
         defer { run.remove() }
         let trace = try run.trace()
-        #expect(trace.records[10].kind == .fdatasync)
-        #expect(trace.flushPoints == [4, 5, 10])
-        #expect(trace.isFlushPoint(10) && !trace.isFlushPoint(11) && !trace.isFlushPoint(trace.records.count))
+        #expect(trace.records[12].kind == .fdatasync)
+        #expect(trace.flushPoints == [4, 5, 12])
+        #expect(trace.isFlushPoint(12) && !trace.isFlushPoint(13) && !trace.isFlushPoint(trace.records.count))
         let builder = CrashStateBuilder(trace: trace)
-        #expect(builder.crashPoints(randomBetweenAcks: 1, seed: 3).contains(10))
+        #expect(builder.crashPoints(randomBetweenAcks: 1, seed: 3).contains(12))
 
-        let states = builder.states(at: 10, budget: 3, seed: 1)
-        #expect(states.map(\.id.description) == ["k=10:dropped", "k=10:kept", "k=10:omit=0"])
+        // Pending at 12: g's write (0), f's growth (1), page (2), meta (3).
+        let states = builder.states(at: 12, budget: 3, seed: 1)
+        #expect(states.map(\.id.description) == ["k=12:dropped", "k=12:kept", "k=12:omit=1"])
         let torn = try #require(states.last?.files["f"])
         // The meta (3) and the page (2) reached the disk, the zeros that grew the file to 12288 did
         // not: the file ends where the page does.
         #expect(torn.count == 4608 && torn.first == 3 && torn[4096] == 2)
-        #expect(builder.state(try #require(CrashStateID("k=10:omit=0"))).files == states[2].files)
-        // Every single omission is built when the budget allows, each distinct.
-        let all = builder.states(at: 10, budget: 10, seed: 1).map(\.id.description)
-        #expect(all.prefix(5) == ["k=10:dropped", "k=10:kept", "k=10:omit=0", "k=10:omit=1", "k=10:omit=2"])
+        #expect(builder.state(try #require(CrashStateID("k=12:omit=1"))).files == states[2].files)
+        // Every single omission is built when the budget allows: f's others in trace order, then g's.
+        let all = builder.states(at: 12, budget: 10, seed: 1).map(\.id.description)
+        #expect(all.prefix(6) == ["k=12:dropped", "k=12:kept", "k=12:omit=1", "k=12:omit=2", "k=12:omit=3", "k=12:omit=0"])
         // Not a flush point: no omissions, as before.
-        #expect(!builder.states(at: 9, budget: 10, seed: 1).contains { $0.id.description.contains("omit") })
-        #expect(CrashStateID("k=10:omit=-1") == nil && CrashStateID("k=10:omit=x") == nil)
+        #expect(!builder.states(at: 11, budget: 10, seed: 1).contains { $0.id.description.contains("omit") })
+        #expect(CrashStateID("k=12:omit=-1") == nil && CrashStateID("k=12:omit=x") == nil)
     }
 
     @Test func aCreatedFileIsPresentInEveryStateOnlyAfterItsDirectoryIsFlushed() throws {

@@ -75,14 +75,17 @@ public struct CrashStateBuilder: Sendable {
         return Self.build(model, id: id)
     }
 
-    /// The single omissions worth building at a flush, in the order they are tried: first the
-    /// pending changes that grow their file (a commit's meta on disk without the growth its
-    /// pages need is the state a file system's fdatasync ordering allows and an engine must
-    /// survive), then the others in trace order.
-    static func omissionOrder(_ model: CrashModel) -> [Int] {
+    /// The single omissions worth building at a flush of file `flushed`, in the order they are
+    /// tried: first that file's pending changes that grow it (a commit's meta on disk without the
+    /// growth its pages need is a state a file system's fdatasync ordering allows and an engine
+    /// must survive), then its other pending changes, in trace order — the writes this flush was
+    /// about to make durable — and last those of other files (a lock file's mapped words, never
+    /// flushed, pile up there and say little about the flush).
+    static func omissionOrder(_ model: CrashModel, flushed: UInt32) -> [Int] {
         var size: [UInt32: Int] = [:]
         var growing: [Int] = []
         var others: [Int] = []
+        var elsewhere: [Int] = []
         for (i, change) in model.pending.enumerated() {
             let before = size[change.file] ?? model.durable[change.file]?.count ?? 0
             let after: Int
@@ -92,16 +95,16 @@ public struct CrashStateBuilder: Sendable {
             case .allocate(let offset, let length, _, let keepSize): after = keepSize ? before : max(before, offset + length)
             }
             size[change.file] = after
-            if after > before { growing.append(i) } else { others.append(i) }
+            if change.file != flushed { elsewhere.append(i) } else if after > before { growing.append(i) } else { others.append(i) }
         }
-        return growing + others
+        return growing + others + elsewhere
     }
 
     static func variants(_ model: CrashModel, at k: Int, budget: Int, seed: UInt64) -> [CrashState] {
         var seeds = SplitMix64(seed: seed ^ (UInt64(k) &* 0x9E37_79B9_7F4A_7C15))
         var ids: [CrashStateID.Variant] = [.dropped, .kept]
         if model.trace.isFlushPoint(k), model.pending.count > 1 {
-            ids += omissionOrder(model).map { CrashStateID.Variant.omit(index: $0) }
+            ids += omissionOrder(model, flushed: model.trace.records[k].file).map { CrashStateID.Variant.omit(index: $0) }
         }
         var states: [CrashState] = []
         var seen: Set<UInt64> = []
