@@ -6,7 +6,11 @@ import StrataBench
 struct GateTests {
     @Test func theSuiteHoldsEveryGatedCaseOnce() {
         let suite = RunPlan.gateSuite
-        #expect(suite.count == 38)
+        #expect(suite.count == 39)
+        // One read case: a slower scan or lookup fails the gate like a slower commit.
+        let reads = suite.filter { $0.workload == .reads }
+        #expect(reads.count == 1 && reads.first?.engine == .strata && reads.first?.alternates == true)
+        #expect(reads.first?.flags == ["--workload", "reads", "--engine", "strata", "--readings", "20000"])
         #expect(Set(suite.map(\.flags)).count == suite.count)
         // Durable cases are judged on wall-clock throughput, side by side; every other alternates.
         #expect(suite.filter { !$0.alternates }.count == 14)

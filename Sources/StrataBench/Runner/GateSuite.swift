@@ -6,7 +6,11 @@
 // - CPU-judged Strata cases (everything but `durability full`): ~0.3 s of CPU per side in release,
 //   so the reading count follows the strategy's CPU cost per reading;
 // - SQLite's cases check the harness's SQLite path and serve as a control: ~0.15 s each;
-// - durable cases (judged on wall-clock throughput, flush-bound): 200 readings.
+// - durable cases (judged on wall-clock throughput, flush-bound): 200 readings;
+// - Strata's reads case: a 20,000-object store filled, then every read operation timed; its
+//   `fill` row carries the whole case's CPU time over its objects, so a slower scan, aggregate or
+//   lookup raises that row's CPU per reading and fails the gate like a slower commit (the
+//   operations' own rows have no readings: shown, not judged).
 // The counted round runs the same cases at the smoke suite's own size (no `--readings`): the
 // counters' tolerances were set at that size, and at the timing sizes identical builds differed
 // beyond them (SQLite's pages per transaction by up to 1.6% at 1,500 readings, Strata main-sync's
@@ -54,7 +58,7 @@ extension RunPlan {
     static let gateStoreWorkloads: [WorkloadKind] = [.bulkInsert, .compaction, .encryption, .pinnedGrowth, .readWhileWrite]
 
     /// The gate's suite, in run order: Strata's and SQLite's CPU-judged sensors cases, the store
-    /// workloads of both engines, then the durable sensors cases of both.
+    /// workloads of both engines, Strata's reads, then the durable sensors cases of both.
     public static var gateSuite: [GateCase] {
         var cases: [GateCase] = []
         for engine in [EngineKind.strata, .sqlite] {
@@ -69,6 +73,8 @@ extension RunPlan {
                                       readings: gateReadings(workload, engine: engine, strategy: nil, durability: .unsafe)))
             }
         }
+        cases.append(GateCase(workload: .reads, engine: .strata, strategy: nil, durability: nil,
+                              readings: gateReadings(.reads, engine: .strata, strategy: nil, durability: .unsafe)))
         for engine in [EngineKind.strata, .sqlite] {
             for strategy in gateStrategies {
                 cases.append(GateCase(workload: .sensors, engine: engine, strategy: strategy, durability: .full,
@@ -95,7 +101,8 @@ extension RunPlan {
             case .compaction, .encryption: return 200_000
             case .pinnedGrowth: return 16_000
             case .readWhileWrite: return 12_000
-            case .reads, .scale: return 10_000
+            case .reads: return 20_000
+            case .scale: return 10_000
             }
         }
         switch workload {
