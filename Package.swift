@@ -79,7 +79,7 @@ let package = Package(
         ),
         // The `strata` tool's verbs (reports, export, key files), testable without a process;
         // the executable `strata` is only their command line.
-        .target(name: "StrataTool", dependencies: ["Strata", "StrataStorage"]),
+        .target(name: "StrataTool", dependencies: ["Strata"]),
         .executableTarget(
             name: "strata",
             dependencies: [
