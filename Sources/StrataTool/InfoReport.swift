@@ -1,12 +1,11 @@
 // `strata info`: what a file is and how its space is used, in a dozen lines.
 import Foundation
 import Strata
-import StrataStorage
 
 public enum InfoReport {
     /// The same facts as `text(_:)`, as one JSON object (for scripts).
     public static func json(_ file: StrataFile) throws(ToolError) -> String {
-        let s: StorageInspection
+        let s: StrataFile.Storage
         do { s = try file.storage() } catch { throw ToolError(error, path: file.path) }
         var classes: [JSONValue] = []
         for schema in file.schema {
@@ -40,7 +39,7 @@ public enum InfoReport {
     }
 
     public static func text(_ file: StrataFile) throws(ToolError) -> String {
-        let s: StorageInspection
+        let s: StrataFile.Storage
         do { s = try file.storage() } catch { throw ToolError(error, path: file.path) }
         var lines: [(String, String)] = []
         lines.append(("file", file.path))
@@ -65,7 +64,7 @@ public enum InfoReport {
         return lines.map { $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.1 }.joined(separator: "\n") + "\n"
     }
 
-    static func readers(_ s: StorageInspection) -> String {
+    static func readers(_ s: StrataFile.Storage) -> String {
         guard !s.readers.isEmpty else { return "no other process or handle has the file open" }
         let byProcess = Dictionary(grouping: s.readers, by: \.processID)
         return byProcess.keys.sorted().map { pid in

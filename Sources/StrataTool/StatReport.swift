@@ -3,11 +3,10 @@
 // the harness measures).
 import Foundation
 import Strata
-import StrataStorage
 
 public enum StatReport {
     public static func text(_ file: StrataFile) throws(ToolError) -> String {
-        let s: StorageInspection
+        let s: StrataFile.Storage
         let trees: [NamedTreeStatistics]
         do {
             s = try file.storage()
@@ -16,7 +15,7 @@ public enum StatReport {
         var out = "pages: \(s.accounting.totalPages) in all = \(s.accounting.metaPages) meta + \(s.accounting.reachablePages) reachable + "
             + "\(s.accounting.heldForReaderPages) held + \(s.accounting.freePages) free\n\n"
         var rows: [[String]] = [["tree", "trees", "depth", "pages", "branch", "leaf", "overflow", "large values", "entries", "leaf fill"]]
-        var total = TreeStatistics()
+        var total = StrataFile.TreeStatistics()
         for t in trees {
             rows.append([t.name, "\(t.trees)", "\(t.statistics.depth)", "\(t.statistics.pages)", "\(t.statistics.branchPages)",
                          "\(t.statistics.leafPages)", "\(t.statistics.overflowPages)", "\(t.statistics.overflowValues)",
@@ -44,7 +43,7 @@ public enum StatReport {
         return out
     }
 
-    static func fill(_ s: TreeStatistics) -> String {
+    static func fill(_ s: StrataFile.TreeStatistics) -> String {
         s.leafPages == 0 ? "" : String(format: "%.0f%%", 100 * s.leafFill)
     }
 

@@ -3,7 +3,6 @@
 // problem on its own line.
 import Foundation
 import Strata
-import StrataStorage
 
 public enum VerifyReport {
     /// The report, whether the file is clean, and the cause when it could not even be opened.

@@ -2,7 +2,6 @@
 import Foundation
 import Strata
 import StrataCorpus
-import StrataStorage
 import StrataTool
 import Testing
 

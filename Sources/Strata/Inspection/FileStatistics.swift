@@ -15,7 +15,7 @@ public struct NamedTreeStatistics: Hashable, Sendable {
     public var name: String
     /// How many trees of that role (one, or one per object for collections).
     public var trees: Int
-    public var statistics: TreeStatistics
+    public var statistics: StrataFile.TreeStatistics
 }
 
 extension StrataFile {
@@ -25,7 +25,7 @@ extension StrataFile {
         var out: [NamedTreeStatistics] = []
         func add(_ name: String, _ root: PageRef) throws(Realm.Error) {
             let stats = try Realm.Error.wrap { try TreePages.statistics(ofTreeAt: root, in: p) }
-            out.append(NamedTreeStatistics(name: name, trees: root.isNull ? 0 : 1, statistics: stats))
+            out.append(NamedTreeStatistics(name: name, trees: root.isNull ? 0 : 1, statistics: StrataFile.TreeStatistics(stats)))
         }
         try add("catalog", core.snap.catalog.root)
         try add("backlinks", core.snap.backlinks.root)
@@ -45,7 +45,7 @@ extension StrataFile {
             guard !collections.isEmpty else { continue }
             var combined = [NamedTreeStatistics](collections.map { c in
                 let kind = schema.allProperties[c].collection == .list ? "lists" : schema.allProperties[c].collection == .set ? "sets" : "maps"
-                return NamedTreeStatistics(name: "\(schema.className).\(schema.allProperties[c].name) \(kind)", trees: 0, statistics: TreeStatistics())
+                return NamedTreeStatistics(name: "\(schema.className).\(schema.allProperties[c].name) \(kind)", trees: 0, statistics: StrataFile.TreeStatistics())
             })
             var failure: (any Error)? = nil
             try Realm.Error.wrap {
@@ -56,7 +56,7 @@ extension StrataFile {
                             let root = PageRef(view.load(layout.columns[c], as: UInt32.self))
                             guard !root.isNull else { continue }
                             combined[i].trees += 1
-                            combined[i].statistics.add(try TreePages.statistics(ofTreeAt: root, in: p))
+                            combined[i].statistics.add(StrataFile.TreeStatistics(try TreePages.statistics(ofTreeAt: root, in: p)))
                         }
                         return true
                     } catch {

@@ -136,8 +136,8 @@ public final class StrataFile {
     ///
     /// - Parameter patience: how long to wait, in seconds, for a write transaction open
     ///   elsewhere to end; past it, `.alreadyOpen` naming the cause (never a hang).
-    public func storage(patience: Double = 5) throws(Realm.Error) -> StorageInspection {
-        try Realm.Error.wrap { try core.file.inspect(patience: patience) }
+    public func storage(patience: Double = 5) throws(Realm.Error) -> Storage {
+        Storage(try Realm.Error.wrap { try core.file.inspect(patience: patience) })
     }
 
     /// Releases the file. Also done when the value goes away.

@@ -49,7 +49,7 @@ public final class Decimal128: Hashable, Sendable, Comparable, CustomStringConve
     public convenience init(integerLiteral v: Int) { self.init(Decimal(v)) }
     /// A number written as a floating-point literal, rounded to 15 significant digits as Realm
     /// rounds one: `let price: Decimal128 = 19.99` is exactly 19.99.
-    public convenience init(floatLiteral v: Double) { self.init(Decimal128.decimal(fromBinary: v)) }
+    public convenience init(floatLiteral v: Double) { self.init(BinaryDecimal.decimal(fromBinary: v)) }
     /// A number written as a string literal (`let price: Decimal128 = "12.50"`, `Decimal128("1e3")`).
     /// A literal that is not a number is NaN, as Realm's is; ``init(string:)`` throws instead.
     public convenience init(stringLiteral v: String) {

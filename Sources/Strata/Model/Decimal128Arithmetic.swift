@@ -26,7 +26,7 @@ extension Decimal128 {
         case let d as Decimal: self.init(d)
         case is Bool: self.init(Decimal.nan)
         case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan)
-        case let f as any BinaryFloatingPoint: self.init(Decimal128.decimal(fromBinary: Double(f)))
+        case let f as any BinaryFloatingPoint: self.init(BinaryDecimal.decimal(fromBinary: Double(f)))
         case let n as NSNumber: self.init(number: n)
         case let s as String: self.init(stringLiteral: s)
         default: self.init(Decimal.nan)
@@ -39,7 +39,7 @@ extension Decimal128 {
     /// - Parameter number: the number to convert.
     public convenience init(number: NSNumber) {
         switch UInt8(bitPattern: number.objCType.pointee) {
-        case UInt8(ascii: "d"), UInt8(ascii: "f"): self.init(Decimal128.decimal(fromBinary: number.doubleValue))
+        case UInt8(ascii: "d"), UInt8(ascii: "f"): self.init(BinaryDecimal.decimal(fromBinary: number.doubleValue))
         default: self.init(number.decimalValue)
         }
     }
@@ -112,7 +112,7 @@ extension Decimal128: Codable {
         } else if let integer = try? container.decode(Int64.self) {
             self.init(Decimal(integer))
         } else if let double = try? container.decode(Double.self) {
-            self.init(Decimal128.decimal(fromBinary: double))
+            self.init(BinaryDecimal.decimal(fromBinary: double))
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "a Decimal128 is a string or a number")
         }
