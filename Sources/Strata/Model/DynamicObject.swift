@@ -111,7 +111,7 @@ public final class DynamicObject: Object {
     override func description(depth: Int) -> String {
         if let unmanagedBase { return unmanagedBase.description(depth: depth) }
         if _binding != nil, isInvalidated { return "[invalid object]" }
-        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
+        return RealmDescription.object(objectSchema, named: objectSchema.className, depth: depth) { value(forKey: $0) }
     }
 }
 

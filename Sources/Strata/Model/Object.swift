@@ -438,7 +438,7 @@ open class Object: CustomStringConvertible {
     func description(depth: Int) -> String {
         if _binding != nil, isInvalidated { return "[invalid object]" }
         guard (try? ClassInfo.of(type(of: self))) != nil || _binding != nil else { return "\(type(of: self))" }
-        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
+        return RealmDescription.object(objectSchema, named: RealmDescription.swiftName(of: type(of: self)), depth: depth) { value(forKey: $0) }
     }
 }
 
