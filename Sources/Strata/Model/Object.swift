@@ -361,7 +361,7 @@ open class Object: CustomStringConvertible {
             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
         }
         if info.schema[key]?.isPrimary == true, _binding != nil {
-            throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
+            throw Realm.Error(.primaryKeyChange, RealmSwiftMessages.primaryKeyChange(className: info.schema.className, property: key))
         }
         do { try field.setAny(self, value) } catch { throw RealmCore.realmError(Realm.Error.surfacing(error)) }
     }
