@@ -250,7 +250,7 @@ func scalarJSON(_ value: StoredValue, _ path: String) throws(ToolError) -> JSONV
     case .date(let d): return DateText.json(d)
     case .objectId(let id): return .string(id.stringValue)
     case .uuid(let u): return .string(u.uuidString)
-    case .decimal128(let d): return .string(d.description)
+    case .decimal128(let d): return .string(d.value.description)  // plain digits: an export is data, not Realm's display text
     case .link, .mixed, .list, .set, .map:
         throw ToolError("\(path): a \(Exporter.typeName(value)) where a single value was expected")
     }

@@ -29,10 +29,10 @@ struct FreezeMisuseTests {
     @Test func theThrowingFormsThrow() throws {
         let lamp = FrozenLamp()
         #expect { try lamp.freezeThrowing() } throws: {
-            ($0 as? Realm.Error)?.code == .invalidArgument && "\($0)".contains("an unmanaged 'FrozenLamp' object cannot be frozen")
+            ($0 as? Realm.Error)?.code == .invalidArgument && "\($0)".contains("Unmanaged objects cannot be frozen. Add this 'FrozenLamp' to a realm first")
         }
         #expect { try lamp.thawThrowing() } throws: {
-            ($0 as? Realm.Error)?.code == .invalidArgument && "\($0)".contains("an unmanaged 'FrozenLamp' object cannot be thawed")
+            ($0 as? Realm.Error)?.code == .invalidArgument && "\($0)".contains("Unmanaged objects cannot be thawed. Add this 'FrozenLamp' to a realm first")
         }
         let realm = try Self.realm("freeze-deleted-throws")
         let stored = try realm.write { realm.create(FrozenLamp.self, value: ["watts": 40]) }
@@ -57,29 +57,29 @@ struct FreezeMisuseTests {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = FrozenLamp().freeze()
         }
-        #expect(Self.stopMessage(result).contains("Strata: invalidArgument: an unmanaged 'FrozenLamp' object cannot be frozen; add it to a realm first"))
+        #expect(Self.stopMessage(result).contains("Strata: invalidArgument: Unmanaged objects cannot be frozen. Add this 'FrozenLamp' to a realm first"))
     }
 
     @Test func thawingAnUnmanagedObjectStops() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = FrozenLamp().thaw()
         }
-        #expect(Self.stopMessage(result).contains("Strata: invalidArgument: an unmanaged 'FrozenLamp' object cannot be thawed"))
+        #expect(Self.stopMessage(result).contains("Strata: invalidArgument: Unmanaged objects cannot be thawed. Add this 'FrozenLamp' to a realm first"))
     }
 
     @Test func freezingOrThawingAnUnmanagedCollectionStops() async throws {
         let list = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = List<Int>().freeze()
         }
-        #expect(Self.stopMessage(list).contains("Strata: invalidArgument: an unmanaged List<Int> cannot be frozen"))
+        #expect(Self.stopMessage(list).contains("Strata: invalidArgument: Unmanaged collections cannot be frozen. This List<Int> is unmanaged"))
         let set = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = MutableSet<String>().thaw()
         }
-        #expect(Self.stopMessage(set).contains("Strata: invalidArgument: an unmanaged MutableSet<String> cannot be thawed"))
+        #expect(Self.stopMessage(set).contains("Strata: invalidArgument: Unmanaged collections cannot be thawed. This MutableSet<String> is unmanaged"))
         let map = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = Map<String, String>().freeze()
         }
-        #expect(Self.stopMessage(map).contains("Strata: invalidArgument: an unmanaged Map<String, String> cannot be frozen"))
+        #expect(Self.stopMessage(map).contains("Strata: invalidArgument: Unmanaged collections cannot be frozen. This Map<String, String> is unmanaged"))
     }
 
     @Test func freezingADeletedObjectStops() async throws {

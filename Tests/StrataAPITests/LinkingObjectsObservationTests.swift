@@ -98,7 +98,7 @@ struct LinkingObjectsObservationTests {
             _ = puppy.observe(keyPaths: ["kennels.colour"]) { (_: ObjectChange<WatchedPuppy>) in }
         }
         #expect(String(decoding: result.standardErrorContent, as: UTF8.self)
-            .contains("key path 'kennels.colour' names 'colour', which is not a property of 'WatchedKennel'"))
+            .contains("key path 'kennels.colour': property 'colour' not found in object of type 'WatchedKennel'"))
     }
 
     @Test func linkingObjectsObservedOnAQueueAreTheQueuesOwn() throws {

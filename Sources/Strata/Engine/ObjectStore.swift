@@ -52,7 +52,9 @@ extension RealmCore {
         guard let writing = requireWrite("setting a property of '\(binding.info.schema.className)'") else { return }
         if binding.isStale { objectGone(binding) }
         if column.index == binding.info.primaryKeyColumn {
-            misuse(.primaryKeyChange, "the primary key of a managed '\(binding.info.schema.className)' cannot change")
+            let schema = binding.info.schema
+            let property = column.index < schema.allProperties.count ? schema.allProperties[column.index].name : "?"
+            misuse(.primaryKeyChange, RealmSwiftMessages.primaryKeyChange(className: schema.className, property: property))
         }
         do {
             guard binding.table < snap.metas.count, var row = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: writing, { buf in

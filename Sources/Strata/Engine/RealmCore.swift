@@ -424,7 +424,7 @@ final class RealmCore {
         checkThread()
         guard let writing = write.transaction, write.firstError == nil else {
             if write.hasFailed { return nil }
-            if isFrozen { misuse(.readOnly, "\(what()) on a frozen object or collection") }
+            if isFrozen { misuse(.readOnly, RealmSwiftMessages.modifyingFrozen(what())) }
             misuse(.notInWriteTransaction, "\(what()) outside a write transaction; use realm.write { }")
         }
         return writing
@@ -509,7 +509,7 @@ final class RealmCore {
     /// are reused from the next commit on.
     func beginWrite(waiting: Bool) throws(Realm.Error) -> Bool {
         try checkThreadThrowing()
-        if isFrozen { throw Realm.Error(.readOnly, "cannot write to a frozen realm") }
+        if isFrozen { throw Realm.Error(.readOnly, RealmSwiftMessages.frozenTransaction) }
         if configuration.readOnly { throw Realm.Error(.readOnly, "the realm '\(fileIdentity)' was opened read-only") }
         guard !write.isOpen else {
             throw Realm.Error(.alreadyInWriteTransaction, "the realm '\(fileIdentity)' is already in a write transaction")

@@ -13,6 +13,11 @@
 //   half-up to 34 when stored, and values of ≤ 34 digits round-trip exactly.
 // - A value whose rounding needs an exponent above 127 is beyond the stored form: writing it fails
 //   with `.invalidArgument`. It is never clamped, which would store a different number.
+// - Beside the number, an instance keeps the exponent Realm's decimal128 would hold for it (the
+//   one it was written with: 4 for `"123e4"`, 0 for `150`), because RealmSwift's text shows it
+//   (`1.23E6`, `150`) and Foundation's `Decimal` drops it (both are 123 × 10⁴ there). The stored
+//   form is the number alone, so that equal numbers are equal bytes (sets and indexes compare
+//   bytes): a value read back from a file has the exponent of its plain text.
 import Foundation
 import Synchronization
 
@@ -34,39 +39,53 @@ import Synchronization
 /// ```
 public final class Decimal128: Hashable, Sendable, Comparable, CustomStringConvertible,
     ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
-    private let number: Mutex<Decimal>
+    private let number: Mutex<Written>
+
+    /// The number and the exponent Realm would hold it with (see the file header).
+    struct Written: Sendable {
+        var value: Decimal
+        var exponent: Int
+    }
 
     /// The number as a Foundation `Decimal`.
     public var value: Decimal {
-        get { number.withLock { $0 } }
-        set { number.withLock { $0 = newValue } }
+        get { number.withLock { $0.value } }
+        set { number.withLock { $0 = Written(value: newValue, exponent: Decimal128.plainExponent(of: newValue)) } }
     }
+
+    /// The number with the exponent it was written with.
+    var written: Written { number.withLock { $0 } }
 
     /// Creates a decimal number from a `Decimal` (zero by default).
     ///
     /// - Parameter value: the number.
-    public init(_ value: Decimal = 0) { number = Mutex(value) }
-    public convenience init(integerLiteral v: Int) { self.init(Decimal(v)) }
+    public init(_ value: Decimal = 0) { number = Mutex(Written(value: value, exponent: Decimal128.plainExponent(of: value))) }
+    /// A number written with the exponent `exponent` (`"123e4"`: 4), which its text shows.
+    init(_ value: Decimal, exponent: Int) { number = Mutex(Written(value: value, exponent: exponent)) }
+    public convenience init(integerLiteral v: Int) { self.init(Decimal(v), exponent: 0) }
     /// A number written as a floating-point literal, rounded to 15 significant digits as Realm
     /// rounds one: `let price: Decimal128 = 19.99` is exactly 19.99.
-    public convenience init(floatLiteral v: Double) { self.init(BinaryDecimal.decimal(fromBinary: v)) }
+    public convenience init(floatLiteral v: Double) { self.init(binary: v) }
     /// A number written as a string literal (`let price: Decimal128 = "12.50"`, `Decimal128("1e3")`).
     /// A literal that is not a number is NaN, as Realm's is; ``init(string:)`` throws instead.
     public convenience init(stringLiteral v: String) {
-        self.init(Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) ?? .nan)
+        guard let d = Decimal(string: v, locale: Locale(identifier: "en_US_POSIX")) else { self.init(Decimal.nan); return }
+        self.init(d, exponent: Decimal128.writtenExponent(of: v, value: d))
     }
     /// Parses a decimal string; throws `.invalidArgument` when it is not a number.
     public convenience init(string: String) throws {
         guard let d = Decimal(string: string, locale: Locale(identifier: "en_US_POSIX")) else {
             throw Realm.Error(.invalidArgument, "'\(string)' is not a decimal number")
         }
-        self.init(d)
+        self.init(d, exponent: Decimal128.writtenExponent(of: string, value: d))
     }
 
     /// Changes the sign of this instance (every reference to it sees the change).
-    public func negate() { number.withLock { $0.negate() } }
+    public func negate() { number.withLock { $0.value.negate() } }
 
-    public var description: String { value.description }
+    /// The number as RealmSwift writes it (`150`, `19.99`, `1.23E6` for `"123e4"`, `1E-3` for
+    /// `0.001`); see ``stringValue``.
+    public var description: String { stringValue }
     public static func < (l: Decimal128, r: Decimal128) -> Bool { l.value < r.value }
     // Written out (a class has no synthesized `==`): Strideable's default `==`, by
     // `distance(to:) == 0`, would recurse through the Stride, which is Decimal128 itself.

@@ -22,11 +22,11 @@ extension Decimal128 {
     /// - Parameter value: the value to convert.
     public convenience init(value: Any) {
         switch value {
-        case let d as Decimal128: self.init(d.value)
+        case let d as Decimal128: let w = d.written; self.init(w.value, exponent: w.exponent)
         case let d as Decimal: self.init(d)
         case is Bool: self.init(Decimal.nan)
-        case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan)
-        case let f as any BinaryFloatingPoint: self.init(BinaryDecimal.decimal(fromBinary: Double(f)))
+        case let i as any BinaryInteger: self.init(Decimal(string: "\(i)") ?? .nan, exponent: 0)
+        case let f as any BinaryFloatingPoint: self.init(binary: Double(f))
         case let n as NSNumber: self.init(number: n)
         case let s as String: self.init(stringLiteral: s)
         default: self.init(Decimal.nan)
@@ -39,8 +39,8 @@ extension Decimal128 {
     /// - Parameter number: the number to convert.
     public convenience init(number: NSNumber) {
         switch UInt8(bitPattern: number.objCType.pointee) {
-        case UInt8(ascii: "d"), UInt8(ascii: "f"): self.init(BinaryDecimal.decimal(fromBinary: number.doubleValue))
-        default: self.init(number.decimalValue)
+        case UInt8(ascii: "d"), UInt8(ascii: "f"): self.init(binary: number.doubleValue)
+        default: self.init(number.decimalValue, exponent: 0)
         }
     }
 
@@ -51,14 +51,14 @@ extension Decimal128 {
     public convenience init?<T: BinaryInteger>(exactly source: T) {
         let digits = "\(source.magnitude)".reversed().drop { $0 == "0" }.count
         guard digits <= 34, let d = Decimal(string: "\(source)") else { return nil }
-        self.init(d)
+        self.init(d, exponent: 0)
     }
 
     /// The smallest value a stored Decimal128 holds: −(10³⁴ − 1) × 10¹²⁷.
-    public static var min: Decimal128 { Decimal128(-extreme) }
+    public static var min: Decimal128 { Decimal128(-extreme, exponent: largestExponent) }
     /// The largest value a stored Decimal128 holds: (10³⁴ − 1) × 10¹²⁷ (the largest coefficient
     /// and exponent of the stored form, Decimal128.swift).
-    public static var max: Decimal128 { Decimal128(extreme) }
+    public static var max: Decimal128 { Decimal128(extreme, exponent: largestExponent) }
 
     private static var extreme: Decimal {
         Decimal(sign: .plus, exponent: 127, significand: Decimal(string: String(repeating: "9", count: 34)) ?? 0)
@@ -70,8 +70,9 @@ extension Decimal128 {
     public var isSignaling: Bool { value.isNaN }
     /// Whether this is a signaling NaN: every NaN here, as in RealmSwift.
     public var isSignalingNaN: Bool { value.isNaN }
-    /// The number as text (`"12.345"`, `"NaN"`).
-    public var stringValue: String { value.isNaN ? "NaN" : value.description }
+    /// The number as RealmSwift writes it (Decimal128Text.swift): `"12.345"`, `"150"`, `"1.23E6"`
+    /// for `"123e4"`, `"1E-3"` for `0.001`, `"NaN"`.
+    public var stringValue: String { Decimal128.text(written) }
 
     /// The nearest `Double` (NaN for NaN).
     public var doubleValue: Double { value.isNaN ? .nan : NSDecimalNumber(decimal: value).doubleValue }
@@ -81,18 +82,36 @@ extension Decimal128: SignedNumeric {
     public typealias Magnitude = Decimal128
 
     /// The absolute value.
-    public var magnitude: Decimal128 { Decimal128(value.magnitude) }
+    public var magnitude: Decimal128 { let w = written; return Decimal128(w.value.magnitude, exponent: w.exponent) }
 
-    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value + rhs.value) }
-    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value - rhs.value) }
-    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value * rhs.value) }
+    // Each result keeps the exponent IEEE 754 prefers for it, as Realm's decimal128 does, so that
+    // its text is Realm's (`2.5 - 3.5` is `-1.0`, written `-1`): the smaller one for a sum or a
+    // difference, their sum for a product, their difference for a quotient.
+    public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let l = lhs.written, r = rhs.written
+        return Decimal128(l.value + r.value, exponent: Swift.min(l.exponent, r.exponent))
+    }
+    public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let l = lhs.written, r = rhs.written
+        return Decimal128(l.value - r.value, exponent: Swift.min(l.exponent, r.exponent))
+    }
+    public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let l = lhs.written, r = rhs.written
+        return Decimal128(l.value * r.value, exponent: l.exponent + r.exponent)
+    }
     /// The quotient; division by zero is NaN.
-    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 { Decimal128(lhs.value / rhs.value) }
+    public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
+        let l = lhs.written, r = rhs.written
+        return Decimal128(l.value / r.value, exponent: l.exponent - r.exponent)
+    }
     public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
     public static func -= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs - rhs }
     public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
     public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
-    public static prefix func - (operand: Decimal128) -> Decimal128 { Decimal128(-operand.value) }
+    public static prefix func - (operand: Decimal128) -> Decimal128 {
+        let w = operand.written
+        return Decimal128(-w.value, exponent: w.exponent)
+    }
 }
 
 extension Decimal128: Strideable {
@@ -110,9 +129,9 @@ extension Decimal128: Codable {
         if let text = try? container.decode(String.self) {
             try self.init(string: text)
         } else if let integer = try? container.decode(Int64.self) {
-            self.init(Decimal(integer))
+            self.init(Decimal(integer), exponent: 0)
         } else if let double = try? container.decode(Double.self) {
-            self.init(BinaryDecimal.decimal(fromBinary: double))
+            self.init(binary: double)
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "a Decimal128 is a string or a number")
         }

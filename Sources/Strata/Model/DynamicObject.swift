@@ -92,7 +92,7 @@ public final class DynamicObject: Object {
                 throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
             }
             if column == info.primaryKeyColumn {
-                throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
+                throw Realm.Error(.primaryKeyChange, RealmSwiftMessages.primaryKeyChange(className: info.schema.className, property: key))
             }
             try binding.core.checkWritable(name: key)
             try info.fields[column].setAny(bound: self, ordinal: column, value)
@@ -111,7 +111,7 @@ public final class DynamicObject: Object {
     override func description(depth: Int) -> String {
         if let unmanagedBase { return unmanagedBase.description(depth: depth) }
         if _binding != nil, isInvalidated { return "[invalid object]" }
-        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
+        return RealmDescription.object(objectSchema, named: objectSchema.className, depth: depth) { value(forKey: $0) }
     }
 }
 

@@ -5,7 +5,10 @@
 enum FreezeMisuse {
     /// The error for freezing or thawing (`operation`: "frozen", "thawed") an unmanaged `value`.
     static func unmanaged(_ value: Any, _ operation: String) -> Realm.Error {
-        let name = (value as? Object).map { "'\(type(of: $0).className())' object" } ?? "\(type(of: value))"
-        return Realm.Error(.invalidArgument, "an unmanaged \(name) cannot be \(operation); add it to a realm first")
+        // Realm's sentence ("Unmanaged objects cannot be frozen."), then what to do about it.
+        if let object = value as? Object {
+            return Realm.Error(.invalidArgument, "Unmanaged objects cannot be \(operation). Add this '\(type(of: object).className())' to a realm first")
+        }
+        return Realm.Error(.invalidArgument, "Unmanaged collections cannot be \(operation). This \(type(of: value)) is unmanaged: add the object owning it to a realm first")
     }
 }

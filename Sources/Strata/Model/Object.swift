@@ -361,7 +361,7 @@ open class Object: CustomStringConvertible {
             throw Realm.Error(.invalidArgument, "'\(info.schema.className)' has no property '\(key)'")
         }
         if info.schema[key]?.isPrimary == true, _binding != nil {
-            throw Realm.Error(.primaryKeyChange, "the primary key '\(key)' of a managed '\(info.schema.className)' cannot change")
+            throw Realm.Error(.primaryKeyChange, RealmSwiftMessages.primaryKeyChange(className: info.schema.className, property: key))
         }
         do { try field.setAny(self, value) } catch { throw RealmCore.realmError(Realm.Error.surfacing(error)) }
     }
@@ -438,7 +438,7 @@ open class Object: CustomStringConvertible {
     func description(depth: Int) -> String {
         if _binding != nil, isInvalidated { return "[invalid object]" }
         guard (try? ClassInfo.of(type(of: self))) != nil || _binding != nil else { return "\(type(of: self))" }
-        return RealmDescription.object(objectSchema, depth: depth) { value(forKey: $0) }
+        return RealmDescription.object(objectSchema, named: RealmDescription.swiftName(of: type(of: self)), depth: depth) { value(forKey: $0) }
     }
 }
 

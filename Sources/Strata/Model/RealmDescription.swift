@@ -15,9 +15,13 @@
 // Invariants:
 // - Nesting stops at a depth of 5 (`<Maximum depth exceeded>`), so a cycle of links prints.
 // - A collection prints at most 100 elements, then how many it skipped.
-// - Values print as Foundation prints them in RealmSwift: a Bool as 0/1, a whole Double without
-//   a fraction, nil as `(null)`, data as its first bytes in hex and its length; an enum or a
-//   custom-persisted value as its stored form (what key-value coding reads).
+// - Values print as Foundation prints them in RealmSwift: a Bool as 0/1, a Float to 7 significant
+//   digits and a Double to 16 (`NSNumber`'s `%0.7g` and `%0.16g`: `1.23`, `12.3`, `4`), a
+//   Decimal128 as realm-core writes it (`1.23E6`, Decimal128Text.swift), nil as `(null)`, data as
+//   its first bytes in hex and its length; an enum or a custom-persisted value as its stored form
+//   (what key-value coding reads).
+// - Classes print by their Swift names, as RealmSwift's `objectSchema.className` names them, even
+//   when `_realmObjectName()` stores them under another name.
 // - Linking-objects properties are not printed (they are computed, not stored).
 import Foundation
 
@@ -35,9 +39,9 @@ enum RealmDescription {
     static let maxElements = 100
 
     /// `Class {\n\tname = value;\n…}` with the properties of `schema` read by `value`.
-    static func object(_ schema: ObjectSchema, depth: Int, value: (String) -> Any?) -> String {
+    static func object(_ schema: ObjectSchema, named className: String, depth: Int, value: (String) -> Any?) -> String {
         guard depth > 0 else { return "<Maximum depth exceeded>" }
-        var text = "\(schema.className) {\n"
+        var text = "\(className) {\n"
         for property in schema.allProperties where property.type != .linkingObjects {
             let sub = describe(value(property.name), depth: depth - 1)
             text += "\t\(property.name) = \(indented(sub));\n"
@@ -77,9 +81,12 @@ enum RealmDescription {
         case let nested as DescribableToDepth: return nested.description(depth: depth)
         case let mixed as AnyRealmValue:
             return mixed == .none ? "(null)" : describe(mixed._strataAny, depth: depth)
+        // Key-value coding reads numbers as `NSNumber`s, which also cast to `Double` (a Float's
+        // 1.23 as 1.2300000190734863): the type they were made from decides the digits.
+        case let n as NSNumber where type(of: value) is NSNumber.Type: return number(n)
         case let b as Bool: return b ? "1" : "0"
-        case let d as Double: return number(d)
-        case let f as Float: return number(Double(f), shortest: f.description)
+        case let d as Double: return number(d, digits: 16)
+        case let f as Float: return number(Double(f), digits: 7)
         case let data as Data: return bytes(data)
         case let id as ObjectId: return id.stringValue
         case let uuid as UUID: return uuid.uuidString
@@ -98,9 +105,9 @@ enum RealmDescription {
         "0x" + String(UInt(bitPattern: value.hashValue) >> 4, radix: 16)
     }
 
-    /// The name RealmSwift prints for an element type: a class name, or the stored type's name.
+    /// The name RealmSwift prints for an element type: a class's Swift name, or the stored type's name.
     static func typeName(of shape: _PropertyShape) -> String {
-        if let objectType = shape.objectType { return objectType.className() }
+        if let objectType = shape.objectType { return swiftName(of: objectType) }
         switch shape.type {
         case .objectId: return "object id"
         case .any: return "mixed"
@@ -113,10 +120,26 @@ enum RealmDescription {
         text.replacingOccurrences(of: "\n", with: "\n\t")
     }
 
-    /// A whole number without a fraction (`10`, as `NSNumber` prints it), else the shortest form.
-    private static func number(_ value: Double, shortest: String? = nil) -> String {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return shortest ?? value.description
+    /// The name RealmSwift prints for a model class: its Swift name (`objectSchema.className`
+    /// there), whatever name `_realmObjectName()` stores it under.
+    static func swiftName(of type: Object.Type) -> String {
+        type is DynamicObject.Type ? type.className() : String(describing: type)
+    }
+
+    /// A number as `NSNumber`'s `description` prints it on Apple platforms: floating-point to 7
+    /// (a `Float`) or 16 (a `Double`) significant digits, integers as themselves and Booleans as
+    /// 0 and 1 (Foundation's own `description` of them).
+    private static func number(_ value: NSNumber) -> String {
+        switch UInt8(bitPattern: value.objCType.pointee) {
+        case UInt8(ascii: "f"): return number(Double(value.floatValue), digits: 7)
+        case UInt8(ascii: "d"): return number(value.doubleValue, digits: 16)
+        default: return value.description
+        }
+    }
+
+    /// `%0.{digits}g`: `1.23`, `12.3`, `4`, `1e+16`, `nan`, `inf`.
+    private static func number(_ value: Double, digits: Int) -> String {
+        String(format: "%0.\(digits)g", value)
     }
 
     /// `<61626364 65 — 5 total bytes>`: at most the first 24 bytes, in groups of four.

@@ -43,7 +43,7 @@ struct WatchedPaths {
             switch failure {
             case nil: continue
             case let .noProperty(className, name):
-                throw Realm.Error(.invalidArgument, "key path '\(dotted)' names '\(name)', which is not a property of '\(className)'")
+                throw Realm.Error(.invalidArgument, "key path '\(dotted)': " + RealmSwiftMessages.propertyNotFound(name, className: className))
             case let .cannotContinue(_, p), let .cannotEnd(_, p):
                 throw Realm.Error(.invalidArgument, "key path '\(dotted)' goes on after '\(p.name)', which is neither a link nor linking objects")
             }

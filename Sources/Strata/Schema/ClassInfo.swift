@@ -84,7 +84,12 @@ final class ClassInfo: @unchecked Sendable {
 
     /// Binds the instances `object` holds in properties declared without `@Persisted` to its
     /// stored properties (an object handed out by a realm: what they held was never stored).
+    /// Only an instance of this very class is bound: the fields read its memory at this class's
+    /// offsets, and an object of another class reading the same stored object (a
+    /// `DynamicObject`, a frozen copy of one, another class stored under the same name) has
+    /// other memory there, and binding it as this class's crashed the process.
     func bindLegacyFields(_ object: Object, _ binding: ObjectBinding) {
+        guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(type) else { return }
         for i in legacyFields { fields[i].adoptUnmanagedCollection(object, binding) }
     }
 
