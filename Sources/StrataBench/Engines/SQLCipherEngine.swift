@@ -33,7 +33,8 @@ public final class SQLCipherEngine: RegisteredEngine, @unchecked Sendable {
     public static let promises: [Durability: DurabilityPromise] = SQLiteEngine.promises.mapValues {
         DurabilityPromise(processDeath: $0.processDeath, powerLoss: $0.powerLoss,
                           source: "as SQLite (SQLCipher is SQLite's pager with a page codec): " + $0.source,
-                          ignoresFailedDirectoryFlush: $0.ignoresFailedDirectoryFlush)
+                          ignoresFailedDirectoryFlush: $0.ignoresFailedDirectoryFlush,
+                          abandonsCommitOnFailedFlush: $0.abandonsCommitOnFailedFlush)
     }
     // @unchecked: `writer` is used only under `writeLock`.
     public let effectiveSettings: String

@@ -43,10 +43,16 @@ public final class SQLiteEngine: RegisteredEngine {
     public static let promises: [Durability: DurabilityPromise] = [
         .full: DurabilityPromise(processDeath: .everything, powerLoss: .everything,
                                  source: "sqlite.org/pragma.html#pragma_synchronous (WAL, synchronous=FULL: durable)",
-                                 ignoresFailedDirectoryFlush: SQLiteEngine.directoryFlushErrors),
+                                 ignoresFailedDirectoryFlush: SQLiteEngine.directoryFlushErrors,
+                                 abandonsCommitOnFailedFlush: SQLiteEngine.failedWALSync),
         .unsafe: DurabilityPromise(processDeath: .everything, powerLoss: DurabilityPromise.unflushed,
                                    source: "sqlite.org/pragma.html#pragma_synchronous (OFF: safe if the application crashes; OS crash or power loss may corrupt)"),
     ]
+
+    /// Why another connection's commit acknowledged after one whose WAL sync failed is safe.
+    static let failedWALSync = "SQLite's src/wal.c, sqlite3WalFrames (the wal-index, what readers and the next writer see, "
+        + "is appended only when the commit's sync succeeded: a commit whose sync failed is never published, and the next "
+        + "writer's frames overwrite it)"
 
     /// SQLite's own words on the flush of a new file's directory, which `stress --scenario
     /// io-error` meets: a failure there is not reported, the commits go on.

@@ -44,8 +44,9 @@ public struct DurabilityPromise: Sendable, Equatable {
     /// one, later commits are acknowledged and a power cut may lose them), nil when it does not.
     public var ignoresFailedDirectoryFlush: String? = nil
     /// Where the engine documents that a commit whose flush fails is abandoned whole and that
-    /// later commits never depend on its pages (copy-on-write: live pages are never overwritten),
-    /// so acknowledging them after the failure is safe: nil when it does not. Those
+    /// later commits never depend on its pages (LMDB's copy-on-write never overwrites a live page;
+    /// SQLite publishes a WAL commit only after its sync succeeded), so acknowledging them after
+    /// the failure is safe: nil when it does not. Those
     /// acknowledgements are then noted, not failed, and the crash state after the failure still
     /// has to keep every one of them.
     public var abandonsCommitOnFailedFlush: String? = nil
