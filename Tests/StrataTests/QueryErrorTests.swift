@@ -3,7 +3,6 @@
 import Foundation
 import Testing
 @testable import Strata
-@testable import StrataQuery
 import StrataTestSupport
 
 struct BadQuery {

@@ -4,7 +4,6 @@
 import Foundation
 import Testing
 @testable import Strata
-@testable import StrataQuery
 import StrataTestSupport
 
 struct QueryCase {

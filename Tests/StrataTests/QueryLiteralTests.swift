@@ -2,7 +2,6 @@
 import Foundation
 import Testing
 @testable import Strata
-@testable import StrataQuery
 import StrataTestSupport
 
 @Suite struct QueryLiteralTests {

@@ -5,7 +5,6 @@
 import Foundation
 import Testing
 @testable import Strata
-@testable import StrataQuery
 import StrataTestSupport
 
 final class RowQueryItem: Object {

@@ -5,7 +5,6 @@
 // the schema type names are Realm's ("Dog", "Person", …).
 import Foundation
 @testable import Strata
-@testable import StrataQuery
 import StrataTestSupport
 
 struct UnknownTestProperty: Error, Equatable {

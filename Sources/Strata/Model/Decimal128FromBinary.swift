@@ -1,5 +1,4 @@
-// The decimal number a `Double` (or `Float`) stands for, as Realm converts one into a Decimal128
-// (the query language compares decimals with doubles by it; the object layer stores it).
+// The decimal number a `Double` (or `Float`) stands for, as Realm converts one into a Decimal128.
 //
 // Invariants:
 // - The binary value is rounded to 15 significant digits (half-even on its exact value, by the C
@@ -15,13 +14,12 @@
 import Foundation
 import Synchronization
 
-/// Realm's conversion of a binary floating-point number into a decimal (see the file header).
-package enum BinaryDecimal {
+extension Decimal128 {
     /// The significant digits Realm keeps when it converts a binary floating-point number.
-    package static let binarySignificantDigits = 15
+    static let binarySignificantDigits = 15
 
     /// `x` rounded to 15 significant digits as a `Decimal` (see the file header).
-    package static func decimal(fromBinary x: Double) -> Decimal {
+    static func decimal(fromBinary x: Double) -> Decimal {
         guard x.isFinite else { return .nan }
         if x == 0 { return 0 }
         if let known = recentConversions.withLock({ $0.value(for: x.bitPattern) }) { return known }

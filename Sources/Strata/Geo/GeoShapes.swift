@@ -1,8 +1,7 @@
 // The shapes of geospatial queries (RealmSwift's GeoPoint, GeoBox, GeoPolygon, GeoCircle and
 // Distance): values that only describe a region; none of them is stored. Stored locations are
 // embedded objects with `coordinates: List<Double>` ([longitude, latitude]) and `type: String`
-// ("Point"), as RealmSwift documents; GeoLocation.swift reads them, and Strata's
-// TypedQueryGeo.swift spells the query in the typed builder.
+// ("Point"), as RealmSwift documents; GeoQuery.swift queries them.
 //
 // Invariants: a shape that exists is well formed as a value (coordinates in range, no NaN,
 // closed rings of at least four points, a radius >= 0); whether a polygon is a valid region
@@ -41,7 +40,7 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A point from a `(latitude, longitude)` pair, nil when out of range.
-    package init?(_ pair: (Double, Double)) {
+    init?(_ pair: (Double, Double)) {
         self.init(latitude: pair.0, longitude: pair.1)
     }
 
@@ -51,9 +50,9 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
 /// A distance along the Earth's surface, kept as the angle it spans (radians).
 public struct Distance: Hashable, Sendable {
     /// The Earth's radius the conversions use, in kilometers.
-    package static let earthRadiusKilometers = 6378.1
+    static let earthRadiusKilometers = 6378.1
     /// Kilometers per mile.
-    package static let kilometersPerMile = 1.609344
+    static let kilometersPerMile = 1.609344
 
     /// The angle, in radians.
     public let radians: Double
