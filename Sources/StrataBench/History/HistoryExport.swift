@@ -21,9 +21,10 @@ public enum HistoryExport {
     /// The measurement (line protocol) and the metric-name prefix (OpenMetrics).
     public static let measurement = "strata_bench"
 
-    /// Tag columns, in order; empty cells are left out.
+    /// Tag columns, in order; empty cells are left out. Every case-key column is one (a reads
+    /// case's operations differ only in `op`: without it their points would share a series).
     public static let tagColumns = ["workload", "engine", "strategy", "durability", "encryption", "writers", "batch_size",
-                                    "rate", "max_delay_ms", "bound", "target_readings", "repetition"]
+                                    "rate", "max_delay_ms", "bound", "target_readings", "trim", "op", "readers", "repetition"]
 
     /// One exported row: its tags (name, value) and numeric fields, at `nanoseconds` since 1970.
     public struct Point: Sendable, Equatable {
