@@ -32,12 +32,27 @@ import StrataTestSupport
             ("small == -1", [], true),
             ("rank == 3 AND name BEGINSWITH 'n'", [], true),
             ("child.code == 2 AND rank == 1", [], true),
+            // ranges of an indexed integer
+            ("rank > 2", [], true),
+            ("rank >= -1 AND rank < 3", [], true),
+            ("2 < rank", [], true),
+            ("rank BETWEEN {0, 2}", [], true),
+            ("rank > 5 AND rank < 3", [], true),
+            ("rank >= %@", [Int.max], true),
+            ("rank <= %@", [Int.min], true),
+            ("rank > 1 AND name BEGINSWITH 'n'", [], true),
+            ("optRank > 0", [], true),
+            ("optRank <= 1 AND optRank != 0", [], true),
+            ("small >= 0 AND small <= 1", [], true),
+            ("level >= 2", [], true),
             // scans
             ("rank == 3 OR tag == 'a'", [], false),
             ("rank == 3.0", [], false),
             ("tag ==[c] 'A'", [], false),
             ("NOT (rank == 3)", [], false),
-            ("rank > 2", [], false),
+            ("rank > 2.5", [], false),
+            ("plain > 1", [], false),
+            ("rank > 2 OR rank < 0", [], false),
             ("plain == 1", [], false),
             ("ANY parts.code == 1", [], false),
         ]
@@ -163,6 +178,8 @@ import StrataTestSupport
         #expect(r.count == 10 && r.examined == 0 && r.plan == .index(property: "rank", values: 1))
         r = examined { items.filter("rank == 7 AND plain >= 0").count }
         #expect(r.count == 10 && r.examined == 10 && r.plan == .index(property: "rank", values: 1), "the rest is evaluated on the candidates only")
+        r = examined { items.filter("rank >= 98").count }
+        #expect(r.count == 20 && r.examined == 20 && r.plan == .indexRange(property: "rank"), "a range reads its candidates only")
         r = examined { items.filter("plain == 7").count }
         #expect(r.count == 10 && r.examined == 1_000 && r.plan == .scan)
         r = examined { items.filter("rank IN {1, 2, 3}").count }

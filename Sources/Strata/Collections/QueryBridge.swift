@@ -355,6 +355,12 @@ extension Results {
     /// candidate keys (ascending).
     func evaluate(keys: [UInt64], table: Int, predicateDecided: Bool = false) throws -> [UInt64] {
         if (predicateDecided || query.predicate == nil) && query.sort.isEmpty && query.distinct.isEmpty { return keys }
+        // Sorting by plain properties reads them from the rows (Collections/RowSort.swift).
+        if predicateDecided || query.predicate == nil, query.distinct.isEmpty,
+           let sorted = try RowSort.sortedKeys(keys, table: table, by: query.sort, info: info, core: core,
+                                               wholeTable: query.base == nil && query.predicate == nil) {
+            return sorted
+        }
         var objects = keys.map { core.materializeAny(info: info, table: table, key: $0) }
         if let p = query.predicate, !predicateDecided {
             if !core.isFrozen { core.indexing.rowsExamined &+= objects.count }

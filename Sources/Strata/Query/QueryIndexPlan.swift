@@ -30,6 +30,8 @@ enum QueryPlanKind: Equatable {
     case primaryKey(property: String, values: Int)
     /// The secondary index of `property`, with `values` constants.
     case index(property: String, values: Int)
+    /// The secondary index of integer `property`, scanned over a range of values.
+    case indexRange(property: String)
 }
 
 extension RealmCore {
@@ -41,7 +43,7 @@ extension RealmCore {
     func indexCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
         if indexing.forceScan { return nil }
         let equalities = predicate.indexableEqualities()
-        if equalities.isEmpty { return nil }
+        if equalities.isEmpty { return try rangeCandidates(table: t, predicate: predicate) }
         let properties = snap.schemas[t].allProperties
         var best: (rank: Int, values: Int, equality: QueryIndexableEquality, column: Int, index: Int?)?
         for equality in equalities {
@@ -61,7 +63,7 @@ extension RealmCore {
             if let b = best, (b.rank, b.values) <= (rank, equality.values.count) { continue }
             best = (rank, equality.values.count, equality, c, index)
         }
-        guard let choice = best else { return nil }
+        guard let choice = best else { return try rangeCandidates(table: t, predicate: predicate) }
         let property = properties[choice.column]
         let pages = try pages()
         var keys: [UInt64] = []
@@ -104,6 +106,49 @@ extension RealmCore {
         // Strings (NFC, truncation) and dates (-0/+0, NaN) share keys between unequal values.
         let exact = property.type == .int || property.type == .bool || property.type == .objectId || property.type == .uuid
         return (keys, plan, exact)
+    }
+
+    /// The candidates of the first range (QueryRangeAnalysis.swift) over an indexed integer
+    /// property: the objects whose index entries lie within its inclusive bounds, ascending by
+    /// object key. Never exact: the caller evaluates the predicate on each.
+    private func rangeCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
+        let properties = snap.schemas[t].allProperties
+        for range in predicate.indexableRanges() {
+            guard let c = properties.firstIndex(where: { $0.name == range.property }) else { continue }
+            let p = properties[c]
+            guard p.collection == .none, p.type == .int, IndexKeys.isSecondary(p),
+                  let i = snap.metas[t].indexes.firstIndex(where: { $0.column == c }) else { continue }
+            var keys: [UInt64] = []
+            if !range.isEmpty {
+                let pages = try pages()
+                try Self.collectKeys(inRange: range, in: snap.metas[t].indexes[i].tree, pages, into: &keys)
+                keys.sort()
+                let objects = snap.metas[t].objects
+                keys = try keys.filter { try objects.contains($0, in: pages) }
+            }
+            return (keys, .indexRange(property: p.name), false)
+        }
+        return nil
+    }
+
+    /// Appends the object keys of the integer index entries whose value lies in `range`.
+    private static func collectKeys(inRange range: QueryIndexableRange, in tree: BytesTree, _ pages: some PageReading,
+                                    into keys: inout [UInt64]) throws {
+        // Entries of values (tag 1) from the lower bound on; nils (tag 0) sort before them.
+        var start: [UInt8] = [IndexKeys.valueTag]
+        IndexKeys.appendInt(range.lower ?? .min, to: &start)
+        var end: [UInt8] = [IndexKeys.valueTag]
+        IndexKeys.appendInt(range.upper ?? .max, to: &end)
+        let last = end.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) }
+        try start.withUnsafeBytes { s in
+            try tree.forEach(from: s, in: pages) { k, _ in
+                // An integer entry is [tag][8 value bytes][8 key bytes]; past the upper bound, stop.
+                guard k.count == 17, k[0] == IndexKeys.valueTag else { return false }
+                if UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) > last { return false }
+                if let objectKey = IndexKeys.objectKey(ofIndexKey: k) { keys.append(objectKey) }
+                return true
+            }
+        }
     }
 
     /// Appends the object keys of the index entries that start with `prefix` (ascending).

@@ -1,0 +1,146 @@
+// Sorting a class's objects by plain properties read from their stored rows, without making an
+// object per row. `Results.sorted(byKeyPath:)` otherwise builds every object and resolves each
+// sort key through the query evaluator: about a microsecond per object, most of a top-N query.
+//
+// Invariants:
+// - The order is exactly `QueryOrdering.sorted`'s. The values are the same
+//   (`RowColumnReader.value` is what `Object.queryValue(forKey:)` gives for the property), and they
+//   are compared by `QueryOrdering.compare`, or for one column of integers or floating-point
+//   numbers by the equivalent order it defines there: nil first, then NaN, then numbers by value
+//   (-0 equal to +0). Ties keep the input order in both directions, as there.
+// - Only single-component key paths of the scalar columns `RowColumnReader` covers; anything else
+//   (links, enums, unknown names, whose errors the object path reports) returns nil and the
+//   object path sorts. `ColumnScan.wholeRows` (tests) turns this off, to compare both paths.
+import StrataStorage
+
+enum RowSort {
+    /// `keys` of table `t` sorted by `descriptors`, nil when a descriptor is not covered.
+    /// `wholeTable`: `keys` are every key of the table, ascending (read in one scan).
+    static func sortedKeys(_ keys: [UInt64], table t: Int, by descriptors: [SortDescriptor], info: ClassInfo,
+                           core: RealmCore, wholeTable: Bool) throws -> [UInt64]? {
+        if ColumnScan.wholeRows || descriptors.isEmpty { return nil }
+        var readers: [RowColumnReader] = []
+        var bytes: [Range<Int>]? = []
+        for descriptor in descriptors {
+            guard let path = try? QueryParser.parseKeyPath(descriptor.keyPath), path.variable == nil,
+                  path.components.count == 1,
+                  let reader = RowColumnReader(property: path.components[0], info: info) else { return nil }
+            readers.append(reader)
+            if let read = reader.readBytes, let known = bytes { bytes = known + read } else { bytes = nil }
+        }
+        let values = try rowValues(keys, table: t, readers: readers, bytes: bytes, core: core, wholeTable: wholeTable)
+        let order: [Int]
+        if readers.count == 1, let numeric = NumericColumn(values) {
+            order = numeric.order(ascending: descriptors[0].ascending)
+        } else {
+            order = genericOrder(values, width: readers.count, ascending: descriptors.map(\.ascending))
+        }
+        return order.map { keys[$0] }
+    }
+
+    /// The sort values of every key, row i's column c at `i * readers.count + c`.
+    private static func rowValues(_ keys: [UInt64], table t: Int, readers: [RowColumnReader], bytes: [Range<Int>]?,
+                                  core: RealmCore, wholeTable: Bool) throws -> [QueryValue] {
+        var values: [QueryValue] = []
+        values.reserveCapacity(keys.count * readers.count)
+        let objects = core.snap.metas[t].objects
+        let pages = try core.pages()
+        if wholeTable {
+            var index = 0
+            var inStep = true
+            let visit = { (k: UInt64, row: UnsafeRawBufferPointer) throws -> Bool in
+                guard index < keys.count, keys[index] == k else {
+                    inStep = false
+                    return false
+                }
+                let view = _RowView(bytes: row, core: core)
+                for reader in readers { values.append(reader.value(view)) }
+                index += 1
+                return true
+            }
+            if let needed = ColumnScan.bytes(bytes) {
+                try objects.forEach(from: 0, reading: needed, in: pages, visit)
+            } else {
+                try objects.forEach(from: 0, in: pages, visit)
+            }
+            if inStep && index == keys.count { return values }
+            // The keys were not this snapshot's whole table: read them one by one.
+            values.removeAll(keepingCapacity: true)
+        }
+        for k in keys {
+            let found: Bool? = try objects.withValue(forKey: k, in: pages) { row in
+                let view = _RowView(bytes: row, core: core)
+                for reader in readers { values.append(reader.value(view)) }
+                return true
+            }
+            // A key without a row reads as nil in every column, as a missing object's values do
+            // on the object path (which the caller's keys never name: they come from the table).
+            if found == nil { for _ in readers { values.append(.null) } }
+        }
+        return values
+    }
+
+    private static func genericOrder(_ values: [QueryValue], width: Int, ascending: [Bool]) -> [Int] {
+        let count = width == 0 ? 0 : values.count / width
+        return (0..<count).sorted { i, j in
+            var column = 0
+            while column < width {
+                let result = QueryOrdering.compare(values[i * width + column], values[j * width + column])
+                if result != 0 { return ascending[column] ? result < 0 : result > 0 }
+                column += 1
+            }
+            return i < j
+        }
+    }
+}
+
+/// One sort column whose values are all integers (or Bools) or all floating-point numbers, with
+/// nils: sorted as plain numbers, in the order `QueryOrdering.compare` gives them.
+private struct NumericColumn {
+    enum Numbers {
+        case integers([(value: Int64, index: Int)])
+        case doubles([(value: Double, index: Int)])
+    }
+
+    var nils: [Int] = []
+    var nans: [Int] = []
+    var numbers: Numbers
+
+    init?(_ values: [QueryValue]) {
+        var integers: [(value: Int64, index: Int)] = []
+        var doubles: [(value: Double, index: Int)] = []
+        for (index, value) in values.enumerated() {
+            switch value {
+            case .null: nils.append(index)
+            case .int(let i): integers.append((i, index))
+            case .bool(let b): integers.append((b ? 1 : 0, index))
+            case .double(let d):
+                if d.isNaN { nans.append(index) } else { doubles.append((d, index)) }
+            case .float(let f):
+                if f.isNaN { nans.append(index) } else { doubles.append((Double(f), index)) }
+            default: return nil
+            }
+        }
+        // One property has one type; a mix (which a column cannot hold) takes the generic order.
+        if !integers.isEmpty && !doubles.isEmpty { return nil }
+        numbers = doubles.isEmpty ? .integers(integers) : .doubles(doubles)
+    }
+
+    /// Row indices in order: nil, NaN, then numbers ascending; descending reverses the values'
+    /// order but keeps equal values (and the nils, and the NaNs) in input order.
+    func order(ascending: Bool) -> [Int] {
+        var sorted: [Int]
+        switch numbers {
+        case .integers(var list):
+            list.sort { a, b in a.value != b.value ? (ascending ? a.value < b.value : a.value > b.value) : a.index < b.index }
+            sorted = list.map(\.index)
+        case .doubles(var list):
+            list.sort { a, b in a.value != b.value ? (ascending ? a.value < b.value : a.value > b.value) : a.index < b.index }
+            sorted = list.map(\.index)
+        }
+        if ascending { return nils + nans + sorted }
+        sorted.append(contentsOf: nans)
+        sorted.append(contentsOf: nils)
+        return sorted
+    }
+}
