@@ -57,6 +57,29 @@ extension RealmCore {
         }
     }
 
+    /// Over a whole table, the bits (little-endian, zero-extended) of an int, Float or Double
+    /// column in each row where it is not null, read leaf by leaf without a row view per object
+    /// (StrataStorage KeyedTreeField.swift: the same rows and values as `scanRows`). False when
+    /// the source is not a whole table or the column not such a number: the caller scans rows.
+    func scanField(_ source: RowSource?, column c: _Column, _ body: (UInt64) -> Void) -> Bool {
+        guard case .table(let t)? = source, !ColumnScan.wholeRows, c.collection == .none else { return false }
+        let width: Int
+        switch c.type {
+        case .int, .double: width = 8
+        case .float: width = 4
+        default: return false
+        }
+        checkThread()
+        let field = FixedField(offset: c.offset, width: width, nullByte: c.index / 8,
+                               nullMask: c.isOptional ? 1 << UInt8(c.index % 8) : 0)
+        do {
+            try snap.metas[t].objects.forEachField(field, in: try pages(), body)
+        } catch {
+            readFailed(error)
+        }
+        return true
+    }
+
     func forEachValue<T: _PersistableElement>(_ type: T.Type, info: ClassInfo, property: String, source: RowSource?, _ body: (T) -> Void) {
         let c = aggregateColumn(info: info, property: property)
         guard T._strataShape.type == c.type else {
@@ -73,6 +96,14 @@ extension RealmCore {
         guard c.type == .int || c.type == .float || c.type == .double else {
             misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
         }
+        let scanned = scanField(source, column: c) { bits in
+            switch c.type {
+            case .int: body(Double(Int64(bitPattern: bits)))
+            case .float: body(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))))
+            default: body(Double(bitPattern: bits))
+            }
+        }
+        if scanned { return }
         scanRows(source, reading: c) { row in
             if c.isOptional && row.isNull(c) { return }
             switch c.type {
@@ -90,6 +121,14 @@ extension RealmCore {
         guard c.type == .int || c.type == .float || c.type == .double || c.type == .decimal128 else {
             misuse(.invalidArgument, "'\(info.schema.className).\(property)' is \(c.type), not a number")
         }
+        let scanned = scanField(source, column: c) { bits in
+            switch c.type {
+            case .int: body(.int(Int128(Int64(bitPattern: bits))))
+            case .float: body(.double(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))))
+            default: body(.double(Double(bitPattern: bits)))
+            }
+        }
+        if scanned { return }
         scanRows(source, reading: c) { row in
             if c.isOptional && row.isNull(c) { return }
             switch c.type {

@@ -13,6 +13,7 @@ extension RealmCore {
     func forEachDouble(info: ClassInfo, property: String, source: RowSource?, _ body: (Double) -> Void) -> Bool {
         guard let i = info.columnIndex(named: property), info.layout.columns[i].collection == .none,
               info.layout.columns[i].type == .double else { return false }
+        if scanField(source, column: info.layout.columns[i], { body(Double(bitPattern: $0)) }) { return true }
         forEachValue(Double.self, info: info, property: property, source: source, body)
         return true
     }
@@ -22,6 +23,7 @@ extension RealmCore {
         guard let i = info.columnIndex(named: property), info.layout.columns[i].collection == .none,
               info.layout.columns[i].type == .int else { return nil }
         var total: Int128 = 0
+        if scanField(source, column: info.layout.columns[i], { total += Int128(Int64(bitPattern: $0)) }) { return total }
         forEachValue(Int64.self, info: info, property: property, source: source) { total += Int128($0) }
         return total
     }

@@ -1,0 +1,85 @@
+// `KeyedTree.forEachField` (Trees/KeyedTreeField.swift) against `forEach` with the field decoded
+// from each whole value the way the object layer's row view decodes it: on packed leaves (rows
+// like the sensors' readings, appended with packing), slotted leaves, values of mixed lengths
+// (short ones whose field or null byte lies past their end), values in overflow pages, and every
+// field width and null bit.
+import Foundation
+import Testing
+@testable import StrataStorage
+
+@Suite struct TreeFieldScanTests {
+    /// What the row view reads: nil when the null bit is set (or past the end), 0 when the field
+    /// runs past the value's end, else its little-endian bits.
+    static func expected(_ value: UnsafeRawBufferPointer, _ f: FixedField) -> UInt64? {
+        if f.nullMask != 0 && (f.nullByte >= value.count || value[f.nullByte] & f.nullMask != 0) { return nil }
+        guard f.offset + f.width <= value.count else { return 0 }
+        var bits: UInt64 = 0
+        for b in 0..<f.width { bits |= UInt64(value[f.offset + b]) << (8 * UInt64(b)) }
+        return bits
+    }
+
+    static func expectSame(_ tree: KeyedTree, _ pages: TreeTestPages, _ what: String) throws {
+        let fields = [FixedField(offset: 1, width: 8), FixedField(offset: 9, width: 8, nullByte: 0, nullMask: 1),
+                      FixedField(offset: 17, width: 4, nullByte: 0, nullMask: 4), FixedField(offset: 3, width: 1),
+                      FixedField(offset: 21, width: 8, nullByte: 0, nullMask: 0x80), FixedField(offset: 0, width: 2, nullByte: 40, nullMask: 1)]
+        for field in fields {
+            var want: [UInt64] = []
+            try tree.forEach(in: pages) { _, value in
+                if let bits = expected(value, field) { want.append(bits) }
+                return true
+            }
+            var got: [UInt64] = []
+            try tree.forEachField(field, in: pages) { got.append($0) }
+            #expect(got == want, "\(what): field at \(field.offset) width \(field.width) null \(field.nullMask)")
+        }
+    }
+
+    @Test func packedRowsAppendedWithPacking() throws {
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        var random = SystemRandomNumberGenerator()
+        for i in 0..<UInt64(6_000) {
+            var row = [UInt8](repeating: 0, count: 29)
+            // Null bits that vary, a counter, a constant and a noisy value: stored and constant planes.
+            row[0] = UInt8(i % 7 == 0 ? 1 : 0) | UInt8(i % 5 == 0 ? 4 : 0)
+            withUnsafeBytes(of: i.littleEndian) { for b in 0..<8 { row[1 + b] = $0[b] } }
+            withUnsafeBytes(of: UInt64.random(in: 0..<1_000, using: &random).littleEndian) { for b in 0..<8 { row[9 + b] = $0[b] } }
+            row[17] = 0x5A
+            try row.withUnsafeBytes { _ = try tree.put(10 + i * 3, $0, packing: true, in: pages) }
+        }
+        let census = try PackedTestSupport.census(tree, pages)
+        #expect((census.kinds[TreePageKind.keyedPackedLeaf] ?? 0) > 10, "the rows reached packed leaves")
+        try Self.expectSame(tree, pages, "packed")
+    }
+
+    @Test func slottedRowsOfMixedLengthsAndOverflowValues() throws {
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        var random = SystemRandomNumberGenerator()
+        for i in 0..<UInt64(3_000) {
+            // Lengths from empty to past a page: short values end before the fields.
+            let length = i % 97 == 0 ? 6_000 : Int(i % 40)
+            let row = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try row.withUnsafeBytes { _ = try tree.put(i * 11, $0, in: pages) }
+        }
+        try Self.expectSame(tree, pages, "slotted")
+        var empty = KeyedTree()
+        var none = 0
+        try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _ in none += 1 }
+        #expect(none == 0)
+        try tree.destroy(in: pages)
+        _ = empty
+    }
+
+    @Test func aDamagedLeafThrows() throws {
+        let pages = TreeTestPages()
+        var tree = KeyedTree()
+        for i in 0..<UInt64(400) { try [UInt8](repeating: 1, count: 20).withUnsafeBytes { _ = try tree.put(i, $0, in: pages) } }
+        pages.commit()
+        // The root's page kind overwritten: the scan throws corruptFile, it does not read on.
+        let root = try #require(pages.rawPage(tree.root))
+        root.storeBytes(of: 0xDB, as: UInt8.self)
+        let error = #expect(throws: StorageError.self) { try tree.forEachField(FixedField(offset: 0, width: 8), in: pages) { _ in } }
+        #expect(error?.code == .corruptFile)
+    }
+}
