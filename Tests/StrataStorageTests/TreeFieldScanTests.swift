@@ -23,13 +23,13 @@ import Testing
                       FixedField(offset: 17, width: 4, nullByte: 0, nullMask: 4), FixedField(offset: 3, width: 1),
                       FixedField(offset: 21, width: 8, nullByte: 0, nullMask: 0x80), FixedField(offset: 0, width: 2, nullByte: 40, nullMask: 1)]
         for field in fields {
-            var want: [UInt64] = []
-            try tree.forEach(in: pages) { _, value in
-                if let bits = expected(value, field) { want.append(bits) }
+            var want: [String] = []
+            try tree.forEach(in: pages) { key, value in
+                want.append("\(key) \(expected(value, field).map(String.init) ?? "nil")")
                 return true
             }
-            var got: [UInt64] = []
-            try tree.forEachField(field, in: pages) { got.append($0) }
+            var got: [String] = []
+            try tree.forEachField(field, in: pages) { key, bits in got.append("\(key) \(bits.map(String.init) ?? "nil")") }
             #expect(got == want, "\(what): field at \(field.offset) width \(field.width) null \(field.nullMask)")
         }
     }
@@ -65,7 +65,7 @@ import Testing
         try Self.expectSame(tree, pages, "slotted")
         var empty = KeyedTree()
         var none = 0
-        try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _ in none += 1 }
+        try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in none += 1 }
         #expect(none == 0)
         try tree.destroy(in: pages)
         _ = empty
@@ -79,7 +79,7 @@ import Testing
         // The root's page kind overwritten: the scan throws corruptFile, it does not read on.
         let root = try #require(pages.rawPage(tree.root))
         root.storeBytes(of: 0xDB, as: UInt8.self)
-        let error = #expect(throws: StorageError.self) { try tree.forEachField(FixedField(offset: 0, width: 8), in: pages) { _ in } }
+        let error = #expect(throws: StorageError.self) { try tree.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in } }
         #expect(error?.code == .corruptFile)
     }
 }

@@ -73,7 +73,9 @@ extension RealmCore {
         let field = FixedField(offset: c.offset, width: width, nullByte: c.index / 8,
                                nullMask: c.isOptional ? 1 << UInt8(c.index % 8) : 0)
         do {
-            try snap.metas[t].objects.forEachField(field, in: try pages(), body)
+            try snap.metas[t].objects.forEachField(field, in: try pages()) { _, bits in
+                if let bits { body(bits) }
+            }
         } catch {
             readFailed(error)
         }

@@ -214,8 +214,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                         if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
                         return true
                     }
-                    // Only the bytes the program reads, when it names them (Engine/ColumnScan.swift).
-                    if let bytes = ColumnScan.bytes(program.readBytes) {
+                    // One comparison of a fixed-width column reads that field alone, leaf by
+                    // leaf; otherwise only the bytes the program reads, when it names them
+                    // (Engine/ColumnScan.swift).
+                    if !ColumnScan.wholeRows, let test = program.fieldTest {
+                        try core.snap.metas[t].objects.forEachField(test.field, in: p) { k, bits in
+                            examined &+= 1
+                            if test.matches(bits) { out.append(k) }
+                        }
+                    } else if let bytes = ColumnScan.bytes(program.readBytes) {
                         try core.snap.metas[t].objects.forEach(from: 0, reading: bytes, in: p, visit)
                     } else {
                         try core.snap.metas[t].objects.forEach(from: 0, in: p, visit)

@@ -48,12 +48,19 @@ final class RowDoubleComparison {
 
     @inline(__always)
     func evaluate(_ row: _RowView) -> Bool {
-        if reader.isNull(row) { return op == .notEqual }
+        evaluate(bits: reader.isNull(row) ? nil : reader.fixedBits(row))
+    }
+
+    /// The comparison on the column's bits as `RowColumnReader.fixedBits` reads them (nil: null),
+    /// for the row scan and the field scan alike (`QueryRowProgram.fieldTest`).
+    @inline(__always)
+    func evaluate(bits: UInt64?) -> Bool {
+        guard let bits else { return op == .notEqual }
         let x: Double
         if case .float = reader.kind {
-            x = Double(Float(bitPattern: UInt32(littleEndian: row.load(reader.column, as: UInt32.self))))
+            x = Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
         } else {
-            x = Double(bitPattern: UInt64(littleEndian: row.load(reader.column, as: UInt64.self)))
+            x = Double(bitPattern: bits)
         }
         switch constant {
         case .double(let c):
@@ -85,6 +92,35 @@ final class RowDoubleComparison {
 extension RowColumnReader {
     /// The bytes this reader reads, nil for a variable-length column (its bytes are anywhere in the row).
     var readBytes: [Range<Int>]? { column.fixedBytes }
+
+    /// The slot's width for a fixed-width kind (an integer of any Swift width has an Int64
+    /// slot), nil for a string.
+    var fixedWidth: Int? {
+        switch kind {
+        case .int, .double, .date: return 8
+        case .float: return 4
+        case .bool: return 1
+        case .string: return nil
+        }
+    }
+
+    /// The column's slot and null bit as StrataStorage's field scan reads them: `fixedBits` and
+    /// `isNull` of every row, without a row view (Trees/KeyedTreeField.swift).
+    var field: FixedField? {
+        guard let width = fixedWidth else { return nil }
+        return FixedField(offset: column.offset, width: width, nullByte: column.index / 8,
+                          nullMask: isOptional ? 1 << UInt8(column.index % 8) : 0)
+    }
+
+    /// The slot's bits, little-endian and zero-extended: what `forEachField` gives for `field`.
+    @inline(__always)
+    func fixedBits(_ row: _RowView) -> UInt64 {
+        switch fixedWidth {
+        case 4: return UInt64(UInt32(littleEndian: row.load(column, as: UInt32.self)))
+        case 1: return UInt64(row.load(column, as: UInt8.self))
+        default: return UInt64(littleEndian: row.load(column, as: UInt64.self))
+        }
+    }
 }
 
 extension _Column {

@@ -21,6 +21,7 @@
 // - Not Sendable: a program holds the predicate's constants and is used on the thread of the
 //   realm whose rows it reads, for one evaluation of a `Results`.
 import Foundation
+import StrataStorage
 
 /// A predicate compiled to read row bytes directly.
 final class QueryRowProgram {
@@ -49,6 +50,22 @@ final class QueryRowProgram {
 
     /// The row bytes `matches` reads, nil when it needs whole rows (Query/QueryRowColumns.swift).
     var readBytes: [Range<Int>]? { root.readBytes }
+
+    /// When the predicate is one comparison of a fixed-width column with a constant: that
+    /// column's field and the test of its bits, so that a scan can run over the field alone
+    /// (KeyedTree.forEachField) with the very comparison `matches` makes.
+    var fieldTest: (field: FixedField, matches: (UInt64?) -> Bool)? {
+        switch root {
+        case .int(let c):
+            guard let field = c.reader.field else { return nil }
+            return (field, { c.evaluate(bits: $0) })
+        case .double(let c):
+            guard let field = c.reader.field else { return nil }
+            return (field, { c.evaluate(bits: $0) })
+        default:
+            return nil
+        }
+    }
 }
 
 /// How to decode one scalar column into the `QueryValue` the object path would produce.
@@ -118,7 +135,12 @@ struct RowColumnReader {
     /// The column's integer, truncated to the Swift property's width (as `_strataRead` does).
     @inline(__always)
     func integer(_ row: _RowView, bits: Int) -> Int64 {
-        let raw = Int64(littleEndian: row.load(column, as: Int64.self))
+        Self.truncated(Int64(littleEndian: row.load(column, as: Int64.self)), bits: bits)
+    }
+
+    /// `raw` truncated to a Swift integer of `bits` bits and sign-extended back.
+    @inline(__always)
+    static func truncated(_ raw: Int64, bits: Int) -> Int64 {
         switch bits {
         case 8: return Int64(Int8(truncatingIfNeeded: raw))
         case 16: return Int64(Int16(truncatingIfNeeded: raw))
@@ -193,8 +215,14 @@ final class RowIntComparison {
 
     @inline(__always)
     func evaluate(_ row: _RowView) -> Bool {
-        if reader.isNull(row) { return op == .notEqual }
-        let v = reader.integer(row, bits: bits)
+        evaluate(bits: reader.isNull(row) ? nil : reader.fixedBits(row))
+    }
+
+    /// The comparison on the slot's bits (nil: null), for the row scan and the field scan alike.
+    @inline(__always)
+    func evaluate(bits raw: UInt64?) -> Bool {
+        guard let raw else { return op == .notEqual }
+        let v = RowColumnReader.truncated(Int64(bitPattern: raw), bits: bits)
         switch op {
         case .equal: return v == constant
         case .notEqual: return v != constant

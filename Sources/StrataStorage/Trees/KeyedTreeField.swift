@@ -26,7 +26,8 @@ public struct FixedField: Sendable, Hashable {
         self.nullMask = nullMask
     }
 
-    /// The field's bits in `value` (zero-extended), nil when its null bit is set.
+    /// The field's bits in `value` (zero-extended), nil when its null bit is set (or lies past
+    /// the value's end); 0 when the field runs past the value's end.
     @inline(__always)
     func read(_ value: UnsafeRawBufferPointer) -> UInt64? {
         if nullMask != 0 && (nullByte >= value.count || value[nullByte] & nullMask != 0) { return nil }
@@ -44,9 +45,9 @@ public struct FixedField: Sendable, Hashable {
 }
 
 extension KeyedTree {
-    /// Calls `body` with the bits of `field` in every value whose null bit is clear, in
-    /// ascending key order.
-    public func forEachField(_ field: FixedField, in pages: some PageReading, _ body: (UInt64) -> Void) throws {
+    /// Calls `body` with the key and the bits of `field` (nil: its null bit is set) of every
+    /// entry, in ascending key order.
+    public func forEachField(_ field: FixedField, in pages: some PageReading, _ body: (_ key: UInt64, _ bits: UInt64?) -> Void) throws {
         guard !root.isNull else { return }
         try Self.visitLeaves(root, depth: 0, pages) { node in
             if node.isPacked {
@@ -55,10 +56,11 @@ extension KeyedTree {
             }
             for i in 0..<node.count {
                 let cell = try node.leafCell(i, KeyedFlavor.self)
+                let key = node.base.treeU64(cell.offset)
                 if let inline = cell.value.inline {
-                    if let bits = field.read(UnsafeRawBufferPointer(start: inline, count: cell.value.length)) { body(bits) }
+                    body(key, field.read(UnsafeRawBufferPointer(start: inline, count: cell.value.length)))
                 } else {
-                    try cell.value.withBytes(pages) { if let bits = field.read($0) { body(bits) } }
+                    try cell.value.withBytes(pages) { body(key, field.read($0)) }
                 }
             }
         }
@@ -72,7 +74,7 @@ extension KeyedTree {
     }
 
     /// The field of every entry of a packed leaf, gathered byte by byte from its planes.
-    private static func readPacked(_ leaf: PackedLeaf, _ field: FixedField, _ body: (UInt64) -> Void) throws {
+    private static func readPacked(_ leaf: PackedLeaf, _ field: FixedField, _ body: (UInt64, UInt64?) -> Void) throws {
         let length = leaf.valueLength
         let template = leaf.base + leaf.templateOffset
         // Per byte of the field (and the null byte): where entry i's byte is, and the step
@@ -86,20 +88,23 @@ extension KeyedTree {
         var bytes: [(UnsafeRawPointer, Int)] = []
         if fieldFits { for j in field.offset..<(field.offset + field.width) { bytes.append(source(j)) } }
         for i in 0..<leaf.count {
+            let key = leaf.key(i)
             if field.nullMask != 0 {
                 // A null byte past the value's end reads as set (no value).
-                guard let (p, step) = nullSource else { continue }
-                if p.load(fromByteOffset: i * step, as: UInt8.self) & field.nullMask != 0 { continue }
+                guard let (p, step) = nullSource, p.load(fromByteOffset: i * step, as: UInt8.self) & field.nullMask == 0 else {
+                    body(key, nil)
+                    continue
+                }
             }
             guard fieldFits else {
-                body(0)
+                body(key, 0)
                 continue
             }
             var bits: UInt64 = 0
             for (b, (p, step)) in bytes.enumerated() {
                 bits |= UInt64(p.load(fromByteOffset: i * step, as: UInt8.self)) << (8 * UInt64(b))
             }
-            body(bits)
+            body(key, bits)
         }
     }
 }
