@@ -144,12 +144,41 @@ extension RealmCore {
 
     /// The mean of a numeric property as `T` (see `forEachAddend`), nil when no row has a value.
     func average<T: AddableType>(info: ClassInfo, property: String, source: RowSource?) -> T? {
-        var total: _StrataNumber? = nil, count = 0
+        let (total, count) = addendTotal(info: info, property: property, source: source)
+        return total.map { T._strataFrom($0.divided(by: count)) }
+    }
+
+    /// The total of the non-null values of a numeric property (see `forEachAddend`) and their
+    /// count, added in row order as `_StrataNumber`'s `+` adds them: integers exactly, in 128
+    /// bits; floating-point in Double, starting from the first value (so that a lone -0 stays
+    /// -0). Over a whole table the column is read by `scanField` into a plain accumulator.
+    func addendTotal(info: ClassInfo, property: String, source: RowSource?) -> (total: _StrataNumber?, count: Int) {
+        let c = aggregateColumn(info: info, property: property)
+        var count = 0
+        switch c.type {
+        case .int:
+            var sum: Int128 = 0
+            if scanField(source, column: c, { bits in
+                sum += Int128(Int64(bitPattern: bits))
+                count += 1
+            }) { return (count == 0 ? nil : .int(sum), count) }
+        case .double, .float:
+            let float = c.type == .float
+            var sum: Double?
+            if scanField(source, column: c, { bits in
+                let v = float ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+                sum = sum.map { $0 + v } ?? v
+                count += 1
+            }) { return (sum.map { .double($0) }, count) }
+        default:
+            break
+        }
+        var total: _StrataNumber?
         forEachAddend(info: info, property: property, source: source) { n in
             total = total.map { $0 + n } ?? n
             count += 1
         }
-        return total.map { T._strataFrom($0.divided(by: count)) }
+        return (total, count)
     }
 }
 
@@ -177,11 +206,7 @@ extension RealmCore {
     /// The sum (or, with `mean`, the mean) of a numeric property as an `NSNumber`; the mean of no
     /// value is nil.
     func boxedTotal(info: ClassInfo, property: String, source: RowSource?, mean: Bool) -> NSNumber? {
-        var total: _StrataNumber?, count = 0
-        forEachAddend(info: info, property: property, source: source) { n in
-            total = total.map { $0 + n } ?? n
-            count += 1
-        }
+        let (total, count) = addendTotal(info: info, property: property, source: source)
         guard let total else { return mean ? nil : NSNumber(value: 0) }
         return (mean ? total.divided(by: count) : total).boxed
     }
