@@ -101,11 +101,11 @@ struct HistoryCLITests {
             }
         }
         let executable = try #require(CLI.executable)
-        let children = batches.map { files -> Process in
+        let children = batches.enumerated().map { process, files -> Process in
             let child = Process()
-            child.executableURL = URL(fileURLWithPath: executable)
-            // One import per file: every append opens the store, as parallel CI jobs would.
-            child.arguments = ["-c", files.map { "'\(executable)' history import --history h.sqlite \($0) >/dev/null || exit 1" }.joined(separator: "; ")]
+            // One import per file: every append opens the store, as parallel CI jobs would. Each
+            // child's errors go to its own file, so that a failed import says why.
+            child.arguments = ["-c", files.map { "'\(executable)' history import --history h.sqlite \($0) >/dev/null 2>>errors-\(process).txt || exit 1" }.joined(separator: "; ")]
             child.executableURL = URL(fileURLWithPath: "/bin/sh")
             child.currentDirectoryURL = URL(fileURLWithPath: dir)
             child.standardInput = FileHandle.nullDevice
@@ -113,7 +113,8 @@ struct HistoryCLITests {
         }
         for child in children { try child.run() }
         for child in children { child.waitUntilExit() }
-        #expect(children.map(\.terminationStatus) == [0, 0])
+        let errors = (0..<2).map { (try? String(contentsOfFile: dir + "/errors-\($0).txt", encoding: .utf8)) ?? "" }
+        #expect(children.map(\.terminationStatus) == [0, 0], "stderr of the imports: \(errors)")
         let store = try HistoryStore(path: dir + "/h.sqlite")
         let runs = try store.runs()
         #expect(runs.count == 2 * perProcess)

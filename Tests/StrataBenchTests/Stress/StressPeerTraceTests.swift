@@ -17,26 +17,12 @@ struct StressPeerTraceTests {
     /// tracer, its states are judged on SQLCipher's own writes and flushes: it keeps every ack.
     @Test(.enabled(if: PeerLibrary.shouldTest(.sqlcipher), PeerLibrary.reason(.sqlcipher)))
     func sqlcipherAtFullKeepsEveryAcknowledgedCommitInItsCrashStates() throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StressOptions()
-        options.scenarios = ["power-loss"]
-        options.engines = ["sqlcipher"]
-        options.durability = .full
+        var options = StressOptions.scenario("power-loss", engines: ["sqlcipher"])
         options.encryption = .both
-        options.strategies = ["dedicated"]
-        options.rounds = 1
         options.states = 8
-        options.seed = 45
-        let rows = try StressKillTests.runner(options, in: directory).run()
+        let rows = try ScenarioHarness.rows(options)
         #expect(rows.count == 2)
-        for row in rows {
-            let label = row.stressCase.label
-            #expect(row.verdict == .pass, "\(label): \(row.findings)")
-            #expect(row.states == 8, "\(label)")
-            #expect(row.counts.acknowledged > 0, "\(label)")
-            #expect(row.counts.lost == 0, "\(label): \(row.findings)")
-        }
+        ScenarioHarness.expectEveryAckKept(rows, states: 8)
     }
 
     /// The trace itself: SQLCipher's database file is created, written and flushed in it.
@@ -89,19 +75,12 @@ struct StressPeerTraceTests {
     /// to hold every one of those acknowledgements.
     @Test(.enabled(if: PeerLibrary.shouldTest(.lmdb), PeerLibrary.reason(.lmdb)))
     func lmdbsAcknowledgementsAfterAFailedFlushAreNotedAndStillChecked() throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StressOptions()
-        options.scenarios = ["io-error"]
-        options.engines = ["lmdb"]
-        options.durability = .full
-        options.strategies = ["threads"]
+        var options = StressOptions.scenario("io-error", engines: ["lmdb"], strategy: "threads")
         options.writers = 3
         options.rounds = 8
         options.states = 8
-        options.seed = 45
         options.fileSystem = "ext4"
-        let rows = try StressKillTests.runner(options, in: directory).run()
+        let rows = try ScenarioHarness.rows(options)
         #expect(rows.count == 1)
         guard let row = rows.first else { return }
         #expect(row.verdict == .pass, "\(row.findings)")
@@ -118,17 +97,10 @@ struct StressPeerTraceTests {
     /// enough to meet one in most runs; whenever it does, the case must not fail for it.
     @Test
     func sqlitesAcknowledgementsAfterAFailedWALSyncAreNotedAndStillChecked() throws {
-        let directory = try Self.scratch()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StressOptions()
-        options.scenarios = ["io-error"]
-        options.engines = ["sqlite"]
-        options.durability = .full
-        options.strategies = ["threads"]
+        var options = StressOptions.scenario("io-error", engines: ["sqlite"], strategy: "threads")
         options.writers = 2
         options.injections = 30
-        options.seed = 45
-        let rows = try StressKillTests.runner(options, in: directory).run()
+        let rows = try ScenarioHarness.rows(options)
         #expect(rows.count == 1)
         guard let row = rows.first else { return }
         #expect(row.verdict != .fail, "\(row.findings)")

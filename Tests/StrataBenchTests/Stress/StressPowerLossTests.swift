@@ -20,25 +20,11 @@ struct StressPowerLossTests {
     static let strataFull = StressCase(engine: .strata, durability: .full, encryption: .off, strategy: .dedicated)
 
     @Test func powerLossStatesOfStrataAndSQLiteAtFullKeepEveryAcknowledgedCommit() throws {
-        let directory = try scratch()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StressOptions()
-        options.scenarios = ["power-loss"]
-        options.engines = ["strata", "sqlite"]
-        options.durability = .full
-        options.strategies = ["dedicated"]
-        options.rounds = 1
+        var options = StressOptions.scenario("power-loss", engines: ["strata", "sqlite"])
         options.states = 10
-        options.seed = 45
-        let rows = try StressKillTests.runner(options, in: directory).run()
+        let rows = try ScenarioHarness.rows(options)
         #expect(rows.count == 2)
-        for row in rows {
-            let label = row.stressCase.label
-            #expect(row.verdict == .pass, "\(label): \(row.findings)")
-            #expect(row.states == 10, "\(label): \(row.states) states checked")
-            #expect(row.counts.acknowledged > 0, "\(label)")
-            #expect(row.counts.lost + row.counts.halfApplied + row.counts.corrupt + row.counts.crashes + row.counts.hangs == 0, "\(label)")
-        }
+        ScenarioHarness.expectEveryAckKept(rows, states: 10)
     }
 
     /// A real Strata trace without the flush of its last commit is the trace of a Strata that
@@ -122,19 +108,11 @@ struct StressPowerLossTests {
     }
 
     @Test func ioErrorSweepOnStrataAtFullPasses() throws {
-        let directory = try scratch()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var options = StressOptions()
-        options.scenarios = ["io-error"]
-        options.engines = ["strata"]
-        options.durability = .full
-        options.strategies = ["dedicated"]
-        options.rounds = 1
+        var options = StressOptions.scenario("io-error", engines: ["strata"], seed: 3)
         // The sweep's budget is --injections alone: --states is power-loss's.
         options.states = 40
         options.injections = 12
-        options.seed = 3
-        let rows = try StressKillTests.runner(options, in: directory).run()
+        let rows = try ScenarioHarness.rows(options)
         let row = try #require(rows.first)
         #expect(row.verdict == .pass, "\(row.findings)")
         #expect(row.states == 24, "two states per injection: as left, and power lost with unflushed writes dropped")
