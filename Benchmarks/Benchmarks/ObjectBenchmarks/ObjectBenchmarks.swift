@@ -173,6 +173,23 @@ let benchmarks: @Sendable () -> Void = {
         }
     } setup: { try openSamples("indexed") } teardown: { close() }
 
+    Benchmark("Reads/indexed seq range of 100, count") { benchmark in
+        guard let realm = fixture.realm else { return }
+        var k = 0
+        for _ in benchmark.scaledIterations {
+            k = (k &+ 7_919) % (sampleCount - 100)
+            blackHole(realm.objects(Sample.self).filter("seq >= %@ AND seq < %@", k, k + 100).count)
+        }
+    } setup: { try openSamples("range") } teardown: { close() }
+
+    Benchmark("Reads/sorted by value, top 100 of 100k",
+              configuration: configuration(maxDuration: .seconds(2), maxIterations: 100)) { benchmark in
+        guard let realm = fixture.realm else { return }
+        for _ in benchmark.scaledIterations {
+            blackHole(Array(realm.objects(Sample.self).sorted(byKeyPath: "value", ascending: false).prefix(100)).count)
+        }
+    } setup: { try openSamples("sorted") } teardown: { close() }
+
     Benchmark("Reads/primary-key lookup") { benchmark in
         guard let realm = fixture.realm else { return }
         var k = 0
