@@ -32,9 +32,18 @@ extension RealmCore {
         if binding.isStale { objectGone(binding) }
         do {
             let snapshotPages = try pages()
-            guard binding.table < snap.metas.count, let r = try snap.metas[binding.table].objects.withValue(forKey: binding.key, in: snapshotPages, { buf in
-                body(_RowView(bytes: buf, core: self))
-            }) else { objectGone(binding) }
+            guard binding.table < snap.metas.count else { objectGone(binding) }
+            let rows = snap.metas[binding.table].objects
+            let found: R??
+            if write.isOpen || isFrozen {
+                found = try rows.withValue(forKey: binding.key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
+            } else {
+                // Objects read one after another mostly share a leaf (Engine/RowFingers.swift).
+                var finger = rowFingers.finger(table: binding.table, version: snap.version)
+                found = try rows.withValue(forKey: binding.key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+                rowFingers.keep(finger, table: binding.table)
+            }
+            guard let r = found else { objectGone(binding) }
             return r
         } catch {
             readFailed(error)

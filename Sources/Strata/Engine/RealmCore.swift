@@ -8,7 +8,8 @@
 //   and at the end of opening; a ThreadSafeReference resolved while none is open supplies it).
 // - Whatever is valid for one snapshot only is forgotten in one place, `snapshotMoved()`, called
 //   wherever the version moves or a write begins or ends: the open collections
-//   (CollectionCache.swift), the class-to-table bindings (AddPathCache.swift), and, through
+//   (CollectionCache.swift), the class-to-table bindings (AddPathCache.swift), the row fingers
+//   (RowFingers.swift), and, through
 //   `generation` and `changeCounter`, the caches of `Results` and list cursors.
 // - During a write, table roots, the backlink root and open collection roots change only in
 //   memory (`snap`, `openCollections`); `commitWrite` writes them once: dirty collection roots
@@ -99,6 +100,7 @@ final class RealmCore {
     // MARK: Parts valid for one snapshot (forgotten by `snapshotMoved()`)
     @exclusivity(unchecked) var openCollections = CollectionCache()
     @exclusivity(unchecked) var addPath = AddPathCache()
+    @exclusivity(unchecked) var rowFingers = RowFingers()
 
     // MARK: Write transaction
     let write = WriteState()
@@ -234,6 +236,7 @@ final class RealmCore {
         changeCounter &+= 1
         openCollections.removeAll()
         addPath.snapshotMoved()
+        rowFingers.removeAll()
     }
 
     func load(roots: UserRoots, version: UInt64, pages: some PageReading) throws(Realm.Error) {

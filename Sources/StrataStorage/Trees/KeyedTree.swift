@@ -57,7 +57,7 @@ public struct KeyedTree: Hashable, Sendable {
     }
 
     @inline(never)
-    private static func withPackedValue<R>(_ leaf: TreeNode, _ index: Int,
+    static func withPackedValue<R>(_ leaf: TreeNode, _ index: Int,
                                            _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         try leaf.packed.withValue(index, body)
     }

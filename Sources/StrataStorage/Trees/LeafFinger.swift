@@ -1,0 +1,77 @@
+// A finger into a keyed tree: the leaf where the last lookup ended and the range of keys that
+// leaf covers, so that the next lookup of a key in that range reads the leaf alone instead of
+// descending from the root. Reading the properties of one object after another, in key order,
+// looks up the same leaf hundreds of times in a row.
+//
+// Invariants:
+// - A finger is used only for the tree whose root it was taken in, and only for a key within the
+//   bounds the descent to its leaf established (every key of that leaf is ≥ `lower` and
+//   < `upper`): such a key, if present, is in that leaf. A missing key reads as missing, as a
+//   full descent would report it.
+// - A root's page number does not identify a tree's contents: a write changes pages in place,
+//   and a page freed by one version may become another version's root. The holder forgets the
+//   finger whenever the pages it reads may have changed (a write, a move to another version);
+//   it is a value, kept by the one thread that reads that version.
+// - A finger whose page is no longer a leaf is ignored (a full descent follows), never trusted.
+
+/// The last leaf a lookup in a `KeyedTree` reached, with the key range it covers.
+public struct LeafFinger: Sendable {
+    var root: PageRef = .null
+    var leaf: PageRef = .null
+    var lower: UInt64 = 0
+    /// Exclusive; nil: no upper bound (the rightmost leaf).
+    var upper: UInt64?
+
+    public init() {}
+
+    init(root: PageRef, leaf: PageRef, lower: UInt64, upper: UInt64?) {
+        self.root = root
+        self.leaf = leaf
+        self.lower = lower
+        self.upper = upper
+    }
+
+    /// Stops the finger from being used again.
+    public mutating func forget() { root = .null }
+
+    @inline(__always)
+    func covers(_ key: UInt64, in root: PageRef) -> Bool {
+        !root.isNull && self.root == root && !leaf.isNull && key >= lower && (upper.map { key < $0 } ?? true)
+    }
+}
+
+extension KeyedTree {
+    /// `withValue(forKey:in:_:)`, starting at `finger`'s leaf when it covers `key` in this tree,
+    /// and leaving the finger at the leaf this lookup reached.
+    public func withValue<R>(forKey key: UInt64, in pages: some PageReading, finger: inout LeafFinger,
+                             _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        if finger.covers(key, in: root) {
+            let node = try TreeNode.read(finger.leaf, pages, KeyedFlavor.self)
+            if node.isLeaf { return try Self.withValue(in: node, key, pages, body) }
+        }
+        guard !root.isNull else { return nil }
+        var node = try TreeNode.read(root, pages, KeyedFlavor.self)
+        var lower: UInt64?, upper: UInt64?
+        var depth = 0
+        while !node.isLeaf {
+            depth += 1
+            guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(root, "tree too deep") }
+            let index = try KeyedFlavor.partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key,
+                                                  orEqual: true, lowerKey: lower, upperKey: upper) - 1
+            if index > 0 { lower = try KeyedFlavor.branchKey(node, index) }
+            if index + 1 < node.count { upper = try KeyedFlavor.branchKey(node, index + 1) }
+            node = try TreeNode.read(try node.child(index), pages, KeyedFlavor.self)
+        }
+        finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)
+        return try Self.withValue(in: node, key, pages, body)
+    }
+
+    @inline(__always)
+    private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading,
+                                     _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        let (index, found) = try KeyedFlavor.searchLeaf(leaf, key)
+        guard found else { return nil }
+        if leaf.isPacked { return try withPackedValue(leaf, index, body) }
+        return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
+    }
+}

@@ -1,0 +1,70 @@
+// Lookups through a `LeafFinger` (Trees/LeafFinger.swift) give what plain lookups give: keys in
+// order, at random, absent keys between and beyond the stored ones, on slotted and packed
+// leaves, with the finger carried from another tree (whose leaf must not be trusted) and from
+// the tree before an edit that the holder forgot to announce only by a new root.
+import Foundation
+import Testing
+@testable import StrataStorage
+
+@Suite struct LeafFingerTests {
+    static func plain(_ tree: KeyedTree, _ key: UInt64, _ pages: TreeTestPages) throws -> [UInt8]? {
+        try tree.withValue(forKey: key, in: pages) { Array($0) }
+    }
+
+    static func fingered(_ tree: KeyedTree, _ key: UInt64, _ finger: inout LeafFinger, _ pages: TreeTestPages) throws -> [UInt8]? {
+        try tree.withValue(forKey: key, in: pages, finger: &finger) { Array($0) }
+    }
+
+    static func tree(_ count: UInt64, packing: Bool, step: UInt64, _ pages: TreeTestPages) throws -> KeyedTree {
+        var tree = KeyedTree()
+        for i in 0..<count {
+            let row = (0..<24).map { UInt8(truncatingIfNeeded: i &* 31 &+ UInt64($0)) }
+            try row.withUnsafeBytes { _ = try tree.put(100 + i * step, $0, packing: packing, in: pages) }
+        }
+        return tree
+    }
+
+    @Test(arguments: [false, true])
+    func fingeredLookupsEqualPlainOnes(packing: Bool) throws {
+        let pages = TreeTestPages()
+        let tree = try Self.tree(20_000, packing: packing, step: 3, pages)
+        var finger = LeafFinger()
+        // In key order (the finger's case), every key and the gaps between them.
+        for key in UInt64(0)..<UInt64(100 + 20_000 * 3 + 10) {
+            #expect(try Self.fingered(tree, key, &finger, pages) == Self.plain(tree, key, pages), "key \(key)")
+        }
+        // At random, and in reverse.
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let key = UInt64.random(in: 0..<70_000, using: &random)
+            #expect(try Self.fingered(tree, key, &finger, pages) == Self.plain(tree, key, pages), "key \(key)")
+        }
+        for key in stride(from: UInt64(60_200), through: 0, by: -7) {
+            #expect(try Self.fingered(tree, key, &finger, pages) == Self.plain(tree, key, pages), "key \(key)")
+        }
+    }
+
+    @Test func aFingerFromAnotherTreeIsNotUsed() throws {
+        let pages = TreeTestPages()
+        let a = try Self.tree(5_000, packing: false, step: 2, pages)
+        let b = try Self.tree(5_000, packing: true, step: 5, pages)
+        var finger = LeafFinger()
+        for key in UInt64(100)..<UInt64(10_000) {
+            #expect(try Self.fingered(a, key, &finger, pages) == Self.plain(a, key, pages))
+            #expect(try Self.fingered(b, key, &finger, pages) == Self.plain(b, key, pages))
+        }
+    }
+
+    @Test func aForgottenFingerIsNotUsedAfterAnEdit() throws {
+        let pages = TreeTestPages()
+        var tree = try Self.tree(3_000, packing: false, step: 1, pages)
+        pages.commit()
+        var finger = LeafFinger()
+        #expect(try Self.fingered(tree, 1_500, &finger, pages) != nil)
+        // Copy-on-write gives the edited tree a new root; the holder forgets the finger anyway.
+        _ = try tree.remove(1_500, in: pages)
+        finger.forget()
+        #expect(try Self.fingered(tree, 1_500, &finger, pages) == nil)
+        #expect(try Self.fingered(tree, 1_501, &finger, pages) == Self.plain(tree, 1_501, pages))
+    }
+}
