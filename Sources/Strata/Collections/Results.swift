@@ -13,6 +13,7 @@
 // - The predicate is evaluated on the stored row bytes when it compiles to a QueryRowProgram
 //   (plain scalar properties only), on materialised objects otherwise; both give the same keys.
 import Foundation
+import StrataStorage
 
 /// A sort key for ``Results/sorted(by:)``: a property name (or a path through to-one links) and a
 /// direction.
@@ -197,8 +198,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                     if !decided, let program = QueryRowProgram.compile(predicate, info: info) {
                         if !core.isFrozen { core.indexing.rowsExamined &+= out.count }
                         var matched: [UInt64] = []
+                        var finger = LeafFinger()
                         for k in out {
-                            let hit = try core.snap.metas[t].objects.withValue(forKey: k, in: p) {
+                            let hit = try core.snap.metas[t].objects.withValue(forKey: k, in: p, finger: &finger) {
                                 try program.matches(_RowView(bytes: $0, core: core))
                             }
                             if hit == true { matched.append(k) }

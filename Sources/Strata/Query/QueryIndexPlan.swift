@@ -99,7 +99,9 @@ extension RealmCore {
         // Only a damaged index can name a missing object; skipping it keeps such damage from
         // producing a phantom result (a deleted object reads as default values).
         let objects = snap.metas[t].objects
-        keys = try keys.filter { try objects.contains($0, in: pages) }
+        // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
+        var finger = LeafFinger()
+        keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
         let plan: QueryPlanKind = choice.index == nil
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
@@ -124,7 +126,9 @@ extension RealmCore {
                 try Self.collectKeys(inRange: range, in: snap.metas[t].indexes[i].tree, pages, into: &keys)
                 keys.sort()
                 let objects = snap.metas[t].objects
-                keys = try keys.filter { try objects.contains($0, in: pages) }
+                // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
+        var finger = LeafFinger()
+        keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
             }
             return (keys, .indexRange(property: p.name), false)
         }

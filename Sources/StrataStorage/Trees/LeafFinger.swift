@@ -66,6 +66,11 @@ extension KeyedTree {
         return try Self.withValue(in: node, key, pages, body)
     }
 
+    /// `contains(_:in:)`, through `finger` as `withValue(forKey:in:finger:_:)` goes.
+    public func contains(_ key: UInt64, in pages: some PageReading, finger: inout LeafFinger) throws -> Bool {
+        try withValue(forKey: key, in: pages, finger: &finger) { _ in true } != nil
+    }
+
     @inline(__always)
     private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading,
                                      _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
