@@ -14,9 +14,9 @@
 //   Collections/Map.swift), backlinks (`backlinkStore`: Backlinks.swift, InlineBacklinks.swift,
 //   BatchLinks.swift), embedded updates in place, column aggregates, row fingerprints, the
 //   migration and the uncommitted copy.
-// The parts without state of their own are views (`struct … { unowned(unsafe) let core }`) made
-// per call: in the same module they inline to the direct calls they replace, and their state
-// stays the core's, confined with it.
+// The parts without state of their own are views (`struct … { let core }`) made per call: in the
+// same module they inline to the direct calls they replace, and their state stays the core's,
+// confined with it.
 //
 // Invariants:
 // - `snap` always describes the version the core reads: the write transaction's when a write is
