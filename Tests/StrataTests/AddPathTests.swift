@@ -1,4 +1,4 @@
-// The fast paths of `add` and of list appends (ObjectStore.swift, CollectionStore.swift):
+// The fast paths of `add` and of list appends (ObjectAdd.swift, ListStore.swift):
 // scalar properties copied by raw memory access (`RawScalarKind`), rows built in a reused
 // buffer, link elements encoded on the stack. Each test compares with the generic path
 // (a managed property set, `storeUnmanaged`) or with values read back after reopening.
@@ -342,6 +342,6 @@ extension RealmCore {
     /// Whether any backlink entry names `obj` as its target (test helper).
     func hasBacklinks(_ obj: Object) -> Bool {
         guard let b = obj._binding else { return false }
-        return ((try? backlinks(target: b.table, targetKey: b.key)) ?? []).isEmpty == false
+        return ((try? backlinkStore.backlinks(target: b.table, targetKey: b.key)) ?? []).isEmpty == false
     }
 }

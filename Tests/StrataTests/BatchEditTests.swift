@@ -21,7 +21,7 @@ import StrataTestSupport
         var out: [String] = []
         for r in realm.objects(Reading.self) {
             let b = try #require(r._binding)
-            for bl in try realm.core.backlinks(target: b.table, targetKey: b.key) {
+            for bl in try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key) {
                 out.append("reading \(r.seq) <- \(bl.table).\(bl.column) #\(bl.key) x\(bl.count)")
             }
         }
@@ -110,16 +110,16 @@ import StrataTestSupport
             probe += [UInt64.max - 1, 1_000_000, (keys.max() ?? 0) + 1]  // keys of no object
             if round == 0 { probe = keys }
             if round == 1 { probe.sort() }  // the ascending input skips the sort
-            var free = try core.unlinkedKeys(target: b.table, keys: probe)
+            var free = try core.deletion.unlinkedKeys(target: b.table, keys: probe)
             #expect(free.sorted == free.sorted.sorted() && Set(free.sorted).count == free.sorted.count)
             for k in probe {
-                let linked = try !core.backlinks(target: b.table, targetKey: k).isEmpty
+                let linked = try !core.backlinkStore.backlinks(target: b.table, targetKey: k).isEmpty
                 #expect(free.contains(k) == !linked, "key \(k) linked \(linked)")
             }
         }
         // Another table's keys: sensors have no backlinks, whatever the readings' entries.
         let sensorTable = try #require(realm.objects(Sensor.self).first?._binding?.table)
-        #expect(try core.unlinkedKeys(target: sensorTable, keys: [99, 0, 2, 1, 2]).sorted == [0, 1, 2, 99])
+        #expect(try core.deletion.unlinkedKeys(target: sensorTable, keys: [99, 0, 2, 1, 2]).sorted == [0, 1, 2, 99])
     }
 
     @Test func deletingAnEmptyBacklinkTreeAndTheTypedErrors() throws {

@@ -53,7 +53,7 @@ final class UnlinkShelf: Object {
         }
         for reading in realm.objects(Reading.self) {
             let binding = try #require(reading._binding)
-            let links = try realm.core.backlinks(target: binding.table, targetKey: binding.key)
+            let links = try realm.core.backlinkStore.backlinks(target: binding.table, targetKey: binding.key)
                 .map { "\($0.table).\($0.column)x\($0.count)" }
             out.append("reading \(reading.seq) <- \(links)")
         }

@@ -23,7 +23,7 @@ import StrataTestSupport
         var out: [String] = []
         for r in realm.objects(Reading.self) {
             let b = try #require(r._binding)
-            let links = try realm.core.backlinks(target: b.table, targetKey: b.key)
+            let links = try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key)
                 .map { "\($0.table).\($0.column)#\($0.key)x\($0.count)" }
             out.append("\(r.seq) \(r.value) \(r.timestamp.timeIntervalSince1970) key \(b.key) <- \(links)")
         }
@@ -81,7 +81,7 @@ import StrataTestSupport
                 var doomed: [Reading] = []
                 for r in oldest {
                     let b = try #require(r._binding)
-                    if try realm.core.backlinks(target: b.table, targetKey: b.key).isEmpty, seen.insert(b.key).inserted {
+                    if try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).isEmpty, seen.insert(b.key).inserted {
                         doomed.append(r)
                     }
                 }
@@ -128,7 +128,7 @@ import StrataTestSupport
         #expect(readings[1234].value == 1234 * 1.5)
         for r in [readings[0], readings[999], readings[2499]] {
             let b = try #require(r._binding)
-            let links = try realm.core.backlinks(target: b.table, targetKey: b.key)
+            let links = try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key)
             #expect(links.count == 1 && links[0].count == 1)
         }
         // The same unmanaged object twice in one batch takes the per-element path: one row,
@@ -137,7 +137,7 @@ import StrataTestSupport
         try realm.write { sensor.readings.append(objectsIn: [twice, Self.reading(10_000), twice]) }
         #expect(realm.objects(Reading.self).count == 2502)
         let b = try #require(twice._binding)
-        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
+        #expect(try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
         #expect(Array(sensor.readings.suffix(3)).map(\.seq) == [9999, 10_000, 9999])
         #expect(try realm.core.file.verify().balances)
     }

@@ -44,7 +44,7 @@ import StrataTestSupport
             let info = try ClassInfo.of(type)
             let t = try #require(try copy.core.tableIndex(for: info, create: false))
             let listed = copy.core.snap.metas[t].indexes.map(\.column)
-            #expect(!listed.isEmpty && listed == copy.core.requiredIndexColumns(table: t), "\(type) lists indexes on \(listed)")
+            #expect(!listed.isEmpty && listed == copy.core.indexes.requiredIndexColumns(table: t), "\(type) lists indexes on \(listed)")
         }
         #expect(copy.indexProblems(requireAll: true) == [])
 

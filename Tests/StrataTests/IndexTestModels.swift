@@ -84,7 +84,7 @@ extension Realm {
 
     /// The differences between the indexes and a scan (empty when they agree).
     func indexProblems(requireAll: Bool = true) -> [String] {
-        do { return try core.verifyIndexes(requireAll: requireAll) } catch { return ["verify threw \(error)"] }
+        do { return try core.indexes.verifyIndexes(requireAll: requireAll) } catch { return ["verify threw \(error)"] }
     }
 }
 

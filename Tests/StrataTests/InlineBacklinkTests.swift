@@ -51,7 +51,7 @@ final class ShelfItemV2: Object {
         func dump<T: Object>(_ type: T.Type) throws {
             for o in realm.objects(type) {
                 let b = try #require(o._binding)
-                let links = try realm.core.backlinks(target: b.table, targetKey: b.key)
+                let links = try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key)
                     .map { describe(table: $0.table, column: $0.column, key: $0.key, count: $0.count) }
                 if !links.isEmpty { out["\(b.table)/\(b.key)"] = links.sorted() }
             }
@@ -237,7 +237,7 @@ final class ShelfItemV2: Object {
         let sb = try #require(sensor._binding)
         for r in realm.objects(Reading.self) {
             let b = try #require(r._binding)
-            let links = try realm.core.backlinks(target: b.table, targetKey: b.key)
+            let links = try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key)
             #expect(links.count == 1 && links[0].key == sb.key && links[0].count == 1)
         }
     }
@@ -250,13 +250,13 @@ final class ShelfItemV2: Object {
         try realm.write { n.next = n }
         #expect(n.previous.map(\.name) == ["n"])
         let b = try #require(n._binding)
-        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [1])
+        #expect(try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).map(\.count) == [1])
         // The footer holds the self link; the list's two links to the same node add to it.
         try realm.write { n.children.append(n); n.children.append(n) }
-        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count).sorted() == [1, 2])
+        #expect(try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).map(\.count).sorted() == [1, 2])
         try realm.write { n.next = nil }
         #expect(n.previous.isEmpty)
-        #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
+        #expect(try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).map(\.count) == [2])
         try realm.write { realm.delete(n) }
         #expect(realm.objects(LinkNode.self).isEmpty)
         #expect(realm.core.snap.backlinks.isEmpty)
@@ -297,7 +297,7 @@ final class ShelfItemV2: Object {
         }
         let six = try #require(realm.objects(ShelfItemV2.self).first { $0.n == 6 })
         let b = try #require(six._binding)
-        #expect(try realm.core.inlineBacklink(table: b.table, key: b.key, in: realm.core.pages()) != nil)
+        #expect(try realm.core.backlinkStore.inlineBacklink(table: b.table, key: b.key, in: realm.core.pages()) != nil)
         try realm.write { shelf.items.removeAll() }
         for item in realm.objects(ShelfItemV2.self) { #expect(item.shelves.isEmpty) }
         #expect(try realm.core.file.verify().balances)
@@ -320,14 +320,14 @@ final class ShelfItemV2: Object {
             // 7: not a footer; 1 on a row too short to hold an entry.
             let bad: [UInt8] = lastByte == 7 ? [0, 0, 0, 7] : [0, 1]
             try bad.withUnsafeBytes { _ = try realm.core.snap.metas[b.table].objects.put(b.key, $0, in: w) }
-            #expect { _ = try realm.core.backlinks(target: b.table, targetKey: b.key) } throws: {
+            #expect { _ = try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key) } throws: {
                 ($0 as? Realm.Error)?.code == .corruptFile
             }
             #expect { try realm.deleteThrowing(d) } throws: { ($0 as? Realm.Error)?.code == .corruptFile }
             realm.cancelWrite()
             // The committed version is untouched.
             #expect(p.dogs.map(\.id) == ["x"])
-            #expect(try realm.core.backlinks(target: b.table, targetKey: b.key).count == 1)
+            #expect(try realm.core.backlinkStore.backlinks(target: b.table, targetKey: b.key).count == 1)
         }
     }
 }

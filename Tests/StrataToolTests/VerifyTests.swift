@@ -66,7 +66,7 @@ struct VerifyTests {
     @Test func aBacklinkWithoutItsLinkIsFound() throws {
         let path = try tampered { core, _ in
             let pets = try table(core, "ToolPet"), owners = try table(core, "ToolOwner")
-            try core.addTreeBacklink(target: pets, targetKey: 1, source: owners, column: try column(core, owners, "pets"),
+            try core.backlinkStore.addTreeBacklink(target: pets, targetKey: 1, source: owners, column: try column(core, owners, "pets"),
                                      sourceKey: 2, by: 1, fresh: false, try #require(core.writeTxn))
         }
         try expectProblem(path, "backlinks: ToolPet object 1: 1 backlink(s) recorded from ToolOwner.pets of object 2, which holds 0 link(s) to it")
@@ -87,7 +87,7 @@ struct VerifyTests {
                 UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: core.layout(ofTable: owners).columns[c].offset, as: UInt64.self))
             })
             try setLinkSlot(core, w, owner: 2, property: "address", to: adaAddress)
-            try core.addBacklink(target: addresses, targetKey: adaAddress, source: owners, column: c, sourceKey: 2)
+            try core.backlinkStore.addBacklink(target: addresses, targetKey: adaAddress, source: owners, column: c, sourceKey: 2)
         }
         try expectProblem(path, "an embedded object with 2 owners (it must have exactly one)")
     }

@@ -35,7 +35,7 @@ extension RealmCollection where Element: Object {
             total = unmanaged.boxedTotal(property, mean: false)
         } else {
             let results = queryableResults
-            total = results.core.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: false)
+            total = results.core.aggregates.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: false)
         }
         guard let boxed = total as? T else { Stop.now("Strata: invalidArgument: a sum cannot be given as \(T.self)") }
         return boxed
@@ -47,12 +47,12 @@ extension RealmCollection where Element: Object {
     public func average<T: NSNumber>(ofProperty property: String) -> T? {
         if let unmanaged = unmanagedObjects { return unmanaged.boxedTotal(property, mean: true) as? T }
         let results = queryableResults
-        return results.core.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: true) as? T
+        return results.core.aggregates.boxedTotal(info: results.info, property: property, source: results.rowSource, mean: true) as? T
     }
 
     private func boxedExtreme(_ property: String, smallest: Bool) -> AnyObject? {
         if let unmanaged = unmanagedObjects { return unmanaged.boxedExtreme(property, smallest: smallest) }
         let results = queryableResults
-        return results.core.boxedExtreme(info: results.info, property: property, source: results.rowSource, smallest: smallest)
+        return results.core.aggregates.boxedExtreme(info: results.info, property: property, source: results.rowSource, smallest: smallest)
     }
 }

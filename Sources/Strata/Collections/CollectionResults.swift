@@ -17,7 +17,7 @@ struct ResultsBase {
         ResultsBase { core in
             var keys: [UInt64] = []
             let ref = CollectionRef(core: core, table: collection.table, column: collection.column, owner: collection.owner)
-            core.listForEach(ref) { _, bytes in
+            core.lists.listForEach(ref) { _, bytes in
                 if bytes.count >= 8 { keys.append(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))) }
                 return true
             }

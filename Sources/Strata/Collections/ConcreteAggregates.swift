@@ -7,7 +7,7 @@
 // `ColumnScan.wholeRows` (tests) turns them off, to compare them with the generic path.
 import Foundation
 
-extension RealmCore {
+extension ColumnAggregates {
     /// Each non-null value of a Double property; false (nothing visited) when `property` is not
     /// a Double column, so that the generic path reports the misuse.
     func forEachDouble(info: ClassInfo, property: String, source: RowSource?, _ body: (Double) -> Void) -> Bool {
@@ -34,7 +34,7 @@ extension Results where Element: Object {
     func doubleExtreme<T>(_: T.Type, property: String, smallest: Bool) -> T?? {
         guard T.self == Double.self, !ColumnScan.wholeRows else { return nil }
         var best: Double?
-        let visited = core.forEachDouble(info: info, property: property, source: rowSource) { v in
+        let visited = core.aggregates.forEachDouble(info: info, property: property, source: rowSource) { v in
             if let b = best, smallest ? b <= v : b >= v {} else { best = v }
         }
         guard visited else { return nil }
@@ -47,10 +47,10 @@ extension Results where Element: Object {
         if ColumnScan.wholeRows { return nil }
         if T.self == Double.self {
             var total = 0.0
-            guard core.forEachDouble(info: info, property: property, source: rowSource, { total += $0 }) else { return nil }
+            guard core.aggregates.forEachDouble(info: info, property: property, source: rowSource, { total += $0 }) else { return nil }
             return unsafeBitCast(total, to: T.self)
         }
-        if T.self == Int.self, let total = core.integerTotal(info: info, property: property, source: rowSource) {
+        if T.self == Int.self, let total = core.aggregates.integerTotal(info: info, property: property, source: rowSource) {
             guard let fitted = Int(exactly: total) else {
                 throw ExactSum.overflowError(of: "the sum of '\(info.schema.className).\(property)'", total: total, as: T.self)
             }

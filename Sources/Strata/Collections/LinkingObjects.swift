@@ -97,7 +97,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
         s.core.checkThread()
         do {
             var out: [UInt64] = []
-            for bl in try s.core.backlinks(target: s.table, targetKey: s.key, source: o.table, column: o.column) {
+            for bl in try s.core.backlinkStore.backlinks(target: s.table, targetKey: s.key, source: o.table, column: o.column) {
                 // The count comes from disk: a damaged count must not make a huge array.
                 guard bl.count >= 1, bl.count <= 1 << 24 else {
                     throw Realm.Error(.corruptFile, "a backlink count of \(bl.count) is out of range")
@@ -152,7 +152,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     public func sum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) -> T {
         guard let s = source, let o = origin() else { return .zero }
         return ExactSum.totalOrStop(T.self, of: "the sum of '\(o.info.schema.className).\(property)'") { body in
-            s.core.forEachValue(T.self, info: o.info, property: property, source: .keys(o.table, keys), body)
+            s.core.aggregates.forEachValue(T.self, info: o.info, property: property, source: .keys(o.table, keys), body)
         }
     }
 
@@ -161,7 +161,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, CustomStr
     /// - Parameter property: the name of a numeric persisted property of the linking class.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
         guard let s = source, let o = origin() else { return nil }
-        return s.core.average(info: o.info, property: property, source: .keys(o.table, keys))
+        return s.core.aggregates.average(info: o.info, property: property, source: .keys(o.table, keys))
     }
 }
 

@@ -2,7 +2,7 @@
 //
 // Invariants:
 // - Unmanaged lists keep a Swift array; managed lists (`ref != nil`) read and write the
-//   PositionalTree of their owner's column through the realm (CollectionStore.swift):
+//   PositionalTree of their owner's column through the realm (ListStore.swift):
 //   index access, insert, remove and append are O(log n).
 // - A managed list is confined like its object. Out-of-range indices stop the program with a
 //   "Strata:" message, as Swift's Array does; mutations outside a write trap likewise
@@ -87,7 +87,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// The number of elements.
     public var count: Int {
         guard let r = ref else { return storage.count }
-        return r.core.listCount(r)
+        return r.core.lists.listCount(r)
     }
     /// Whether the list has no element.
     public var isEmpty: Bool { count == 0 }
@@ -98,11 +98,11 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
                 let elements = storage
                 return elements[Self.checked(position, in: elements)]
             }
-            return NestedAttachment.listElement(r.core.listGet(r, position, as: Element.self), of: self, at: position)
+            return NestedAttachment.listElement(r.core.lists.listGet(r, position, as: Element.self), of: self, at: position)
         }
         set {
             guard let r = ref else { withUnmanagedElements { $0[Self.checked(position, in: $0)] = newValue }; return }
-            r.core.listReplace(r, position, newValue)
+            r.core.lists.listReplace(r, position, newValue)
         }
     }
 
@@ -127,7 +127,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// - Parameter element: the value or object to append.
     public func append(_ element: Element) {
         guard let r = ref else { storage.append(element); return }
-        r.core.listInsert(r, element, at: nil)
+        r.core.lists.listInsert(r, element, at: nil)
     }
 
     /// Adds the elements of a sequence at the end of the list, in their order.
@@ -135,7 +135,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// - Parameter elements: the values or objects to append.
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         guard let r = ref else { storage.append(contentsOf: elements); return }
-        r.core.listAppend(r, contentsOf: elements)
+        r.core.lists.listAppend(r, contentsOf: elements)
     }
 
     /// Adds the elements of a sequence at the end of the list; the same as ``append(objectsIn:)``.
@@ -160,7 +160,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
             }
             return
         }
-        r.core.listInsert(r, element, at: index)
+        r.core.lists.listInsert(r, element, at: index)
     }
 
     /// Removes the element at a position. A removed object stays in the realm, unless its class is
@@ -169,7 +169,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// - Parameter index: a position in `0..<count`; any other stops the program.
     public func remove(at index: Int) {
         guard let r = ref else { _ = withUnmanagedElements { $0.remove(at: Self.checked(index, in: $0)) }; return }
-        r.core.listRemove(r, at: index)
+        r.core.lists.listRemove(r, at: index)
     }
 
     /// Removes the first element, or the first `n` elements.
@@ -178,9 +178,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     public func removeFirst(_ n: Int = 1) {
         guard let r = ref else { withUnmanagedElements { $0.removeFirst(Self.checkedRemovalCount(n, "removeFirst", of: $0.count)) }; return }
         if n == 1 {
-            r.core.listRemove(r, at: 0)
+            r.core.lists.listRemove(r, at: 0)
         } else {
-            r.core.listRemoveFirst(r, n)
+            r.core.lists.listRemoveFirst(r, n)
         }
     }
 
@@ -190,14 +190,14 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     public func removeLast(_ n: Int = 1) {
         guard let r = ref else { withUnmanagedElements { $0.removeLast(Self.checkedRemovalCount(n, "removeLast", of: $0.count)) }; return }
         // Checked before the first removal, so that a count too large removes nothing.
-        for _ in 0..<Self.checkedRemovalCount(n, "removeLast", of: r.core.listCount(r)) { r.core.listRemove(r, at: r.core.listCount(r) - 1) }
+        for _ in 0..<Self.checkedRemovalCount(n, "removeLast", of: r.core.lists.listCount(r)) { r.core.lists.listRemove(r, at: r.core.lists.listCount(r) - 1) }
     }
 
     /// Removes every element. The objects a list links to stay in the realm, except embedded ones,
     /// which are deleted.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
-        r.core.listRemoveAll(r)
+        r.core.lists.listRemoveAll(r)
     }
 
     /// Moves the element at one position to another, shifting the elements in between.
@@ -216,7 +216,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
             }
             return
         }
-        r.core.listMove(r, from: from, to: to)
+        r.core.lists.listMove(r, from: from, to: to)
     }
 
     /// Exchanges the elements at two positions.
@@ -234,7 +234,7 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
             }
             return
         }
-        r.core.listSwap(r, i, j)
+        r.core.lists.listSwap(r, i, j)
     }
 
     /// Runs `body` on the unmanaged elements in place: a plain list's own array, or the elements of
@@ -297,8 +297,8 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     var elements: [Element] {
         guard let r = ref else { return storage }
         var out: [Element] = []
-        r.core.listForEach(r) { i, b in
-            out.append(NestedAttachment.listElement(r.core.decodeElement(b, of: r, as: Element.self), of: self, at: i))
+        r.core.lists.listForEach(r) { i, b in
+            out.append(NestedAttachment.listElement(r.decodeElement(b, as: Element.self), of: self, at: i))
             return true
         }
         return out
@@ -328,7 +328,7 @@ extension List where Element: Object {
         // A dynamic view of a list of values holds no objects.
         guard ref.column.type == .object else { return nil }
         var found: Int?
-        ref.core.listForEach(ref) { i, bytes in
+        ref.core.lists.listForEach(ref) { i, bytes in
             if bytes.count >= 8, UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) == b.key { found = i; return false }
             return true
         }

@@ -15,7 +15,7 @@ extension ResultsBase {
     static func mapValues(of collection: CollectionRef) -> ResultsBase {
         ResultsBase { core in
             let ref = CollectionRef(core: core, table: collection.table, column: collection.column, owner: collection.owner)
-            let (_, tree) = try core.mapTree(ref)
+            let (_, tree) = try core.maps.mapTree(ref)
             var keys: [UInt64] = []
             guard !tree.isEmpty else { return keys }
             try tree.forEach(from: nil, in: try core.pages()) { _, value in

@@ -48,8 +48,8 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     var elements: [Element] {
         guard let r = ref else { return storage }
         var out: [Element] = []
-        r.core.listForEach(r) { _, b in
-            out.append(r.core.decodeElement(b, of: r, as: Element.self))
+        r.core.lists.listForEach(r) { _, b in
+            out.append(r.decodeElement(b, as: Element.self))
             return true
         }
         return out
@@ -58,7 +58,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     /// The number of elements.
     public var count: Int {
         guard let r = ref else { return storage.count }
-        return r.core.listCount(r)
+        return r.core.lists.listCount(r)
     }
     /// Whether the set has no element.
     public var isEmpty: Bool { count == 0 }
@@ -68,7 +68,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     /// - Parameter element: the value or object to look for.
     public func contains(_ element: Element) -> Bool {
         guard let r = ref else { return storage.contains(element) }
-        return r.core.setIndex(r, element) != nil
+        return r.core.lists.setIndex(r, element) != nil
     }
 
     /// Adds an element unless the set already holds it.
@@ -79,7 +79,7 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
             if !storage.contains(element) { storage.append(element) }
             return
         }
-        r.core.setInsert(r, element)
+        r.core.lists.setInsert(r, element)
     }
 
     /// Adds each element of a sequence that the set does not hold yet.
@@ -95,13 +95,13 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     /// - Parameter element: the value or object to remove.
     public func remove(_ element: Element) {
         guard let r = ref else { storage.removeAll { $0 == element }; return }
-        if let i = r.core.setIndex(r, element) { r.core.listRemove(r, at: i) }
+        if let i = r.core.lists.setIndex(r, element) { r.core.lists.listRemove(r, at: i) }
     }
 
     /// Removes every element. The objects a set links to stay in the realm, except embedded ones.
     public func removeAll() {
         guard let r = ref else { storage.removeAll(); return }
-        r.core.listRemoveAll(r)
+        r.core.lists.listRemoveAll(r)
     }
 
     /// Adds the elements of `other` that the set does not hold yet.

@@ -84,11 +84,11 @@ final class NestedCollectionLocation {
             guard !object.isInvalidated else { return nil }
             return AnyRealmValue.storedValue(object, ordinal)
         case .listElement(let list, let index):
-            guard let ref = list.ref, !list.isInvalidated, index < ref.core.listCount(ref) else { return nil }
-            return ref.core.listGet(ref, index, as: AnyRealmValue.self)
+            guard let ref = list.ref, !list.isInvalidated, index < ref.core.lists.listCount(ref) else { return nil }
+            return ref.core.lists.listGet(ref, index, as: AnyRealmValue.self)
         case .mapEntry(let map, let key):
             guard let ref = map.ref, !map.isInvalidated else { return nil }
-            return ref.core.mapGet(ref, key, as: AnyRealmValue.self)
+            return ref.core.maps.mapGet(ref, key, as: AnyRealmValue.self)
         }
     }
 

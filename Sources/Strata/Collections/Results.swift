@@ -190,7 +190,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             } else {
                 // An `==`/`IN` on an indexed or primary-key property narrows the candidates
                 // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
-                if let predicate = query.predicate, let found = try core.indexCandidates(table: t, predicate: predicate) {
+                if let predicate = query.predicate, let found = try core.indexes.indexCandidates(table: t, predicate: predicate) {
                     out = found.keys
                     if case .comparison = predicate { decided = found.exact }
                     if !core.isFrozen { core.indexing.lastPlan = found.plan }

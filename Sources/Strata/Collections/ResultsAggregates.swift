@@ -13,7 +13,7 @@ extension Results where Element: Object {
     public func min<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         if let extreme = doubleExtreme(T.self, property: property, smallest: true) { return extreme }
         var best: T?
-        core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
+        core.aggregates.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b <= v {} else { best = v }
         }
         return best
@@ -27,7 +27,7 @@ extension Results where Element: Object {
     public func max<T: _PersistableElement & Comparable>(ofProperty property: String) -> T? {
         if let extreme = doubleExtreme(T.self, property: property, smallest: false) { return extreme }
         var best: T?
-        core.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
+        core.aggregates.forEachValue(T.self, info: info, property: property, source: rowSource) { v in
             if let b = best, b >= v {} else { best = v }
         }
         return best
@@ -48,7 +48,7 @@ extension Results where Element: Object {
             Stop.now(error)
         }
         return ExactSum.totalOrStop(T.self, of: sumName(property)) { body in
-            core.forEachValue(T.self, info: info, property: property, source: rowSource, body)
+            core.aggregates.forEachValue(T.self, info: info, property: property, source: rowSource, body)
         }
     }
 
@@ -56,7 +56,7 @@ extension Results where Element: Object {
     func checkedSum<T: _PersistableElement & AdditiveArithmetic>(ofProperty property: String) throws(Realm.Error) -> T {
         if let total = try concreteSum(T.self, property: property) { return total }
         return try ExactSum.total(T.self, of: sumName(property)) { body in
-            core.forEachValue(T.self, info: info, property: property, source: rowSource, body)
+            core.aggregates.forEachValue(T.self, info: info, property: property, source: rowSource, body)
         }
     }
 
@@ -71,6 +71,6 @@ extension Results where Element: Object {
     ///
     /// - Parameter property: the name of a numeric persisted property.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        core.average(info: info, property: property, source: rowSource)
+        core.aggregates.average(info: info, property: property, source: rowSource)
     }
 }

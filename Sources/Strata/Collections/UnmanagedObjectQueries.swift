@@ -118,7 +118,7 @@ struct UnmanagedObjects<Element: Object> {
         return T._strataFrom(numbers.dropFirst().reduce(first, +).divided(by: numbers.count))
     }
 
-    /// The smallest or largest value boxed as Foundation boxes it (see `RealmCore.boxedExtreme`).
+    /// The smallest or largest value boxed as Foundation boxes it (see `ColumnAggregates.boxedExtreme`).
     func boxedExtreme(_ property: String, smallest: Bool) -> AnyObject? {
         let (_, c) = column(property)
         guard c.type.hasBoxedExtreme else {
@@ -127,7 +127,7 @@ struct UnmanagedObjects<Element: Object> {
         return c.type.boxedExtreme(UnmanagedExtreme(objects: self, property: property, smallest: smallest))
     }
 
-    /// The sum, or with `mean` the mean, boxed (see `RealmCore.boxedTotal`).
+    /// The sum, or with `mean` the mean, boxed (see `ColumnAggregates.boxedTotal`).
     func boxedTotal(_ property: String, mean: Bool) -> NSNumber? {
         let numbers = addends(property)
         guard let first = numbers.first else { return mean ? nil : NSNumber(value: 0) }

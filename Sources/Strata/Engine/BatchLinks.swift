@@ -18,7 +18,7 @@
 //   `addPlainObjects` returns nil before changing anything.
 import StrataStorage
 
-extension RealmCore {
+extension BacklinkStore {
     /// Adds `objects` (unmanaged, distinct, all of one plain class: ClassInfo.plainRow, no
     /// maintained index) with one sorted put of their rows; returns their keys (ascending), or
     /// nil, having changed nothing, when they do not qualify.
@@ -31,12 +31,12 @@ extension RealmCore {
         for o in objects {
             guard o._binding == nil, Swift.type(of: o) == type else { return nil }
         }
-        let w = try requireWriteThrowing("add objects")
-        let (info, t) = try classAndTable(forAdding: type, viaLink: viaLink)
-        guard let plain = info.plainRow, try !maintainedIndexes(table: t, w) else { return nil }
+        let w = try core.requireWriteThrowing("add objects")
+        let (info, t) = try core.classAndTable(forAdding: type, viaLink: viaLink)
+        guard let plain = info.plainRow, try !core.indexes.maintainedIndexes(table: t, w) else { return nil }
         let size = info.plainRowSize
         let n = objects.count
-        let start = snap.metas[t].nextKey
+        let start = core.snap.metas[t].nextKey
         let keys = (0..<n).map { start &+ UInt64($0) }
         // Bound first, as the single add does (the row is copied from the objects' memory
         // either way). An object met twice is bound already at its second occurrence: undo
@@ -46,7 +46,7 @@ extension RealmCore {
                 for j in 0..<i { objects[j]._binding = nil }
                 return nil
             }
-            o._binding = ObjectBinding(core: self, info: info, table: t, key: keys[i])
+            o._binding = ObjectBinding(core: core, info: info, table: t, key: keys[i])
         }
         var inline: InlineBacklink? = nil
         if let l = linkedFrom, inlineBacklinksEnabled {
@@ -58,9 +58,9 @@ extension RealmCore {
             for o in objects { o._binding = nil }
             throw error
         }
-        snap.metas[t].nextKey = start &+ UInt64(n)
-        snap.metasDirty = true
-        changeCounter &+= UInt64(n)
+        core.snap.metas[t].nextKey = start &+ UInt64(n)
+        core.snap.metasDirty = true
+        core.changeCounter &+= UInt64(n)
         return (keys, inline != nil)
     }
 
@@ -93,7 +93,7 @@ extension RealmCore {
             // backlink (objects appended to a list): the footer shrinks when they leave the list,
             // and a value of another length cannot stay in a packed leaf's columns (each such
             // change would rewrite the whole leaf: measured, the sensors pattern halved).
-            _ = try snap.metas[t].objects.putSorted(keys: keys, values: values, packing: inline == nil, in: w)
+            _ = try core.snap.metas[t].objects.putSorted(keys: keys, values: values, packing: inline == nil, in: w)
         }
     }
 
@@ -122,11 +122,11 @@ extension RealmCore {
     /// Backlinks with count 1 for links to objects just created (`targetKeys` strictly
     /// ascending, none with an entry yet): one sorted put.
     func addFreshBacklinks(target: Int, targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64) throws {
-        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        guard let w = core.writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
         guard !targetKeys.isEmpty else { return }
         try withUnsafeBytes(of: UInt32(1).littleEndian) { one in
             try withBacklinkKeys(target: target, targetKeys, source: source, column: column, sourceKey: sourceKey) { keys in
-                _ = try snap.backlinks.putSorted(keys: keys, values: [UnsafeRawBufferPointer](repeating: one, count: keys.count), in: w)
+                _ = try core.snap.backlinks.putSorted(keys: keys, values: [UnsafeRawBufferPointer](repeating: one, count: keys.count), in: w)
             }
         }
     }
@@ -135,7 +135,7 @@ extension RealmCore {
     /// sorted pass: each entry's count drops by its key's repeats, and the entry goes when that
     /// leaves nothing.
     func removeBacklinks(target: Int, targetKeys: [UInt64], source: Int, column: Int, sourceKey: UInt64) throws {
-        guard let w = writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
+        guard let w = core.writeTxn else { throw Realm.Error(.notInWriteTransaction, "links change only inside a write transaction") }
         guard targetKeys.count > 1 else {
             // One link (the per-transaction trim of a single-reading write): no batch arrays.
             if let k = targetKeys.first {
@@ -177,14 +177,14 @@ extension RealmCore {
         if unique.isEmpty { return }
         try withBacklinkKeys(target: target, unique, source: source, column: column, sourceKey: sourceKey) { keys in
             var rewrites: [(index: Int, count: UInt32)] = []
-            _ = try snap.backlinks.removeSorted(keys, in: w) { i, value in
+            _ = try core.snap.backlinks.removeSorted(keys, in: w) { i, value in
                 let old = value.count >= 4 ? UInt32(littleEndian: value.loadUnaligned(as: UInt32.self)) : 0
                 if old <= repeats[i] { return true }
                 rewrites.append((i, old - repeats[i]))
                 return false
             }
             for (i, count) in rewrites {
-                try withUnsafeBytes(of: count.littleEndian) { _ = try snap.backlinks.put(keys[i], $0, in: w) }
+                try withUnsafeBytes(of: count.littleEndian) { _ = try core.snap.backlinks.put(keys[i], $0, in: w) }
             }
         }
     }

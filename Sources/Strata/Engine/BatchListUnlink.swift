@@ -13,7 +13,7 @@
 // links found at the start are all there are for these objects in this call.
 import StrataStorage
 
-extension RealmCore {
+extension ObjectDeletion {
     /// The list or set of one object's property.
     private struct LinkingCollection: Hashable {
         let table: Int
@@ -25,7 +25,7 @@ extension RealmCore {
     /// deleted in this write), with their backlink entries. Throws `.corruptFile` for a backlink
     /// naming a table or column the file does not have.
     func unlinkFromCollections(target t: Int, keys: [UInt64]) throws {
-        let writing = try requireWriteThrowing("delete objects")
+        let writing = try core.requireWriteThrowing("delete objects")
         var doomed: [LinkingCollection: Set<UInt64>] = [:]
         // How many elements of each collection link to the doomed objects (the backlinks'
         // counts): the scan stops at the last of them.
@@ -33,12 +33,12 @@ extension RealmCore {
         var order: [LinkingCollection] = []
         var seen = Set<UInt64>()
         for key in keys where seen.insert(key).inserted {
-            for backlink in try backlinks(target: t, targetKey: key) {
-                guard backlink.table >= 0, backlink.table < snap.metas.count, backlink.column >= 0,
-                      backlink.column < snap.schemas[backlink.table].allProperties.count else {
+            for backlink in try core.backlinkStore.backlinks(target: t, targetKey: key) {
+                guard backlink.table >= 0, backlink.table < core.snap.metas.count, backlink.column >= 0,
+                      backlink.column < core.snap.schemas[backlink.table].allProperties.count else {
                     throw Realm.Error(.corruptFile, "a backlink names table \(backlink.table) column \(backlink.column), which do not exist")
                 }
-                let kind = layout(ofTable: backlink.table).columns[backlink.column].collection
+                let kind = core.layout(ofTable: backlink.table).columns[backlink.column].collection
                 guard kind == .list || kind == .set else { continue }
                 let collection = LinkingCollection(table: backlink.table, column: backlink.column, owner: backlink.key)
                 if doomed[collection] == nil { order.append(collection) }
@@ -48,8 +48,8 @@ extension RealmCore {
         }
         for collection in order {
             guard let targets = doomed[collection] else { continue }
-            let column = layout(ofTable: collection.table).columns[collection.column]
-            let state = try collectionState(table: collection.table, column: column, owner: collection.owner)
+            let column = core.layout(ofTable: collection.table).columns[collection.column]
+            let state = try core.collectionState(table: collection.table, column: column, owner: collection.owner)
             var tree = PositionalTree(root: state.root)
             let expected = links[collection] ?? Int.max
             var positions: [Int] = []
@@ -67,10 +67,10 @@ extension RealmCore {
             state.root = tree.root
             state.dirty = true
             for key in targets {
-                try removeBacklinkEntry(target: t, targetKey: key, source: collection.table, column: collection.column,
+                try core.backlinkStore.removeBacklinkEntry(target: t, targetKey: key, source: collection.table, column: collection.column,
                                         sourceKey: collection.owner)
             }
         }
-        if !order.isEmpty { snap.metasDirty = true }
+        if !order.isEmpty { core.snap.metasDirty = true }
     }
 }

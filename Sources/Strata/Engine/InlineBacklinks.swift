@@ -144,22 +144,22 @@ enum RowFooter {
     }
 }
 
-extension RealmCore {
+extension BacklinkStore {
     /// Whether links added now may go into footers (no migration running).
-    @inline(__always) var inlineBacklinksEnabled: Bool { !inlineBacklinksSuspended }
+    @inline(__always) var inlineBacklinksEnabled: Bool { !core.inlineBacklinksSuspended }
 
     /// The footer entry of object `key` of table `t` (nil: none, or no such object).
     func inlineBacklink(table t: Int, key: UInt64, in p: some PageReading) throws -> InlineBacklink? {
-        guard t >= 0, t < snap.metas.count else { return nil }
-        return try snap.metas[t].objects.withValue(forKey: key, in: p) { row throws(Realm.Error) in try RowFooter.entry(row) } ?? nil
+        guard t >= 0, t < core.snap.metas.count else { return nil }
+        return try core.snap.metas[t].objects.withValue(forKey: key, in: p) { row throws(Realm.Error) in try RowFooter.entry(row) } ?? nil
     }
 
     /// Adds `n` links from (source, column, sourceKey) to the footer of (target, targetKey) when
     /// its entry names that source or is empty. False (nothing changed): the tree takes them.
     func addInlineBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64,
                            by n: UInt32, _ w: WriteTransaction) throws -> Bool {
-        guard inlineBacklinksEnabled, target >= 0, target < snap.metas.count else { return false }
-        let rewritten: [UInt8]? = try snap.metas[target].objects.withValue(forKey: targetKey, in: w) { row throws(Realm.Error) -> [UInt8]? in
+        guard inlineBacklinksEnabled, target >= 0, target < core.snap.metas.count else { return false }
+        let rewritten: [UInt8]? = try core.snap.metas[target].objects.withValue(forKey: targetKey, in: w) { row throws(Realm.Error) -> [UInt8]? in
             if var e = try RowFooter.entry(row) {
                 guard e.names(table: source, column: column, key: sourceKey) else { return nil }
                 e.count &+= n
@@ -170,7 +170,7 @@ extension RealmCore {
             return try RowFooter.replacing(row, with: e)
         } ?? nil
         guard let rewritten else { return false }
-        try rewritten.withUnsafeBytes { _ = try snap.metas[target].objects.put(targetKey, $0, in: w) }
+        try rewritten.withUnsafeBytes { _ = try core.snap.metas[target].objects.put(targetKey, $0, in: w) }
         return true
     }
 
@@ -178,14 +178,14 @@ extension RealmCore {
     /// when its entry names that source. False (nothing changed): the link is in the tree.
     func removeInlineBacklink(target: Int, targetKey: UInt64, source: Int, column: Int, sourceKey: UInt64,
                               all: Bool = false, _ w: WriteTransaction) throws -> Bool {
-        guard target >= 0, target < snap.metas.count else { return false }
-        let rewritten: [UInt8]? = try snap.metas[target].objects.withValue(forKey: targetKey, in: w) { row throws(Realm.Error) -> [UInt8]? in
+        guard target >= 0, target < core.snap.metas.count else { return false }
+        let rewritten: [UInt8]? = try core.snap.metas[target].objects.withValue(forKey: targetKey, in: w) { row throws(Realm.Error) -> [UInt8]? in
             guard var e = try RowFooter.entry(row), e.names(table: source, column: column, key: sourceKey) else { return nil }
             e.count = all ? 0 : e.count - 1
             return try RowFooter.replacing(row, with: e.count == 0 ? nil : e)
         } ?? nil
         guard let rewritten else { return false }
-        try rewritten.withUnsafeBytes { _ = try snap.metas[target].objects.put(targetKey, $0, in: w) }
+        try rewritten.withUnsafeBytes { _ = try core.snap.metas[target].objects.put(targetKey, $0, in: w) }
         return true
     }
 
@@ -195,7 +195,7 @@ extension RealmCore {
     /// key, the repeats left for the tree (0 when the footer took them all).
     func removeInlineBacklinks(target: Int, unique: [UInt64], repeats: [UInt32], source: Int, column: Int,
                                sourceKey: UInt64, _ w: WriteTransaction) throws -> [UInt32] {
-        guard target >= 0, target < snap.metas.count, !unique.isEmpty else { return repeats }
+        guard target >= 0, target < core.snap.metas.count, !unique.isEmpty else { return repeats }
         var left = repeats
         var batch = FooterRewrites()
         try forEachRow(table: target, keys: unique, w) { i, row in
@@ -206,7 +206,7 @@ extension RealmCore {
             batch.append(key: unique[i], row: row, entry: e.count == 0 ? nil : e)
         }
         guard !batch.keys.isEmpty else { return left }
-        try batch.put(into: &snap.metas[target].objects, w)
+        try batch.put(into: &core.snap.metas[target].objects, w)
         return left
     }
 
@@ -215,7 +215,7 @@ extension RealmCore {
     func forEachRow(table t: Int, keys: [UInt64], _ p: some PageReading,
                     _ body: (Int, UnsafeRawBufferPointer) throws -> Void) throws {
         guard let first = keys.first, let last = keys.last else { return }
-        let tree = snap.metas[t].objects
+        let tree = core.snap.metas[t].objects
         if last &- first < UInt64(keys.count) &* 4 {
             var i = 0
             try tree.forEach(from: first, in: p) { k, row in
@@ -237,10 +237,10 @@ extension RealmCore {
     /// Moves every footer entry into the backlink tree (adding to an entry there) and empties
     /// the footers: a migration renumbers columns in the tree only (see the invariants above).
     func spillInlineBacklinks(_ w: WriteTransaction) throws {
-        for t in snap.metas.indices {
+        for t in core.snap.metas.indices {
             var batch = FooterRewrites()
             var entries: [InlineBacklink] = []
-            try snap.metas[t].objects.forEach(from: 0, in: w) { k, row in
+            try core.snap.metas[t].objects.forEach(from: 0, in: w) { k, row in
                 if let e = try RowFooter.entry(row) {
                     batch.append(key: k, row: row, entry: nil)
                     entries.append(e)
@@ -248,7 +248,7 @@ extension RealmCore {
                 return true
             }
             guard !batch.keys.isEmpty else { continue }
-            try batch.put(into: &snap.metas[t].objects, w)
+            try batch.put(into: &core.snap.metas[t].objects, w)
             for (k, e) in zip(batch.keys, entries) {
                 try addTreeBacklink(target: t, targetKey: k, source: Int(e.table), column: Int(e.column), sourceKey: e.key,
                                     by: e.count, fresh: false, w)

@@ -1,6 +1,22 @@
 // RealmCore: the engine behind a `Realm` value — one file handle, one snapshot (a read
 // transaction, or the write transaction while one is open), and the parsed catalog of that
-// snapshot.
+// snapshot. It composes parts, each in its own file:
+// - the snapshot and catalog: `snap` (Snapshot.swift parses and writes the catalog), the read
+//   transaction, and the caches valid for one snapshot (CollectionCache.swift, AddPathCache.swift);
+//   reading, refreshing and pinning versions are here;
+// - the write session: `write` (WriteSession.swift: begin, commit, cancel, failures in a write);
+// - the class-to-table bindings (TableBinding.swift);
+// - the observers: `notificationHub` (Notifications/ObserverHub.swift);
+// - the indexes: `indexing` and `indexes` (IndexMaintenance.swift, Query/QueryIndexPlan.swift);
+// - the stores: objects (ObjectStore.swift; adding: `adding`, ObjectAdd.swift; deleting:
+//   `deletion`, ObjectDelete.swift, BatchDelete.swift, BatchListUnlink.swift), collections
+//   (CollectionStore.swift; lists and sets: `lists`, ListStore.swift; maps: `maps`,
+//   Collections/Map.swift), backlinks (`backlinkStore`: Backlinks.swift, InlineBacklinks.swift,
+//   BatchLinks.swift), embedded updates in place, column aggregates, row fingerprints, the
+//   migration and the uncommitted copy.
+// The parts without state of their own are views (`struct … { let core }`) made per call: in the
+// same module they inline to the direct calls they replace, and their state stays the core's,
+// confined with it.
 //
 // Invariants:
 // - `snap` always describes the version the core reads: the write transaction's when a write is
@@ -12,11 +28,9 @@
 //   (RowFingers.swift), and, through
 //   `generation` and `changeCounter`, the caches of `Results` and list cursors.
 // - During a write, table roots, the backlink root and open collection roots change only in
-//   memory (`snap`, `openCollections`); `commitWrite` writes them once: dirty collection roots
-//   into their rows, the table metas (and schema, when tables were added) into the catalog, and
-//   the catalog/backlink roots into the UserRoots. `cancelWrite` restores the copy taken at begin.
+//   memory; `commitWrite` writes them once (WriteSession.swift).
 // - A failure inside a mutating accessor (a setter, `list.append`: they cannot throw) is kept in
-//   the write state (WriteState.swift); the next commit rolls back and throws it, so a
+//   the write state (WriteSession.swift); the next commit rolls back and throws it, so a
 //   half-applied change is never committed. An error recorded outside a write is thrown by the
 //   next `beginWrite`, never dropped.
 // - A failure met by a read that cannot throw (a property getter, `count`, iteration, a list or
@@ -33,24 +47,6 @@
 //   frozen cores, whose snapshot never changes and which only read.
 import Foundation
 import StrataStorage
-
-/// The parsed catalog of one version.
-struct Snapshot {
-    var version: UInt64 = 0
-    var schemaVersion: UInt64 = 0
-    /// The object format the file's marker names (an earlier readable one until the next commit).
-    var objectFormat = Catalog.formatVersion
-    var isFresh = true
-    var schemas: [ObjectSchema] = []
-    var metas: [TableMeta] = []
-    var infos: [ClassInfo?] = []
-    var tableByClass: [ObjectIdentifier: Int] = [:]
-    var tableByName: [String: Int] = [:]
-    var catalog = BytesTree()
-    var backlinks = BytesTree()
-    var metasDirty = false
-    var schemaDirty = false
-}
 
 /// The storage file shared by a realm and its frozen copies; closed when the last core (live or
 /// frozen) using it goes away.
@@ -121,6 +117,19 @@ final class RealmCore {
     /// Set while a migration runs: added links go into the backlink tree, never into row
     /// footers (InlineBacklinks.swift).
     var inlineBacklinksSuspended = false
+
+    // MARK: Parts that are views of this core (their state is the core's; see each file)
+    @inline(__always) var migrator: Migrator { Migrator(core: self) }
+    @inline(__always) var fingerprints: RowFingerprints { RowFingerprints(core: self) }
+    @inline(__always) var indexes: SecondaryIndexes { SecondaryIndexes(core: self) }
+    @inline(__always) var backlinkStore: BacklinkStore { BacklinkStore(core: self) }
+    @inline(__always) var aggregates: ColumnAggregates { ColumnAggregates(core: self) }
+    @inline(__always) var maps: MapStore { MapStore(core: self) }
+    @inline(__always) var deletion: ObjectDeletion { ObjectDeletion(core: self) }
+    @inline(__always) var adding: ObjectAdding { ObjectAdding(core: self) }
+    @inline(__always) var lists: ListStore { ListStore(core: self) }
+    @inline(__always) var embeddedInPlace: EmbeddedInPlaceUpdate { EmbeddedInPlaceUpdate(core: self) }
+    @inline(__always) var uncommittedCopy: UncommittedCopy { UncommittedCopy(core: self) }
 
     /// Opens the file of `configuration` (compacting first when asked), checks the schema.
     /// `inspecting`: leave the directory as it is (no removal of a failed compaction's copy), for
@@ -239,73 +248,12 @@ final class RealmCore {
         rowFingers.removeAll()
     }
 
+    /// Reads version `version` (Snapshot.swift parses it), unless `snap` already describes it.
     func load(roots: UserRoots, version: UInt64, pages: some PageReading) throws(Realm.Error) {
         if snapValid && snap.version == version { return }
         snapshotMoved()
-        snap.version = version
-        snap.metasDirty = false
-        snap.schemaDirty = false
-        if roots[0] == 0 {
-            snap = Snapshot()
-            snap.version = version
-            snapValid = true
-            return
-        }
-        try Catalog.checkFormat(marker: roots[0], of: "'\(fileIdentity)'")
-        snap.objectFormat = Catalog.version(ofMarker: roots[0]) ?? Catalog.formatVersion
-        snap.isFresh = false
-        // A migration (another core or process) rewrites table schemas in place and raises the
-        // schema version: decode the schema again and drop the bindings then.
-        let migrated = snap.schemaVersion != roots[1] && !snap.schemas.isEmpty
-        snap.schemaVersion = roots[1]
-        snap.catalog = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[2])))
-        snap.backlinks = BytesTree(root: PageRef(UInt32(truncatingIfNeeded: roots[3])))
-        let catalog = snap.catalog
-        let metaBytes: [UInt8]
-        if roots.data.first == Catalog.rootDataTag {
-            metaBytes = Array(roots.data.dropFirst())
-        } else {
-            metaBytes = try Realm.Error.wrap {
-                try Catalog.tablesKey.withUnsafeBytes { key in try catalog.withValue(forKey: key, in: pages) { Array($0) } }
-            } ?? []
-        }
-        let count = Catalog.tableCount(metaBytes)
-        let previousClasses = snap.schemas.map(\.className)
-        if migrated {
-            snap.schemas = []
-            snap.infos = []
-            snap.tableByClass = [:]
-        }
-        if migrated || count != snap.schemas.count {
-            let schemaBytes = try Realm.Error.wrap {
-                try Catalog.schemaKey.withUnsafeBytes { key in try catalog.withValue(forKey: key, in: pages) { Array($0) } }
-            } ?? []
-            let schemas = try Catalog.decodeSchemas(schemaBytes)
-            guard schemas.count == count else {
-                throw CatalogReader.corrupt("\(schemas.count) classes in the schema but \(count) table roots")
-            }
-            snap.schemas = schemas
-            snap.tableByName = [:]
-            for (table, schema) in schemas.enumerated() { snap.tableByName[schema.className] = table }
-            // Bindings of already-checked classes stay valid: a table's schema never changes.
-            // Tables past `count` were added after this version (a realm that adopted an older
-            // reference's version): their bindings go.
-            if count < snap.infos.count {
-                snap.infos.removeLast(snap.infos.count - count)
-                snap.tableByClass = snap.tableByClass.filter { $0.value < count }
-            }
-            snap.infos += [ClassInfo?](repeating: nil, count: max(0, count - snap.infos.count))
-            // A bound class names its properties, whatever names the file stores them under.
-            for (table, info) in snap.infos.enumerated() where table < count {
-                if let info { snap.schemas[table] = info.schema }
-            }
-        }
-        snap.metas = try Catalog.decodeMetas(metaBytes, count: count)
+        if try snap.read(roots: roots, version: version, pages: pages, of: fileIdentity) { era &+= 1 }
         snapValid = true
-        // A migration that removed a class renumbers the tables after it: the objects and
-        // collections handed out name tables by number, so they are invalidated, as Realm
-        // invalidates the accessors of a removed table, rather than read another class's rows.
-        if migrated && !snap.schemas.map(\.className).starts(with: previousClasses) { era &+= 1 }
     }
 
     /// Moves to the newest version (no-op inside a write). Returns whether the version changed.
@@ -419,245 +367,6 @@ final class RealmCore {
         if let damage {
             throw Realm.Error(damage.code, "cannot \(what): the realm met damage and must be reopened: \(damage.message)", storageError: damage.storageError)
         }
-    }
-
-    /// For accessors: a write must be open on the calling thread. Nil once the write has
-    /// failed (WriteState.swift): the accessor then changes nothing.
-    @inline(__always) func requireWrite(_ what: @autoclosure () -> String) -> WriteTransaction? {
-        checkThread()
-        guard let writing = write.transaction, write.firstError == nil else {
-            if write.hasFailed { return nil }
-            if isFrozen { misuse(.readOnly, RealmSwiftMessages.modifyingFrozen(what())) }
-            misuse(.notInWriteTransaction, "\(what()) outside a write transaction; use realm.write { }")
-        }
-        return writing
-    }
-
-    /// Runs a write call that cannot throw (`add`, `create`, `delete`, `setValue`…): misuse
-    /// Realm reports with an exception (another thread, no write open, a frozen realm) stops
-    /// with a `Strata:` message; once the write has failed, `body` does not run; a failure of
-    /// `body` fails the write (`record(_:)`), whose commit throws it.
-    func deferringFailure(_ what: @autoclosure () -> String, _ body: () throws -> Void) {
-        checkThread()
-        if write.hasFailed { return }
-        guard write.isOpen else {
-            if isFrozen { misuse(.readOnly, "cannot \(what()) in a frozen realm") }
-            misuse(.notInWriteTransaction, "cannot \(what()) outside a write transaction; use realm.write { }")
-        }
-        do { try body() } catch { record(surfacing(error)) }
-    }
-
-    /// Runs the throwing counterpart of a write call: throws its failure at once and, inside a
-    /// write, fails the write as well, so that catching the error cannot commit half a change.
-    /// Once the write has failed, throws that first failure without running `body`.
-    func failingWrite<Result>(_ body: () throws -> Result) throws -> Result {
-        if write.hasFailed, let first = write.firstError ?? write.beginFailure { throw first }
-        do {
-            return try body()
-        } catch {
-            let surfaced = surfacing(error)
-            if write.isOpen { record(surfaced) }
-            throw surfaced
-        }
-    }
-
-    /// Keeps the failure of a `beginWrite()` that cannot throw (WriteState.swift).
-    func beginFailed(_ error: Realm.Error) {
-        noteDamage(error)
-        write.failedToBegin(error)
-        write.keptAlive = self
-    }
-
-    /// For throwing APIs.
-    func requireWriteThrowing(_ what: String) throws(Realm.Error) -> WriteTransaction {
-        try checkThreadThrowing()
-        guard let writing = write.transaction else {
-            if isFrozen { throw Realm.Error(.readOnly, "cannot \(what) in a frozen realm") }
-            throw Realm.Error(.notInWriteTransaction, "cannot \(what) outside a write transaction")
-        }
-        return writing
-    }
-
-    func checkWritable(name: String) throws(Realm.Error) {
-        _ = try requireWriteThrowing("set '\(name)'")
-    }
-
-    /// A failure of a mutating accessor (or of a background step such as notification delivery):
-    /// kept for the next commit, or for the next `beginWrite` outside a write.
-    func record(_ error: Swift.Error) {
-        let realmError = Self.realmError(error)
-        noteDamage(realmError)
-        write.record(realmError)
-    }
-
-    /// The first failure kept by `record(_:)` and not yet thrown.
-    var pendingError: Realm.Error? { write.firstError }
-
-    /// `error` as the `Realm.Error` a public call throws.
-    static func realmError(_ error: Swift.Error) -> Realm.Error {
-        if let realmError = error as? Realm.Error { return realmError }
-        if let storageError = error as? StorageError { return Realm.Error(storageError) }
-        return Realm.Error(.invalidState, "\(error)")
-    }
-
-    // MARK: - Write transactions
-
-    func beginWrite() throws(Realm.Error) {
-        _ = try beginWrite(waiting: true)
-    }
-
-    /// `beginWrite()`; with `waiting: false`, returns false at once, changing nothing, while
-    /// another writer holds the file. The snapshot being read stays pinned until the writer lock
-    /// is taken (ending it first would let that writer reuse its pages), so pages only it held
-    /// are reused from the next commit on.
-    func beginWrite(waiting: Bool) throws(Realm.Error) -> Bool {
-        try checkThreadThrowing()
-        if isFrozen { throw Realm.Error(.readOnly, RealmSwiftMessages.frozenTransaction) }
-        if configuration.readOnly { throw Realm.Error(.readOnly, "the realm '\(fileIdentity)' was opened read-only") }
-        guard !write.isOpen else {
-            throw Realm.Error(.alreadyInWriteTransaction, "the realm '\(fileIdentity)' is already in a write transaction")
-        }
-        try refuseIfDamaged("begin a write")
-        // Recorded outside a write (e.g. while delivering notifications): reported here once.
-        if let recorded = write.takeError() { throw recorded }
-        let writing: WriteTransaction
-        if waiting {
-            readTxn?.end()
-            readTxn = nil
-            writing = try Realm.Error.wrap { try file.beginWrite() }
-        } else {
-            guard let free = try Realm.Error.wrap({ try file.beginWriteIfFree() }) else { return false }
-            writing = free
-            readTxn?.end()
-            readTxn = nil
-        }
-        do {
-            try load(roots: writing.roots, version: writing.baseVersion, pages: writing)
-        } catch {
-            writing.rollback()
-            noteDamage(error)
-            throw error
-        }
-        write.began(writing, restoring: snap)
-        write.keptAlive = self
-        snapshotMoved()
-        return true
-    }
-
-    /// Commits the write transaction. With `deferringFlush` the new version is published at once
-    /// and its flush is left to a later `file.waitUntilDurable(_:)` (grouped async commits).
-    @discardableResult
-    func commitWrite(deferringFlush: Bool = false) throws(Realm.Error) -> UInt64 {
-        try checkThreadThrowing()
-        guard let writing = write.transaction else {
-            if let beginFailure = write.beginFailure {
-                write.ended()
-                throw beginFailure
-            }
-            throw Realm.Error(.notInWriteTransaction, "commitWrite without beginWrite on '\(fileIdentity)'")
-        }
-        if let recorded = write.firstError {
-            cancelWrite()
-            throw recorded
-        }
-        if let damage {
-            // Met by a read inside this write: nothing of it may be committed.
-            cancelWrite()
-            throw damage
-        }
-        do {
-            try flushCollections(writing)
-            var roots = writing.roots
-            if snap.metasDirty || snap.schemaDirty || snap.isFresh {
-                // The metas go into the meta page's root data when they fit (no catalog page to
-                // rewrite); see Catalog.swift.
-                let metas = Catalog.encode(metas: snap.metas)
-                if metas.count < UserRoots.maxDataSize {
-                    var data = [UInt8]()
-                    data.reserveCapacity(metas.count + 1)
-                    data.append(Catalog.rootDataTag)
-                    data.append(contentsOf: metas)
-                    roots.data = data
-                } else {
-                    roots.data = []
-                    try Catalog.tablesKey.withUnsafeBytes { key in
-                        try metas.withUnsafeBytes { value in _ = try snap.catalog.put(key, value, in: writing) }
-                    }
-                }
-                if snap.schemaDirty || snap.isFresh {
-                    let schemas = Catalog.encode(schemas: snap.schemas)
-                    try Catalog.schemaKey.withUnsafeBytes { key in
-                        try schemas.withUnsafeBytes { value in _ = try snap.catalog.put(key, value, in: writing) }
-                    }
-                }
-            }
-            roots[0] = Catalog.formatMarker
-            roots[1] = snap.schemaVersion
-            roots[2] = UInt64(snap.catalog.root.raw)
-            roots[3] = UInt64(snap.backlinks.root.raw)
-            writing.roots = roots
-            if deferringFlush { writing.durability = .unsafe }
-            let committed = try writing.commit()
-            write.ended()
-            snap.version = committed
-            snap.objectFormat = Catalog.formatVersion
-            snap.isFresh = false
-            snap.metasDirty = false
-            snap.schemaDirty = false
-            snapValid = true
-            snapshotMoved()
-            // Realm semantics: after a commit the realm reads its own version until refreshed.
-            // Pinning now costs one registry update; a newer version (another writer slipped in)
-            // is simply parsed on the next read.
-            if let reading = try? file.beginRead() {
-                readTxn = reading
-                if reading.version != committed { snapValid = false }
-            }
-            Logger.log(.debug, "DB: \(fileIdentity) committed version \(committed)")
-            return committed
-        } catch {
-            cancelWrite()
-            let realmError = Self.realmError(error)
-            noteDamage(realmError)
-            throw realmError
-        }
-    }
-
-    func cancelWrite() {
-        guard let writing = write.transaction else {
-            if write.beginFailure != nil { write.ended() }
-            return
-        }
-        writing.rollback()
-        if let snapshotAtBegin = write.snapshotAtBegin { snap = snapshotAtBegin } else { snapValid = false }
-        write.ended()
-        snapshotMoved()
-    }
-
-    var isInWriteTransaction: Bool { write.isOpen }
-
-    /// The class info and table of an object about to be added (creating the table if needed),
-    /// refusing embedded objects added on their own. Remembers the last class for the current
-    /// snapshot (AddPathCache.swift): adding many objects of one class then skips ClassInfo's
-    /// locked cache and the table lookup.
-    @inline(__always)
-    func classAndTable(forAdding type: Object.Type, viaLink: Bool) throws -> (ClassInfo, Int) {
-        let id = ObjectIdentifier(type)
-        if let last = addPath.lastAddedClass, last.type == id {
-            if last.info.isEmbedded && !viaLink { try refuseEmbedded(last.info) }
-            return (last.info, last.table)
-        }
-        let info = try ClassInfo.of(type)
-        if info.isEmbedded && !viaLink { try refuseEmbedded(info) }
-        guard let table = try tableIndex(for: info, create: true) else {
-            throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
-        }
-        addPath.lastAddedClass = ClassTableBinding(type: id, info: info, table: table)
-        return (info, table)
-    }
-
-    private func refuseEmbedded(_ info: ClassInfo) throws {
-        throw Realm.Error(.invalidArgument, "embedded '\(info.schema.className)' objects can only be added through their parent's link")
     }
 
     // MARK: - Frozen

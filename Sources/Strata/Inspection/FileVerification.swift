@@ -80,7 +80,7 @@ extension StrataFile {
             problems.append(FileProblem(place: "backlinks", message: "not checked: some objects could not be read"))
         }
         do {
-            for sentence in try core.verifyIndexes(requireAll: false) {
+            for sentence in try core.indexes.verifyIndexes(requireAll: false) {
                 problems.append(FileProblem(place: "indexes", message: sentence))
             }
         } catch {

@@ -145,7 +145,7 @@ struct StoredValueEncoding {
     /// A set's elements as MutableSet keeps them: distinct, in byte order of their encodings.
     static func setOrder(_ encoded: [[UInt8]]) -> [[UInt8]] {
         let sorted = encoded.sorted { a, b in
-            a.withUnsafeBytes { pa in b.withUnsafeBytes { RealmCore.compareEncodings(pa, $0) < 0 } }
+            a.withUnsafeBytes { pa in b.withUnsafeBytes { ListStore.compareEncodings(pa, $0) < 0 } }
         }
         var out: [[UInt8]] = []
         for bytes in sorted where bytes != out.last { out.append(bytes) }

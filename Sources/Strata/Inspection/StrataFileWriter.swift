@@ -58,7 +58,7 @@ public final class StrataFileWriter {
             let t = core.snap.schemas.count
             core.snap.schemas.append(s)
             core.snap.metas.append(TableMeta(objects: KeyedTree(), primaryKeys: BytesTree(), nextKey: 1))
-            core.snap.metas[t].indexes = core.requiredIndexColumns(table: t).map { IndexTree(column: $0, tree: BytesTree()) }
+            core.snap.metas[t].indexes = core.indexes.requiredIndexColumns(table: t).map { IndexTree(column: $0, tree: BytesTree()) }
             core.snap.metas[t].indexesChecked = true
             core.snap.infos.append(nil)
             core.snap.tableByName[s.className] = t
@@ -121,8 +121,8 @@ public final class StrataFileWriter {
         core.snap.metas[t].nextKey = key &+ 1
         try Realm.Error.wrap {
             try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, in: writing) }
-            if try core.maintainedIndexes(table: t, writing) {
-                try row.bytes.withUnsafeBytes { try core.indexInsert(table: t, key: key, row: $0, writing) }
+            if try core.indexes.maintainedIndexes(table: t, writing) {
+                try row.bytes.withUnsafeBytes { try core.indexes.indexInsert(table: t, key: key, row: $0, writing) }
             }
             if let pkIndexKey {
                 try withUnsafeBytes(of: key.littleEndian) { valueBytes in
@@ -211,7 +211,7 @@ public final class StrataFileWriter {
                 return k
             }
             func link(_ k: UInt64) throws(Realm.Error) {
-                try Realm.Error.wrap { try core.addBacklink(target: target, targetKey: k, source: t, column: c, sourceKey: key) }
+                try Realm.Error.wrap { try core.backlinkStore.addBacklink(target: target, targetKey: k, source: t, column: c, sourceKey: key) }
             }
             switch (property.collection, value) {
             case (.none, .null):
@@ -249,11 +249,11 @@ public final class StrataFileWriter {
         }
         try Realm.Error.wrap {
             // Links stored above may have changed this row's own footer (a link to itself).
-            try core.syncFooter(&row, writing)
+            try core.adding.syncFooter(&row, writing)
             try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, in: writing) }
-            if try core.maintainedIndexes(table: t, writing) {
+            if try core.indexes.maintainedIndexes(table: t, writing) {
                 try stored.withUnsafeBytes { old in
-                    try row.bytes.withUnsafeBytes { new in try core.indexReplace(table: t, key: key, old: old, new: new, writing) }
+                    try row.bytes.withUnsafeBytes { new in try core.indexes.indexReplace(table: t, key: key, old: old, new: new, writing) }
                 }
             }
         }

@@ -81,7 +81,7 @@ extension Migration {
         }
         do {
             let obj = try info.type.make(value: value)
-            let key = try ctx.core.addObject(obj, update: .error)
+            let key = try ctx.core.adding.addObject(obj, update: .error)
             guard let t = ctx.core.snap.tableByName[typeName] else {
                 ctx.fail(.invalidArgument, "create: '\(typeName)' has no table in this realm")
                 return failed
@@ -104,7 +104,7 @@ extension Migration {
             ctx.fail(.invalidArgument, "delete: pass the new object of enumerateObjects, not the old one")
             return
         }
-        do { _ = try ctx.core.deleteObject(table: table, key: view.key) } catch { ctx.fail(error) }
+        do { _ = try ctx.core.deletion.deleteObject(table: table, key: view.key) } catch { ctx.fail(error) }
     }
 
     /// Deletes every object of a class and, when the code no longer has the class, the class
@@ -131,7 +131,7 @@ extension Migration {
                 keys.append(k)
                 return true
             }
-            for k in keys { _ = try core.deleteObject(table: t, key: k) }
+            for k in keys { _ = try core.deletion.deleteObject(table: t, key: k) }
         } catch {
             ctx.fail(error)
         }
@@ -174,10 +174,10 @@ extension Migration {
                 guard var row = try core.snap.metas[t].objects.withValue(forKey: key, in: w, { buf in
                     _RowBuilder(copying: buf, layout: info.layout, core: core, table: t, key: key)
                 }) else { continue }
-                if !(try RealmCore.copyColumn(oldColumn, of: oldRow, to: newColumn, in: &row)) { continue }
+                if !(try Migrator.copyColumn(oldColumn, of: oldRow, to: newColumn, in: &row)) { continue }
                 try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, in: w) }
             }
-            for e in ctx.pendingBacklinks[t]?[oc] ?? [] { try core.putBacklink(e, column: nc, w: w) }
+            for e in ctx.pendingBacklinks[t]?[oc] ?? [] { try core.migrator.putBacklink(e, column: nc, w: w) }
             ctx.pendingBacklinks[t]?[oc] = nil
             ctx.droppedColumns[t]?.remove(oc)
             core.snap.metasDirty = true

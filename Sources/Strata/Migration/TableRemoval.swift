@@ -24,30 +24,30 @@
 //   migration did not remove.
 import StrataStorage
 
-extension RealmCore {
+extension Migrator {
     /// Removes `ctx.removedTables` (emptied by the block) from the catalog and renumbers the
     /// tables after them; part of the migration's write.
     func removeTables(_ ctx: MigrationContext, w: WriteTransaction) throws {
         let removed = ctx.removedTables
         guard !removed.isEmpty else { return }
-        let removedNames = Set(removed.map { snap.schemas[$0].className })
-        for (t, schema) in snap.schemas.enumerated() where !removed.contains(t) {
+        let removedNames = Set(removed.map { core.snap.schemas[$0].className })
+        for (t, schema) in core.snap.schemas.enumerated() where !removed.contains(t) {
             for property in schema.allProperties {
                 guard let target = property.objectClassName, removedNames.contains(target) else { continue }
                 throw Realm.Error(.invalidSchema, "deleteData(forType: \"\(target)\"): '\(schema.className).\(property.name)' of a class the file keeps refers to it; delete the data of '\(schema.className)' too, or keep '\(target)' in the code")
             }
         }
         // Open collections are keyed by table number: write their roots into their rows first.
-        try flushCollections(w)
+        try core.flushCollections(w)
         for t in removed {
-            var objects = snap.metas[t].objects
+            var objects = core.snap.metas[t].objects
             guard try objects.firstKey(in: w) == nil else {
-                throw Realm.Error(.invalidState, "deleteData(forType: \"\(snap.schemas[t].className)\") left objects behind")
+                throw Realm.Error(.invalidState, "deleteData(forType: \"\(core.snap.schemas[t].className)\") left objects behind")
             }
             try objects.destroy(in: w)
-            var primaryKeys = snap.metas[t].primaryKeys
+            var primaryKeys = core.snap.metas[t].primaryKeys
             try primaryKeys.destroy(in: w)
-            for index in snap.metas[t].indexes {
+            for index in core.snap.metas[t].indexes {
                 var tree = index.tree
                 try tree.destroy(in: w)
             }
@@ -55,7 +55,7 @@ extension RealmCore {
         // New number of each old table (nil: removed).
         var renumbered: [Int?] = []
         var next = 0
-        for t in snap.schemas.indices {
+        for t in core.snap.schemas.indices {
             if removed.contains(t) {
                 renumbered.append(nil)
             } else {
@@ -64,27 +64,27 @@ extension RealmCore {
             }
         }
         try renumberBacklinks(renumbered, w: w)
-        let kept = snap.schemas.indices.filter { !removed.contains($0) }
-        snap.schemas = kept.map { snap.schemas[$0] }
-        snap.metas = kept.map { snap.metas[$0] }
-        snap.infos = kept.map { snap.infos[$0] }
-        snap.tableByName = [:]
-        snap.tableByClass = [:]
-        for (t, schema) in snap.schemas.enumerated() {
-            snap.tableByName[schema.className] = t
-            if let info = snap.infos[t] { snap.tableByClass[ObjectIdentifier(info.type)] = t }
+        let kept = core.snap.schemas.indices.filter { !removed.contains($0) }
+        core.snap.schemas = kept.map { core.snap.schemas[$0] }
+        core.snap.metas = kept.map { core.snap.metas[$0] }
+        core.snap.infos = kept.map { core.snap.infos[$0] }
+        core.snap.tableByName = [:]
+        core.snap.tableByClass = [:]
+        for (t, schema) in core.snap.schemas.enumerated() {
+            core.snap.tableByName[schema.className] = t
+            if let info = core.snap.infos[t] { core.snap.tableByClass[ObjectIdentifier(info.type)] = t }
         }
-        snap.schemaDirty = true
-        snap.metasDirty = true
+        core.snap.schemaDirty = true
+        core.snap.metasDirty = true
         // Caches keyed by table number (open collections, add paths) describe the old numbering.
-        snapshotMoved()
+        core.snapshotMoved()
     }
 
     /// Rewrites the backlink entries whose target or source table moves (`renumbered[old]`).
     private func renumberBacklinks(_ renumbered: [Int?], w: WriteTransaction) throws {
         var moved: [(key: [UInt8], value: [UInt8])] = []
         var damaged: String?
-        try snap.backlinks.forEach(from: nil, in: w) { k, v in
+        try core.snap.backlinks.forEach(from: nil, in: w) { k, v in
             guard k.count == 28 else { return true }
             let target = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
             let source = Int(UInt32(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
@@ -98,7 +98,7 @@ extension RealmCore {
         }
         if let damaged { throw Realm.Error(.corruptFile, damaged) }
         for e in moved {
-            _ = try e.key.withUnsafeBytes { try snap.backlinks.remove($0, in: w) }
+            _ = try e.key.withUnsafeBytes { try core.snap.backlinks.remove($0, in: w) }
         }
         for e in moved {
             var key = e.key
@@ -106,7 +106,7 @@ extension RealmCore {
             let source = key.withUnsafeBytes { Int(UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self))) }
             withUnsafeBytes(of: UInt32(truncatingIfNeeded: renumbered[target] ?? target).bigEndian) { for i in 0..<4 { key[i] = $0[i] } }
             withUnsafeBytes(of: UInt32(truncatingIfNeeded: renumbered[source] ?? source).bigEndian) { for i in 0..<4 { key[12 + i] = $0[i] } }
-            try key.withUnsafeBytes { kb in try e.value.withUnsafeBytes { vb in _ = try snap.backlinks.put(kb, vb, in: w) } }
+            try key.withUnsafeBytes { kb in try e.value.withUnsafeBytes { vb in _ = try core.snap.backlinks.put(kb, vb, in: w) } }
         }
     }
 }

@@ -378,7 +378,7 @@ extension AnyRealmValue: _PersistableElement {
             out.bytes.append(AnyRealmValueTag.decimal128.rawValue)
             try v._strataEncodeElement(&out)
         case .object(let o):
-            let key = try out.core.keyForLinking(o, from: out.ownerTable)
+            let key = try out.core.adding.keyForLinking(o, from: out.ownerTable)
             put(.object, key)
             out.bytes.append(contentsOf: type(of: o).className().utf8)
         case .list(let list):
@@ -458,7 +458,7 @@ extension AnyRealmValue: _PersistableElement {
             }
             let key = UInt64(littleEndian: payload.loadUnaligned(as: UInt64.self))
             let className = String(decoding: UnsafeRawBufferPointer(rebasing: payload.dropFirst(8)), as: UTF8.self)
-            return core.anyLinkTarget(className: className, key: key).map { .object($0) } ?? .none
+            return linkTarget(in: core, className: className, key: key).map { .object($0) } ?? .none
         case .list, .dictionary:
             guard depth < maxNestingDepth else {
                 core.readFailed(Realm.Error(.corruptFile, "an AnyRealmValue nests collections more than \(maxNestingDepth) levels deep"))
@@ -480,24 +480,24 @@ extension AnyRealmValue: _PersistableElement {
     }
 }
 
-extension RealmCore {
+extension AnyRealmValue {
     /// The object an `AnyRealmValue` link names, nil when it no longer exists. The class is the
     /// one this realm has bound to that name, else the one this process discovered under it (used,
     /// or listed in `objectTypes`); a link to a class this process never met cannot be
     /// materialised and is reported as a read failure naming it.
-    func anyLinkTarget(className: String, key: UInt64) -> Object? {
+    static func linkTarget(in core: RealmCore, className: String, key: UInt64) -> Object? {
         do {
-            let snapshotPages = try pages()
-            guard let known = snap.tableByName[className] else { return nil }
-            let bound = known < snap.infos.count ? snap.infos[known] : nil
+            let snapshotPages = try core.pages()
+            guard let known = core.snap.tableByName[className] else { return nil }
+            let bound = known < core.snap.infos.count ? core.snap.infos[known] : nil
             guard let info = bound ?? ClassInfo.registered(named: className) else {
-                readFailed(Realm.Error(.invalidArgument, "an AnyRealmValue links to a '\(className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
+                core.readFailed(Realm.Error(.invalidArgument, "an AnyRealmValue links to a '\(className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
             }
-            guard let table = try tableIndex(for: info, create: false),
-                  try snap.metas[table].objects.contains(key, in: snapshotPages) else { return nil }
-            return materializeAny(info: info, table: table, key: key)
+            guard let table = try core.tableIndex(for: info, create: false),
+                  try core.snap.metas[table].objects.contains(key, in: snapshotPages) else { return nil }
+            return core.materializeAny(info: info, table: table, key: key)
         } catch {
-            readFailed(error)
+            core.readFailed(error)
         }
     }
 }

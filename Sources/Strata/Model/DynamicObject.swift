@@ -122,38 +122,38 @@ extension AnyRealmValue {
     }
 }
 
-extension RealmCore {
-    /// The element `bytes` of `collection` as an `E`. The links of a dynamic collection
+extension CollectionRef {
+    /// The element `bytes` of this collection as an `E`. The links of a dynamic collection
     /// (`List<DynamicObject>`, `Map<String, DynamicObject?>`…) name no Swift class, so they are
-    /// bound to the class the collection's property links to; every other type decodes itself.
+    /// bound to the class the property links to; every other type decodes itself.
     @inline(__always)
-    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef, as: E.Type) -> E {
-        if E.self == DynamicObject.self || E.self == DynamicObject?.self, collection.column.type != .object {
-            misuse(.invalidArgument, "'\(snap.schemas[collection.table].className).\(snap.schemas[collection.table].allProperties[collection.column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
+    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, as: E.Type) -> E {
+        if E.self == DynamicObject.self || E.self == DynamicObject?.self, column.type != .object {
+            core.misuse(.invalidArgument, "'\(core.snap.schemas[table].className).\(core.snap.schemas[table].allProperties[column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
         }
         if E.self == DynamicObject.self {
-            return unsafeBitCast(dynamicLink(bytes, of: collection), to: E.self)
+            return unsafeBitCast(dynamicLink(bytes), to: E.self)
         }
         if E.self == DynamicObject?.self {
             // An optional link: a presence byte, then the key.
             guard bytes.first == 1 else { return unsafeBitCast(DynamicObject?.none, to: E.self) }
-            return unsafeBitCast(DynamicObject?.some(dynamicLink(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), of: collection)), to: E.self)
+            return unsafeBitCast(DynamicObject?.some(dynamicLink(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))), to: E.self)
         }
-        return E._strataDecodeElement(_ElementView(bytes: bytes, core: self))
+        return E._strataDecodeElement(_ElementView(bytes: bytes, core: core))
     }
 
     /// The object a dynamic collection's link element names, bound to the linked class.
-    private func dynamicLink(_ bytes: UnsafeRawBufferPointer, of collection: CollectionRef) -> DynamicObject {
-        guard bytes.count >= 8 else { readFailed(Realm.Error(.corruptFile, "a link element of \(bytes.count) bytes")) }
+    private func dynamicLink(_ bytes: UnsafeRawBufferPointer) -> DynamicObject {
+        guard bytes.count >= 8 else { core.readFailed(Realm.Error(.corruptFile, "a link element of \(bytes.count) bytes")) }
         let key = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
-        guard let table = linkTargetTable(table: collection.table, column: collection.column.index) else {
-            readFailed(Realm.Error(.corruptFile, "a link collection whose target class has no table"))
+        guard let target = core.linkTargetTable(table: table, column: column.index) else {
+            core.readFailed(Realm.Error(.corruptFile, "a link collection whose target class has no table"))
         }
-        let bound = table < snap.infos.count ? snap.infos[table] : nil
-        guard let info = bound ?? ClassInfo.registered(named: snap.schemas[table].className) else {
-            readFailed(Realm.Error(.invalidArgument, "a dynamic collection links to '\(snap.schemas[table].className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
+        let bound = target < core.snap.infos.count ? core.snap.infos[target] : nil
+        guard let info = bound ?? ClassInfo.registered(named: core.snap.schemas[target].className) else {
+            core.readFailed(Realm.Error(.invalidArgument, "a dynamic collection links to '\(core.snap.schemas[target].className)', a class this process has not used; list it in Realm.Configuration.objectTypes"))
         }
-        return DynamicObject.bound(ObjectBinding(core: self, info: info, table: table, key: key))
+        return DynamicObject.bound(ObjectBinding(core: core, info: info, table: target, key: key))
     }
 }
 
@@ -211,17 +211,17 @@ extension Object {
     }
 }
 
-extension RealmCore {
+extension CollectionRef {
     /// A dynamic collection's static type admits any object: refuse one of another class than the
     /// property links to (a typed collection's element type makes that check).
-    func checkDynamicElement<E>(_ element: E, for collection: CollectionRef) throws(Realm.Error) {
+    func checkDynamicElement<E>(_ element: E) throws(Realm.Error) {
         let object: Object? = (element as? DynamicObject) ?? ((element as? DynamicObject?) ?? nil)
-        guard collection.column.type == .object else {
-            let schema = snap.schemas[collection.table]
-            throw Realm.Error(.invalidArgument, "'\(schema.className).\(schema.allProperties[collection.column.index].name)' holds values: an object cannot be added to it")
+        guard column.type == .object else {
+            let schema = core.snap.schemas[table]
+            throw Realm.Error(.invalidArgument, "'\(schema.className).\(schema.allProperties[column.index].name)' holds values: an object cannot be added to it")
         }
         guard let object else { return }
-        let wanted = snap.schemas[collection.table].allProperties[collection.column.index].objectClassName ?? ""
+        let wanted = core.snap.schemas[table].allProperties[column.index].objectClassName ?? ""
         let actual = object._binding?.info.schema.className ?? type(of: object).className()
         guard actual == wanted else {
             throw Realm.Error(.invalidArgument, "a '\(actual)' cannot be added to a collection of '\(wanted)'")

@@ -469,13 +469,13 @@ extension Object: _PersistableElement {
            UInt64(littleEndian: row.currentLoad(column, as: UInt64.self)) == binding.key {
             return
         }
-        if try row.core.updatedEmbeddedInPlace(self, row, column) { return }
-        let key = try row.core.keyForLinking(self, from: row.table)
-        try row.core.replaceLink(&row, column, newKey: key, targetType: type(of: self))
+        if try row.core.embeddedInPlace.updatedEmbeddedInPlace(self, row, column) { return }
+        let key = try row.core.adding.keyForLinking(self, from: row.table)
+        try row.core.adding.replaceLink(&row, column, newKey: key, targetType: type(of: self))
     }
 
     public static func _strataStoreNull(_ row: inout _RowBuilder, _ column: _Column) throws {
-        try row.core.replaceLink(&row, column, newKey: nil, targetType: self)
+        try row.core.adding.replaceLink(&row, column, newKey: nil, targetType: self)
     }
 
     public static func _strataDecodeElement(_ element: _ElementView) -> Self {
@@ -484,7 +484,7 @@ extension Object: _PersistableElement {
     }
 
     public func _strataEncodeElement(_ out: inout _ElementBuffer) throws {
-        let key = try out.core.keyForLinking(self, from: out.ownerTable)
+        let key = try out.core.adding.keyForLinking(self, from: out.ownerTable)
         withUnsafeBytes(of: key.littleEndian) { out.bytes.append(contentsOf: $0) }
     }
 

@@ -44,7 +44,7 @@ final class ResultsObserver<Element: RealmCollectionValue>: ChangeObserver {
         let p = try core.pages()
         var prints: [[UInt8]] = []
         prints.reserveCapacity(keys.count)
-        for k in keys { prints.append(try core.fingerprint(table: t, key: k, watching: watched, pages: p) ?? []) }
+        for k in keys { prints.append(try core.fingerprints.fingerprint(table: t, key: k, watching: watched, pages: p) ?? []) }
         return (keys, prints)
     }
 

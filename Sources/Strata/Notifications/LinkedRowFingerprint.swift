@@ -15,7 +15,7 @@
 // on the way to one changed.
 import StrataStorage
 
-extension RealmCore {
+extension RowFingerprints {
     /// How many links from the observed object a fingerprint without key paths follows.
     static let linkDepth = 3
 
@@ -69,10 +69,10 @@ extension RealmCore {
     /// is no change of the object), and lists the links it holds; false when it does not exist.
     private func appendRow(table: Int, key: UInt64, collectingLinks links: inout [LinkStep],
                            pages p: some PageReading, into out: inout [UInt8]) throws -> Bool {
-        guard table < snap.metas.count else { return false }
-        let layout = layout(ofTable: table)
-        let props = snap.schemas[table].allProperties
-        let found: Bool? = try snap.metas[table].objects.withValue(forKey: key, in: p) { row in
+        guard table < core.snap.metas.count else { return false }
+        let layout = core.layout(ofTable: table)
+        let props = core.snap.schemas[table].allProperties
+        let found: Bool? = try core.snap.metas[table].objects.withValue(forKey: key, in: p) { row in
             let footer = RowFooter.length(row) ?? 0
             out.append(contentsOf: row[0 ..< row.count - footer])
             for (c, column) in layout.columns.enumerated() where column.type == .object && c < props.count {

@@ -38,13 +38,13 @@ final class ObjectObserver<T: Object>: ChangeObserver {
 
     func start(core: RealmCore) {
         do {
-            guard let c = try core.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
+            guard let c = try core.fingerprints.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
                 flag.set()
                 block(.deleted)
                 return
             }
             columns = c
-            values = readValues(core.materializeObserved(T.self, info: info, table: table, key: key))
+            values = readValues(materializeObserved(T.self, in: core, info: info, table: table, key: key))
             version = core.snap.version
         } catch {
             flag.set()
@@ -55,13 +55,13 @@ final class ObjectObserver<T: Object>: ChangeObserver {
     func advance(core: RealmCore, silently: Bool) {
         guard version != .max, version != core.snap.version else { return }
         do {
-            guard let c = try core.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
+            guard let c = try core.fingerprints.propertyPrints(table: table, key: key, watching: watched, pages: core.pages()) else {
                 flag.set()
                 if !silently { block(.deleted) }
                 return
             }
             version = core.snap.version
-            let object = core.materializeObserved(T.self, info: info, table: table, key: key)
+            let object = materializeObserved(T.self, in: core, info: info, table: table, key: key)
             let newValues = readValues(object)
             var changes: [PropertyChange] = []
             let oldValuesReported = core.notificationHub?.deliveringLocalCommit != true
@@ -185,15 +185,13 @@ private struct ObjectObservationRequest<T: Object> {
     let block: (ObjectChange<T>) -> Void
 
     func register(in realm: Realm) -> NotificationToken {
-        let object = realm.core.materializeObserved(T.self, info: info, table: table, key: key)
+        let object = materializeObserved(T.self, in: realm.core, info: info, table: table, key: key)
         return object.observe(keyPaths: keyPaths, block)
     }
 }
 
-extension RealmCore {
-    /// The observed object, of its own class: an observer's `T` may be a base class of it
-    /// (`ObjectChange<Object>`), and an instance of the base class would read no property.
-    fileprivate func materializeObserved<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
-        materializeAny(info: info, table: table, key: key) as? T ?? materialize(T.self, info: info, table: table, key: key)
-    }
+/// The observed object, of its own class: an observer's `T` may be a base class of it
+/// (`ObjectChange<Object>`), and an instance of the base class would read no property.
+private func materializeObserved<T: Object>(_ type: T.Type, in core: RealmCore, info: ClassInfo, table: Int, key: UInt64) -> T {
+    core.materializeAny(info: info, table: table, key: key) as? T ?? core.materialize(T.self, info: info, table: table, key: key)
 }

@@ -116,6 +116,12 @@ struct QueueHandoff<T>: @unchecked Sendable {
 }
 
 extension RealmCore {
+    /// Called on the core's queue or actor by the watcher.
+    func scheduleDeliveryNow() {
+        guard let hub = notificationHub, !hub.isEmpty else { return }
+        advanceForNotifications()
+    }
+
     /// The hub, created on first use (and registered with the watcher for queue-confined realms).
     func observerHub() -> ObserverHub {
         if let h = notificationHub { return h }

@@ -90,7 +90,7 @@ final class OwnedCollectionObserver: ChangeObserver {
                 if let hit = cache[key] {
                     out.prints.append(hit)
                 } else {
-                    let print = try core.fingerprint(table: target, key: key, watching: watched, pages: p) ?? []
+                    let print = try core.fingerprints.fingerprint(table: target, key: key, watching: watched, pages: p) ?? []
                     cache[key] = print
                     out.prints.append(print)
                 }

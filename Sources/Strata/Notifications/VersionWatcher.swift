@@ -150,11 +150,3 @@ final class PendingDelivery: Sendable {
     /// Called as the delivery starts, before it reads the version.
     func release() { waiting.store(false, ordering: .releasing) }
 }
-
-extension RealmCore {
-    /// Called on the core's queue or actor by the watcher.
-    func scheduleDeliveryNow() {
-        guard let hub = notificationHub, !hub.isEmpty else { return }
-        advanceForNotifications()
-    }
-}

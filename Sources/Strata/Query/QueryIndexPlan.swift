@@ -34,17 +34,17 @@ enum QueryPlanKind: Equatable {
     case indexRange(property: String)
 }
 
-extension RealmCore {
+extension SecondaryIndexes {
     /// The candidate object keys of `predicate` on table `t`, ascending, from the best usable
     /// index; nil when no conjunct can use one (the caller scans).
     /// `exact`: the lookup itself decides `prop == constant` / `prop IN constants` (Int, Bool,
     /// ObjectId, UUID: binary equality is the query's equality), so when the whole predicate is
     /// that one comparison the candidates are the result without evaluating anything.
     func indexCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
-        if indexing.forceScan { return nil }
+        if core.indexing.forceScan { return nil }
         let equalities = predicate.indexableEqualities()
         if equalities.isEmpty { return try rangeCandidates(table: t, predicate: predicate) }
-        let properties = snap.schemas[t].allProperties
+        let properties = core.snap.schemas[t].allProperties
         var best: (rank: Int, values: Int, equality: QueryIndexableEquality, column: Int, index: Int?)?
         for equality in equalities {
             guard let c = properties.firstIndex(where: { $0.name == equality.property }) else { continue }
@@ -54,7 +54,7 @@ extension RealmCore {
             var index: Int?
             if p.isPrimary && p.type != .string {
                 rank = 0
-            } else if let i = snap.metas[t].indexes.firstIndex(where: { $0.column == c }), IndexKeys.isSecondary(p) {
+            } else if let i = core.snap.metas[t].indexes.firstIndex(where: { $0.column == c }), IndexKeys.isSecondary(p) {
                 rank = p.type == .bool ? 2 : 1
                 index = i
             } else {
@@ -65,10 +65,10 @@ extension RealmCore {
         }
         guard let choice = best else { return try rangeCandidates(table: t, predicate: predicate) }
         let property = properties[choice.column]
-        let pages = try pages()
+        let pages = try core.pages()
         var keys: [UInt64] = []
         if let i = choice.index {
-            let tree = snap.metas[t].indexes[i].tree
+            let tree = core.snap.metas[t].indexes[i].tree
             var prefix: [UInt8] = []
             for value in choice.equality.values {
                 prefix.removeAll(keepingCapacity: true)
@@ -82,7 +82,7 @@ extension RealmCore {
                 guard let k = IndexKeys.primaryKeyTreeKey(value, type: property.type) else { return nil }
                 encoded.append(k)
             }
-            let tree = snap.metas[t].primaryKeys
+            let tree = core.snap.metas[t].primaryKeys
             for k in encoded {
                 let found: UInt64?? = try k.withUnsafeBytes { kb in
                     try tree.withValue(forKey: kb, in: pages) { v in
@@ -98,7 +98,7 @@ extension RealmCore {
         }
         // Only a damaged index can name a missing object; skipping it keeps such damage from
         // producing a phantom result (a deleted object reads as default values).
-        let objects = snap.metas[t].objects
+        let objects = core.snap.metas[t].objects
         // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
         var finger = LeafFinger()
         keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
@@ -114,21 +114,20 @@ extension RealmCore {
     /// property: the objects whose index entries lie within its inclusive bounds, ascending by
     /// object key. Never exact: the caller evaluates the predicate on each.
     private func rangeCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
-        let properties = snap.schemas[t].allProperties
+        let properties = core.snap.schemas[t].allProperties
         for range in predicate.indexableRanges() {
             guard let c = properties.firstIndex(where: { $0.name == range.property }) else { continue }
             let p = properties[c]
             guard p.collection == .none, p.type == .int, IndexKeys.isSecondary(p),
-                  let i = snap.metas[t].indexes.firstIndex(where: { $0.column == c }) else { continue }
+                  let i = core.snap.metas[t].indexes.firstIndex(where: { $0.column == c }) else { continue }
             var keys: [UInt64] = []
             if !range.isEmpty {
-                let pages = try pages()
-                try Self.collectKeys(inRange: range, in: snap.metas[t].indexes[i].tree, pages, into: &keys)
+                let pages = try core.pages()
+                try Self.collectKeys(inRange: range, in: core.snap.metas[t].indexes[i].tree, pages, into: &keys)
                 keys.sort()
-                let objects = snap.metas[t].objects
-                // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
-        var finger = LeafFinger()
-        keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
+                let objects = core.snap.metas[t].objects
+                var finger = LeafFinger()
+                keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
             }
             return (keys, .indexRange(property: p.name), false)
         }

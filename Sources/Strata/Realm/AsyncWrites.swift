@@ -207,7 +207,7 @@ extension Realm {
     /// their completions on the realm's queue, in commit order.
     ///
     /// The background block holds the core and the file only weakly: the in-flight entry keeps
-    /// the realm alive until `finishAsyncFlush` runs on its queue, so the last reference to the
+    /// the realm alive until `FlushReferences.finish` runs on its queue, so the last reference to the
     /// realm is always dropped there, never on the flush thread after the completions ran.
     private func flushAsyncGroup() {
         guard let scheduler = core.scheduler, let target = core.asyncWrites.group.map(\.version).max() else { return }
@@ -218,7 +218,7 @@ extension Realm {
         let refs = FlushReferences(core: core, file: core.file)
         core.asyncWrites.flusher.async {
             let outcome = refs.makeDurable(target)
-            scheduler.async { refs.core?.finishAsyncFlush(id, outcome) }
+            scheduler.async { refs.finish(id, outcome) }
         }
     }
 
@@ -352,12 +352,10 @@ private final class FlushReferences: @unchecked Sendable {
             return error
         }
     }
-}
 
-extension RealmCore {
     /// On the realm's queue: runs the completions of flush `id`, then drops the realm it kept.
-    func finishAsyncFlush(_ id: UInt64, _ outcome: Realm.Error?) {
-        guard let entry = asyncWrites.inFlight.removeValue(forKey: id) else { return }
+    func finish(_ id: UInt64, _ outcome: Realm.Error?) {
+        guard let entry = core?.asyncWrites.inFlight.removeValue(forKey: id) else { return }
         for onComplete in entry.completions { onComplete?(outcome) }
     }
 }

@@ -107,7 +107,7 @@ public struct Realm {
                 schemas = schemas.filter { names.contains($0.className) }
             }
         } else {
-            schemas = core.withDiscoveredClasses(schemas)
+            schemas = core.migrator.withDiscoveredClasses(schemas)
         }
         return Schema(objectSchema: schemas)
     }
@@ -260,7 +260,7 @@ public struct Realm {
         if update != .error, (try ClassInfo.of(type(of: object))).primaryKeyColumn == nil {
             throw Realm.Error(.missingPrimaryKey, "add(update:) needs a primary key; '\(type(of: object).className())' has none")
         }
-        try core.addObject(object, update: update)
+        try core.adding.addObject(object, update: update)
     }
 
     /// Creates (or, with `update`, updates) an object from a dictionary, array or object value
@@ -337,7 +337,7 @@ public struct Realm {
         // Keys that name no property are ignored, as RealmSwift's create ignores them (one
         // dictionary may describe several classes).
         try object._apply(value: value, ignoringUnknownKeys: true)
-        try core.addObject(object, update: update)
+        try core.adding.addObject(object, update: update)
         return object
     }
 
@@ -399,7 +399,7 @@ public struct Realm {
     /// try realm.write { realm.delete(dog) }
     /// ```
     public func delete(_ object: Object) {
-        core.deferringFailure("delete an object") { try core.deleteObject(object) }
+        core.deferringFailure("delete an object") { try core.deletion.deleteObject(object) }
     }
 
     /// Deletes every object of `objects` (collected first, so a live collection may be passed);
@@ -408,7 +408,7 @@ public struct Realm {
         let list = objects.map { $0 as Object }
         // As Realm, which checks per object: nothing to delete needs no write.
         if list.isEmpty { return }
-        core.deferringFailure("delete objects") { try core.deleteObjects(list) }
+        core.deferringFailure("delete objects") { try core.deletion.deleteObjects(list) }
     }
 
     /// Like `delete(_:)`, throwing its failure at once (the write is failed all the same, see
@@ -416,20 +416,20 @@ public struct Realm {
     ///
     /// - Throws: `Realm.Error` (see `delete(_:)`), `.notInWriteTransaction` outside a write.
     public func deleteThrowing(_ object: Object) throws {
-        try core.failingWrite { try core.deleteObject(object) }
+        try core.failingWrite { try core.deletion.deleteObject(object) }
     }
 
     /// Like `delete(_:)` of a sequence, throwing its failure at once (see `deleteThrowing(_:)`).
     public func deleteThrowing<S: Sequence>(_ objects: S) throws where S.Element: Object {
         let list = objects.map { $0 as Object }
         if list.isEmpty { return }
-        try core.failingWrite { try core.deleteObjects(list) }
+        try core.failingWrite { try core.deletion.deleteObjects(list) }
     }
 
     /// Deletes every object in the realm, in the open write transaction (the file does not
     /// shrink). Failures are deferred as for `delete(_:)`.
     public func deleteAll() {
-        core.deferringFailure("delete all objects") { try core.deleteAll() }
+        core.deferringFailure("delete all objects") { try core.deletion.deleteAll() }
     }
 
     // MARK: - Reading
@@ -607,7 +607,7 @@ public struct Realm {
             throw Realm.Error(.invalidEncryptionKey, "the encryption key is \(k.count) bytes; it must be 64")
         }
         if core.isInWriteTransaction {
-            try core.writeUncommittedCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) })
+            try core.uncommittedCopy.writeUncommittedCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) })
             return
         }
         try Realm.Error.wrap { try core.file.writeCopy(toPath: fileURL.standardizedFileURL.path, encryptionKey: encryptionKey.map { [UInt8]($0) }) }

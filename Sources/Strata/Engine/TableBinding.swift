@@ -25,7 +25,7 @@ extension RealmCore {
             throw Realm.Error(.invalidSchemaVersion, "'\(fileIdentity)' has schema version \(snap.schemaVersion), newer than the configuration's \(configuration.schemaVersion)", fileURL: configuration.fileURL)
         }
         if configuration.schemaVersion > snap.schemaVersion && !configuration.readOnly {
-            try migrate(known: known)  // Migration/MigrationRun.swift
+            try migrator.migrate(known: known)  // Migration/MigrationRun.swift
             return
         }
         var missing: [ClassInfo] = []
@@ -81,7 +81,7 @@ extension RealmCore {
         let t = snap.schemas.count
         snap.schemas.append(info.schema)
         snap.metas.append(TableMeta(objects: KeyedTree(), primaryKeys: BytesTree(), nextKey: 1))
-        snap.metas[t].indexes = requiredIndexColumns(table: t).map { IndexTree(column: $0, tree: BytesTree()) }
+        snap.metas[t].indexes = indexes.requiredIndexColumns(table: t).map { IndexTree(column: $0, tree: BytesTree()) }
         snap.metas[t].indexesChecked = true
         snap.infos.append(info)
         snap.tableByName[name] = t
@@ -94,5 +94,29 @@ extension RealmCore {
     /// The table of a class that must exist (trapping accessor paths use this).
     func tableIndex(forType type: Object.Type) throws(Realm.Error) -> Int? {
         try tableIndex(for: try ClassInfo.of(type), create: false)
+    }
+
+    /// The class info and table of an object about to be added (creating the table if needed),
+    /// refusing embedded objects added on their own. Remembers the last class for the current
+    /// snapshot (AddPathCache.swift): adding many objects of one class then skips ClassInfo's
+    /// locked cache and the table lookup.
+    @inline(__always)
+    func classAndTable(forAdding type: Object.Type, viaLink: Bool) throws -> (ClassInfo, Int) {
+        let id = ObjectIdentifier(type)
+        if let last = addPath.lastAddedClass, last.type == id {
+            if last.info.isEmbedded && !viaLink { try refuseEmbedded(last.info) }
+            return (last.info, last.table)
+        }
+        let info = try ClassInfo.of(type)
+        if info.isEmbedded && !viaLink { try refuseEmbedded(info) }
+        guard let table = try tableIndex(for: info, create: true) else {
+            throw Realm.Error(.invalidState, "no table for '\(info.schema.className)'")
+        }
+        addPath.lastAddedClass = ClassTableBinding(type: id, info: info, table: table)
+        return (info, table)
+    }
+
+    fileprivate func refuseEmbedded(_ info: ClassInfo) throws {
+        throw Realm.Error(.invalidArgument, "embedded '\(info.schema.className)' objects can only be added through their parent's link")
     }
 }
