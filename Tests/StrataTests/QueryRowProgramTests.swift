@@ -230,6 +230,25 @@ final class RowQueryItem: Object {
         }
     }
 
+    @Test func aKeyPathArgumentIsFoundAnywhereInTheQuery() {
+        for query in ["%K == 1", "age == 1 AND %K == 2", "naïve == 'é' OR %K == 3", "label == 'x' AND name == %K"] {
+            #expect(QueryParseCache.containsKeyPathArgument(query), "\(query)")
+        }
+        for query in ["", "age == %@", "% K == 1", "%k == 1", "K% == 1", "naïve == 'é%' AND K == 1"] {
+            #expect(!QueryParseCache.containsKeyPathArgument(query), "\(query)")
+        }
+    }
+
+    /// The scalar arguments converted by their exact type convert as `QueryValue(converting:)`
+    /// does; a bridged number still takes the general path.
+    @Test func scalarArgumentsConvertAsTheGeneralPathDoes() throws {
+        let date = Date(timeIntervalSince1970: 1_234.5)
+        let arguments: [Any] = [7, Int64(-8), 2.5, "s", date, NSNumber(value: 3), Int32(4), Int?.some(5) as Any]
+        let converted = try Object.queryArguments(arguments)
+        #expect(converted.map(Optional.some) == arguments.map { QueryValue(converting: $0) })
+        #expect(converted.prefix(5) == [.int(7), .int(-8), .double(2.5), .string("s"), .date(date)])
+    }
+
     @Test func errorsAreNeverCached() throws {
         let counter = Counter()
         for _ in 0..<2 {

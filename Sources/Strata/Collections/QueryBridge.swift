@@ -84,6 +84,15 @@ extension Object {
     static func queryArguments(_ args: [Any]) throws(Realm.Error) -> [QueryValue] {
         var values: [QueryValue] = []
         for (i, a) in args.enumerated() {
+            // The common scalars first, matched by their exact dynamic type (no bridging, so an
+            // NSNumber still converts below): each converts as `QueryValue(converting:)` would,
+            // which first tries two protocol casts.
+            let dynamicType = type(of: a)
+            if dynamicType == Int.self, let v = a as? Int { values.append(.int(Int64(v))); continue }
+            if dynamicType == Int64.self, let v = a as? Int64 { values.append(.int(v)); continue }
+            if dynamicType == Double.self, let v = a as? Double { values.append(.double(v)); continue }
+            if dynamicType == String.self, let v = a as? String { values.append(.string(v)); continue }
+            if dynamicType == Date.self, let v = a as? Date { values.append(.date(v)); continue }
             if let o = a as? Object { values.append(.object(o.queryReference)); continue }
             if let c = a as? _QueryCollectionValue { values.append(c._queryValue); continue }
             guard let v = queryArgument(a) else {

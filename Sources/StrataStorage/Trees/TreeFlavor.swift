@@ -243,9 +243,13 @@ enum BytesFlavor: TreeFlavor {
             if x != y { return x < y ? -1 : 1 }
             i += 8
         }
-        if i < common {
-            let c = Int(memcmp(a + i, bBase + i, common - i))
-            if c != 0 { return c }
+        // The tail (under 8 bytes: an integer index key's last byte) byte by byte; a memcmp
+        // call cost more than the compare.
+        while i < common {
+            let x = a.load(fromByteOffset: i, as: UInt8.self)
+            let y = bBase.load(fromByteOffset: i, as: UInt8.self)
+            if x != y { return x < y ? -1 : 1 }
+            i += 1
         }
         return aCount - b.count
     }
