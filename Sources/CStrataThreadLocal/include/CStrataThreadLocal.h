@@ -18,6 +18,14 @@ extern _Thread_local int64_t strata_tls_thread_identity;
 /// Tag number of the queue whose block this thread is known to be running (0 outside).
 extern _Thread_local int64_t strata_tls_verified_queue;
 
+/// Nonzero while this thread instantiates an object that is about to be bound to a stored row:
+/// its declaration defaults are never read, so the ones that cost (the clock, random numbers) are
+/// skipped.
+extern _Thread_local int64_t strata_tls_materializing;
+
+static inline int64_t strata_tls_get_materializing(void) { return strata_tls_materializing; }
+static inline void strata_tls_set_materializing(int64_t value) { strata_tls_materializing = value; }
+
 static inline uintptr_t strata_tls_get_layout_type(void) { return strata_tls_layout_type; }
 static inline const void *strata_tls_get_layout(void) { return strata_tls_layout; }
 static inline void strata_tls_set_layout(uintptr_t type, const void *layout) {

@@ -107,7 +107,7 @@ extension RealmCore {
 
     @inline(__always)
     func materialize<T: Object>(_ type: T.Type, info: ClassInfo, table: Int, key: UInt64) -> T {
-        let object = T()
+        let object = ManagedInstantiation.make { T() }
         let binding = ObjectBinding(core: self, info: info, table: table, key: key)
         object._binding = binding
         if !info.legacyFields.isEmpty { info.bindLegacyFields(object, binding) }
@@ -117,7 +117,7 @@ extension RealmCore {
     /// A managed object of `info`'s class (the type is only known at run time here).
     func materializeAny(info: ClassInfo, table: Int, key: UInt64) -> Object {
         // `info.type.init()` (not a generic `T()`): the dynamic class must be instantiated.
-        let o = info.type.init()
+        let o = ManagedInstantiation.make { info.type.init() }
         let binding = ObjectBinding(core: self, info: info, table: table, key: key)
         o._binding = binding
         if !info.legacyFields.isEmpty { info.bindLegacyFields(o, binding) }

@@ -460,16 +460,22 @@ extension Optional: _BoxedOptional {
 // of a bulk insert of objects whose model sets the date at once (most do).
 extension Date {
     public static func _strataDeclarationDefault() -> Date {
+        // Never read for an object bound to a stored row (ManagedInstantiation.swift).
+        if ManagedInstantiation.isActive { return Date(timeIntervalSinceReferenceDate: 0) }
         var now = timespec()
         guard clock_gettime(CLOCK_REALTIME_COARSE, &now) == 0 else { return Date() }
         return Date(timeIntervalSince1970: Double(now.tv_sec) + Double(now.tv_nsec) / 1_000_000_000)
     }
 }
 extension ObjectId {
-    public static func _strataDeclarationDefault() -> ObjectId { .generate() }
+    public static func _strataDeclarationDefault() -> ObjectId {
+        ManagedInstantiation.isActive ? ObjectId._strataDefault() : .generate()
+    }
 }
 extension UUID {
-    public static func _strataDeclarationDefault() -> UUID { UUID() }
+    public static func _strataDeclarationDefault() -> UUID {
+        ManagedInstantiation.isActive ? UUID._strataDefault() : UUID()
+    }
 }
 extension _CustomPersistable {
     public static func _strataDeclarationDefault() -> Self { converted(PersistedType._strataDeclarationDefault()) }
