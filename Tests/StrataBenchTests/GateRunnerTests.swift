@@ -16,8 +16,7 @@ struct GateRunnerTests {
 
     static func script(_ directory: String, _ name: String, _ body: String) throws -> String {
         let path = (directory as NSString).appendingPathComponent(name)
-        try ("#!/bin/sh\n" + body).write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        try ExecutableScript.write(path, body: body)
         return path
     }
 

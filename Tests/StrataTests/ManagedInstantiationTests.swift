@@ -29,13 +29,16 @@ final class InstantiationProbe: Object {
 @Suite(.serialized) struct ManagedInstantiationTests {
     @Test func storedRowsAreInstantiatedUnderTheMarkAndReadTheirStoredValues() throws {
         let realm = try Realm(configuration: memoryConfig())
+        _ = InstantiationProbe.takeMarks()
         let made = (0..<3).map { i -> InstantiationProbe in
             let o = InstantiationProbe()
             o.created = Date(timeIntervalSince1970: 1_000_000 + Double(i))
             o.n = i
             return o
         }
-        #expect(InstantiationProbe.takeMarks() == [false, false, false], "an application's objects never see the mark")
+        // (The first use of the class may make one more probe object, also unmarked.)
+        let madeMarks = InstantiationProbe.takeMarks()
+        #expect(madeMarks.count >= 3 && !madeMarks.contains(true), "an application's objects never see the mark")
         let tokens = made.map(\.token), stamps = made.map(\.stamp)
         try realm.write { realm.add(made) }
         _ = InstantiationProbe.takeMarks()

@@ -78,8 +78,7 @@ extension ColumnAggregates {
         default: return false
         }
         core.checkThread()
-        let field = FixedField(offset: c.offset, width: width, nullByte: c.index / 8,
-                               nullMask: c.isOptional ? 1 << UInt8(c.index % 8) : 0)
+        let field = c.fixedField(width: width, isOptional: c.isOptional)
         do {
             try core.snap.metas[t].objects.forEachField(field, in: try core.pages()) { _, bits in
                 if let bits { body(bits) }

@@ -108,8 +108,7 @@ extension RowColumnReader {
     /// `isNull` of every row, without a row view (Trees/KeyedTreeField.swift).
     var field: FixedField? {
         guard let width = fixedWidth else { return nil }
-        return FixedField(offset: column.offset, width: width, nullByte: column.index / 8,
-                          nullMask: isOptional ? 1 << UInt8(column.index % 8) : 0)
+        return column.fixedField(width: width, isOptional: isOptional)
     }
 
     /// The slot's bits, little-endian and zero-extended: what `forEachField` gives for `field`.
@@ -124,6 +123,12 @@ extension RowColumnReader {
 }
 
 extension _Column {
+    /// The slot of `width` bytes and the null bit as StrataStorage's field scan reads them
+    /// (Trees/KeyedTreeField.swift). Not optional: every row's slot is read, its null bit ignored.
+    func fixedField(width: Int, isOptional: Bool) -> FixedField {
+        FixedField(offset: offset, width: width, nullByte: index / 8, nullMask: isOptional ? 1 << UInt8(index % 8) : 0)
+    }
+
     /// The null bit's byte and the fixed slot of a scalar column of fixed width; nil for
     /// variable-length values, links, collections and computed columns.
     var fixedBytes: [Range<Int>]? {

@@ -66,25 +66,14 @@ public final class StrataEngine: RegisteredEngine, @unchecked Sendable {
     private var anchor: Realm?
 
     public init(_ configuration: EngineConfiguration) throws {
-        var config = Realm.Configuration(objectTypes: [Sensor.self, Reading.self])
+        let built = StrataConfiguration(configuration, objectTypes: [Sensor.self, Reading.self], fileName: "bench.realm",
+                                        memoryName: "strata-bench")
+        let config = built.realm
         directory = configuration.directory
         trim = configuration.trim
-        // `memory` is Realm's in-memory realm (Strata keeps it as memOnly: said once, here).
-        switch configuration.durability {
-        case .memory:
-            config.inMemoryIdentifier = "strata-bench-\(UUID().uuidString)"
-            path = nil
-        case .full:
-            config.durability = .full
-            path = (configuration.directory as NSString).appendingPathComponent("bench.realm")
-        case .unsafe:
-            config.durability = .unsafe
-            path = (configuration.directory as NSString).appendingPathComponent("bench.realm")
-        }
-        if let path { config.fileURL = URL(fileURLWithPath: path) }
-        config.encryptionKey = configuration.encryptionKey.map { Data($0) }
+        path = built.path
         self.configuration = config
-        effectiveSettings = "durability=\(config.effectiveDurability.rawValue);encryption=\(config.encryptionKey == nil ? "off" : "on")"
+        effectiveSettings = built.effectiveSettings
         do {
             // Opening once creates the file and stores the schema; in memory it keeps the data alive.
             let realm = try Realm(configuration: config)

@@ -36,20 +36,12 @@ final class StrataReadStore: ReadStore, @unchecked Sendable {
     private var anchor: Realm?
 
     init(_ configuration: EngineConfiguration) throws {
-        var config = Realm.Configuration(objectTypes: [SampleSensor.self, Sample.self])
-        switch configuration.durability {
-        case .memory:
-            config.inMemoryIdentifier = "strata-bench-reads-\(UUID().uuidString)"
-            path = nil
-        case .full, .unsafe:
-            config.durability = configuration.durability == .full ? .full : .unsafe
-            let path = (configuration.directory as NSString).appendingPathComponent("reads.realm")
-            config.fileURL = URL(fileURLWithPath: path)
-            self.path = path
-        }
-        config.encryptionKey = configuration.encryptionKey.map { Data($0) }
+        let built = StrataConfiguration(configuration, objectTypes: [SampleSensor.self, Sample.self], fileName: "reads.realm",
+                                        memoryName: "strata-bench-reads")
+        let config = built.realm
+        path = built.path
         self.configuration = config
-        effectiveSettings = "durability=\(config.effectiveDurability.rawValue);encryption=\(config.encryptionKey == nil ? "off" : "on")"
+        effectiveSettings = built.effectiveSettings
         do {
             let realm = try Realm(configuration: config)
             realm.invalidate()

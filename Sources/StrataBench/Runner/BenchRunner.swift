@@ -54,11 +54,7 @@ public struct BenchRunner: Sendable {
     /// Runs every case in order. Throws only for failures that make the rest meaningless
     /// (e.g. the store directory cannot be created); a case whose writer fails still yields a row.
     public func execute() async throws -> Outcome {
-        do {
-            try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw BenchError(.io, "cannot create the store directory: \(error.localizedDescription)", path: runDirectory)
-        }
+        try CaseDirectory.create(runDirectory, what: "the store directory")
         defer { try? FileManager.default.removeItem(atPath: runDirectory) }
 
         var results: [CaseResult] = []
@@ -99,16 +95,13 @@ public struct BenchRunner: Sendable {
     /// The rows of one case: one for a write workload, one per operation for reads.
     func runRows(_ spec: CaseSpec, directory: String) async throws -> [CaseResult] {
         guard spec.workload == .reads || spec.workload == .scale else { return [try await runCase(spec, directory: directory)] }
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw BenchError(.io, "cannot create the case directory: \(error.localizedDescription)", path: directory)
-        }
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let key: [UInt8]? = spec.encryption == .on ? (0..<64).map { _ in UInt8.random(in: 0...255) } : nil
+        return try await CaseDirectory.using(directory) { try await runReadRows(spec, directory: directory) }
+    }
+
+    private func runReadRows(_ spec: CaseSpec, directory: String) async throws -> [CaseResult] {
         PeakMemory.reset()
         let before = ResourceSnapshot.now()
-        let configuration = EngineConfiguration(directory: directory, durability: spec.durability, encryptionKey: key, trim: spec.trim)
+        let configuration = CaseDirectory.configuration(spec, in: directory, key: CaseDirectory.key(for: spec))
         var rows = spec.workload == .scale
             ? try await ScaleWorkload.run(kind: spec.engine, configuration: configuration, spec: spec, executable: executable, stop: stop)
             : try await ReadsWorkload.run(kind: spec.engine, configuration: configuration, spec: spec, stop: stop)
@@ -124,17 +117,14 @@ public struct BenchRunner: Sendable {
     }
 
     func runCase(_ spec: CaseSpec, directory: String) async throws -> CaseResult {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw BenchError(.io, "cannot create the case directory: \(error.localizedDescription)", path: directory)
-        }
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let key: [UInt8]? = spec.encryption == .on ? (0..<64).map { _ in UInt8.random(in: 0...255) } : nil
+        try await CaseDirectory.using(directory) { try await runWriteCase(spec, directory: directory) }
+    }
+
+    private func runWriteCase(_ spec: CaseSpec, directory: String) async throws -> CaseResult {
+        let key = CaseDirectory.key(for: spec)
         PeakMemory.reset()
         let before = ResourceSnapshot.now()
-        let engine = try Engines.open(spec.engine, EngineConfiguration(directory: directory, durability: spec.durability,
-                                                                          encryptionKey: key, trim: spec.trim))
+        let engine = try Engines.open(spec.engine, CaseDirectory.configuration(spec, in: directory, key: key))
         var result: CaseResult
         do {
             switch spec.workload {
@@ -149,13 +139,8 @@ public struct BenchRunner: Sendable {
             case .pinnedGrowth:
                 let twinDirectory = (directory as NSString).appendingPathComponent("unpinned-twin")
                 result = try await StoreWorkloads.pinnedGrowth(engine: engine, spec: spec, stop: stop) {
-                    do {
-                        try FileManager.default.createDirectory(atPath: twinDirectory, withIntermediateDirectories: true)
-                    } catch {
-                        throw BenchError(.io, "cannot create the unpinned twin's directory: \(error.localizedDescription)", path: twinDirectory)
-                    }
-                    return try Engines.open(spec.engine, EngineConfiguration(directory: twinDirectory, durability: spec.durability,
-                                                                             encryptionKey: key, trim: spec.trim))
+                    try CaseDirectory.create(twinDirectory, what: "the unpinned twin's directory")
+                    return try Engines.open(spec.engine, CaseDirectory.configuration(spec, in: twinDirectory, key: key))
                 }
             case .compaction:
                 result = try await StoreWorkloads.compaction(engine: engine, spec: spec, stop: stop)

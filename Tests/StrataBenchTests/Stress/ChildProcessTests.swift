@@ -11,14 +11,7 @@ struct ChildProcessTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-bench-child-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fake-strata-bench"
-        // Close-on-exec: a child another test starts meanwhile must not keep the script open
-        // (running a file open for writing fails with ETXTBSY).
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
-        try #require(descriptor >= 0)
-        let bytes = Array(("#!/bin/sh\n" + body + "\n").utf8)
-        let written = write(descriptor, bytes, bytes.count)
-        close(descriptor)
-        try #require(written == bytes.count)
+        try ExecutableScript.write(path, body: body)
         return (path, directory)
     }
 
