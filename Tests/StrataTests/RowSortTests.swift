@@ -106,4 +106,21 @@ final class RowSortOwner: Object {
         }
         #expect(realm.objects(IxItem.self).sorted(byKeyPath: "child.code").map(\.rank) == [0, 1, 0, 1, 0])
     }
+
+    /// A key without a row (only damage names one) is not sorted as if its values were nil: the
+    /// rows give up and the object path, which stops on reading that object, sorts.
+    @Test func aKeyWithoutARowTakesTheObjectPath() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write { for n in 0..<5 { realm.add(IxItem(value: ["rank": n])) } }
+        let info = try ClassInfo.of(IxItem.self)
+        let t = try #require(realm.core.snap.tableByName["IxItem"])
+        let keys = realm.objects(IxItem.self).keys
+        let byRank = [Strata.SortDescriptor(keyPath: "rank")]
+        for wholeTable in [true, false] {
+            #expect(try RowSort.sortedKeys(keys, table: t, by: byRank, info: info, core: realm.core, wholeTable: wholeTable) != nil)
+        }
+        let missing = (keys.max() ?? 0) + 1_000
+        #expect(try RowSort.sortedKeys(keys + [missing], table: t, by: byRank, info: info, core: realm.core, wholeTable: false) == nil)
+        #expect(try RowSort.sortedKeys(keys + [missing], table: t, by: byRank, info: info, core: realm.core, wholeTable: true) == nil)
+    }
 }

@@ -10,7 +10,7 @@
 //   (-0 equal to +0). Ties keep the input order in both directions, as there.
 // - Only single-component key paths of the scalar columns `RowColumnReader` covers; anything else
 //   (links, enums, unknown names, whose errors the object path reports) returns nil and the
-//   object path sorts. `ColumnScan.wholeRows` (tests) turns this off, to compare both paths.
+//   object path sorts; so does a key without a row, which the object path reports. `ColumnScan.wholeRows` (tests) turns this off, to compare both paths.
 import StrataStorage
 
 enum RowSort {
@@ -28,7 +28,9 @@ enum RowSort {
             readers.append(reader)
             if let read = reader.readBytes, let known = bytes { bytes = known + read } else { bytes = nil }
         }
-        let values = try rowValues(keys, table: t, readers: readers, bytes: bytes, core: core, wholeTable: wholeTable)
+        guard let values = try rowValues(keys, table: t, readers: readers, bytes: bytes, core: core, wholeTable: wholeTable) else {
+            return nil
+        }
         let order: [Int]
         if readers.count == 1, let numeric = NumericColumn(values) {
             order = numeric.order(ascending: descriptors[0].ascending)
@@ -38,9 +40,10 @@ enum RowSort {
         return order.map { keys[$0] }
     }
 
-    /// The sort values of every key, row i's column c at `i * readers.count + c`.
+    /// The sort values of every key, row i's column c at `i * readers.count + c`; nil when a key
+    /// has no row.
     private static func rowValues(_ keys: [UInt64], table t: Int, readers: [RowColumnReader], bytes: [Range<Int>]?,
-                                  core: RealmCore, wholeTable: Bool) throws -> [QueryValue] {
+                                  core: RealmCore, wholeTable: Bool) throws -> [QueryValue]? {
         var values: [QueryValue] = []
         values.reserveCapacity(keys.count * readers.count)
         let objects = core.snap.metas[t].objects
@@ -73,9 +76,10 @@ enum RowSort {
                 for reader in readers { values.append(reader.value(view)) }
                 return true
             }
-            // A key without a row reads as nil in every column, as a missing object's values do
-            // on the object path (which the caller's keys never name: they come from the table).
-            if found == nil { for _ in readers { values.append(.null) } }
+            // A key without a row (the caller's keys come from the table, so only damage names
+            // one): the object path sorts, and stops on that object as it would on any read of it,
+            // rather than sorting it as if its values were nil.
+            if found == nil { return nil }
         }
         return values
     }
