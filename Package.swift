@@ -3,7 +3,8 @@
 // and strata-bench, the harness that measures it against SQLite.
 //
 // Dependencies point one way: strata-bench → StrataBench → Strata → StrataStorage, and
-// strata (the file tool) → StrataTool → Strata → StrataStorage.
+// strata (the file tool) → StrataTool → Strata → StrataStorage; Strata also → StrataQuery (the
+// query language, which depends on nothing).
 // package-benchmark micro-benchmarks live in the nested package `Benchmarks/` so that
 // `swift build` / `swift test` of this package never pay for building it.
 import PackageDescription
@@ -50,9 +51,13 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The query language (Sources/StrataQuery): text and typed predicates to a checked expression
+        // tree, and its evaluation over any value source. It knows nothing of objects or files;
+        // Strata joins it to rows, indexes and classes, and re-exports it.
+        .target(name: "StrataQuery"),
         .target(
             name: "Strata",
-            dependencies: ["StrataStorage", "CStrataThreadLocal"]
+            dependencies: ["StrataQuery", "StrataStorage", "CStrataThreadLocal"]
         ),
         // The revision a binary is built from (written at build time by the BuildRevision plugin).
         .target(name: "StrataBuildRevision", plugins: ["BuildRevision"]),
@@ -137,7 +142,7 @@ let package = Package(
         ),
         .executableTarget(name: "strata-fuzz", dependencies: ["StrataFuzz"], path: "Fuzz/strata-fuzz"),
         .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"]),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataCorpus", "StrataTestSupport"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataQuery", "StrataCorpus", "StrataTestSupport"]),
         // The public API as an app uses it: `import Strata`, never `@testable`.
         .testTarget(name: "StrataAPITests", dependencies: ["Strata", "StrataCrossProcess", "StrataTestSupport"]),
         .testTarget(name: "StrataToolTests", dependencies: ["StrataTool", "Strata", "StrataStorage", "StrataCorpus", "StrataTestSupport"]),

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 struct QueryCase {

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 /// SplitMix64: a small, seeded, reproducible generator.

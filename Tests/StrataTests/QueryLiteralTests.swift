@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 @Suite struct QueryLiteralTests {

@@ -5,6 +5,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 final class RowQueryItem: Object {

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 /// Stands in for the object layer's `SortDescriptor` (which adopts QuerySortKey the same way).

@@ -5,6 +5,7 @@
 // the schema type names are Realm's ("Dog", "Person", …).
 import Foundation
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 struct UnknownTestProperty: Error, Equatable {

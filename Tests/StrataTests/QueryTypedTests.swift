@@ -3,6 +3,7 @@
 import Foundation
 import Testing
 @testable import Strata
+@testable import StrataQuery
 import StrataTestSupport
 
 /// Asserts that the typed query builds the same tree as the string and that it validates.

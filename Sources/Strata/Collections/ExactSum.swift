@@ -51,17 +51,6 @@ enum ExactSum {
     static func overflow(_ number: _StrataNumber, as type: Any.Type) -> String {
         "Strata: valueTooLarge: the sum is \(number.description), which overflows \(type) (use a wider type, or Double)"
     }
-
-    /// `value` exactly as a `Decimal` (whose 38 digits hold any Int128 but the last digit of the
-    /// extremes, far beyond any sum of 64-bit values).
-    static func decimal(_ value: Int128) -> Decimal {
-        if let small = Int64(exactly: value) { return Decimal(small) }
-        let magnitude = value.magnitude
-        let high = Decimal(UInt64(truncatingIfNeeded: magnitude >> 64))
-        let low = Decimal(UInt64(truncatingIfNeeded: magnitude))
-        let result = high * Decimal(UInt64.max) + high + low
-        return value < 0 ? -result : result
-    }
 }
 
 extension _StrataNumber: CustomStringConvertible {

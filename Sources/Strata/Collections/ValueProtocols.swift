@@ -43,8 +43,8 @@ public enum _StrataNumber: Sendable {
 
     var decimal: Decimal {
         switch self {
-        case .int(let i): return ExactSum.decimal(i)
-        case .double(let d): return Decimal128.decimal(fromBinary: d)
+        case .int(let i): return ExactDecimal.decimal(i)
+        case .double(let d): return BinaryDecimal.decimal(fromBinary: d)
         case .decimal(let d): return d
         }
     }
@@ -81,7 +81,7 @@ extension _StrataNumber {
     /// `NSDecimalNumber` (an integer NSNumber cannot hold it).
     var boxed: NSNumber {
         switch self {
-        case .int(let i): Int64(exactly: i).map { NSNumber(value: $0) } ?? NSDecimalNumber(decimal: ExactSum.decimal(i))
+        case .int(let i): Int64(exactly: i).map { NSNumber(value: $0) } ?? NSDecimalNumber(decimal: ExactDecimal.decimal(i))
         case .double(let d): NSNumber(value: d)
         case .decimal(let d): NSDecimalNumber(decimal: d)
         }

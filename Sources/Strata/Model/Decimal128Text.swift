@@ -38,15 +38,15 @@ extension Decimal128 {
         return Swift.min(exponent, value.exponent)
     }
 
-    /// A `Double` as Realm converts one: rounded to 15 significant digits (Decimal128FromBinary),
+    /// A `Double` as Realm converts one: rounded to 15 significant digits (BinaryDecimal),
     /// with the exponent of those 15 digits once the number reaches 10¹⁵ (`1e20` is `1E20`), where
     /// Realm's conversion keeps them, and of its plain text below.
     convenience init(binary x: Double) {
-        let value = Decimal128.decimal(fromBinary: x)
+        let value = BinaryDecimal.decimal(fromBinary: x)
         guard !value.isNaN, !value.isZero else { self.init(value); return }
         let digits = String(describing: value.significand).count
         let adjusted = value.exponent + digits - 1
-        let digitsKept = Decimal128.binarySignificantDigits
+        let digitsKept = BinaryDecimal.binarySignificantDigits
         let exponent = adjusted >= digitsKept ? adjusted - (digitsKept - 1) : Decimal128.plainExponent(of: value)
         self.init(value, exponent: exponent)
     }

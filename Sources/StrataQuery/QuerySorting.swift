@@ -19,15 +19,15 @@
 /// Realm's `SortDescriptor(keyPath:ascending:)` is declared by the object layer (next to
 /// `Results`); it adopts this protocol with an empty extension, so sorting lives here without two
 /// declarations of `SortDescriptor` in the module.
-protocol QuerySortKey {
+package protocol QuerySortKey {
     var keyPath: String { get }
     var ascending: Bool { get }
 }
 
 /// Realm's ordering of values and the sort/distinct algorithms built on it.
-enum QueryOrdering {
+package enum QueryOrdering {
     /// Total order: negative when `a` sorts before `b`, zero when equal, positive after.
-    static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
+    package static func compare(_ a: QueryValue, _ b: QueryValue) -> Int {
         let (rankA, rankB) = (rank(a), rank(b))
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
         switch (a, b) {
@@ -82,11 +82,11 @@ enum QueryOrdering {
     /// - Throws: `QueryError(.typeMismatch)` if the path goes through a to-many property, or the
     ///   source's own error for an unknown property.
     ///   A key path that does not parse is a `.syntax` QueryError.
-    static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
+    package static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
         try sortKey(QueryParser.parseKeyPath(keyPath), of: object)
     }
 
-    static func sortKey(_ path: QueryKeyPath, of object: some QueryValueSource) throws -> QueryValue {
+    package static func sortKey(_ path: QueryKeyPath, of object: some QueryValueSource) throws -> QueryValue {
         let evaluator = QueryEvaluator(root: object)
         switch try evaluator.resolve(path) {
         case .one(let value): return value
@@ -106,13 +106,13 @@ enum QueryOrdering {
     }
 
     /// Compares two objects' key tuples (as returned by `sortKey`) under `descriptors`.
-    static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
+    package static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
         compare(keys: a, b, ascending: descriptors.map(\.ascending))
     }
 
     /// The comparison loop, non-generic: a generic loop over `[K]` instantiated type metadata on
     /// every call (5× slower sorts when measured).
-    static func compare(keys a: [QueryValue], _ b: [QueryValue], ascending: [Bool]) -> Int {
+    package static func compare(keys a: [QueryValue], _ b: [QueryValue], ascending: [Bool]) -> Int {
         let count = min(ascending.count, a.count, b.count)
         var index = 0
         while index < count {
@@ -125,7 +125,7 @@ enum QueryOrdering {
 
     /// `objects` sorted by `descriptors` (stable).
     /// - Throws: as `sortKey`.
-    static func sorted<S: QueryValueSource, K: QuerySortKey>(_ objects: [S], by descriptors: [K]) throws -> [S] {
+    package static func sorted<S: QueryValueSource, K: QuerySortKey>(_ objects: [S], by descriptors: [K]) throws -> [S] {
         guard !descriptors.isEmpty else { return objects }
         var paths: [QueryKeyPath] = []
         for descriptor in descriptors { paths.append(try QueryParser.parseKeyPath(descriptor.keyPath)) }
@@ -170,7 +170,7 @@ enum QueryOrdering {
     /// An object that a path does not reach (a nil link before its last property) is left out,
     /// as Realm leaves it out: it has no value there to be distinct by.
     /// - Throws: as `sortKey`.
-    static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
+    package static func distinct<S: QueryValueSource>(_ objects: [S], by keyPaths: [String]) throws -> [S] {
         guard !keyPaths.isEmpty else { return objects }
         var paths: [QueryKeyPath] = []
         for keyPath in keyPaths { paths.append(try QueryParser.parseKeyPath(keyPath)) }

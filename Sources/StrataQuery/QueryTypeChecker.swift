@@ -7,27 +7,27 @@
 // - Errors name the property or operand; they never depend on the data, only on the schema.
 
 /// The static type of an operand.
-struct QueryOperandType {
+package struct QueryOperandType {
     /// nil for the `nil` literal.
-    var type: QueryPropertyType?
-    var linkTarget: String?
+    package var type: QueryPropertyType?
+    package var linkTarget: String?
     /// Reaches several values (through a list, set, map or inverse link).
-    var isMany: Bool
+    package var isMany: Bool
     /// The value when the operand is a constant (lists are checked element by element).
-    var constant: QueryValue?
+    package var constant: QueryValue?
     /// The path ends at a `Map` property (so `['key']`, `@keys`, `@values` may follow).
-    var isMap = false
+    package var isMap = false
     /// Whether the path was already to-many before reaching the map (then `map['k']` is many too).
-    var isManyBeforeMap = false
+    package var isManyBeforeMap = false
 
-    init(type: QueryPropertyType?, linkTarget: String? = nil, isMany: Bool = false, constant: QueryValue? = nil) {
+    package init(type: QueryPropertyType?, linkTarget: String? = nil, isMany: Bool = false, constant: QueryValue? = nil) {
         self.type = type
         self.linkTarget = linkTarget
         self.isMany = isMany
         self.constant = constant
     }
 
-    static func of(constant value: QueryValue) -> QueryOperandType {
+    package static func of(constant value: QueryValue) -> QueryOperandType {
         switch value {
         case .null: return QueryOperandType(type: nil, constant: value)
         case .bool: return QueryOperandType(type: .bool, constant: value)
@@ -47,18 +47,18 @@ struct QueryOperandType {
         }
     }
 
-    var typeName: String {
+    package var typeName: String {
         guard let type else { return "null" }
         if type == .object, let linkTarget { return isMany ? "list of \(linkTarget)" : linkTarget }
         return isMany ? "list of \(type.rawValue)" : type.rawValue
     }
 }
 
-struct QueryTypeChecker {
-    let schema: QuerySchema
+package struct QueryTypeChecker {
+    package let schema: QuerySchema
 
     /// The operand type of the queried object itself.
-    func root(_ typeName: String) throws(QueryError) -> QueryOperandType {
+    package func root(_ typeName: String) throws(QueryError) -> QueryOperandType {
         guard schema[typeName] != nil else {
             throw QueryError(.unknownProperty, "type '\(typeName)' is not in the schema")
         }
@@ -66,7 +66,7 @@ struct QueryTypeChecker {
     }
 
     /// The type reached by following property `name` from `current`.
-    func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
+    package func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
         if let component = QueryKeyPath.mapComponent(name) {
             // A mixed value may hold a list or a dictionary: its elements are mixed values.
             if current.type == .mixed, !current.isMap {
@@ -104,7 +104,7 @@ struct QueryTypeChecker {
     }
 
     /// The type of a key path from the root type or from a bound SUBQUERY variable.
-    func keyPath(_ path: QueryKeyPath, root rootType: QueryOperandType,
+    package func keyPath(_ path: QueryKeyPath, root rootType: QueryOperandType,
                  variables: [String: QueryOperandType]) throws(QueryError) -> QueryOperandType {
         var current = rootType
         if let variable = path.variable {
@@ -118,7 +118,7 @@ struct QueryTypeChecker {
     }
 
     /// The result type of an aggregate over `operand` (named `name` in messages).
-    func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperandType, name: String) throws(QueryError) -> QueryOperandType {
+    package func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperandType, name: String) throws(QueryError) -> QueryOperandType {
         let base = operand.type ?? .mixed
         switch aggregate {
         case .count:
@@ -141,7 +141,7 @@ struct QueryTypeChecker {
     }
 
     /// Checks that `left op right` can be evaluated.
-    static func comparison(_ left: QueryOperandType, _ op: QueryOperator, _ right: QueryOperandType,
+    package static func comparison(_ left: QueryOperandType, _ op: QueryOperator, _ right: QueryOperandType,
                            options: QueryStringOptions, quantifier: QueryQuantifier,
                            leftName: String, rightName: String) throws(QueryError) {
         if quantifier != .implicit, !left.isMany {
@@ -227,14 +227,14 @@ extension QueryPredicate {
     /// Checks the predicate against `schema` for objects of type `typeName` (for trees built by
     /// `Query<T>`; string queries are checked while parsing when given a schema).
     /// - Throws: `QueryError` of kind `.unknownProperty` or `.typeMismatch` naming the property.
-    func validate(against schema: QuerySchema, type typeName: String) throws(QueryError) {
+    package func validate(against schema: QuerySchema, type typeName: String) throws(QueryError) {
         let checker = QueryTypeChecker(schema: schema)
         try checker.check(self, root: checker.root(typeName), variables: [:])
     }
 }
 
 extension QueryTypeChecker {
-    func check(_ predicate: QueryPredicate, root: QueryOperandType, variables: [String: QueryOperandType]) throws(QueryError) {
+    package func check(_ predicate: QueryPredicate, root: QueryOperandType, variables: [String: QueryOperandType]) throws(QueryError) {
         switch predicate {
         case .truePredicate, .falsePredicate: return
         case .and(let operands), .or(let operands):
@@ -249,7 +249,7 @@ extension QueryTypeChecker {
         }
     }
 
-    func type(of expression: QueryExpression, root: QueryOperandType,
+    package func type(of expression: QueryExpression, root: QueryOperandType,
               variables: [String: QueryOperandType]) throws(QueryError) -> QueryOperandType {
         switch expression {
         case .constant(let value): return .of(constant: value)

@@ -18,19 +18,19 @@ import Foundation
 /// let matcher = try QueryMatcher(QueryParser.parse("age IN %@", arguments: [ids]))
 /// let hits = try objects.filter { try matcher.matches($0) }
 /// ```
-final class QueryMatcher {
+package final class QueryMatcher {
     /// The predicate this matcher evaluates.
-    let predicate: QueryPredicate
-    let compiled: CompiledPredicate
+    package let predicate: QueryPredicate
+    package let compiled: CompiledPredicate
 
     /// Prepares `predicate` (O(size of its constants); an `IN` list of n values is hashed once).
-    init(_ predicate: QueryPredicate) {
+    package init(_ predicate: QueryPredicate) {
         self.predicate = predicate
         self.compiled = CompiledPredicate(predicate)
     }
 
     /// Whether `object` matches. Throws as `QueryPredicate.evaluate(on:)`.
-    func matches(_ object: some QueryValueSource) throws -> Bool {
+    package func matches(_ object: some QueryValueSource) throws -> Bool {
         var evaluator = QueryEvaluator(root: object)
         return try evaluator.predicate(compiled)
     }
@@ -38,7 +38,7 @@ final class QueryMatcher {
 
 /// A value normalised so that Realm equality (`==` without options) is key equality:
 /// numbers of any kind that are integral compare as `.int`, other finite numbers as `.double`.
-enum QueryMatchKey: Hashable {
+package enum QueryMatchKey: Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -51,7 +51,7 @@ enum QueryMatchKey: Hashable {
     case object(QueryObjectIdentity)
 
     /// nil when the value has no exact key (Decimal, NaN, collections): use the slow path.
-    init?(_ value: QueryValue) {
+    package init?(_ value: QueryValue) {
         switch value {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -85,14 +85,14 @@ enum QueryMatchKey: Hashable {
 
 /// A QueryPredicate with its constants prepared. Payloads are classes, so a match retains one
 /// reference; the enum needs no `indirect` box.
-enum CompiledPredicate {
+package enum CompiledPredicate {
     case constant(Bool)
     case comparison(CompiledComparison)
     case and(CompiledPredicateList)
     case or(CompiledPredicateList)
     case not(CompiledPredicateBox)
 
-    init(_ predicate: QueryPredicate) {
+    package init(_ predicate: QueryPredicate) {
         switch predicate {
         case .truePredicate: self = .constant(true)
         case .falsePredicate: self = .constant(false)
@@ -104,31 +104,31 @@ enum CompiledPredicate {
     }
 }
 
-final class CompiledPredicateList {
-    let items: [CompiledPredicate]
-    init(_ items: [CompiledPredicate]) { self.items = items }
+package final class CompiledPredicateList {
+    package let items: [CompiledPredicate]
+    package init(_ items: [CompiledPredicate]) { self.items = items }
 }
 
-final class CompiledPredicateBox {
-    let inner: CompiledPredicate
-    init(_ inner: CompiledPredicate) { self.inner = inner }
+package final class CompiledPredicateBox {
+    package let inner: CompiledPredicate
+    package init(_ inner: CompiledPredicate) { self.inner = inner }
 }
 
-final class CompiledComparison {
-    let left: CompiledExpression
-    let op: QueryOperator
-    let right: CompiledExpression
-    let options: QueryStringOptions
-    let quantifier: QueryQuantifier
+package final class CompiledComparison {
+    package let left: CompiledExpression
+    package let op: QueryOperator
+    package let right: CompiledExpression
+    package let options: QueryStringOptions
+    package let quantifier: QueryQuantifier
     /// For `IN` against a constant list whose every element has an exact key.
-    let membership: Set<QueryMatchKey>?
+    package let membership: Set<QueryMatchKey>?
     /// The right operand is a constant string already folded with `options` (fold only the left).
-    let rightIsFolded: Bool
+    package let rightIsFolded: Bool
 
     /// Lists shorter than this are scanned: hashing costs more than a few comparisons.
-    static let membershipThreshold = 8
+    package static let membershipThreshold = 8
 
-    init(_ c: QueryComparison) {
+    package init(_ c: QueryComparison) {
         left = CompiledExpression(c.left)
         op = c.op
         options = c.options
@@ -156,8 +156,8 @@ final class CompiledComparison {
     }
 }
 
-final class CompiledExpression {
-    enum Kind {
+package final class CompiledExpression {
+    package enum Kind {
         case constant
         /// A plain property of the object itself (`age`): the fast path.
         case property
@@ -167,15 +167,15 @@ final class CompiledExpression {
         case list
     }
 
-    let kind: Kind
-    let constant: QueryOperand
-    let property: String
-    let path: QueryKeyPath
-    let aggregate: QueryAggregate
-    let variable: String
+    package let kind: Kind
+    package let constant: QueryOperand
+    package let property: String
+    package let path: QueryKeyPath
+    package let aggregate: QueryAggregate
+    package let variable: String
     /// The SUBQUERY body (`.constant(true)` for other kinds).
-    let predicate: CompiledPredicate
-    let elements: [CompiledExpression]
+    package let predicate: CompiledPredicate
+    package let elements: [CompiledExpression]
 
     private init(kind: Kind, constant: QueryOperand = .one(.null), path: QueryKeyPath = QueryKeyPath([]),
                  aggregate: QueryAggregate = .count, variable: String = "", predicate: CompiledPredicate = .constant(true),
@@ -190,11 +190,11 @@ final class CompiledExpression {
         self.elements = elements
     }
 
-    convenience init(constant: QueryOperand) {
+    package convenience init(constant: QueryOperand) {
         self.init(kind: .constant, constant: constant)
     }
 
-    convenience init(_ expression: QueryExpression) {
+    package convenience init(_ expression: QueryExpression) {
         switch expression {
         case .constant(let value):
             if let elements = value.collectionElements {

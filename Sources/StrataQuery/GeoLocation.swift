@@ -1,33 +1,15 @@
-// Geospatial queries: `geoWithin` keeps the objects whose location lies in a shape. A location
-// is an embedded object with `coordinates: List<Double>` ([longitude, latitude], an altitude
-// after them is ignored) and `type: String`, which must be "Point"; RealmSwift documents this
-// shape, so models written for it work unchanged:
-//
-//     class Location: EmbeddedObject {
-//         @Persisted private var coordinates: List<Double>
-//         @Persisted private var type = "Point"
-//     }
+// Locations in the query language: the point a location object holds, and the check that the
+// left side of a GEOWITHIN links to a location class. A location is an embedded object with
+// `coordinates: List<Double>` ([longitude, latitude], an altitude after them is ignored) and
+// `type: String`, which must be "Point", as RealmSwift documents it.
 //
 // Invariants: the class a query tests must be embedded and have both properties (checked when
 // the query is built, a typed error otherwise); an object without a location, or whose
 // location is not a valid point, is not in any shape.
 
-extension Query where T: OptionalProtocol, T.Wrapped: EmbeddedObject {
-    /// A condition: the location this link holds lies in `shape`: `$0.home.geoWithin(box)`.
-    ///
-    /// An object whose link is nil, or whose location's `type` is not "Point", does not match.
-    /// A polygon that is not a valid region, or a link to a class that is not a location, is
-    /// rejected when the query is built.
-    ///
-    /// - Parameter shape: a ``GeoBox``, ``GeoPolygon`` or ``GeoCircle``.
-    public func geoWithin<S: GeoShape>(_ shape: S) -> Query<Bool> {
-        Self.comparison(self, .geoWithin, .success(.constant(shape.queryValue)), rhsText: nil)
-    }
-}
-
 extension QueryPredicate {
     /// Whether a comparison of the predicate is a GEOWITHIN.
-    var containsGeoWithin: Bool {
+    package var containsGeoWithin: Bool {
         switch self {
         case .truePredicate, .falsePredicate: return false
         case .comparison(let c): return c.op == .geoWithin
@@ -38,13 +20,13 @@ extension QueryPredicate {
 }
 
 /// The point a location object holds, read through the query layer.
-struct GeoLocation {
-    let latitude: Double
-    let longitude: Double
+package struct GeoLocation {
+    package let latitude: Double
+    package let longitude: Double
 
     /// The point of `source`, nil unless its `type` is "Point" and its `coordinates` hold a
     /// longitude and a latitude in range.
-    init?(_ source: any QueryValueSource) {
+    package init?(_ source: any QueryValueSource) {
         guard case .string("Point")? = try? source.queryValue(forKey: "type"),
               let coordinates = (try? source.queryValue(forKey: "coordinates"))?.collectionElements,
               coordinates.count >= 2,
@@ -58,7 +40,7 @@ struct GeoLocation {
 
 extension QueryTypeChecker {
     /// Checks that `operand`, the left side of a GEOWITHIN comparison, links to a location class.
-    func checkLocation(_ operand: QueryOperandType, name: String) throws(QueryError) {
+    package func checkLocation(_ operand: QueryOperandType, name: String) throws(QueryError) {
         guard let target = operand.linkTarget, let objectSchema = schema[target] else { return }
         guard objectSchema.isEmbedded else {
             throw QueryError(.typeMismatch, "GEOWITHIN needs a link to an embedded class, but '\(name)' links to '\(target)', a top-level class")

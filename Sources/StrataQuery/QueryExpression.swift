@@ -12,25 +12,25 @@
 // - Not `Sendable`: constants may be object arguments carrying their (thread-confined) source.
 
 /// A path of property names from the queried object or from a SUBQUERY variable.
-struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
+package struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     /// `"$x"` when the path starts at a SUBQUERY variable, nil when it starts at the object.
-    var variable: String?
+    package var variable: String?
     /// Property names, in order. Empty only for a bare variable (`$x`).
-    var components: [String]
+    package var components: [String]
 
     /// A path of `components` from the object, or from `variable` (`"$x"`) inside a SUBQUERY.
-    init(_ components: [String], variable: String? = nil) {
+    package init(_ components: [String], variable: String? = nil) {
         self.components = components
         self.variable = variable
     }
 
     /// Parses `"owner.name"` into components (no validation).
-    init(dotted: String) {
+    package init(dotted: String) {
         self.init(dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// Renders the path in the query language (`owner.name`, `scores['math']`, `$x.age`).
-    var description: String {
+    package var description: String {
         var text = variable ?? ""
         for component in components {
             switch QueryKeyPath.mapComponent(component) {
@@ -46,19 +46,19 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
 
     /// The component for `map['key']`. Property names are identifiers, so a component starting
     /// with `[` (like `@keys` and `@values`) can never clash with a property.
-    static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
+    package static func subscriptComponent(_ key: String) -> String { "[" + key + "]" }
     /// The component for `mixed[position]`: an element of a list held in a mixed value. It starts
     /// with `#`, which no property name or other selector does.
-    static func indexComponent(_ position: Int) -> String { "#[\(position)]" }
+    package static func indexComponent(_ position: Int) -> String { "#[\(position)]" }
     /// The component for `mixed[*]`: every element of the list or dictionary a mixed value holds.
-    static let everyElementComponent = "#[*]"
+    package static let everyElementComponent = "#[*]"
     /// The component for `map.@keys`.
-    static let keysComponent = "@keys"
+    package static let keysComponent = "@keys"
     /// The component for `map.@values`.
-    static let valuesComponent = "@values"
+    package static let valuesComponent = "@values"
 
     /// What a map component selects, nil for a property name.
-    static func mapComponent(_ component: String) -> QueryMapComponent? {
+    package static func mapComponent(_ component: String) -> QueryMapComponent? {
         if component == keysComponent { return .keys }
         if component == valuesComponent { return .values }
         if component == everyElementComponent { return .everyElement }
@@ -73,7 +73,7 @@ struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// A selector applied to a `Map` value (or a collection a mixed value holds) inside a key path.
-enum QueryMapComponent: Equatable {
+package enum QueryMapComponent: Equatable {
     case keys
     case values
     case key(String)
@@ -84,12 +84,12 @@ enum QueryMapComponent: Equatable {
 }
 
 /// `@count` (alias `@size`), `@min`, `@max`, `@sum`, `@avg`.
-enum QueryAggregate: String, Hashable, Sendable {
+package enum QueryAggregate: String, Hashable, Sendable {
     case count, min, max, sum, avg
 }
 
 /// A comparison operator.
-enum QueryOperator: String, Hashable, Sendable {
+package enum QueryOperator: String, Hashable, Sendable {
     case equal = "=="
     case notEqual = "!="
     case less = "<"
@@ -107,7 +107,7 @@ enum QueryOperator: String, Hashable, Sendable {
     case geoWithin = "GEOWITHIN"
 
     /// Operators defined on strings and data only.
-    var isStringOperator: Bool {
+    package var isStringOperator: Bool {
         switch self {
         case .beginsWith, .contains, .endsWith, .like: return true
         default: return false
@@ -115,7 +115,7 @@ enum QueryOperator: String, Hashable, Sendable {
     }
 
     /// Operators that need an order (`<` … `>=`, `BETWEEN`).
-    var isOrdering: Bool {
+    package var isOrdering: Bool {
         switch self {
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: return true
         default: return false
@@ -124,7 +124,7 @@ enum QueryOperator: String, Hashable, Sendable {
 }
 
 /// How a comparison treats a to-many operand.
-enum QueryQuantifier: String, Hashable, Sendable {
+package enum QueryQuantifier: String, Hashable, Sendable {
     /// No keyword: a to-many operand matches if any element does (Realm's implicit ANY).
     case implicit = ""
     /// `ANY` / `SOME`.
@@ -136,7 +136,7 @@ enum QueryQuantifier: String, Hashable, Sendable {
 }
 
 /// An operand of a comparison.
-indirect enum QueryExpression: Hashable, CustomStringConvertible {
+package indirect enum QueryExpression: Hashable, CustomStringConvertible {
     /// A literal or an argument.
     case constant(QueryValue)
     /// A property (possibly through links, possibly to-many).
@@ -148,23 +148,23 @@ indirect enum QueryExpression: Hashable, CustomStringConvertible {
     /// A `{…}` literal that contains non-constant elements (all-constant ones fold into `.constant(.list)`).
     case list([QueryExpression])
 
-    var description: String { QueryFormatter.expression(self) }
+    package var description: String { QueryFormatter.expression(self) }
 }
 
 /// A comparison: `[quantifier] left op[options] right`.
-struct QueryComparison: Hashable, CustomStringConvertible {
+package struct QueryComparison: Hashable, CustomStringConvertible {
     /// The operand before the operator (the key path, usually).
-    var left: QueryExpression
-    var op: QueryOperator
+    package var left: QueryExpression
+    package var op: QueryOperator
     /// The operand after the operator (a constant, usually).
-    var right: QueryExpression
+    package var right: QueryExpression
     /// `[c]`, `[d]`: string folding for the comparison.
-    var options: QueryStringOptions
+    package var options: QueryStringOptions
     /// `ANY`/`ALL`/`NONE` before the left operand, or `.implicit`.
-    var quantifier: QueryQuantifier
+    package var quantifier: QueryQuantifier
 
     /// `[quantifier] left op[options] right`.
-    init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
+    package init(_ left: QueryExpression, _ op: QueryOperator, _ right: QueryExpression,
                 options: QueryStringOptions = [], quantifier: QueryQuantifier = .implicit) {
         self.left = left
         self.op = op
@@ -173,11 +173,11 @@ struct QueryComparison: Hashable, CustomStringConvertible {
         self.quantifier = quantifier
     }
 
-    var description: String { QueryFormatter.comparison(self) }
+    package var description: String { QueryFormatter.comparison(self) }
 }
 
 /// A parsed query: the predicate a `filter` keeps objects by.
-indirect enum QueryPredicate: Hashable, CustomStringConvertible {
+package indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     case truePredicate
     case falsePredicate
     case comparison(QueryComparison)
@@ -189,23 +189,23 @@ indirect enum QueryPredicate: Hashable, CustomStringConvertible {
 
     /// The predicate in Realm's query language; it parses back to an equal tree, except for
     /// values that have no literal form (objects, `Float`, non-finite numbers), shown as `%@(…)`.
-    var description: String { QueryFormatter.predicate(self) }
+    package var description: String { QueryFormatter.predicate(self) }
 
     /// Parses a query string. See `QueryParser`.
-    init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
+    package init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments.map(\.queryValue),
                                      schema: schema, typeName: typeName)
     }
 
     /// Parses a query string with its arguments already converted.
-    init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
+    package init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments, schema: schema, typeName: typeName)
     }
 
     /// `lhs AND rhs`, flattened.
-    static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+    package static func conjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
         var operands: [QueryPredicate] = []
         for side in [lhs, rhs] {
             if case .and(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
@@ -214,7 +214,7 @@ indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     }
 
     /// `lhs OR rhs`, flattened.
-    static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
+    package static func disjunction(_ lhs: QueryPredicate, _ rhs: QueryPredicate) -> QueryPredicate {
         var operands: [QueryPredicate] = []
         for side in [lhs, rhs] {
             if case .or(let inner) = side { operands.append(contentsOf: inner) } else { operands.append(side) }
@@ -223,9 +223,9 @@ indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     }
 
     /// `lhs AND rhs`.
-    static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
+    package static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
     /// `lhs OR rhs`.
-    static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
+    package static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
     /// `NOT self`.
-    static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
+    static prefix package func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
 }

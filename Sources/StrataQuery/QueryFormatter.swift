@@ -7,8 +7,8 @@
 // can express.
 import Foundation
 
-enum QueryFormatter {
-    static func predicate(_ node: QueryPredicate) -> String {
+package enum QueryFormatter {
+    package static func predicate(_ node: QueryPredicate) -> String {
         switch node {
         case .truePredicate: return "TRUEPREDICATE"
         case .falsePredicate: return "FALSEPREDICATE"
@@ -38,7 +38,7 @@ enum QueryFormatter {
         condition ? "(\(predicate(p)))" : predicate(p)
     }
 
-    static func comparison(_ c: QueryComparison) -> String {
+    package static func comparison(_ c: QueryComparison) -> String {
         var text = c.quantifier == .implicit ? "" : c.quantifier.rawValue + " "
         text += expression(c.left) + " " + c.op.rawValue
         if !c.options.isEmpty {
@@ -50,7 +50,7 @@ enum QueryFormatter {
         return text + " " + expression(c.right)
     }
 
-    static func expression(_ e: QueryExpression) -> String {
+    package static func expression(_ e: QueryExpression) -> String {
         switch e {
         case .constant(let value): return self.value(value)
         case .keyPath(let path): return path.description
@@ -61,7 +61,7 @@ enum QueryFormatter {
         }
     }
 
-    static func value(_ value: QueryValue) -> String {
+    package static func value(_ value: QueryValue) -> String {
         switch value {
         case .null: return "nil"
         case .bool(let b): return b ? "true" : "false"
@@ -88,7 +88,7 @@ enum QueryFormatter {
         }
     }
 
-    static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var text = "\""
         for c in s.unicodeScalars {
             switch c {

@@ -24,17 +24,17 @@ extension QueryPredicate {
     /// - Throws: the source's errors (e.g. an unknown property), or `QueryError` for a key path
     ///   that reads a property of a non-object value or a BETWEEN without two bounds.
     ///   For many objects, prepare a `QueryMatcher` once instead.
-    func evaluate(on object: some QueryValueSource) throws -> Bool {
+    package func evaluate(on object: some QueryValueSource) throws -> Bool {
         try QueryMatcher(self).matches(object)
     }
 }
 
 /// One side of a comparison: a single value, or the values reached through a to-many path.
-enum QueryOperand {
+package enum QueryOperand {
     case one(QueryValue)
     case many([QueryValue])
 
-    var values: [QueryValue] {
+    package var values: [QueryValue] {
         switch self {
         case .one(let value): return [value]
         case .many(let values): return values
@@ -42,16 +42,16 @@ enum QueryOperand {
     }
 }
 
-struct QueryEvaluator {
+package struct QueryEvaluator {
     /// The object key paths without a variable start from: the queried object, or inside a
     /// SUBQUERY the element being counted (Realm's engine reads them from the element).
-    var root: any QueryValueSource
+    package var root: any QueryValueSource
     /// SUBQUERY variables bound to the current element.
-    var bindings: [String: QueryValue] = [:]
+    package var bindings: [String: QueryValue] = [:]
 
-    init(root: any QueryValueSource) { self.root = root }
+    package init(root: any QueryValueSource) { self.root = root }
 
-    mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
+    package mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
         switch predicate {
         case .constant(let value): return value
         case .comparison(let c): return try comparison(c)
@@ -69,7 +69,7 @@ struct QueryEvaluator {
 
     /// The values `path` reaches from the root object or its bound variable. A nil link reached
     /// through a to-many property yields one nil value (so `ALL list.link.name == 'x'` fails on it).
-    func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
+    package func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
         let components = path.components
         // Fast path: a plain property of the object.
         if path.variable == nil, components.count == 1 {
@@ -157,7 +157,7 @@ struct QueryEvaluator {
     }
 
     /// Applies a map selector to the value of property `name`.
-    static func select(_ selector: String, from value: QueryValue, of name: String) throws -> QueryValue {
+    package static func select(_ selector: String, from value: QueryValue, of name: String) throws -> QueryValue {
         switch (QueryKeyPath.mapComponent(selector), value) {
         case (.keys?, .map(let entries)): return .list(entries.keys.sorted().map(QueryValue.string))
         case (.values?, .map(let entries)): return .list(QueryValue.map(entries).collectionElements ?? [])
@@ -176,7 +176,7 @@ struct QueryEvaluator {
         }
     }
 
-    mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
+    package mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
         switch expression.kind {
         case .constant:
             return expression.constant
@@ -218,7 +218,7 @@ struct QueryEvaluator {
         }
     }
 
-    static func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperand) -> QueryValue {
+    package static func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperand) -> QueryValue {
         let values: [QueryValue]
         switch operand {
         case .many(let many): values = many
@@ -251,7 +251,7 @@ struct QueryEvaluator {
         }
     }
 
-    /// `@sum` or `@avg` of `values`. Integers add exactly in 128 bits (ExactSum.swift), so the
+    /// `@sum` or `@avg` of `values`. Integers add exactly in 128 bits (ExactDecimal.swift), so the
     /// order of the values never changes the result: an integer sum beyond 64 bits is given as
     /// the exact decimal, which compares exactly with any number; a mean divides the exact sum.
     private static func sumOrAverage(_ values: [QueryValue], average: Bool) -> QueryValue {
@@ -270,7 +270,7 @@ struct QueryEvaluator {
                 sawDouble = true
                 let d = QueryValueComparison.doubleValue(value) ?? 0
                 doubleSum += d
-                if d.isFinite { decimalSum += Decimal128.decimal(fromBinary: d) }
+                if d.isFinite { decimalSum += BinaryDecimal.decimal(fromBinary: d) }
             case .decimal(let d):
                 count += 1
                 sawDecimal = true
@@ -280,7 +280,7 @@ struct QueryEvaluator {
                 continue
             }
         }
-        if sawDecimal { decimalSum += ExactSum.decimal(intSum) }
+        if sawDecimal { decimalSum += ExactDecimal.decimal(intSum) }
         if average {
             guard count > 0 else { return .null }
             if sawDecimal { return .decimal(decimalSum / Decimal(count)) }
@@ -289,12 +289,12 @@ struct QueryEvaluator {
         if sawDecimal { return .decimal(decimalSum) }
         if sawDouble { return .double(Double(intSum) + doubleSum) }
         if let fits = Int64(exactly: intSum) { return .int(fits) }
-        return .decimal(ExactSum.decimal(intSum))
+        return .decimal(ExactDecimal.decimal(intSum))
     }
 
     // MARK: - Comparisons
 
-    mutating func comparison(_ c: CompiledComparison) throws -> Bool {
+    package mutating func comparison(_ c: CompiledComparison) throws -> Bool {
         let left = try operand(c.left)
         let right = try operand(c.right)
         return try Self.compare(left, right, c)
@@ -302,7 +302,7 @@ struct QueryEvaluator {
 
     /// The comparison `c` on operands already resolved (shared with QueryRowProgram, which reads
     /// the operands from row bytes).
-    static func compare(_ left: QueryOperand, _ right: QueryOperand, _ c: CompiledComparison) throws -> Bool {
+    package static func compare(_ left: QueryOperand, _ right: QueryOperand, _ c: CompiledComparison) throws -> Bool {
         let options = c.options
 
         switch c.op {
@@ -353,7 +353,7 @@ struct QueryEvaluator {
         }
     }
 
-    static func quantify(_ operand: QueryOperand, _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+    package static func quantify(_ operand: QueryOperand, _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
         switch operand {
         case .one(let value):
             return quantifier == .none ? !match(value) : match(value)
@@ -362,7 +362,7 @@ struct QueryEvaluator {
         }
     }
 
-    static func quantify(_ values: [QueryValue], _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+    package static func quantify(_ values: [QueryValue], _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
         switch quantifier {
         case .implicit, .any: return values.contains(where: match)
         case .all: return values.allSatisfy(match)
@@ -371,12 +371,12 @@ struct QueryEvaluator {
     }
 
     /// `test` where `b` is a string already folded with `options`: fold only `a`.
-    static func testFolded(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+    package static func testFolded(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
         guard case .string(let text) = a else { return test(a, op, b, []) }
         return test(.string(QueryValueComparison.fold(text, options)), op, b, [])
     }
 
-    static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+    package static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
         switch op {
         case .equal: return QueryValueComparison.equal(a, b, options: options)
         case .notEqual: return !QueryValueComparison.equal(a, b, options: options)

@@ -1,4 +1,5 @@
-// The decimal number a `Double` (or `Float`) stands for, as Realm converts one into a Decimal128.
+// The decimal number a `Double` (or `Float`) stands for, as Realm converts one into a Decimal128
+// (the query language compares decimals with doubles by it; the object layer stores it).
 //
 // Invariants:
 // - The binary value is rounded to 15 significant digits (half-even on its exact value, by the C
@@ -14,12 +15,13 @@
 import Foundation
 import Synchronization
 
-extension Decimal128 {
+/// Realm's conversion of a binary floating-point number into a decimal (see the file header).
+package enum BinaryDecimal {
     /// The significant digits Realm keeps when it converts a binary floating-point number.
-    static let binarySignificantDigits = 15
+    package static let binarySignificantDigits = 15
 
     /// `x` rounded to 15 significant digits as a `Decimal` (see the file header).
-    static func decimal(fromBinary x: Double) -> Decimal {
+    package static func decimal(fromBinary x: Double) -> Decimal {
         guard x.isFinite else { return .nan }
         if x == 0 { return 0 }
         if let known = recentConversions.withLock({ $0.value(for: x.bitPattern) }) { return known }

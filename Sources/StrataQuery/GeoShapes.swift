@@ -1,7 +1,8 @@
 // The shapes of geospatial queries (RealmSwift's GeoPoint, GeoBox, GeoPolygon, GeoCircle and
 // Distance): values that only describe a region; none of them is stored. Stored locations are
 // embedded objects with `coordinates: List<Double>` ([longitude, latitude]) and `type: String`
-// ("Point"), as RealmSwift documents; GeoQuery.swift queries them.
+// ("Point"), as RealmSwift documents; GeoLocation.swift reads them, and Strata's
+// TypedQueryGeo.swift spells the query in the typed builder.
 //
 // Invariants: a shape that exists is well formed as a value (coordinates in range, no NaN,
 // closed rings of at least four points, a radius >= 0); whether a polygon is a valid region
@@ -40,7 +41,7 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A point from a `(latitude, longitude)` pair, nil when out of range.
-    init?(_ pair: (Double, Double)) {
+    package init?(_ pair: (Double, Double)) {
         self.init(latitude: pair.0, longitude: pair.1)
     }
 
@@ -50,9 +51,9 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
 /// A distance along the Earth's surface, kept as the angle it spans (radians).
 public struct Distance: Hashable, Sendable {
     /// The Earth's radius the conversions use, in kilometers.
-    static let earthRadiusKilometers = 6378.1
+    package static let earthRadiusKilometers = 6378.1
     /// Kilometers per mile.
-    static let kilometersPerMile = 1.609344
+    package static let kilometersPerMile = 1.609344
 
     /// The angle, in radians.
     public let radians: Double

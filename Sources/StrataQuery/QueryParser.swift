@@ -20,9 +20,9 @@
 //   parsed, so errors carry the offset of the offending token.
 
 /// Parses query strings into `QueryPredicate` trees.
-enum QueryParser {
+package enum QueryParser {
     /// Maximum nesting of parentheses, NOT, `{…}` and SUBQUERY.
-    static let maximumNesting = 100
+    package static let maximumNesting = 100
 
     /// Parses `query` with its arguments (`%@`, `%K`, `$0`…).
     ///
@@ -34,7 +34,7 @@ enum QueryParser {
     ///     schema for objects of type `typeName`.
     /// - Throws: `QueryError` (`.syntax`, `.argumentCount`, `.unknownProperty`, `.typeMismatch`,
     ///   `.unsupported`) with the offset of the offending token.
-    static func parse(_ query: String, arguments: [QueryValue] = [], schema: QuerySchema? = nil,
+    package static func parse(_ query: String, arguments: [QueryValue] = [], schema: QuerySchema? = nil,
                              typeName: String? = nil) throws(QueryError) -> QueryPredicate {
         let tokens = try QueryTokenizer.tokenize(query)
         var parser = QueryParserState(tokens: tokens, arguments: arguments)
@@ -63,7 +63,7 @@ enum QueryParser {
 extension QueryParser {
     /// Parses a key path alone (`owner.name`, `scores['math']`), as sort and distinct take them.
     /// - Throws: `QueryError(.syntax)` for anything but a plain key path (aggregates included).
-    static func parseKeyPath(_ text: String) throws(QueryError) -> QueryKeyPath {
+    package static func parseKeyPath(_ text: String) throws(QueryError) -> QueryKeyPath {
         var parser = QueryParserState(tokens: try QueryTokenizer.tokenize(text), arguments: [])
         let operand = try parser.parseKeyPath()
         guard case .keyPath(let path) = operand.expression, path.variable == nil else {

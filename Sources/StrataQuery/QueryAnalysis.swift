@@ -6,13 +6,13 @@
 
 /// A top-level `property == value` or `property IN {values}` conjunct: every matching object has
 /// `property` equal to one of `values`.
-struct QueryIndexableEquality: Equatable {
+package struct QueryIndexableEquality: Equatable {
     /// A plain property name (no links, no aggregates).
-    var property: String
+    package var property: String
     /// The candidate values (one for `==`, the list elements for `IN`).
-    var values: [QueryValue]
+    package var values: [QueryValue]
 
-    init(property: String, values: [QueryValue]) {
+    package init(property: String, values: [QueryValue]) {
         self.property = property
         self.values = values
     }
@@ -25,7 +25,7 @@ extension QueryPredicate {
     /// selective indexed or primary-key property) to fetch candidates, then must still call
     /// `evaluate(on:)` on each. A property that is a collection must not be looked up in an index:
     /// on it, `==` means ANY element.
-    func indexableEqualities() -> [QueryIndexableEquality] {
+    package func indexableEqualities() -> [QueryIndexableEquality] {
         var result: [QueryIndexableEquality] = []
         collectIndexable(into: &result)
         return result
@@ -71,7 +71,7 @@ extension QueryPredicate {
     /// and for a SUBQUERY its collection plus the collection-prefixed paths of its body
     /// (`SUBQUERY(dogs, $d, $d.age > 1)` reads `dogs` and `dogs.age`). In first-use order, without
     /// duplicates. The object layer can use it to tell whether a change can affect membership.
-    func referencedKeyPaths() -> [QueryKeyPath] {
+    package func referencedKeyPaths() -> [QueryKeyPath] {
         var seen: Set<QueryKeyPath> = []
         var result: [QueryKeyPath] = []
         collectKeyPaths(variables: [:]) { path in

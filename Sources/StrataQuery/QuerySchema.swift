@@ -5,14 +5,14 @@
 // exactly (case-sensitive), as Realm does.
 
 /// The stored type of a property (of each element, for collections).
-enum QueryPropertyType: String, Hashable, Sendable {
+package enum QueryPropertyType: String, Hashable, Sendable {
     case bool, int, float, double, string, data, date, decimal, objectId, uuid
     /// A link; `QueryPropertySchema.linkTarget` names the target type.
     case object
     /// Any value (`AnyRealmValue`): compatible with every operator and operand.
     case mixed
 
-    var isNumeric: Bool {
+    package var isNumeric: Bool {
         switch self {
         case .int, .float, .double, .decimal: return true
         default: return false
@@ -21,27 +21,27 @@ enum QueryPropertyType: String, Hashable, Sendable {
 }
 
 /// Whether a property holds one value or many.
-enum QueryCollectionKind: String, Hashable, Sendable {
+package enum QueryCollectionKind: String, Hashable, Sendable {
     case single, list, set, map
     /// Inverse links (`LinkingObjects`): to-many, computed.
     case linkingObjects
 }
 
 /// One property of an object type.
-struct QueryPropertySchema: Hashable, Sendable {
+package struct QueryPropertySchema: Hashable, Sendable {
     /// The persisted property name, as queries spell it.
-    var name: String
+    package var name: String
     /// The stored type (of each element, for a collection).
-    var type: QueryPropertyType
+    package var type: QueryPropertyType
     /// Whether the property (or each element) may be nil.
-    var isOptional: Bool
+    package var isOptional: Bool
     /// Single value, `List`, `MutableSet`, `Map` or inverse links.
-    var collection: QueryCollectionKind
+    package var collection: QueryCollectionKind
     /// The linked type's name when `type == .object`.
-    var linkTarget: String?
+    package var linkTarget: String?
 
     /// A property named `name` holding `type` values.
-    init(_ name: String, _ type: QueryPropertyType, optional: Bool = false,
+    package init(_ name: String, _ type: QueryPropertyType, optional: Bool = false,
                 collection: QueryCollectionKind = .single, linkTarget: String? = nil) {
         self.name = name
         self.type = type
@@ -51,49 +51,49 @@ struct QueryPropertySchema: Hashable, Sendable {
     }
 
     /// A to-one link: always optional, as in Realm.
-    static func link(_ name: String, to target: String) -> QueryPropertySchema {
+    package static func link(_ name: String, to target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, optional: true, linkTarget: target)
     }
 
     /// A `List` of links.
-    static func list(_ name: String, of target: String) -> QueryPropertySchema {
+    package static func list(_ name: String, of target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, collection: .list, linkTarget: target)
     }
 }
 
 /// One object type: its name and properties.
-struct QueryObjectSchema: Hashable, Sendable {
+package struct QueryObjectSchema: Hashable, Sendable {
     /// The type name queries are checked for (`"Dog"`).
-    var name: String
+    package var name: String
     /// Its persisted properties (computed inverse links included).
-    var properties: [QueryPropertySchema]
+    package var properties: [QueryPropertySchema]
     /// An embedded class (only reachable through links; the class a location must be).
-    var isEmbedded = false
+    package var isEmbedded = false
 
     /// A type named `name` with `properties`.
-    init(_ name: String, _ properties: [QueryPropertySchema]) {
+    package init(_ name: String, _ properties: [QueryPropertySchema]) {
         self.name = name
         self.properties = properties
     }
 
     /// The property called `name`, if any.
-    func property(named name: String) -> QueryPropertySchema? {
+    package func property(named name: String) -> QueryPropertySchema? {
         properties.first { $0.name == name }
     }
 }
 
 /// The object types a query can refer to.
-struct QuerySchema: Hashable, Sendable {
+package struct QuerySchema: Hashable, Sendable {
     /// The types by name.
-    var types: [String: QueryObjectSchema]
+    package var types: [String: QueryObjectSchema]
 
     /// A schema of `types` (a later type with the same name replaces an earlier one).
-    init(_ types: [QueryObjectSchema]) {
+    package init(_ types: [QueryObjectSchema]) {
         var byName: [String: QueryObjectSchema] = [:]
         for type in types { byName[type.name] = type }
         self.types = byName
     }
 
     /// The type called `typeName`, if any.
-    subscript(typeName: String) -> QueryObjectSchema? { types[typeName] }
+    package subscript(typeName: String) -> QueryObjectSchema? { types[typeName] }
 }
