@@ -28,6 +28,27 @@ enum HistoryFile {
     /// What is at `path`; throws unless it is absent, empty, or a sound history of a schema this
     /// build knows (see the invariants).
     static func check(_ path: String) throws -> State {
+        // A verdict reached while another process wrote the file (creating a history writes its
+        // first pages in rollback mode, under a `-journal`, before it switches to WAL) may describe
+        // a half-written file: an immutable read then meets "database disk image is malformed".
+        // Such a verdict is taken again once the file holds still; a file that is really damaged
+        // does not change and is reported as before.
+        var attempt = 0
+        while true {
+            let before = FileMotion(path)
+            do {
+                return try inspect(path)
+            } catch let error as BenchError where error.code == .invalidHistory {
+                let after = FileMotion(path)
+                attempt += 1
+                guard attempt < FileMotion.attempts, before != after || after.journal else { throw error }
+                usleep(FileMotion.pauseMicroseconds)
+            }
+        }
+    }
+
+    /// What `check` found, read once.
+    private static func inspect(_ path: String) throws -> State {
         var status = stat()
         guard lstat(path, &status) == 0 else { return .absent }
         if let kind = OutputFiles.nonRegularKind(path) {
@@ -80,6 +101,28 @@ enum HistoryFile {
             throw error
         } catch {
             throw BenchError(.invalidHistory, "damaged or unreadable: \(HistoryStore.describe(error)) (left untouched)", path: path)
+        }
+    }
+
+    /// What shows that another process is writing a history file: its size and modification
+    /// time, its WAL's size, and a rollback journal beside it.
+    struct FileMotion: Equatable {
+        static let attempts = 100
+        static let pauseMicroseconds: UInt32 = 10_000
+
+        var size: Int64 = -1
+        var modified: Int64 = -1
+        var walSize: Int64 = -1
+        var journal = false
+
+        init(_ path: String) {
+            var status = stat()
+            if lstat(path, &status) == 0 {
+                size = Int64(status.st_size)
+                modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
+            }
+            if lstat(path + "-wal", &status) == 0 { walSize = Int64(status.st_size) }
+            journal = lstat(path + "-journal", &status) == 0
         }
     }
 

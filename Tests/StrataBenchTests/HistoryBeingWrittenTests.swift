@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+import StrataBench
+
+/// A history that another process is writing while it is checked (a half-written file under a
+/// rollback journal, as creating one leaves for a moment) is checked again once it holds still,
+/// instead of being refused as damaged; a damaged file that holds still is still refused.
+@Suite("history being written")
+struct HistoryBeingWrittenTests {
+    static func halfWritten(_ path: String) throws {
+        var bytes = Array("SQLite format 3\u{0}".utf8)
+        bytes += (0..<8_176).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func aFileUnderARollbackJournalIsCheckedAgainOnceItHoldsStill() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let good = dir + "/good.sqlite", path = dir + "/h.sqlite"
+        do { _ = try HistoryStore(path: good) }  // a complete, empty history, closed again
+        try Self.halfWritten(path)
+        FileManager.default.createFile(atPath: path + "-journal", contents: Data([1]))
+        // The "other process" finishes 0.15 s later: the file becomes a complete history and
+        // its journal goes away.
+        let finish = DispatchWorkItem {
+            _ = rename(good, path)
+            unlink(path + "-journal")
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.15, execute: finish)
+        let store = try HistoryStore(path: path)
+        #expect(try store.runs().isEmpty)
+        finish.wait()
+    }
+
+    @Test func aDamagedFileThatHoldsStillIsStillRefused() throws {
+        let dir = try historyScratch()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/h.sqlite"
+        try Self.halfWritten(path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let started = Date()
+        #expect(throws: BenchError.self) { try HistoryStore(path: path) }
+        #expect(Date().timeIntervalSince(started) < 0.5, "nothing moved: refused at once")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+}
