@@ -19,7 +19,7 @@ struct HistoryBeingWrittenTests {
         let good = dir + "/good.sqlite", path = dir + "/h.sqlite"
         do { _ = try HistoryStore(path: good) }  // a complete, empty history, closed again
         try Self.halfWritten(path)
-        FileManager.default.createFile(atPath: path + "-journal", contents: Data([1]))
+        #expect(FileManager.default.createFile(atPath: path + "-journal", contents: Data([1])))
         // The "other process" finishes 0.15 s later: the file becomes a complete history and
         // its journal goes away.
         let finish = DispatchWorkItem {

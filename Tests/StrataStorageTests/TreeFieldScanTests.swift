@@ -63,7 +63,7 @@ import Testing
             try row.withUnsafeBytes { _ = try tree.put(i * 11, $0, in: pages) }
         }
         try Self.expectSame(tree, pages, "slotted")
-        var empty = KeyedTree()
+        let empty = KeyedTree()
         var none = 0
         try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in none += 1 }
         #expect(none == 0)
