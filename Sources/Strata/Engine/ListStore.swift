@@ -23,6 +23,35 @@ struct ListStore {
 }
 
 extension ListStore {
+    /// The frame every edit of a positional collection shares: the write check, the open
+    /// collection state and its tree; after an edit (`body` returns true) the tree's new root
+    /// goes back into the state, marked dirty, and one change is counted. A failure is recorded
+    /// and fails the write (WriteSession.swift).
+    @inline(__always)
+    private func editTree(_ collection: CollectionRef, _ what: @autoclosure () -> String,
+                          _ body: (_ tree: inout PositionalTree, _ state: CollectionState, _ writing: WriteTransaction) throws -> Bool) {
+        guard let writing = core.requireWrite(what()) else { return }
+        do {
+            let state = try core.collectionState(collection)
+            var tree = PositionalTree(root: state.root)
+            guard try body(&tree, state, writing) else { return }
+            state.root = tree.root
+            state.dirty = true
+            core.changeCounter &+= 1
+        } catch {
+            // A failed edit may have changed the tree part-way: no cached cursor or result
+            // may outlive it.
+            core.changeCounter &+= 1
+            core.record(error)
+        }
+    }
+
+    /// The number of elements of `tree` (an empty tree has no root page to read).
+    @inline(__always)
+    private func elementCount(_ tree: PositionalTree, in writing: WriteTransaction) throws -> Int {
+        tree.isEmpty ? 0 : try tree.count(in: writing)
+    }
+
     func listCount(_ collection: CollectionRef) -> Int {
         core.checkThread()
         do {
@@ -65,37 +94,28 @@ extension ListStore {
 
     /// Inserts at `index` (nil: append).
     func listInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E, at index: Int?) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
+        editTree(collection, "modifying a list") { tree, _, writing in
             if let index {
-                let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-                guard index >= 0, index <= elementCount else { core.misuse(.invalidArgument, "insertion index \(index) is out of range 0...\(elementCount)") }
+                let count = try elementCount(tree, in: writing)
+                guard index >= 0, index <= count else { core.misuse(.invalidArgument, "insertion index \(index) is out of range 0...\(count)") }
                 try core.withEncodedElement(element, for: collection) { try tree.insert($0, at: index, in: writing) }
             } else {
                 try core.withEncodedElement(element, for: collection) { try tree.append($0, in: writing) }
             }
-            state.root = tree.root
-            state.dirty = true
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
     /// Appends every element of `elements` with one write check and one state lookup (the
     /// harness appends its readings with `append(objectsIn:)`).
     func listAppend<S: Sequence>(_ collection: CollectionRef, contentsOf elements: S) where S.Element: _PersistableElement {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
+        editTree(collection, "modifying a list") { tree, state, writing in
             // Lists and sets of objects: the link's target table is looked up once (after the
             // first element is added, which may create that table), not per element.
             let links = collection.column.type == .object && collection.column.collection != .map
             var targetTable: Int? = nil
             let items = Array(elements)
+            if items.isEmpty { return false }
             // New objects of a plain class (the harness's readings): their rows, backlinks and
             // list entries each go in one sorted batch (BatchLinks.swift).
             if links, items.count > 1, let objects = items as? [Object],
@@ -104,10 +124,7 @@ extension ListStore {
                     try core.backlinkStore.addFreshBacklinks(target: targetTableIndex, targetKeys: keys, source: collection.table, column: collection.column.index, sourceKey: collection.owner)
                 }
                 try tree.appendUInt64s(keys, in: writing)
-                state.root = tree.root
-                state.dirty = true
-                core.changeCounter &+= 1
-                return
+                return true
             }
             // The state follows the tree after each element, so a failure part-way leaves it
             // describing what was appended (the pending error then cancels the commit).
@@ -127,52 +144,38 @@ extension ListStore {
                 state.root = tree.root
                 state.dirty = true
             }
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
     func listReplace<E: _PersistableElement>(_ collection: CollectionRef, _ index: Int, _ element: E) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-            guard index >= 0, index < elementCount else { core.misuse(.invalidArgument, "index \(index) is out of range 0..<\(elementCount)") }
+        editTree(collection, "modifying a list") { tree, _, writing in
+            let count = try elementCount(tree, in: writing)
+            guard index >= 0, index < count else { core.misuse(.invalidArgument, "index \(index) is out of range 0..<\(count)") }
             let bytes = try core.encodeElement(element, for: collection)
             try tree.withElement(at: index, in: writing) { try core.releaseElement($0, for: collection) }
             try bytes.withUnsafeBytes { try tree.replace(at: index, with: $0, in: writing) }
-            state.root = tree.root
-            state.dirty = true
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
     func listRemove(_ collection: CollectionRef, at index: Int) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-            guard index >= 0, index < elementCount else { core.misuse(.invalidArgument, "index \(index) is out of range 0..<\(elementCount)") }
-            if collection.column.type == .object {
-                // A list or set element of a link column is the 8-byte key (read by the removal itself).
-                var key: UInt64?
-                try tree.remove(at: index, in: writing) { key = $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
-                state.root = tree.root
-                state.dirty = true
-                if let key { try core.releaseLink(key, for: collection) }
-            } else {
+        editTree(collection, "modifying a list") { tree, state, writing in
+            let count = try elementCount(tree, in: writing)
+            guard index >= 0, index < count else { core.misuse(.invalidArgument, "index \(index) is out of range 0..<\(count)") }
+            guard collection.column.type == .object else {
                 try tree.remove(at: index, in: writing)
-                state.root = tree.root
-                state.dirty = true
+                return true
             }
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            // A list or set element of a link column is the 8-byte key (read by the removal itself).
+            var key: UInt64?
+            try tree.remove(at: index, in: writing) { key = $0.count >= 8 ? UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) : nil }
+            // The state follows the tree before the link is released, so a failure there leaves
+            // it describing the removal (the pending error then cancels the commit).
+            state.root = tree.root
+            state.dirty = true
+            if let key { try core.releaseLink(key, for: collection) }
+            return true
         }
     }
 
@@ -180,19 +183,13 @@ extension ListStore {
     /// all of them (the sensors pattern trims the oldest readings this way), then the backlinks
     /// of removed links. Traps, removing nothing, when the list is shorter.
     func listRemoveFirst(_ collection: CollectionRef, _ count: Int) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-            guard count >= 0, count <= elementCount else { core.misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(elementCount) elements") }
-            if count == 0 { return }
+        editTree(collection, "modifying a list") { tree, state, writing in
+            let available = try elementCount(tree, in: writing)
+            guard count >= 0, count <= available else { core.misuse(.invalidArgument, "removeFirst(\(count)) on a list of \(available) elements") }
+            if count == 0 { return false }
             guard collection.column.type == .object, let targetTableIndex = core.linkTargetTable(table: collection.table, column: collection.column.index) else {
                 try tree.removeFirst(count, in: writing)
-                state.root = tree.root
-                state.dirty = true
-                core.changeCounter &+= 1
-                return
+                return true
             }
             // Links: the batch removal hands over each removed key (no separate scan; whole
             // leaves dropped), then the backlinks go in one sorted pass, with the target table
@@ -202,9 +199,9 @@ extension ListStore {
             try tree.removeFirst(count, in: writing) { removed in
                 if removed.count >= 8 { keys.append(UInt64(littleEndian: removed.loadUnaligned(as: UInt64.self))) }
             }
+            // As in listRemove: the state follows the tree before the backlinks go.
             state.root = tree.root
             state.dirty = true
-            core.changeCounter &+= 1
             if core.snap.schemas[targetTableIndex].isEmbedded {
                 for objectKey in keys {
                     try core.backlinkStore.removeBacklink(target: targetTableIndex, targetKey: objectKey, source: collection.table, column: collection.column.index, sourceKey: collection.owner)
@@ -213,8 +210,7 @@ extension ListStore {
             } else {
                 try core.backlinkStore.removeBacklinks(target: targetTableIndex, targetKeys: keys, source: collection.table, column: collection.column.index, sourceKey: collection.owner)
             }
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
@@ -235,41 +231,27 @@ extension ListStore {
     }
 
     func listMove(_ collection: CollectionRef, from: Int, to: Int) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-            guard from >= 0, from < elementCount, to >= 0, to < elementCount else { core.misuse(.invalidArgument, "move(from: \(from), to: \(to)) is out of range 0..<\(elementCount)") }
-            if from == to { return }
+        editTree(collection, "modifying a list") { tree, _, writing in
+            let count = try elementCount(tree, in: writing)
+            guard from >= 0, from < count, to >= 0, to < count else { core.misuse(.invalidArgument, "move(from: \(from), to: \(to)) is out of range 0..<\(count)") }
+            if from == to { return false }
             let bytes = try tree.withElement(at: from, in: writing) { Array($0) }
             try tree.remove(at: from, in: writing)
             try bytes.withUnsafeBytes { try tree.insert($0, at: to, in: writing) }
-            state.root = tree.root
-            state.dirty = true
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
     func listSwap(_ collection: CollectionRef, _ i: Int, _ j: Int) {
-        guard let writing = core.requireWrite("modifying a list") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
-            guard i >= 0, i < elementCount, j >= 0, j < elementCount else { core.misuse(.invalidArgument, "swapAt(\(i), \(j)) is out of range 0..<\(elementCount)") }
-            if i == j { return }
+        editTree(collection, "modifying a list") { tree, _, writing in
+            let count = try elementCount(tree, in: writing)
+            guard i >= 0, i < count, j >= 0, j < count else { core.misuse(.invalidArgument, "swapAt(\(i), \(j)) is out of range 0..<\(count)") }
+            if i == j { return false }
             let a = try tree.withElement(at: i, in: writing) { Array($0) }
             let b = try tree.withElement(at: j, in: writing) { Array($0) }
             try b.withUnsafeBytes { try tree.replace(at: i, with: $0, in: writing) }
             try a.withUnsafeBytes { try tree.replace(at: j, with: $0, in: writing) }
-            state.root = tree.root
-            state.dirty = true
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 
@@ -343,29 +325,22 @@ extension ListStore {
 
     /// Inserts `element` at its sorted place unless present.
     func setInsert<E: _PersistableElement>(_ collection: CollectionRef, _ element: E) {
-        guard let writing = core.requireWrite("modifying a set") else { return }
-        do {
-            let state = try core.collectionState(collection)
-            var tree = PositionalTree(root: state.root)
-            let elementCount = tree.isEmpty ? 0 : try tree.count(in: writing)
+        editTree(collection, "modifying a set") { tree, _, writing in
+            let count = try elementCount(tree, in: writing)
             if let probe = try probeEncoding(element, for: collection),
-               try probe.withUnsafeBytes({ try setSearch(tree, count: elementCount, $0, in: writing) }).found {
-                return
+               try probe.withUnsafeBytes({ try setSearch(tree, count: count, $0, in: writing) }).found {
+                return false
             }
             let bytes = try core.encodeElement(element, for: collection)
-            let (at, found) = try bytes.withUnsafeBytes { try setSearch(tree, count: elementCount, $0, in: writing) }
+            let (at, found) = try bytes.withUnsafeBytes { try setSearch(tree, count: count, $0, in: writing) }
             if found {
                 // An unmanaged object that an upsert resolved to one already in the set: undo
                 // the backlink encodeElement recorded.
                 try bytes.withUnsafeBytes { try core.releaseElement($0, for: collection) }
-                return
+                return false
             }
             try bytes.withUnsafeBytes { try tree.insert($0, at: at, in: writing) }
-            state.root = tree.root
-            state.dirty = true
-            core.changeCounter &+= 1
-        } catch {
-            core.record(error)
+            return true
         }
     }
 }
