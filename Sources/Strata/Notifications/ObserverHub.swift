@@ -1,12 +1,5 @@
-// The observers of one realm core and how they are advanced.
-//
-// Delivery points (documented deviation from Realm, which uses run loops):
-// - Thread-confined realm: at the end of `commitWrite`/`write`, in `refresh()` and in `beginWrite`
-//   (before the write begins, after advancing to the newest version) — synchronously.
-// - Queue-confined realm: asynchronously on its queue, after a local commit and when the version
-//   watcher (VersionWatcher.swift) sees a commit of another thread or process.
-// - Collection and object observers registered with `on: queue` open a realm on that queue and
-//   observe there (Handover.swift).
+// The observers of one realm core, and what one delivery reports to them. When and on which
+// thread or queue a delivery happens is NotificationScheduling.swift's.
 //
 // Invariants:
 // - The hub and its observers are confined to the core's thread or queue, like the core —
@@ -20,7 +13,6 @@
 //   reports nothing, and several commits between two deliveries coalesce into one change.
 import Dispatch
 import Foundation
-import StrataStorage
 
 /// One registered observer; `advance` compares against what it last reported.
 protocol ChangeObserver: AnyObject {
@@ -107,160 +99,49 @@ final class ObserverHub {
         lists.append(observer)
         token.whenInvalidated { [weak lists] in lists?.prune() }
     }
-}
 
-/// Carries a value to the queue a realm is confined to.
-struct QueueHandoff<T>: @unchecked Sendable {
-    // @unchecked: the value is created for, and only used on, the queue it is sent to.
-    let value: T
-}
+    // MARK: Delivery (when and on which queue: NotificationScheduling.swift)
 
-extension RealmCore {
-    /// Called on the core's queue or actor by the watcher.
-    func scheduleDeliveryNow() {
-        guard let hub = notificationHub, !hub.isEmpty else { return }
-        advanceForNotifications()
+    /// The flags of `tokens`, which identify their observers.
+    static func flags(of tokens: [NotificationToken]) -> Set<ObjectIdentifier> {
+        Set(tokens.map { ObjectIdentifier($0.cancelled) })
     }
 
-    /// The hub, created on first use (and registered with the watcher for queue-confined realms).
-    func observerHub() -> ObserverHub {
-        if let h = notificationHub { return h }
-        _ = try? pages()
-        let h = ObserverHub(version: snap.version)
-        notificationHub = h
-        return h
-    }
-
-    /// Registers the hub with the watcher when commits elsewhere reach this core's observers
-    /// without a `refresh()` call: a queue- or actor-confined core, one of the main thread, or one
-    /// of a thread running its run loop.
-    func startWatchingIfQueueConfined(_ hub: ObserverHub) {
-        adoptRunningRunLoop()
-        guard let autorefreshScheduler, !hub.watched else { return }
-        hub.watched = true
-        VersionWatcher.shared.watch(core: self, hub: hub, scheduler: autorefreshScheduler, version: snap.version)
-    }
-
-    /// Called on the core's own thread: when that thread is running its run loop (the call comes
-    /// from inside it), the loop serves the core from now on, as in Realm (ThreadRunLoop.swift).
-    func adoptRunningRunLoop() {
-        guard autorefreshScheduler == nil, scheduler == nil, !isFrozen,
-              let loop = ThreadRunLoop.runningOnCurrentThread() else { return }
-        autorefreshScheduler = .runLoop(loop)
-    }
-
-    /// Reports the changes up to the current snapshot to every observer. `skipping` tokens are
-    /// advanced silently (`commitWrite(withoutNotifying:)`).
-    func deliverNotifications(skipping: [NotificationToken] = []) {
-        guard let hub = notificationHub, writeTxn == nil, !hub.delivering, !isFrozen else { return }
-        hub.delivering = true
-        defer { hub.delivering = false }
-        hub.prune()
-        guard !hub.isEmpty else { return }
-        do { _ = try pages() } catch {
-            record(error)
-            return
-        }
-        let skipped = Set(skipping.map { ObjectIdentifier($0.cancelled) })
-        hub.deliveringLocalCommit = hub.localCommitUndelivered
-        hub.localCommitUndelivered = false
-        defer { hub.deliveringLocalCommit = false }
-        if snap.version != hub.lastVersion {
-            hub.lastVersion = snap.version
-            for r in hub.realmObservers where !r.flag.isSet && !skipped.contains(ObjectIdentifier(r.flag)) {
-                r.block(.didChange, Realm(core: self))
+    /// Reports the snapshot `core` reads (already loaded) to every live observer: realm
+    /// observers when the version moved since the last delivery, change observers always (each
+    /// compares with what it last reported). The observers of `skipped` advance silently.
+    func deliver(at core: RealmCore, skipping skipped: Set<ObjectIdentifier>) {
+        deliveringLocalCommit = localCommitUndelivered
+        localCommitUndelivered = false
+        defer { deliveringLocalCommit = false }
+        let version = core.snap.version
+        if version != lastVersion {
+            lastVersion = version
+            for r in realmObservers where !r.flag.isSet && !skipped.contains(ObjectIdentifier(r.flag)) {
+                r.block(.didChange, Realm(core: core))
             }
         }
-        for o in hub.observers where !o.flag.isSet {
-            o.advance(core: self, silently: skipped.contains(ObjectIdentifier(o.flag)))
+        for o in observers where !o.flag.isSet {
+            o.advance(core: core, silently: skipped.contains(ObjectIdentifier(o.flag)))
         }
     }
 
-    /// After a local commit: thread-confined realms deliver now; queue-confined ones advance the
-    /// skipped observers now and deliver to the others asynchronously on their queue.
-    func notifyAfterCommit(skipping: [NotificationToken]) {
-        // Queue-confined observers of this file on other cores hear about it now, not at the
-        // watcher's next tick (VersionWatcher.swift).
-        VersionWatcher.shared.commitHappened()
-        guard let hub = notificationHub, !hub.isEmpty else { return }
-        hub.localCommitUndelivered = true
-        guard let scheduler else {
-            deliverNotifications(skipping: skipping)
-            return
-        }
-        if !skipping.isEmpty {
-            let skipped = Set(skipping.map { ObjectIdentifier($0.cancelled) })
-            for o in hub.observers where skipped.contains(ObjectIdentifier(o.flag)) {
-                o.advance(core: self, silently: true)
-            }
-        }
-        scheduleDelivery(on: scheduler)
-    }
-
-    /// Enqueues one delivery on the realm's queue or actor (coalesced while one is pending).
-    func scheduleDelivery(on scheduler: RealmScheduler) {
-        guard let hub = notificationHub, !hub.deliveryScheduled else { return }
-        hub.deliveryScheduled = true
-        let weakCore = QueueHandoff(value: WeakCore(self))
-        scheduler.async {
-            guard let core = weakCore.value.core else { return }
-            core.notificationHub?.deliveryScheduled = false
-            core.advanceForNotifications()
+    /// Advances the observers of `skipped` to `core`'s snapshot without a report
+    /// (`commitWrite(withoutNotifying:)` on a queue-confined realm, whose delivery comes later).
+    func advanceSilently(_ skipped: Set<ObjectIdentifier>, at core: RealmCore) {
+        for o in observers where skipped.contains(ObjectIdentifier(o.flag)) {
+            o.advance(core: core, silently: true)
         }
     }
 
-    /// On the realm's queue, when another thread or process committed: refresh (or report
-    /// `.refreshRequired` when autorefresh is off) and deliver.
-    func advanceForNotifications() {
-        guard writeTxn == nil, let hub = notificationHub else { return }
-        if autorefresh {
-            do { _ = try refresh() } catch {
-                record(error)
-                return
-            }
-            deliverNotifications()
-        } else {
-            guard let latest = try? file.latestVersion(), latest != snap.version else {
-                deliverNotifications()
-                return
-            }
-            hub.prune()
-            for r in hub.realmObservers where r.lastRefreshRequired != latest {
-                r.lastRefreshRequired = latest
-                r.block(.refreshRequired, Realm(core: self))
-            }
-        }
-    }
-
-    /// Runs `initial` now (thread-confined realm) or soon on the realm's queue.
-    func deliverInitial(flag: ObserverFlag, _ initial: @escaping (RealmCore) -> Void) {
-        guard let scheduler else {
-            initial(self)
-            return
-        }
-        let box = QueueHandoff(value: (WeakCore(self), initial))
-        scheduler.async {
-            guard !flag.isSet, let core = box.value.0.core else { return }
-            box.value.1(core)
+    /// With autorefresh off: tells each realm observer once per newer version `latest` that a
+    /// refresh is needed.
+    func reportRefreshRequired(latest: UInt64, core: RealmCore) {
+        prune()
+        for r in realmObservers where r.lastRefreshRequired != latest {
+            r.lastRefreshRequired = latest
+            r.block(.refreshRequired, Realm(core: core))
         }
     }
 }
 
-/// A weak reference to a core (observers and the watcher never keep a realm open).
-final class WeakCore {
-    weak var core: RealmCore?
-    init(_ core: RealmCore) { self.core = core }
-}
-
-extension RealmCore {
-    /// `beginWrite` advances to the newest version; observers hear about it first (Realm does
-    /// the same), so handlers never see a version they were not told about.
-    func deliverBeforeWrite() {
-        guard writeTxn == nil, let hub = notificationHub, !hub.isEmpty, !hub.delivering else { return }
-        do { _ = try refresh() } catch {
-            record(error)
-            return
-        }
-        deliverNotifications()
-    }
-}

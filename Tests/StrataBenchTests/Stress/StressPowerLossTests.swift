@@ -157,7 +157,7 @@ struct StressPowerLossTests {
         var files: [String: [UInt8]] = [:]
         for name in try FileManager.default.subpathsOfDirectory(atPath: out) {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: out + "/" + name, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: out + "/" + name, isDirectory: &isDirectory)
             if !isDirectory.boolValue { files[name] = try #require(FileManager.default.contents(atPath: out + "/" + name)).map { $0 } }
         }
         #expect(files == original.files, "\(original.id) rebuilt differently")
