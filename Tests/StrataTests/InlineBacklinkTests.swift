@@ -1,4 +1,4 @@
-// Inline backlinks (Engine/InlineBacklinks.swift): the first link to an object kept in its row
+// Inline backlinks (Core/InlineBacklinks.swift): the first link to an object kept in its row
 // footer instead of the backlink tree. Random link operations must leave every object's
 // backlinks (footer and tree together) equal to the ones its forward links imply (lists and
 // to-one links counted from the objects' side); plus the sensors window (no backlink-tree page

@@ -36,7 +36,7 @@ extension ColumnAggregates {
     }
 
     /// Calls `body` with each row of `source`. Over a whole table, only the bytes of `column`
-    /// (its null bit and fixed slot) are read when it has a fixed width (Engine/ColumnScan.swift).
+    /// (its null bit and fixed slot) are read when it has a fixed width (Core/ColumnScan.swift).
     private func scanRows(_ source: RowSource?, reading column: _Column, _ body: (_RowView) -> Void) {
         core.checkThread()
         guard let source else { return }

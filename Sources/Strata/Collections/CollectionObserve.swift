@@ -1,6 +1,6 @@
 // `List.observe`, `MutableSet.observe` and `Map.observe`: notifications of collection
 // properties (the observers are in Notifications/OwnedCollectionObserver.swift; when and where
-// handlers run is described in Notifications/ObserverHub.swift).
+// handlers run is described in Notifications/NotificationScheduling.swift).
 //
 // Invariants: a handler receives the collection as seen by the realm it runs on (the observing
 // queue's realm with `on:`); observing an unmanaged or frozen collection, key paths on a

@@ -218,7 +218,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                     }
                     // One comparison of a fixed-width column reads that field alone, leaf by
                     // leaf; otherwise only the bytes the program reads, when it names them
-                    // (Engine/ColumnScan.swift).
+                    // (Core/ColumnScan.swift).
                     if !ColumnScan.wholeRows, let test = program.fieldTest {
                         try core.snap.metas[t].objects.forEachField(test.field, in: p) { k, bits in
                             examined &+= 1

@@ -38,7 +38,7 @@ extension RealmCore {
             if write.isOpen || isFrozen {
                 found = try rows.withValue(forKey: binding.key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
             } else {
-                // Objects read one after another mostly share a leaf (Engine/RowFingers.swift).
+                // Objects read one after another mostly share a leaf (Core/RowFingers.swift).
                 var finger = rowFingers.finger(table: binding.table, version: snap.version)
                 found = try rows.withValue(forKey: binding.key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
                 rowFingers.keep(finger, table: binding.table)

@@ -6,7 +6,8 @@
 //   reading, refreshing and pinning versions are here;
 // - the write session: `write` (WriteSession.swift: begin, commit, cancel, failures in a write);
 // - the class-to-table bindings (TableBinding.swift);
-// - the observers: `notificationHub` (Notifications/ObserverHub.swift);
+// - the observers: `notificationHub` (Notifications/ObserverHub.swift; when it delivers:
+//   NotificationScheduling.swift);
 // - the indexes: `indexing` and `indexes` (IndexMaintenance.swift, Query/QueryIndexPlan.swift);
 // - the stores: objects (ObjectStore.swift; adding: `adding`, ObjectAdd.swift; deleting:
 //   `deletion`, ObjectDelete.swift, BatchDelete.swift, BatchListUnlink.swift), collections
@@ -112,7 +113,7 @@ final class RealmCore {
     var asyncWrites = AsyncWriteQueue()
     /// Observers of this core (Notifications/ObserverHub.swift); nil until something observes.
     var notificationHub: ObserverHub?
-    /// Secondary-index bookkeeping of this core (Engine/IndexMaintenance.swift).
+    /// Secondary-index bookkeeping of this core (Core/IndexMaintenance.swift).
     var indexing = IndexRuntime()
     /// Set while a migration runs: added links go into the backlink tree, never into row
     /// footers (InlineBacklinks.swift).
