@@ -20,13 +20,13 @@ extension QueryPredicate {
 }
 
 /// The point a location object holds, read through the query layer.
-package struct GeoLocation {
-    package let latitude: Double
-    package let longitude: Double
+struct GeoLocation {
+    let latitude: Double
+    let longitude: Double
 
     /// The point of `source`, nil unless its `type` is "Point" and its `coordinates` hold a
     /// longitude and a latitude in range.
-    package init?(_ source: any QueryValueSource) {
+    init?(_ source: any QueryValueSource) {
         guard case .string("Point")? = try? source.queryValue(forKey: "type"),
               let coordinates = (try? source.queryValue(forKey: "coordinates"))?.collectionElements,
               coordinates.count >= 2,
@@ -40,7 +40,7 @@ package struct GeoLocation {
 
 extension QueryTypeChecker {
     /// Checks that `operand`, the left side of a GEOWITHIN comparison, links to a location class.
-    package func checkLocation(_ operand: QueryOperandType, name: String) throws(QueryError) {
+    func checkLocation(_ operand: QueryOperandType, name: String) throws(QueryError) {
         guard let target = operand.linkTarget, let objectSchema = schema[target] else { return }
         guard objectSchema.isEmbedded else {
             throw QueryError(.typeMismatch, "GEOWITHIN needs a link to an embedded class, but '\(name)' links to '\(target)', a top-level class")

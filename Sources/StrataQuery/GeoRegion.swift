@@ -16,13 +16,13 @@ import Foundation
 /// A geospatial shape inside a query (the constant of a `geoWithin` comparison).
 public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Sendable {
     // @unchecked: the prepared rings are immutable after init.
-    package enum Shape: Hashable {
+    enum Shape: Hashable {
         case box(GeoBox)
         case polygon(GeoPolygon)
         case circle(GeoCircle)
     }
 
-    package let shape: Shape
+    let shape: Shape
     /// The polygon's rings as unit vectors (open: the closing point dropped), outer ring first.
     private let rings: [[Vector]]
     /// A point outside the outer ring (the antipode of its corners' mean direction).
@@ -30,7 +30,7 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
     /// The circle's center.
     private let center: Vector?
 
-    package init(_ shape: Shape) {
+    init(_ shape: Shape) {
         self.shape = shape
         if case .circle(let circle) = shape { center = Vector(circle.center) } else { center = nil }
         guard case .polygon(let polygon) = shape else {
@@ -67,7 +67,7 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
     // MARK: - Containment
 
     /// Whether the region holds the point at `latitude`, `longitude` (degrees).
-    package func contains(latitude: Double, longitude: Double) -> Bool {
+    func contains(latitude: Double, longitude: Double) -> Bool {
         switch shape {
         case .circle(let circle):
             guard let center else { return false }
@@ -105,7 +105,7 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
     /// Checks that a polygon is a region: each ring has three distinct corners and no crossing
     /// edges, no edge is in two rings, every hole lies strictly inside the outer ring and in no
     /// other hole.
-    package func validate() throws(QueryError) {
+    func validate() throws(QueryError) {
         guard case .polygon = shape else { return }
         func invalid(_ why: String) -> QueryError {
             QueryError(.typeMismatch, "invalid region \(description): \(why)")
@@ -152,36 +152,36 @@ public struct QueryGeoRegion: Hashable, CustomStringConvertible, @unchecked Send
 }
 
 /// A 3-D vector; unit vectors stand for points on the sphere.
-package struct Vector: Hashable, Comparable {
-    package var x, y, z: Double
+private struct Vector: Hashable, Comparable {
+    var x, y, z: Double
 
-    package init(_ x: Double, _ y: Double, _ z: Double) {
+    init(_ x: Double, _ y: Double, _ z: Double) {
         self.x = x
         self.y = y
         self.z = z
     }
 
-    package init(latitude: Double, longitude: Double) {
+    init(latitude: Double, longitude: Double) {
         let phi = latitude * .pi / 180, lambda = longitude * .pi / 180
         self.init(cos(phi) * cos(lambda), cos(phi) * sin(lambda), sin(phi))
     }
 
-    package init(_ point: GeoPoint) { self.init(latitude: point.latitude, longitude: point.longitude) }
+    init(_ point: GeoPoint) { self.init(latitude: point.latitude, longitude: point.longitude) }
 
-    package static func + (a: Vector, b: Vector) -> Vector { Vector(a.x + b.x, a.y + b.y, a.z + b.z) }
-    package static func * (a: Vector, k: Double) -> Vector { Vector(a.x * k, a.y * k, a.z * k) }
-    package static func < (a: Vector, b: Vector) -> Bool { (a.x, a.y, a.z) < (b.x, b.y, b.z) }
+    static func + (a: Vector, b: Vector) -> Vector { Vector(a.x + b.x, a.y + b.y, a.z + b.z) }
+    static func * (a: Vector, k: Double) -> Vector { Vector(a.x * k, a.y * k, a.z * k) }
+    static func < (a: Vector, b: Vector) -> Bool { (a.x, a.y, a.z) < (b.x, b.y, b.z) }
 
-    package func dot(_ b: Vector) -> Double { x * b.x + y * b.y + z * b.z }
-    package func cross(_ b: Vector) -> Vector { Vector(y * b.z - z * b.y, z * b.x - x * b.z, x * b.y - y * b.x) }
-    package var length: Double { dot(self).squareRoot() }
-    package var normalized: Vector { self * (1 / length) }
+    func dot(_ b: Vector) -> Double { x * b.x + y * b.y + z * b.z }
+    func cross(_ b: Vector) -> Vector { Vector(y * b.z - z * b.y, z * b.x - x * b.z, x * b.y - y * b.x) }
+    var length: Double { dot(self).squareRoot() }
+    var normalized: Vector { self * (1 / length) }
 
     /// The angle to `b` (both unit vectors), accurate for small and large angles alike.
-    package func angle(to b: Vector) -> Double { atan2(cross(b).length, dot(b)) }
+    func angle(to b: Vector) -> Double { atan2(cross(b).length, dot(b)) }
 
     /// A unit vector at a right angle to this one.
-    package var perpendicular: Vector {
+    var perpendicular: Vector {
         let axis = abs(x) < 0.6 ? Vector(1, 0, 0) : Vector(0, 1, 0)
         return cross(axis).normalized
     }
@@ -190,7 +190,7 @@ package struct Vector: Hashable, Comparable {
     /// point inside both: c and d lie on opposite sides of a–b's great circle, a and b on
     /// opposite sides of c–d's, and the orientations agree so both arcs meet at the same one of
     /// the two points where the great circles meet.
-    package static func arcsCross(_ a: Vector, _ b: Vector, _ c: Vector, _ d: Vector) -> Bool {
+    static func arcsCross(_ a: Vector, _ b: Vector, _ c: Vector, _ d: Vector) -> Bool {
         let ab = a.cross(b)
         let acb = -ab.dot(c), bda = ab.dot(d)
         guard acb * bda > 0 else { return false }

@@ -41,7 +41,7 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A point from a `(latitude, longitude)` pair, nil when out of range.
-    package init?(_ pair: (Double, Double)) {
+    init?(_ pair: (Double, Double)) {
         self.init(latitude: pair.0, longitude: pair.1)
     }
 
@@ -51,9 +51,9 @@ public struct GeoPoint: Hashable, Sendable, CustomStringConvertible {
 /// A distance along the Earth's surface, kept as the angle it spans (radians).
 public struct Distance: Hashable, Sendable {
     /// The Earth's radius the conversions use, in kilometers.
-    package static let earthRadiusKilometers = 6378.1
+    static let earthRadiusKilometers = 6378.1
     /// Kilometers per mile.
-    package static let kilometersPerMile = 1.609344
+    static let kilometersPerMile = 1.609344
 
     /// The angle, in radians.
     public let radians: Double

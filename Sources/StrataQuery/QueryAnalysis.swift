@@ -12,7 +12,7 @@ package struct QueryIndexableEquality: Equatable {
     /// The candidate values (one for `==`, the list elements for `IN`).
     package var values: [QueryValue]
 
-    package init(property: String, values: [QueryValue]) {
+    init(property: String, values: [QueryValue]) {
         self.property = property
         self.values = values
     }
@@ -71,7 +71,7 @@ extension QueryPredicate {
     /// and for a SUBQUERY its collection plus the collection-prefixed paths of its body
     /// (`SUBQUERY(dogs, $d, $d.age > 1)` reads `dogs` and `dogs.age`). In first-use order, without
     /// duplicates. The object layer can use it to tell whether a change can affect membership.
-    package func referencedKeyPaths() -> [QueryKeyPath] {
+    func referencedKeyPaths() -> [QueryKeyPath] {
         var seen: Set<QueryKeyPath> = []
         var result: [QueryKeyPath] = []
         collectKeyPaths(variables: [:]) { path in

@@ -59,7 +59,7 @@ public struct QueryError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The same error located at `offset`, unless it already has a position.
-    package func located(at offset: Int) -> QueryError {
+    func located(at offset: Int) -> QueryError {
         var copy = self
         if copy.offset == nil { copy.offset = offset }
         return copy

@@ -24,7 +24,7 @@ extension QueryPredicate {
     /// - Throws: the source's errors (e.g. an unknown property), or `QueryError` for a key path
     ///   that reads a property of a non-object value or a BETWEEN without two bounds.
     ///   For many objects, prepare a `QueryMatcher` once instead.
-    package func evaluate(on object: some QueryValueSource) throws -> Bool {
+    func evaluate(on object: some QueryValueSource) throws -> Bool {
         try QueryMatcher(self).matches(object)
     }
 }
@@ -45,13 +45,13 @@ package enum QueryOperand {
 package struct QueryEvaluator {
     /// The object key paths without a variable start from: the queried object, or inside a
     /// SUBQUERY the element being counted (Realm's engine reads them from the element).
-    package var root: any QueryValueSource
+    var root: any QueryValueSource
     /// SUBQUERY variables bound to the current element.
-    package var bindings: [String: QueryValue] = [:]
+    var bindings: [String: QueryValue] = [:]
 
-    package init(root: any QueryValueSource) { self.root = root }
+    init(root: any QueryValueSource) { self.root = root }
 
-    package mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
+    mutating func predicate(_ predicate: CompiledPredicate) throws -> Bool {
         switch predicate {
         case .constant(let value): return value
         case .comparison(let c): return try comparison(c)
@@ -69,7 +69,7 @@ package struct QueryEvaluator {
 
     /// The values `path` reaches from the root object or its bound variable. A nil link reached
     /// through a to-many property yields one nil value (so `ALL list.link.name == 'x'` fails on it).
-    package func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
+    func resolve(_ path: QueryKeyPath) throws -> QueryOperand {
         let components = path.components
         // Fast path: a plain property of the object.
         if path.variable == nil, components.count == 1 {
@@ -157,7 +157,7 @@ package struct QueryEvaluator {
     }
 
     /// Applies a map selector to the value of property `name`.
-    package static func select(_ selector: String, from value: QueryValue, of name: String) throws -> QueryValue {
+    static func select(_ selector: String, from value: QueryValue, of name: String) throws -> QueryValue {
         switch (QueryKeyPath.mapComponent(selector), value) {
         case (.keys?, .map(let entries)): return .list(entries.keys.sorted().map(QueryValue.string))
         case (.values?, .map(let entries)): return .list(QueryValue.map(entries).collectionElements ?? [])
@@ -176,7 +176,7 @@ package struct QueryEvaluator {
         }
     }
 
-    package mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
+    mutating func operand(_ expression: CompiledExpression) throws -> QueryOperand {
         switch expression.kind {
         case .constant:
             return expression.constant
@@ -218,7 +218,7 @@ package struct QueryEvaluator {
         }
     }
 
-    package static func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperand) -> QueryValue {
+    static func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperand) -> QueryValue {
         let values: [QueryValue]
         switch operand {
         case .many(let many): values = many
@@ -294,7 +294,7 @@ package struct QueryEvaluator {
 
     // MARK: - Comparisons
 
-    package mutating func comparison(_ c: CompiledComparison) throws -> Bool {
+    mutating func comparison(_ c: CompiledComparison) throws -> Bool {
         let left = try operand(c.left)
         let right = try operand(c.right)
         return try Self.compare(left, right, c)
@@ -353,7 +353,7 @@ package struct QueryEvaluator {
         }
     }
 
-    package static func quantify(_ operand: QueryOperand, _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+    static func quantify(_ operand: QueryOperand, _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
         switch operand {
         case .one(let value):
             return quantifier == .none ? !match(value) : match(value)
@@ -362,7 +362,7 @@ package struct QueryEvaluator {
         }
     }
 
-    package static func quantify(_ values: [QueryValue], _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
+    static func quantify(_ values: [QueryValue], _ quantifier: QueryQuantifier, _ match: (QueryValue) -> Bool) -> Bool {
         switch quantifier {
         case .implicit, .any: return values.contains(where: match)
         case .all: return values.allSatisfy(match)
@@ -371,12 +371,12 @@ package struct QueryEvaluator {
     }
 
     /// `test` where `b` is a string already folded with `options`: fold only `a`.
-    package static func testFolded(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+    static func testFolded(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
         guard case .string(let text) = a else { return test(a, op, b, []) }
         return test(.string(QueryValueComparison.fold(text, options)), op, b, [])
     }
 
-    package static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
+    static func test(_ a: QueryValue, _ op: QueryOperator, _ b: QueryValue, _ options: QueryStringOptions) -> Bool {
         switch op {
         case .equal: return QueryValueComparison.equal(a, b, options: options)
         case .notEqual: return !QueryValueComparison.equal(a, b, options: options)

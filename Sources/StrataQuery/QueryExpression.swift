@@ -25,7 +25,7 @@ package struct QueryKeyPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `"owner.name"` into components (no validation).
-    package init(dotted: String) {
+    init(dotted: String) {
         self.init(dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
     }
 
@@ -107,7 +107,7 @@ package enum QueryOperator: String, Hashable, Sendable {
     case geoWithin = "GEOWITHIN"
 
     /// Operators defined on strings and data only.
-    package var isStringOperator: Bool {
+    var isStringOperator: Bool {
         switch self {
         case .beginsWith, .contains, .endsWith, .like: return true
         default: return false
@@ -115,7 +115,7 @@ package enum QueryOperator: String, Hashable, Sendable {
     }
 
     /// Operators that need an order (`<` … `>=`, `BETWEEN`).
-    package var isOrdering: Bool {
+    var isOrdering: Bool {
         switch self {
         case .less, .lessOrEqual, .greater, .greaterOrEqual, .between: return true
         default: return false
@@ -192,14 +192,14 @@ package indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     package var description: String { QueryFormatter.predicate(self) }
 
     /// Parses a query string. See `QueryParser`.
-    package init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
+    init(_ query: String, _ arguments: QueryValueConvertible..., schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments.map(\.queryValue),
                                      schema: schema, typeName: typeName)
     }
 
     /// Parses a query string with its arguments already converted.
-    package init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
+    init(_ query: String, arguments: [QueryValue], schema: QuerySchema? = nil,
                 type typeName: String? = nil) throws(QueryError) {
         self = try QueryParser.parse(query, arguments: arguments, schema: schema, typeName: typeName)
     }
@@ -223,9 +223,9 @@ package indirect enum QueryPredicate: Hashable, CustomStringConvertible {
     }
 
     /// `lhs AND rhs`.
-    package static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
+    static func && (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { conjunction(lhs, rhs) }
     /// `lhs OR rhs`.
-    package static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
+    static func || (lhs: QueryPredicate, rhs: QueryPredicate) -> QueryPredicate { disjunction(lhs, rhs) }
     /// `NOT self`.
-    static prefix package func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
+    static prefix func ! (operand: QueryPredicate) -> QueryPredicate { .not(operand) }
 }

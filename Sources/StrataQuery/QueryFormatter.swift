@@ -38,7 +38,7 @@ package enum QueryFormatter {
         condition ? "(\(predicate(p)))" : predicate(p)
     }
 
-    package static func comparison(_ c: QueryComparison) -> String {
+    static func comparison(_ c: QueryComparison) -> String {
         var text = c.quantifier == .implicit ? "" : c.quantifier.rawValue + " "
         text += expression(c.left) + " " + c.op.rawValue
         if !c.options.isEmpty {
@@ -50,7 +50,7 @@ package enum QueryFormatter {
         return text + " " + expression(c.right)
     }
 
-    package static func expression(_ e: QueryExpression) -> String {
+    static func expression(_ e: QueryExpression) -> String {
         switch e {
         case .constant(let value): return self.value(value)
         case .keyPath(let path): return path.description
@@ -61,7 +61,7 @@ package enum QueryFormatter {
         }
     }
 
-    package static func value(_ value: QueryValue) -> String {
+    static func value(_ value: QueryValue) -> String {
         switch value {
         case .null: return "nil"
         case .bool(let b): return b ? "true" : "false"

@@ -20,8 +20,8 @@ import Foundation
 /// ```
 package final class QueryMatcher {
     /// The predicate this matcher evaluates.
-    package let predicate: QueryPredicate
-    package let compiled: CompiledPredicate
+    let predicate: QueryPredicate
+    let compiled: CompiledPredicate
 
     /// Prepares `predicate` (O(size of its constants); an `IN` list of n values is hashed once).
     package init(_ predicate: QueryPredicate) {
@@ -38,7 +38,7 @@ package final class QueryMatcher {
 
 /// A value normalised so that Realm equality (`==` without options) is key equality:
 /// numbers of any kind that are integral compare as `.int`, other finite numbers as `.double`.
-package enum QueryMatchKey: Hashable {
+enum QueryMatchKey: Hashable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -51,7 +51,7 @@ package enum QueryMatchKey: Hashable {
     case object(QueryObjectIdentity)
 
     /// nil when the value has no exact key (Decimal, NaN, collections): use the slow path.
-    package init?(_ value: QueryValue) {
+    init?(_ value: QueryValue) {
         switch value {
         case .null: self = .null
         case .bool(let b): self = .bool(b)
@@ -106,12 +106,12 @@ package enum CompiledPredicate {
 
 package final class CompiledPredicateList {
     package let items: [CompiledPredicate]
-    package init(_ items: [CompiledPredicate]) { self.items = items }
+    init(_ items: [CompiledPredicate]) { self.items = items }
 }
 
 package final class CompiledPredicateBox {
     package let inner: CompiledPredicate
-    package init(_ inner: CompiledPredicate) { self.inner = inner }
+    init(_ inner: CompiledPredicate) { self.inner = inner }
 }
 
 package final class CompiledComparison {
@@ -119,16 +119,16 @@ package final class CompiledComparison {
     package let op: QueryOperator
     package let right: CompiledExpression
     package let options: QueryStringOptions
-    package let quantifier: QueryQuantifier
+    let quantifier: QueryQuantifier
     /// For `IN` against a constant list whose every element has an exact key.
-    package let membership: Set<QueryMatchKey>?
+    let membership: Set<QueryMatchKey>?
     /// The right operand is a constant string already folded with `options` (fold only the left).
-    package let rightIsFolded: Bool
+    let rightIsFolded: Bool
 
     /// Lists shorter than this are scanned: hashing costs more than a few comparisons.
-    package static let membershipThreshold = 8
+    static let membershipThreshold = 8
 
-    package init(_ c: QueryComparison) {
+    init(_ c: QueryComparison) {
         left = CompiledExpression(c.left)
         op = c.op
         options = c.options
@@ -170,11 +170,11 @@ package final class CompiledExpression {
     package let kind: Kind
     package let constant: QueryOperand
     package let property: String
-    package let path: QueryKeyPath
-    package let aggregate: QueryAggregate
-    package let variable: String
+    let path: QueryKeyPath
+    let aggregate: QueryAggregate
+    let variable: String
     /// The SUBQUERY body (`.constant(true)` for other kinds).
-    package let predicate: CompiledPredicate
+    let predicate: CompiledPredicate
     package let elements: [CompiledExpression]
 
     private init(kind: Kind, constant: QueryOperand = .one(.null), path: QueryKeyPath = QueryKeyPath([]),
@@ -190,11 +190,11 @@ package final class CompiledExpression {
         self.elements = elements
     }
 
-    package convenience init(constant: QueryOperand) {
+    convenience init(constant: QueryOperand) {
         self.init(kind: .constant, constant: constant)
     }
 
-    package convenience init(_ expression: QueryExpression) {
+    convenience init(_ expression: QueryExpression) {
         switch expression {
         case .constant(let value):
             if let elements = value.collectionElements {

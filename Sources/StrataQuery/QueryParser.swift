@@ -22,7 +22,7 @@
 /// Parses query strings into `QueryPredicate` trees.
 package enum QueryParser {
     /// Maximum nesting of parentheses, NOT, `{…}` and SUBQUERY.
-    package static let maximumNesting = 100
+    static let maximumNesting = 100
 
     /// Parses `query` with its arguments (`%@`, `%K`, `$0`…).
     ///

@@ -12,7 +12,7 @@ package enum QueryPropertyType: String, Hashable, Sendable {
     /// Any value (`AnyRealmValue`): compatible with every operator and operand.
     case mixed
 
-    package var isNumeric: Bool {
+    var isNumeric: Bool {
         switch self {
         case .int, .float, .double, .decimal: return true
         default: return false
@@ -30,11 +30,11 @@ package enum QueryCollectionKind: String, Hashable, Sendable {
 /// One property of an object type.
 package struct QueryPropertySchema: Hashable, Sendable {
     /// The persisted property name, as queries spell it.
-    package var name: String
+    var name: String
     /// The stored type (of each element, for a collection).
-    package var type: QueryPropertyType
+    var type: QueryPropertyType
     /// Whether the property (or each element) may be nil.
-    package var isOptional: Bool
+    var isOptional: Bool
     /// Single value, `List`, `MutableSet`, `Map` or inverse links.
     package var collection: QueryCollectionKind
     /// The linked type's name when `type == .object`.
@@ -51,12 +51,12 @@ package struct QueryPropertySchema: Hashable, Sendable {
     }
 
     /// A to-one link: always optional, as in Realm.
-    package static func link(_ name: String, to target: String) -> QueryPropertySchema {
+    static func link(_ name: String, to target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, optional: true, linkTarget: target)
     }
 
     /// A `List` of links.
-    package static func list(_ name: String, of target: String) -> QueryPropertySchema {
+    static func list(_ name: String, of target: String) -> QueryPropertySchema {
         QueryPropertySchema(name, .object, collection: .list, linkTarget: target)
     }
 }
@@ -64,9 +64,9 @@ package struct QueryPropertySchema: Hashable, Sendable {
 /// One object type: its name and properties.
 package struct QueryObjectSchema: Hashable, Sendable {
     /// The type name queries are checked for (`"Dog"`).
-    package var name: String
+    var name: String
     /// Its persisted properties (computed inverse links included).
-    package var properties: [QueryPropertySchema]
+    var properties: [QueryPropertySchema]
     /// An embedded class (only reachable through links; the class a location must be).
     package var isEmbedded = false
 
@@ -85,7 +85,7 @@ package struct QueryObjectSchema: Hashable, Sendable {
 /// The object types a query can refer to.
 package struct QuerySchema: Hashable, Sendable {
     /// The types by name.
-    package var types: [String: QueryObjectSchema]
+    var types: [String: QueryObjectSchema]
 
     /// A schema of `types` (a later type with the same name replaces an earlier one).
     package init(_ types: [QueryObjectSchema]) {

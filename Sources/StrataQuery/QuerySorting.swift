@@ -82,11 +82,11 @@ package enum QueryOrdering {
     /// - Throws: `QueryError(.typeMismatch)` if the path goes through a to-many property, or the
     ///   source's own error for an unknown property.
     ///   A key path that does not parse is a `.syntax` QueryError.
-    package static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
+    static func sortKey(_ keyPath: String, of object: some QueryValueSource) throws -> QueryValue {
         try sortKey(QueryParser.parseKeyPath(keyPath), of: object)
     }
 
-    package static func sortKey(_ path: QueryKeyPath, of object: some QueryValueSource) throws -> QueryValue {
+    static func sortKey(_ path: QueryKeyPath, of object: some QueryValueSource) throws -> QueryValue {
         let evaluator = QueryEvaluator(root: object)
         switch try evaluator.resolve(path) {
         case .one(let value): return value
@@ -106,13 +106,13 @@ package enum QueryOrdering {
     }
 
     /// Compares two objects' key tuples (as returned by `sortKey`) under `descriptors`.
-    package static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
+    static func compare<K: QuerySortKey>(keys a: [QueryValue], _ b: [QueryValue], by descriptors: [K]) -> Int {
         compare(keys: a, b, ascending: descriptors.map(\.ascending))
     }
 
     /// The comparison loop, non-generic: a generic loop over `[K]` instantiated type metadata on
     /// every call (5× slower sorts when measured).
-    package static func compare(keys a: [QueryValue], _ b: [QueryValue], ascending: [Bool]) -> Int {
+    static func compare(keys a: [QueryValue], _ b: [QueryValue], ascending: [Bool]) -> Int {
         let count = min(ascending.count, a.count, b.count)
         var index = 0
         while index < count {

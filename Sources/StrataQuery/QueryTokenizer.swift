@@ -12,7 +12,7 @@
 //   literals: properties with such names are reachable through `%K` only.
 import Foundation
 
-package enum QueryTokenKind: Equatable {
+enum QueryTokenKind: Equatable {
     case identifier(String)
     /// `$x` (the name includes the `$`).
     case variable(String)
@@ -38,20 +38,20 @@ package enum QueryTokenKind: Equatable {
     case end
 }
 
-package struct QueryToken: Equatable {
-    package var kind: QueryTokenKind
-    package var offset: Int
+struct QueryToken: Equatable {
+    var kind: QueryTokenKind
+    var offset: Int
     /// The source text, for error messages.
-    package var text: String
+    var text: String
 }
 
-package struct QueryTokenizer {
+struct QueryTokenizer {
     private let chars: [Unicode.Scalar]
     private var index = 0
 
-    package init(_ query: String) { chars = Array(query.unicodeScalars) }
+    init(_ query: String) { chars = Array(query.unicodeScalars) }
 
-    package static func tokenize(_ query: String) throws(QueryError) -> [QueryToken] {
+    static func tokenize(_ query: String) throws(QueryError) -> [QueryToken] {
         var tokenizer = QueryTokenizer(query)
         var tokens: [QueryToken] = []
         while true {
@@ -96,7 +96,7 @@ package struct QueryTokenizer {
         return length + 1
     }
 
-    package mutating func next() throws(QueryError) -> QueryToken {
+    mutating func next() throws(QueryError) -> QueryToken {
         while let c = peek(), c.properties.isWhitespace { index += 1 }
         let start = index
         guard let c = peek() else { return QueryToken(kind: .end, offset: start, text: "end of query") }
@@ -358,7 +358,7 @@ package struct QueryTokenizer {
 }
 
 /// `[+-]digits[.digits][(e|E)[+-]digits]`, with at least one digit in the mantissa.
-package func isDecimalText(_ text: String) -> Bool {
+private func isDecimalText(_ text: String) -> Bool {
     var scalars = Array(text.unicodeScalars)[...]
     func digits() -> Int {
         var count = 0

@@ -7,27 +7,27 @@
 // - Errors name the property or operand; they never depend on the data, only on the schema.
 
 /// The static type of an operand.
-package struct QueryOperandType {
+struct QueryOperandType {
     /// nil for the `nil` literal.
-    package var type: QueryPropertyType?
-    package var linkTarget: String?
+    var type: QueryPropertyType?
+    var linkTarget: String?
     /// Reaches several values (through a list, set, map or inverse link).
-    package var isMany: Bool
+    var isMany: Bool
     /// The value when the operand is a constant (lists are checked element by element).
-    package var constant: QueryValue?
+    var constant: QueryValue?
     /// The path ends at a `Map` property (so `['key']`, `@keys`, `@values` may follow).
-    package var isMap = false
+    var isMap = false
     /// Whether the path was already to-many before reaching the map (then `map['k']` is many too).
-    package var isManyBeforeMap = false
+    var isManyBeforeMap = false
 
-    package init(type: QueryPropertyType?, linkTarget: String? = nil, isMany: Bool = false, constant: QueryValue? = nil) {
+    init(type: QueryPropertyType?, linkTarget: String? = nil, isMany: Bool = false, constant: QueryValue? = nil) {
         self.type = type
         self.linkTarget = linkTarget
         self.isMany = isMany
         self.constant = constant
     }
 
-    package static func of(constant value: QueryValue) -> QueryOperandType {
+    static func of(constant value: QueryValue) -> QueryOperandType {
         switch value {
         case .null: return QueryOperandType(type: nil, constant: value)
         case .bool: return QueryOperandType(type: .bool, constant: value)
@@ -47,18 +47,18 @@ package struct QueryOperandType {
         }
     }
 
-    package var typeName: String {
+    var typeName: String {
         guard let type else { return "null" }
         if type == .object, let linkTarget { return isMany ? "list of \(linkTarget)" : linkTarget }
         return isMany ? "list of \(type.rawValue)" : type.rawValue
     }
 }
 
-package struct QueryTypeChecker {
-    package let schema: QuerySchema
+struct QueryTypeChecker {
+    let schema: QuerySchema
 
     /// The operand type of the queried object itself.
-    package func root(_ typeName: String) throws(QueryError) -> QueryOperandType {
+    func root(_ typeName: String) throws(QueryError) -> QueryOperandType {
         guard schema[typeName] != nil else {
             throw QueryError(.unknownProperty, "type '\(typeName)' is not in the schema")
         }
@@ -66,7 +66,7 @@ package struct QueryTypeChecker {
     }
 
     /// The type reached by following property `name` from `current`.
-    package func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
+    func step(_ current: QueryOperandType, _ name: String) throws(QueryError) -> QueryOperandType {
         if let component = QueryKeyPath.mapComponent(name) {
             // A mixed value may hold a list or a dictionary: its elements are mixed values.
             if current.type == .mixed, !current.isMap {
@@ -104,7 +104,7 @@ package struct QueryTypeChecker {
     }
 
     /// The type of a key path from the root type or from a bound SUBQUERY variable.
-    package func keyPath(_ path: QueryKeyPath, root rootType: QueryOperandType,
+    func keyPath(_ path: QueryKeyPath, root rootType: QueryOperandType,
                  variables: [String: QueryOperandType]) throws(QueryError) -> QueryOperandType {
         var current = rootType
         if let variable = path.variable {
@@ -118,7 +118,7 @@ package struct QueryTypeChecker {
     }
 
     /// The result type of an aggregate over `operand` (named `name` in messages).
-    package func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperandType, name: String) throws(QueryError) -> QueryOperandType {
+    func aggregate(_ aggregate: QueryAggregate, _ operand: QueryOperandType, name: String) throws(QueryError) -> QueryOperandType {
         let base = operand.type ?? .mixed
         switch aggregate {
         case .count:
@@ -141,7 +141,7 @@ package struct QueryTypeChecker {
     }
 
     /// Checks that `left op right` can be evaluated.
-    package static func comparison(_ left: QueryOperandType, _ op: QueryOperator, _ right: QueryOperandType,
+    static func comparison(_ left: QueryOperandType, _ op: QueryOperator, _ right: QueryOperandType,
                            options: QueryStringOptions, quantifier: QueryQuantifier,
                            leftName: String, rightName: String) throws(QueryError) {
         if quantifier != .implicit, !left.isMany {
@@ -234,7 +234,7 @@ extension QueryPredicate {
 }
 
 extension QueryTypeChecker {
-    package func check(_ predicate: QueryPredicate, root: QueryOperandType, variables: [String: QueryOperandType]) throws(QueryError) {
+    func check(_ predicate: QueryPredicate, root: QueryOperandType, variables: [String: QueryOperandType]) throws(QueryError) {
         switch predicate {
         case .truePredicate, .falsePredicate: return
         case .and(let operands), .or(let operands):
@@ -249,7 +249,7 @@ extension QueryTypeChecker {
         }
     }
 
-    package func type(of expression: QueryExpression, root: QueryOperandType,
+    func type(of expression: QueryExpression, root: QueryOperandType,
               variables: [String: QueryOperandType]) throws(QueryError) -> QueryOperandType {
         switch expression {
         case .constant(let value): return .of(constant: value)

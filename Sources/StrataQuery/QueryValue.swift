@@ -113,7 +113,7 @@ public struct QueryObjectID: Hashable, Sendable, Comparable, CustomStringConvert
     }
 }
 
-package func hexDigitValue(_ byte: UInt8) -> UInt8? {
+func hexDigitValue(_ byte: UInt8) -> UInt8? {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
     case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

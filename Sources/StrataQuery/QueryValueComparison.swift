@@ -23,7 +23,7 @@ public struct QueryStringOptions: OptionSet, Hashable, Sendable {
 
 package enum QueryValueComparison {
     /// The string with the requested folding applied.
-    package static func fold(_ string: String, _ options: QueryStringOptions) -> String {
+    static func fold(_ string: String, _ options: QueryStringOptions) -> String {
         if options.isEmpty { return string }
         // ASCII fast path: diacritic folding changes nothing, case folding is lowercasing.
         if string.utf8.allSatisfy({ $0 < 0x80 }) {
@@ -36,7 +36,7 @@ package enum QueryValueComparison {
     }
 
     /// Realm equality (`==`).
-    package static func equal(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Bool {
+    static func equal(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
@@ -62,7 +62,7 @@ package enum QueryValueComparison {
     /// it: `order`, and besides, two nulls are equal (`<=` and `>=` hold) and null comes before
     /// every string (a string is `>` null); null against any other kind stays unordered, so every
     /// ordering comparison with it is false.
-    package static func comparisonOrder(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Int? {
+    static func comparisonOrder(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Int? {
         switch (lhs, rhs) {
         case (.null, .null): return 0
         case (.null, .string): return -1
@@ -73,7 +73,7 @@ package enum QueryValueComparison {
 
     /// Realm ordering for `<`, `<=`, `>`, `>=`: negative, zero or positive; nil when the values are
     /// not ordered against each other (null involved, or incompatible kinds).
-    package static func order(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Int? {
+    static func order(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions = []) -> Int? {
         switch (lhs, rhs) {
         case let (.int(a), .int(b)): return a < b ? -1 : (a == b ? 0 : 1)
         case let (.string(a), .string(b)):
@@ -89,7 +89,7 @@ package enum QueryValueComparison {
     }
 
     /// Numeric order of two numbers of any numeric kind; nil unless both are numbers.
-    package static func numericOrder(_ lhs: QueryValue, _ rhs: QueryValue) -> Int? {
+    static func numericOrder(_ lhs: QueryValue, _ rhs: QueryValue) -> Int? {
         switch (lhs, rhs) {
         case let (.int(a), .int(b)): return a < b ? -1 : (a == b ? 0 : 1)
         case (.decimal, _), (_, .decimal):
@@ -124,7 +124,7 @@ package enum QueryValueComparison {
         return fraction > 0 ? -1 : (fraction < 0 ? 1 : 0)
     }
 
-    package static func doubleValue(_ value: QueryValue) -> Double? {
+    static func doubleValue(_ value: QueryValue) -> Double? {
         switch value {
         case .int(let v): return Double(v)
         case .float(let v): return Double(v)
@@ -134,7 +134,7 @@ package enum QueryValueComparison {
         }
     }
 
-    package static func decimalValue(_ value: QueryValue) -> Decimal? {
+    static func decimalValue(_ value: QueryValue) -> Decimal? {
         switch value {
         case .int(let v): return Decimal(v)
         // A double compares with a decimal as the decimal Realm makes of it (15 digits, so
@@ -149,25 +149,25 @@ package enum QueryValueComparison {
 
     private static func nonNaN(_ value: Decimal) -> Decimal? { value.isNaN ? nil : value }
 
-    package static func isNumeric(_ value: QueryValue) -> Bool {
+    static func isNumeric(_ value: QueryValue) -> Bool {
         switch value {
         case .int, .float, .double, .decimal: return true
         default: return false
         }
     }
 
-    package static func uuidBytes(_ uuid: UUID) -> [UInt8] {
+    static func uuidBytes(_ uuid: UUID) -> [UInt8] {
         withUnsafeBytes(of: uuid.uuid) { Array($0) }
     }
 
-    package static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
         for (x, y) in zip(a, b) where x != y { return x < y ? -1 : 1 }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     // MARK: - String operators
 
-    package static func beginsWith(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
+    static func beginsWith(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): return fold(a, options).hasPrefix(fold(b, options))
         case let (.data(a), .data(b)): return a.starts(with: b)
@@ -175,7 +175,7 @@ package enum QueryValueComparison {
         }
     }
 
-    package static func endsWith(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
+    static func endsWith(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)): return fold(a, options).hasSuffix(fold(b, options))
         case let (.data(a), .data(b)): return a.count >= b.count && a.suffix(b.count).elementsEqual(b)
@@ -183,7 +183,7 @@ package enum QueryValueComparison {
         }
     }
 
-    package static func contains(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
+    static func contains(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
         switch (lhs, rhs) {
         case let (.string(a), .string(b)):
             if b.isEmpty { return true }
@@ -196,13 +196,13 @@ package enum QueryValueComparison {
     }
 
     /// `LIKE`: `?` matches one character, `*` any run of characters (possibly empty).
-    package static func like(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
+    static func like(_ lhs: QueryValue, _ rhs: QueryValue, options: QueryStringOptions) -> Bool {
         guard case let .string(text) = lhs, case let .string(pattern) = rhs else { return false }
         return wildcardMatch(Array(fold(text, options)), Array(fold(pattern, options)))
     }
 
     /// Iterative wildcard matching with single backtracking point: O(n·m) worst case, no recursion.
-    package static func wildcardMatch(_ text: [Character], _ pattern: [Character]) -> Bool {
+    static func wildcardMatch(_ text: [Character], _ pattern: [Character]) -> Bool {
         var t = 0, p = 0
         var starP = -1, starT = 0
         while t < text.count {
