@@ -85,20 +85,26 @@ struct ThreadSafeReferencePinnedVersionTests {
         let realm = try Realm(configuration: lampsOnly)
         let lamp = try realm.write { realm.create(PinnedLamp.self, value: ["name": "brass"]) }
         let reference = ThreadSafeReference(to: lamp)
+        let failure = FailureBox()
         try runOnNewThread {  // adds PinnedShade's table
-            guard let other = try? Realm(configuration: withShades) else { return }
-            try? other.write { other.create(PinnedShade.self, value: ["colour": "green"]) }
+            do {
+                let other = try Realm(configuration: withShades)
+                try other.write { other.create(PinnedShade.self, value: ["colour": "green"]) }
+            } catch { failure.set("adding the table: \(error)") }
         }
         let seen = LockedBox<[String]>([])
         try runOnNewThread {
             // Opened knowing both classes at the newest version, then moved back by the reference.
-            guard let other = try? Realm(configuration: withShades) else { return }
-            let name = other.resolve(reference)?.name ?? "nil"
-            let shadesBefore = other.objects(PinnedShade.self).count
-            other.refresh()
-            try? other.write { other.create(PinnedShade.self, value: ["colour": "red"]) }
-            seen.set([name, "\(shadesBefore)", "\(other.objects(PinnedShade.self).count)"])
+            do {
+                let other = try Realm(configuration: withShades)
+                let name = other.resolve(reference)?.name ?? "nil"
+                let shadesBefore = other.objects(PinnedShade.self).count
+                other.refresh()
+                try other.write { other.create(PinnedShade.self, value: ["colour": "red"]) }
+                seen.set([name, "\(shadesBefore)", "\(other.objects(PinnedShade.self).count)"])
+            } catch { failure.set("resolving: \(error)") }
         }
+        #expect(failure.value == nil)
         #expect(seen.get() == ["brass", "0", "2"])
     }
 }
