@@ -40,6 +40,11 @@ import StrataTestSupport
             ("rank > 5 AND rank < 3", [], true),
             ("rank >= %@", [Int.max], true),
             ("rank <= %@", [Int.min], true),
+            ("rank > %@", [Int.max], true),
+            ("rank < %@", [Int.min], true),
+            ("rank > 2 AND rank <= 2", [], true),
+            ("rank > -1 AND 3 >= rank", [], true),
+            ("optRank >= 1 AND optRank <= 1", [], true),
             ("rank > 1 AND name BEGINSWITH 'n'", [], true),
             ("optRank > 0", [], true),
             ("optRank <= 1 AND optRank != 0", [], true),
@@ -178,8 +183,17 @@ import StrataTestSupport
         #expect(r.count == 10 && r.examined == 0 && r.plan == .index(property: "rank", values: 1))
         r = examined { items.filter("rank == 7 AND plain >= 0").count }
         #expect(r.count == 10 && r.examined == 10 && r.plan == .index(property: "rank", values: 1), "the rest is evaluated on the candidates only")
+        // A predicate that is nothing but one indexed integer's range is decided by the index.
         r = examined { items.filter("rank >= 98").count }
-        #expect(r.count == 20 && r.examined == 20 && r.plan == .indexRange(property: "rank"), "a range reads its candidates only")
+        #expect(r.count == 20 && r.examined == 0 && r.plan == .indexRange(property: "rank"), "a range alone reads no object")
+        r = examined { items.filter("rank > 97 AND rank < 99").count }
+        #expect(r.count == 10 && r.examined == 0 && r.plan == .indexRange(property: "rank"), "strict bounds are exact over integers")
+        r = examined { items.filter("96 < rank AND rank BETWEEN {0, 97}").count }
+        #expect(r.count == 10 && r.examined == 0 && r.plan == .indexRange(property: "rank"))
+        r = examined { items.filter("rank > %@", Int.max).count }
+        #expect(r.count == 0 && r.examined == 0 && r.plan == .indexRange(property: "rank"))
+        r = examined { items.filter("rank >= 98 AND plain >= 0").count }
+        #expect(r.count == 20 && r.examined == 20 && r.plan == .indexRange(property: "rank"), "a range with another conjunct reads its candidates only")
         r = examined { items.filter("plain == 7").count }
         #expect(r.count == 10 && r.examined == 1_000 && r.plan == .scan)
         r = examined { items.filter("rank IN {1, 2, 3}").count }

@@ -192,7 +192,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                 // (Query/QueryIndexPlan.swift); otherwise every object is a candidate.
                 if let predicate = query.predicate, let found = try core.indexes.indexCandidates(table: t, predicate: predicate) {
                     out = found.keys
-                    if case .comparison = predicate { decided = found.exact }
+                    decided = found.exact
                     if !core.isFrozen { core.indexing.lastPlan = found.plan }
                     // Candidates that still need the predicate: evaluated on their row bytes when it compiles.
                     if !decided, let program = QueryRowProgram.compile(predicate, info: info) {

@@ -11,7 +11,9 @@
 // to a scan's once the whole predicate is evaluated on each candidate. Everything else scans.
 // When the predicate is nothing but that comparison and the property's equality is binary (Int,
 // Bool, ObjectId, UUID, their optionals and enums), the candidates are the result: no object is
-// read (`count` of an indexed Int `==` touches index pages only).
+// read (`count` of an indexed Int `==` touches index pages only). Likewise when it is nothing but
+// comparisons of one indexed integer property with integer constants (a range, `a <= seq AND
+// seq < b`, `BETWEEN`): the index entries in the exact range are the result.
 //
 // Invariants:
 // - Candidates are a superset of the matches (IndexKeys.swift); the caller evaluates the whole
@@ -37,9 +39,10 @@ enum QueryPlanKind: Equatable {
 extension SecondaryIndexes {
     /// The candidate object keys of `predicate` on table `t`, ascending, from the best usable
     /// index; nil when no conjunct can use one (the caller scans).
-    /// `exact`: the lookup itself decides `prop == constant` / `prop IN constants` (Int, Bool,
-    /// ObjectId, UUID: binary equality is the query's equality), so when the whole predicate is
-    /// that one comparison the candidates are the result without evaluating anything.
+    /// `exact`: the candidates are the whole predicate's result, with nothing to evaluate: the
+    /// predicate is one `prop == constant` / `prop IN constants` whose lookup decides it (Int,
+    /// Bool, ObjectId, UUID: binary equality is the query's equality), or an exact integer range
+    /// (`rangeCandidates`).
     func indexCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
         if core.indexing.forceScan { return nil }
         let equalities = predicate.indexableEqualities()
@@ -106,13 +109,17 @@ extension SecondaryIndexes {
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
         // Strings (NFC, truncation) and dates (-0/+0, NaN) share keys between unequal values.
-        let exact = property.type == .int || property.type == .bool || property.type == .objectId || property.type == .uuid
-        return (keys, plan, exact)
+        let binaryEquality = property.type == .int || property.type == .bool || property.type == .objectId || property.type == .uuid
+        var single = false
+        if case .comparison = predicate { single = true }
+        return (keys, plan, binaryEquality && single)
     }
 
     /// The candidates of the first range (QueryRangeAnalysis.swift) over an indexed integer
     /// property: the objects whose index entries lie within its inclusive bounds, ascending by
-    /// object key. Never exact: the caller evaluates the predicate on each.
+    /// object key. Exact when the predicate is nothing but that property's integer comparisons
+    /// (`exactIntegerRange`), whose bounds are then the scan's; otherwise the caller evaluates
+    /// the predicate on each candidate.
     private func rangeCandidates(table t: Int, predicate: QueryPredicate) throws -> (keys: [UInt64], plan: QueryPlanKind, exact: Bool)? {
         let properties = core.snap.schemas[t].allProperties
         for range in predicate.indexableRanges() {
@@ -120,6 +127,8 @@ extension SecondaryIndexes {
             let p = properties[c]
             guard p.collection == .none, p.type == .int, IndexKeys.isSecondary(p),
                   let i = core.snap.metas[t].indexes.firstIndex(where: { $0.column == c }) else { continue }
+            let exactRange = predicate.exactIntegerRange(of: p.name)
+            let range = exactRange ?? range
             var keys: [UInt64] = []
             if !range.isEmpty {
                 let pages = try core.pages()
@@ -129,7 +138,7 @@ extension SecondaryIndexes {
                 var finger = LeafFinger()
                 keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
             }
-            return (keys, .indexRange(property: p.name), false)
+            return (keys, .indexRange(property: p.name), exactRange != nil)
         }
         return nil
     }

@@ -80,6 +80,68 @@ extension QueryPredicate {
         return ranges.filter { $0.lower != nil || $0.upper != nil }
     }
 
+    /// The values of integer property `property` this predicate keeps, when it is nothing but
+    /// a top-level AND of comparisons of that property with integer constants (`==`, `<`, `<=`,
+    /// `>`, `>=` on either side, `BETWEEN`; no options, no quantifier); nil when anything else
+    /// takes part. Strict bounds become inclusive ones (`> 5` is `>= 6`: exact over integers,
+    /// so valid only for a property of integer type). The candidates of an index scan over this
+    /// range are then the predicate's result, with nothing left to evaluate.
+    func exactIntegerRange(of property: String) -> QueryIndexableRange? {
+        var range = QueryIndexableRange(property: property, lower: nil, upper: nil)
+        var empty = false
+        var conjuncts: [QueryPredicate] = [self]
+        while let next = conjuncts.popLast() {
+            switch next {
+            case .and(let operands):
+                conjuncts.append(contentsOf: operands)
+            case .comparison(let c):
+                guard c.options.isEmpty, c.quantifier == .implicit else { return nil }
+                var lower: Int64?, upper: Int64?
+                if c.op == .between {
+                    guard Self.plainProperty(c.left) == property, case .constant(let list) = c.right,
+                          let elements = list.collectionElements, elements.count == 2,
+                          case .int(let low) = elements[0], case .int(let high) = elements[1] else { return nil }
+                    lower = low
+                    upper = high
+                } else {
+                    var op = c.op
+                    let constant: Int64
+                    if Self.plainProperty(c.left) == property, case .constant(.int(let i)) = c.right {
+                        constant = i
+                    } else if Self.plainProperty(c.right) == property, case .constant(.int(let i)) = c.left {
+                        constant = i
+                        switch op {
+                        case .less: op = .greater
+                        case .lessOrEqual: op = .greaterOrEqual
+                        case .greater: op = .less
+                        case .greaterOrEqual: op = .lessOrEqual
+                        default: break
+                        }
+                    } else {
+                        return nil
+                    }
+                    switch op {
+                    case .equal: lower = constant; upper = constant
+                    case .greaterOrEqual: lower = constant
+                    case .lessOrEqual: upper = constant
+                    case .greater:
+                        if constant == .max { empty = true } else { lower = constant + 1 }
+                    case .less:
+                        if constant == .min { empty = true } else { upper = constant - 1 }
+                    default: return nil
+                    }
+                }
+                if let lower { range.lower = Swift.max(range.lower ?? lower, lower) }
+                if let upper { range.upper = Swift.min(range.upper ?? upper, upper) }
+            default:
+                return nil
+            }
+        }
+        // No value at all: bounds that cross.
+        if empty { return QueryIndexableRange(property: property, lower: 1, upper: 0) }
+        return range
+    }
+
     private static func plainProperty(_ e: QueryExpression) -> String? {
         guard case .keyPath(let path) = e, path.variable == nil, path.components.count == 1 else { return nil }
         return path.components[0]
