@@ -211,11 +211,6 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                 } else if let predicate = query.predicate, let program = QueryRowProgram.compile(predicate, info: info) {
                     // A scan evaluated on the stored rows: no object is created (Query/QueryRowProgram.swift).
                     var examined = 0
-                    let visit = { (k: UInt64, row: UnsafeRawBufferPointer) throws -> Bool in
-                        examined &+= 1
-                        if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
-                        return true
-                    }
                     // One comparison of a fixed-width column reads that field alone, leaf by
                     // leaf; otherwise only the bytes the program reads, when it names them
                     // (Core/ColumnScan.swift).
@@ -224,10 +219,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                             examined &+= 1
                             if test.matches(bits) { out.append(k) }
                         }
-                    } else if let bytes = ColumnScan.bytes(program.readBytes) {
-                        try core.snap.metas[t].objects.forEach(from: 0, reading: bytes, in: p, visit)
                     } else {
-                        try core.snap.metas[t].objects.forEach(from: 0, in: p, visit)
+                        try core.snap.metas[t].objects.forEachRow(reading: ColumnScan.bytes(program.readBytes), in: p) { k, row in
+                            examined &+= 1
+                            if try program.matches(_RowView(bytes: row, core: core)) { out.append(k) }
+                            return true
+                        }
                     }
                     if !core.isFrozen {
                         core.indexing.rowsExamined &+= examined

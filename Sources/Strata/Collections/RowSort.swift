@@ -51,7 +51,7 @@ enum RowSort {
         if wholeTable {
             var index = 0
             var inStep = true
-            let visit = { (k: UInt64, row: UnsafeRawBufferPointer) throws -> Bool in
+            try objects.forEachRow(reading: ColumnScan.bytes(bytes), in: pages) { k, row in
                 guard index < keys.count, keys[index] == k else {
                     inStep = false
                     return false
@@ -60,11 +60,6 @@ enum RowSort {
                 for reader in readers { values.append(reader.value(view)) }
                 index += 1
                 return true
-            }
-            if let needed = ColumnScan.bytes(bytes) {
-                try objects.forEach(from: 0, reading: needed, in: pages, visit)
-            } else {
-                try objects.forEach(from: 0, in: pages, visit)
             }
             if inStep && index == keys.count { return values }
             // The keys were not this snapshot's whole table: read them one by one.

@@ -20,3 +20,18 @@ enum ColumnScan {
         return ranges.map { ValueBytes($0) }
     }
 }
+
+extension KeyedTree {
+    /// Visits every row in key order, with only `needed` filled when given (`ColumnScan.bytes`),
+    /// else whole rows. Callers pass their visitor as a closure literal: a visitor kept in a
+    /// local constant is an escaping closure, and every variable it captures is then checked for
+    /// exclusive access at run time on each use (a third of a filtered count's samples).
+    func forEachRow(reading needed: ValueBytes?, in pages: some PageReading,
+                    _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
+        if let needed {
+            try forEach(from: 0, reading: needed, in: pages, body)
+        } else {
+            try forEach(from: 0, in: pages, body)
+        }
+    }
+}
