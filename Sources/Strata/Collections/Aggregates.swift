@@ -70,6 +70,16 @@ extension ColumnAggregates {
     /// (StrataStorage KeyedTreeField.swift: the same rows and values as `scanRows`). False when
     /// the source is not a whole table or the column not such a number: the caller scans rows.
     func scanField(_ source: RowSource?, column c: _Column, _ body: (UInt64) -> Void) -> Bool {
+        scanFieldValues(source, column: c) { values in
+            for bits in values { body(bits) }
+        }
+    }
+
+    /// `scanField` a leaf at a time: the non-null values of each leaf in one buffer. The
+    /// aggregates that run over many values loop over the buffer in their own closure, so the
+    /// loop is compiled with the aggregate's arithmetic: a closure call per value cost more
+    /// than the arithmetic.
+    func scanFieldValues(_ source: RowSource?, column c: _Column, _ body: (UnsafeBufferPointer<UInt64>) -> Void) -> Bool {
         guard case .table(let t)? = source, !ColumnScan.wholeRows, c.collection == .none else { return false }
         let width: Int
         switch c.type {
@@ -80,9 +90,7 @@ extension ColumnAggregates {
         core.checkThread()
         let field = c.fixedField(width: width, isOptional: c.isOptional)
         do {
-            try core.snap.metas[t].objects.forEachField(field, in: try core.pages()) { _, bits in
-                if let bits { body(bits) }
-            }
+            try core.snap.metas[t].objects.forEachFieldValues(field, in: try core.pages(), body)
         } catch {
             core.readFailed(error)
         }
@@ -142,17 +150,19 @@ extension ColumnAggregates {
         switch c.type {
         case .int:
             var sum: Int128 = 0
-            if scanField(source, column: c, { bits in
-                sum += Int128(Int64(bitPattern: bits))
-                count += 1
+            if scanFieldValues(source, column: c, { values in
+                for bits in values { sum += Int128(Int64(bitPattern: bits)) }
+                count += values.count
             }) { return (count == 0 ? nil : .int(sum), count) }
         case .double, .float:
             let float = c.type == .float
             var sum: Double?
-            if scanField(source, column: c, { bits in
-                let v = float ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
-                sum = sum.map { $0 + v } ?? v
-                count += 1
+            if scanFieldValues(source, column: c, { values in
+                for bits in values {
+                    let v = float ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+                    sum = sum.map { $0 + v } ?? v
+                }
+                count += values.count
             }) { return (sum.map { .double($0) }, count) }
         default:
             break

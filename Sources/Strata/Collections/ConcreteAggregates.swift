@@ -8,13 +8,18 @@
 import Foundation
 
 extension ColumnAggregates {
-    /// Each non-null value of a Double property; false (nothing visited) when `property` is not
-    /// a Double column, so that the generic path reports the misuse.
-    func forEachDouble(info: ClassInfo, property: String, source: RowSource?, _ body: (Double) -> Void) -> Bool {
+    /// The non-null values of a Double property as bit patterns, a batch at a time: a leaf's
+    /// worth over a whole table (`scanFieldValues`), one value otherwise. False (nothing
+    /// visited) when `property` is not a Double column, so that the generic path reports the
+    /// misuse. Callers loop over each batch in their closure (see `scanFieldValues`).
+    func doubleBatches(info: ClassInfo, property: String, source: RowSource?, _ body: (UnsafeBufferPointer<UInt64>) -> Void) -> Bool {
         guard let i = info.columnIndex(named: property), info.layout.columns[i].collection == .none,
               info.layout.columns[i].type == .double else { return false }
-        if scanField(source, column: info.layout.columns[i], { body(Double(bitPattern: $0)) }) { return true }
-        forEachValue(Double.self, info: info, property: property, source: source, body)
+        if scanFieldValues(source, column: info.layout.columns[i], body) { return true }
+        forEachValue(Double.self, info: info, property: property, source: source) { value in
+            var bits = value.bitPattern
+            withUnsafePointer(to: &bits) { body(UnsafeBufferPointer(start: $0, count: 1)) }
+        }
         return true
     }
 
@@ -23,7 +28,9 @@ extension ColumnAggregates {
         guard let i = info.columnIndex(named: property), info.layout.columns[i].collection == .none,
               info.layout.columns[i].type == .int else { return nil }
         var total: Int128 = 0
-        if scanField(source, column: info.layout.columns[i], { total += Int128(Int64(bitPattern: $0)) }) { return total }
+        if scanFieldValues(source, column: info.layout.columns[i], { values in
+            for bits in values { total += Int128(Int64(bitPattern: bits)) }
+        }) { return total }
         forEachValue(Int64.self, info: info, property: property, source: source) { total += Int128($0) }
         return total
     }
@@ -34,8 +41,11 @@ extension Results where Element: Object {
     func doubleExtreme<T>(_: T.Type, property: String, smallest: Bool) -> T?? {
         guard T.self == Double.self, !ColumnScan.wholeRows else { return nil }
         var best: Double?
-        let visited = core.aggregates.forEachDouble(info: info, property: property, source: rowSource) { v in
-            if let b = best, smallest ? b <= v : b >= v {} else { best = v }
+        let visited = core.aggregates.doubleBatches(info: info, property: property, source: rowSource) { values in
+            for bits in values {
+                let v = Double(bitPattern: bits)
+                if let b = best, smallest ? b <= v : b >= v {} else { best = v }
+            }
         }
         guard visited else { return nil }
         return .some(best.map { unsafeBitCast($0, to: T.self) })
@@ -47,7 +57,9 @@ extension Results where Element: Object {
         if ColumnScan.wholeRows { return nil }
         if T.self == Double.self {
             var total = 0.0
-            guard core.aggregates.forEachDouble(info: info, property: property, source: rowSource, { total += $0 }) else { return nil }
+            guard core.aggregates.doubleBatches(info: info, property: property, source: rowSource, { values in
+                for bits in values { total += Double(bitPattern: bits) }
+            }) else { return nil }
             return unsafeBitCast(total, to: T.self)
         }
         if T.self == Int.self, let total = core.aggregates.integerTotal(info: info, property: property, source: rowSource) {

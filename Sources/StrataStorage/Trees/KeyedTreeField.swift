@@ -49,19 +49,94 @@ extension KeyedTree {
     /// entry, in ascending key order.
     public func forEachField(_ field: FixedField, in pages: some PageReading, _ body: (_ key: UInt64, _ bits: UInt64?) -> Void) throws {
         guard !root.isNull else { return }
+        try Self.visitLeaves(root, depth: 0, pages) { node in try Self.readLeaf(node, field, pages, body) }
+    }
+
+    /// The bits of `field` of every entry whose null bit is clear, a leaf at a time: `body` gets
+    /// one leaf's values in ascending key order, in a buffer valid during the call. An aggregate
+    /// needs neither keys nor nulls; one call per leaf instead of one per entry lets its loop
+    /// over the buffer be compiled into the aggregate itself.
+    public func forEachFieldValues(_ field: FixedField, in pages: some PageReading,
+                                   _ body: (UnsafeBufferPointer<UInt64>) -> Void) throws {
+        guard !root.isNull else { return }
+        // One buffer for every leaf, grown to the largest leaf's entry count; written by index
+        // (an array's append checked its capacity and uniqueness per value).
+        var capacity = TreeLayout.payloadSize / 8
+        var values = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
+        defer { values.deallocate() }
         try Self.visitLeaves(root, depth: 0, pages) { node in
-            if node.isPacked {
-                try Self.readPacked(try node.packed, field, body)
-                return
+            if node.count > capacity {
+                values.deallocate()
+                capacity = node.count
+                values = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
             }
-            for i in 0..<node.count {
-                let cell = try node.leafCell(i, KeyedFlavor.self)
-                let key = node.base.treeU64(cell.offset)
-                if let inline = cell.value.inline {
-                    body(key, field.read(UnsafeRawBufferPointer(start: inline, count: cell.value.length)))
-                } else {
-                    try cell.value.withBytes(pages) { body(key, field.read($0)) }
+            var n = 0
+            if node.isPacked {
+                n = Self.gatherPacked(try node.packed, field, into: values)
+            } else {
+                try Self.readLeaf(node, field, pages) { _, bits in
+                    if let bits {
+                        values[n] = bits
+                        n &+= 1
+                    }
                 }
+            }
+            body(UnsafeBufferPointer(start: values, count: n))
+        }
+    }
+
+    /// The non-null field bits of a packed leaf's entries, in order, into `values` (room for
+    /// `leaf.count`); returns how many. The values `readPacked` gives, built a plane at a time:
+    /// each byte of the field ORed in over all entries (a loop the compiler vectorises), then the
+    /// entries whose null bit is set dropped.
+    private static func gatherPacked(_ leaf: PackedLeaf, _ field: FixedField, into values: UnsafeMutablePointer<UInt64>) -> Int {
+        let count = leaf.count
+        let length = leaf.valueLength
+        let template = leaf.base + leaf.templateOffset
+        values.update(repeating: 0, count: count)
+        if field.offset >= 0 && field.offset + field.width <= length {
+            for b in 0..<field.width {
+                let j = field.offset + b
+                let shift = UInt64(8 * b)
+                if leaf.isStored(plane: j) {
+                    let plane = leaf.base + leaf.planeOffset(j)
+                    for i in 0..<count { values[i] |= UInt64(plane.load(fromByteOffset: i, as: UInt8.self)) << shift }
+                } else {
+                    let constant = UInt64(template.load(fromByteOffset: j, as: UInt8.self)) << shift
+                    if constant != 0 { for i in 0..<count { values[i] |= constant } }
+                }
+            }
+        }
+        guard field.nullMask != 0 else { return count }
+        // A null byte past the value's end reads as set: no entry has a value.
+        guard field.nullByte < length else { return 0 }
+        guard leaf.isStored(plane: field.nullByte) else {
+            return template.load(fromByteOffset: field.nullByte, as: UInt8.self) & field.nullMask == 0 ? count : 0
+        }
+        let nulls = leaf.base + leaf.planeOffset(field.nullByte)
+        var n = 0
+        for i in 0..<count where nulls.load(fromByteOffset: i, as: UInt8.self) & field.nullMask == 0 {
+            values[n] = values[i]
+            n &+= 1
+        }
+        return n
+    }
+
+    /// The key and field bits of every entry of leaf `node`, slotted or packed.
+    @inline(__always)
+    private static func readLeaf(_ node: TreeNode, _ field: FixedField, _ pages: some PageReading,
+                                 _ body: (UInt64, UInt64?) -> Void) throws {
+        if node.isPacked {
+            try readPacked(try node.packed, field, body)
+            return
+        }
+        for i in 0..<node.count {
+            let cell = try node.leafCell(i, KeyedFlavor.self)
+            let key = node.base.treeU64(cell.offset)
+            if let inline = cell.value.inline {
+                body(key, field.read(UnsafeRawBufferPointer(start: inline, count: cell.value.length)))
+            } else {
+                try cell.value.withBytes(pages) { body(key, field.read($0)) }
             }
         }
     }
