@@ -1,11 +1,13 @@
 // The ranges of an integer property that a top-level AND of comparisons bounds: the conjuncts
 // `prop < > <= >= int` (either side), and `prop BETWEEN {int, int}`, without options or a
 // quantifier. The object layer may scan an ordered index over such a range for candidates, then
-// must still evaluate the whole predicate on each (QueryIndexPlan.swift).
+// evaluates the whole predicate on each, unless the predicate is nothing but that property's
+// range (`exactIntegerRange`): the candidates are then the result (QueryIndexPlan.swift).
 //
 // Invariants:
-// - Bounds are inclusive and may be looser than the comparison (`> 5` gives a lower bound of 5):
-//   the range holds every value that can satisfy the conjuncts, never fewer.
+// - Bounds are inclusive and exact over integers (`> 5` gives a lower bound of 6): the range holds
+//   every integer that can satisfy the conjuncts, never fewer (valid for integer properties only,
+//   the only ones the object layer scans an index range of).
 // - Only integer constants: an integer property against a Double follows the numeric comparison
 //   rules, which the index's order does not reproduce, so such a conjunct bounds nothing.
 
@@ -20,6 +22,12 @@ struct QueryIndexableRange: Equatable {
         if let lower, let upper { return lower > upper }
         return false
     }
+
+    /// Intersects these bounds with `other`'s (of the same property).
+    mutating func narrow(to other: QueryIndexableRange) {
+        if let l = other.lower { lower = Swift.max(lower ?? l, l) }
+        if let u = other.upper { upper = Swift.min(upper ?? u, u) }
+    }
 }
 
 extension QueryPredicate {
@@ -27,52 +35,16 @@ extension QueryPredicate {
     /// range per property).
     func indexableRanges() -> [QueryIndexableRange] {
         var ranges: [QueryIndexableRange] = []
-        func bound(_ property: String, lower: Int64? = nil, upper: Int64? = nil) {
-            if let i = ranges.firstIndex(where: { $0.property == property }) {
-                if let lower { ranges[i].lower = Swift.max(ranges[i].lower ?? lower, lower) }
-                if let upper { ranges[i].upper = Swift.min(ranges[i].upper ?? upper, upper) }
-            } else {
-                ranges.append(QueryIndexableRange(property: property, lower: lower, upper: upper))
-            }
-        }
         var conjuncts: [QueryPredicate] = [self]
         while let next = conjuncts.popLast() {
             switch next {
             case .and(let operands): conjuncts.append(contentsOf: operands)
             case .comparison(let c):
-                guard c.options.isEmpty, c.quantifier == .implicit else { continue }
-                if c.op == .between {
-                    guard let property = Self.plainProperty(c.left), case .constant(let list) = c.right,
-                          let elements = list.collectionElements, elements.count == 2,
-                          case .int(let low) = elements[0], case .int(let high) = elements[1] else { continue }
-                    bound(property, lower: low, upper: high)
-                    continue
-                }
-                var op = c.op
-                let property: String
-                let constant: Int64
-                if let p = Self.plainProperty(c.left), case .constant(.int(let i)) = c.right {
-                    property = p
-                    constant = i
-                } else if let p = Self.plainProperty(c.right), case .constant(.int(let i)) = c.left {
-                    property = p
-                    constant = i
-                    // `5 < prop` bounds prop as `prop > 5` does.
-                    switch op {
-                    case .less: op = .greater
-                    case .lessOrEqual: op = .greaterOrEqual
-                    case .greater: op = .less
-                    case .greaterOrEqual: op = .lessOrEqual
-                    default: break
-                    }
+                guard let bound = Self.integerBound(c) else { continue }
+                if let i = ranges.firstIndex(where: { $0.property == bound.property }) {
+                    ranges[i].narrow(to: bound)
                 } else {
-                    continue
-                }
-                switch op {
-                case .greater, .greaterOrEqual: bound(property, lower: constant)
-                case .less, .lessOrEqual: bound(property, upper: constant)
-                case .equal: bound(property, lower: constant, upper: constant)
-                default: continue
+                    ranges.append(bound)
                 }
             default: continue
             }
@@ -81,65 +53,68 @@ extension QueryPredicate {
     }
 
     /// The values of integer property `property` this predicate keeps, when it is nothing but
-    /// a top-level AND of comparisons of that property with integer constants (`==`, `<`, `<=`,
-    /// `>`, `>=` on either side, `BETWEEN`; no options, no quantifier); nil when anything else
-    /// takes part. Strict bounds become inclusive ones (`> 5` is `>= 6`: exact over integers,
-    /// so valid only for a property of integer type). The candidates of an index scan over this
-    /// range are then the predicate's result, with nothing left to evaluate.
+    /// a top-level AND of comparisons of that property with integer constants (`integerBound`);
+    /// nil when anything else takes part. The candidates of an index scan over this range are
+    /// then the predicate's result, with nothing left to evaluate.
     func exactIntegerRange(of property: String) -> QueryIndexableRange? {
         var range = QueryIndexableRange(property: property, lower: nil, upper: nil)
-        var empty = false
         var conjuncts: [QueryPredicate] = [self]
         while let next = conjuncts.popLast() {
             switch next {
             case .and(let operands):
                 conjuncts.append(contentsOf: operands)
             case .comparison(let c):
-                guard c.options.isEmpty, c.quantifier == .implicit else { return nil }
-                var lower: Int64?, upper: Int64?
-                if c.op == .between {
-                    guard Self.plainProperty(c.left) == property, case .constant(let list) = c.right,
-                          let elements = list.collectionElements, elements.count == 2,
-                          case .int(let low) = elements[0], case .int(let high) = elements[1] else { return nil }
-                    lower = low
-                    upper = high
-                } else {
-                    var op = c.op
-                    let constant: Int64
-                    if Self.plainProperty(c.left) == property, case .constant(.int(let i)) = c.right {
-                        constant = i
-                    } else if Self.plainProperty(c.right) == property, case .constant(.int(let i)) = c.left {
-                        constant = i
-                        switch op {
-                        case .less: op = .greater
-                        case .lessOrEqual: op = .greaterOrEqual
-                        case .greater: op = .less
-                        case .greaterOrEqual: op = .lessOrEqual
-                        default: break
-                        }
-                    } else {
-                        return nil
-                    }
-                    switch op {
-                    case .equal: lower = constant; upper = constant
-                    case .greaterOrEqual: lower = constant
-                    case .lessOrEqual: upper = constant
-                    case .greater:
-                        if constant == .max { empty = true } else { lower = constant + 1 }
-                    case .less:
-                        if constant == .min { empty = true } else { upper = constant - 1 }
-                    default: return nil
-                    }
-                }
-                if let lower { range.lower = Swift.max(range.lower ?? lower, lower) }
-                if let upper { range.upper = Swift.min(range.upper ?? upper, upper) }
+                guard let bound = Self.integerBound(c), bound.property == property else { return nil }
+                range.narrow(to: bound)
             default:
                 return nil
             }
         }
-        // No value at all: bounds that cross.
-        if empty { return QueryIndexableRange(property: property, lower: 1, upper: 0) }
         return range
+    }
+
+    /// The bounds one comparison of a plain property with integer constants puts on it: `prop op
+    /// c` or `c op prop` with `<`, `<=`, `>`, `>=`, `==`, or `prop BETWEEN {low, high}`; nil for
+    /// any other comparison, or one with options or a quantifier. Inclusive and exact over
+    /// integers: `> 5` is `>= 6`, and a comparison no integer satisfies (`> Int.max`) gives
+    /// bounds that cross.
+    private static func integerBound(_ c: QueryComparison) -> QueryIndexableRange? {
+        guard c.options.isEmpty, c.quantifier == .implicit else { return nil }
+        if c.op == .between {
+            guard let property = plainProperty(c.left), case .constant(let list) = c.right,
+                  let elements = list.collectionElements, elements.count == 2,
+                  case .int(let low) = elements[0], case .int(let high) = elements[1] else { return nil }
+            return QueryIndexableRange(property: property, lower: low, upper: high)
+        }
+        var op = c.op
+        let property: String
+        let constant: Int64
+        if let p = plainProperty(c.left), case .constant(.int(let i)) = c.right {
+            property = p
+            constant = i
+        } else if let p = plainProperty(c.right), case .constant(.int(let i)) = c.left {
+            property = p
+            constant = i
+            // `5 < prop` bounds prop as `prop > 5` does.
+            switch op {
+            case .less: op = .greater
+            case .lessOrEqual: op = .greaterOrEqual
+            case .greater: op = .less
+            case .greaterOrEqual: op = .lessOrEqual
+            default: break
+            }
+        } else {
+            return nil
+        }
+        let none = QueryIndexableRange(property: property, lower: 1, upper: 0)
+        switch op {
+        case .equal: return QueryIndexableRange(property: property, lower: constant, upper: constant)
+        case .greaterOrEqual: return QueryIndexableRange(property: property, lower: constant, upper: nil)
+        case .lessOrEqual: return QueryIndexableRange(property: property, lower: nil, upper: constant)
+        case .greater: return constant == .max ? none : QueryIndexableRange(property: property, lower: constant + 1, upper: nil)
+        case .less: return constant == .min ? none : QueryIndexableRange(property: property, lower: nil, upper: constant - 1)
+        default: return nil
+        }
     }
 
     private static func plainProperty(_ e: QueryExpression) -> String? {
