@@ -18,6 +18,9 @@
 //       open, in MB/s of file. `cold` drops the page cache before each open (needs root).
 //   bench-fsync <dir> <count> [spin] [pages=N] [scatter]
 //       the disk's floor: the write pattern of a small commit + fdatasync, raw (FsyncBench.swift).
+//   bench-log <dir> <rounds> [pages=N] [record=R] [checkpoint=K]
+//       the floor, a copy-on-write commit's writes and a commit that flushes only an R-page log
+//       record, taken in turn (LogRecordBench.swift).
 //   bench-aead <count>
 //       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
 //   bench-checksum [count]
@@ -198,6 +201,18 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
         let pages = options.compactMap { $0.hasPrefix("pages=") ? Int($0.dropFirst(6)) : nil }.last ?? 2
         try benchFsync(dir: args[2], count: count, spin: options.contains("spin"), pages: max(1, min(pages, 64)),
                        scatter: options.contains("scatter"))
+        return 0
+    case "bench-log":
+        guard args.count >= 4, let rounds = Int(args[3]), rounds > 0 else {
+            say("usage: bench-log <dir> <rounds> [pages=N] [record=R] [checkpoint=K]")
+            return 64
+        }
+        let options = args.dropFirst(4)
+        func option(_ name: String, _ fallback: Int) -> Int {
+            options.compactMap { $0.hasPrefix(name + "=") ? Int($0.dropFirst(name.count + 1)) : nil }.last ?? fallback
+        }
+        try benchLogRecord(dir: args[2], rounds: rounds, pages: max(1, min(option("pages", 6), 64)),
+                           recordPages: max(1, min(option("record", 1), 64)), checkpointEvery: max(0, option("checkpoint", 256)))
         return 0
     case "bench-open":
         guard args.count >= 5, let megabytes = Int(args[3]) else {
