@@ -7,7 +7,8 @@
 // every later write.
 //
 // Invariants:
-// - `reusable` is sorted by start, runs never overlap or touch (adjacent runs are merged).
+// - `reusable` is sorted by start, runs never overlap or touch (adjacent runs are merged); it is
+//   kept in chunks (FreeRunSet.swift), so a commit pays for a chunk, not for every free run.
 // - A page is in at most one of `reusable` and `held`, and never reachable from the newest version.
 // - `held` runs carry [allocVersion, freeVersion); consecutive pages freed together with equal
 //   versions share a run. A run may cover a wider range than each of its pages' own (reader-
@@ -42,10 +43,13 @@ enum FreeListLayout {
 
 struct FreeSpace: Equatable {
     static func == (a: FreeSpace, b: FreeSpace) -> Bool {
-        a.reusable == b.reusable && a.held == b.held
+        a.free == b.free && a.held == b.held
     }
 
-    private(set) var reusable: [FreeRun] = []
+    /// The runs reusable now.
+    private(set) var free = FreeRunSet()
+    /// `free`'s runs in order, as an array (inspection, accounting, tests).
+    var reusable: [FreeRun] { free.runs }
     private(set) var held: [HeldRun] = []
 
     /// Pages in `reusable`, kept with every change (read per transaction by extent allocation).
@@ -60,19 +64,12 @@ struct FreeSpace: Equatable {
     /// Whether `promote` coalesces (tests compare it with the exact per-run rule without).
     var coalesces = true
     var heldPageCount: Int { held.reduce(0) { $0 + Int($1.count) } }
-    var recordCount: Int { reusable.count + held.count }
+    var recordCount: Int { free.runCount + held.count }
 
     /// The lowest reusable page, removed from the set.
     mutating func take() -> UInt32? {
-        guard !reusable.isEmpty else { return nil }
+        guard let page = free.takeLowestPage() else { return nil }
         reusablePageCount -= 1
-        let page = reusable[0].start
-        if reusable[0].count == 1 {
-            reusable.removeFirst()
-        } else {
-            reusable[0].start += 1
-            reusable[0].count -= 1
-        }
         return page
     }
 
@@ -80,30 +77,17 @@ struct FreeSpace: Equatable {
     /// from the set (taken from the run's head, so the record count never grows); nil when no
     /// run is that long. Used for extent allocation (WriteTransaction.allocateRaw).
     mutating func takeRun(atLeast want: UInt32) -> FreeRun? {
-        for index in reusable.indices where reusable[index].count >= want {
-            let run = FreeRun(start: reusable[index].start, count: want)
-            reusablePageCount -= Int(want)
-            if reusable[index].count == want {
-                reusable.remove(at: index)
-            } else {
-                reusable[index].start += want
-                reusable[index].count -= want
-            }
-            return run
-        }
-        return nil
+        guard let run = free.takeHead(ofFirstRunAtLeast: want) else { return nil }
+        reusablePageCount -= Int(want)
+        return run
     }
 
     /// The longest reusable run (the lowest of equals), removed whole; nil when no run holds
     /// `minimum` pages.
     mutating func takeLongestRun(atLeast minimum: UInt32) -> FreeRun? {
-        var best = -1
-        for index in reusable.indices where reusable[index].count >= minimum {
-            if best < 0 || reusable[index].count > reusable[best].count { best = index }
-        }
-        guard best >= 0 else { return nil }
-        reusablePageCount -= Int(reusable[best].count)
-        return reusable.remove(at: best)
+        guard let run = free.takeLongest(atLeast: minimum) else { return nil }
+        reusablePageCount -= Int(run.count)
+        return run
     }
 
     /// Makes `page` reusable at once (it is reachable from no version).
@@ -112,27 +96,8 @@ struct FreeSpace: Equatable {
     }
 
     mutating func releaseRun(_ run: FreeRun) {
-        // First index whose start is greater than run.start.
-        var low = 0, high = reusable.count
-        while low < high {
-            let mid = (low + high) / 2
-            if reusable[mid].start <= run.start { low = mid + 1 } else { high = mid }
-        }
         reusablePageCount += Int(run.count)
-        let end = run.start + run.count
-        let mergesLeft = low > 0 && reusable[low - 1].start + reusable[low - 1].count == run.start
-        let mergesRight = low < reusable.count && reusable[low].start == end
-        if mergesLeft && mergesRight {
-            reusable[low - 1].count += run.count + reusable[low].count
-            reusable.remove(at: low)
-        } else if mergesLeft {
-            reusable[low - 1].count += run.count
-        } else if mergesRight {
-            reusable[low].start = run.start
-            reusable[low].count += run.count
-        } else {
-            reusable.insert(run, at: low)
-        }
+        free.insert(run)
     }
 
     /// Records that `page`, written by `allocVersion`, is unreachable as of `freeVersion`.
@@ -152,22 +117,23 @@ struct FreeSpace: Equatable {
     /// set: a retained copy of `held` would make the transaction's first `hold` copy every held
     /// run (copy-on-write), O(held) per commit while a reader stays pinned. During a transaction
     /// `held` only grows at its end (`hold`, which may also extend the last run), so its length
-    /// and last run suffice; `reusable` (small: runs, not pages) is copied.
+    /// and last run suffice. The reusable runs are kept whole: a copy of a FreeRunSet shares
+    /// its chunks, and a change after it copies only the chunk list and the chunk it changes.
     struct Checkpoint {
-        fileprivate let reusable: [FreeRun]
+        fileprivate let free: FreeRunSet
         fileprivate let reusablePageCount: Int
         fileprivate let heldCount: Int
         fileprivate let heldLast: HeldRun?
     }
 
     func checkpoint() -> Checkpoint {
-        Checkpoint(reusable: reusable, reusablePageCount: reusablePageCount, heldCount: held.count, heldLast: held.last)
+        Checkpoint(free: free, reusablePageCount: reusablePageCount, heldCount: held.count, heldLast: held.last)
     }
 
     /// Undoes every change since `checkpoint` was taken, provided `held` was changed only by
     /// `hold`/`appendHeld` since (no `promote`, no `add`/`load`).
     mutating func restore(_ checkpoint: Checkpoint) {
-        reusable = checkpoint.reusable
+        free = checkpoint.free
         reusablePageCount = checkpoint.reusablePageCount
         if held.count > checkpoint.heldCount { held.removeSubrange(checkpoint.heldCount...) }
         if let last = checkpoint.heldLast, held.count == checkpoint.heldCount { held[held.count - 1] = last }
@@ -289,7 +255,7 @@ struct FreeSpace: Equatable {
     func records() -> [HeldRun] {
         var out: [HeldRun] = []
         out.reserveCapacity(recordCount)
-        for run in reusable { out.append(HeldRun(start: run.start, count: run.count, allocVersion: 0, freeVersion: 0)) }
+        free.forEach { out.append(HeldRun(start: $0.start, count: $0.count, allocVersion: 0, freeVersion: 0)) }
         out.append(contentsOf: held)
         return out
     }
