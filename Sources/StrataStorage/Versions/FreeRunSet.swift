@@ -1,7 +1,7 @@
 // The reusable free runs of a file: sorted, disjoint page runs, kept in chunks.
 //
 // Why chunks: a file filled by many large transactions ends with many short free runs (after a
-// 1M-object fill of the reads workload, 872 runs, 647 of them one page; ten times more at 10M).
+// 1M-object fill of the reads workload, 872 runs, 647 of them one page; ~12,800 records at 10M).
 // In one sorted array, every commit paid for all of them: taking the lowest page shifted the whole
 // array, releasing a run into the middle shifted half of it, and the copy a transaction keeps
 // to roll back was copied whole on the first change. At 10M objects that was 56% of a one-sample
