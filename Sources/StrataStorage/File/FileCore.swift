@@ -63,7 +63,14 @@ final class FileCore: @unchecked Sendable {
     // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
     // touched only by the writer-lock holder, so accesses can never overlap.
     @exclusivity(unchecked) var freeSpace = FreeSpace()
+    /// Every page of the writer's version's free list (a directory's included).
     var freeListPages: [UInt32] = []
+    /// The writer's version's free list when it is a directory (FreeListDirectory.swift): what a
+    /// commit may keep of it.
+    var freeListDirectory: FreeListDirectory?
+    /// Slots of an earlier format this core opened with, not yet overwritten or retired
+    /// (EarlierFormatSlots.swift).
+    var earlierFormatSlots: [EarlierFormatSlot] = []
     var overflowPages: [UInt32] = []
     var fileSizePages: Int
     /// The file's size in pages before the open write transaction first grew it (nil: it has

@@ -82,6 +82,7 @@ extension FileCore {
                 core.recordedDurableVersion = recorded ?? 0
                 do throws(StorageError) {
                     core.overflowPages = chosen.overflowPages
+                    core.earlierFormatSlots = chosen.earlierFormatSlots
                     try core.loadFreeList(chosen.meta)
                     try core.verifyStoredPages(of: chosen.meta)
                 } catch {
@@ -276,24 +277,58 @@ extension FileCore {
         writerStateVersion = meta.version
     }
 
-    /// Loads the persisted free list of `meta` into `freeSpace` (verifying each page on the way).
+    /// Loads the persisted free list of `meta` into `freeSpace` (verifying each page on the way):
+    /// a chain of free-list pages, or (format 5) a directory naming them (FreeListDirectory.swift).
     func loadFreeList(_ meta: MetaState) throws(StorageError) {
         var space = FreeSpace()
         var pages: [UInt32] = []
-        var next = meta.freeListHead
-        while next != 0 {
-            guard pages.count < Int(meta.freeListPageCount) else {
-                throw StorageError(.corruptFile, "free-list chain is longer than the meta says", path: path)
+        var directory: FreeListDirectory? = nil
+        let head = meta.freeListHead
+        let headPayload = head == 0 ? nil : try store.payload(PageRef(head), limit: meta.pageCount)
+        if let headPayload, headPayload.load(fromByteOffset: 0, as: UInt8.self) == PagerPageKind.freeListDirectory {
+            guard meta.format >= MetaLayout.directoryFormat else {
+                throw StorageError(.corruptFile, "a format-\(meta.format) meta names a free-list directory", path: path)
             }
-            let payload = try store.payload(PageRef(next), limit: meta.pageCount)
-            pages.append(next)
-            next = try space.load(payload: payload, pageCount: meta.pageCount, path: path)
-        }
-        guard pages.count == Int(meta.freeListPageCount) else {
-            throw StorageError(.corruptFile, "free-list chain is shorter than the meta says", path: path)
+            let refs = try FreeListDirectory.pageRefs(inDirectory: headPayload, path: path)
+            guard refs.count + 1 == Int(meta.freeListPageCount) else {
+                throw StorageError(.corruptFile, "the free-list directory names \(refs.count) pages; the meta says \(meta.freeListPageCount) with it", path: path)
+            }
+            var listed: [FreeListDirectory.Page] = []
+            listed.reserveCapacity(refs.count)
+            for ref in refs {
+                let payload = try store.payload(PageRef(ref), limit: meta.pageCount)
+                let records = try FreeSpace.pageRecords(payload: payload, path: path)
+                guard records.next == 0 else {
+                    throw StorageError(.corruptFile, "a page of the free-list directory names a next page", path: path)
+                }
+                for record in records.records { try space.add(record, pageCount: meta.pageCount, path: path) }
+                listed.append(.init(ref: ref, records: records.records))
+            }
+            pages = [head] + refs
+            guard Set(pages).count == pages.count else {
+                throw StorageError(.corruptFile, "the free-list directory names a page twice", path: path)
+            }
+            directory = FreeListDirectory(directoryPage: head, pages: listed)
+        } else {
+            var next = head
+            while next != 0 {
+                guard pages.count < Int(meta.freeListPageCount) else {
+                    throw StorageError(.corruptFile, "free-list chain is longer than the meta says", path: path)
+                }
+                let payload: UnsafeRawPointer
+                if next == head, let headPayload { payload = headPayload } else {
+                    payload = try store.payload(PageRef(next), limit: meta.pageCount)
+                }
+                pages.append(next)
+                next = try space.load(payload: payload, pageCount: meta.pageCount, path: path)
+            }
+            guard pages.count == Int(meta.freeListPageCount) else {
+                throw StorageError(.corruptFile, "free-list chain is shorter than the meta says", path: path)
+            }
         }
         for record in meta.inlineFree { try space.add(record, pageCount: meta.pageCount, path: path) }
         freeSpace = space
         freeListPages = pages
+        freeListDirectory = directory
     }
 }

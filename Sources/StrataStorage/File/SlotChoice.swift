@@ -31,6 +31,8 @@ extension FileCore {
         var staleSlots: [Int]
         /// Why the newest newer candidate was not chosen (nil when the chosen one is the newest).
         var newerFailure: StorageError?
+        /// Slots at or below the chosen version that hold a meta of an earlier format.
+        var earlierFormatSlots: [EarlierFormatSlot] = []
     }
 
     /// Reads the meta ring and returns the newest version (below `below`, when given) whose commits
@@ -56,6 +58,9 @@ extension FileCore {
         var decoded: [(slot: Int, meta: MetaState)] = []
         var sawWrongKey = false
         var otherFormat: UInt32? = nil
+        // The latest slot of a later format (a later build's commit), and its version.
+        var newer: UInt32? = nil
+        var newerVersion: UInt64 = 0
         var sawOurFormat = false
         // No version older than a durable base that any slot names may be chosen: pages of older
         // versions may have been reused since. Slots whose seal fails still count (a torn meta
@@ -68,7 +73,12 @@ extension FileCore {
             case .failure(let failure):
                 switch failure.kind {
                 case .damaged: sawMagic = true; sawOurFormat = true
-                case .otherFormat(let format): otherFormat = format
+                case .otherFormat(let format):
+                    otherFormat = format
+                    if format > MetaLayout.readableFormats.upperBound {
+                        let version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                        if version >= newerVersion { (newer, newerVersion) = (format, version) }
+                    }
                 case .notOurs: break
                 }
             case .success(let meta):
@@ -86,8 +96,14 @@ extension FileCore {
                 }
             }
         }
+        let readable = "this build reads formats \(MetaLayout.readableFormats.lowerBound) to \(MetaLayout.readableFormats.upperBound)"
+        if let newer, decoded.allSatisfy({ $0.meta.version < newerVersion }) {
+            // Opening at an older slot of ours would silently drop the later build's commits. (A
+            // slot of a later format older than one of ours is not such a commit: a damaged slot.)
+            throw StorageError(.notAStrataFile, "the file has format version \(newer), written by a later build; \(readable)", path: path)
+        }
         if let otherFormat, !sawOurFormat {
-            throw StorageError(.notAStrataFile, "the file has format version \(otherFormat); this build reads only format \(MetaLayout.formatVersion)", path: path)
+            throw StorageError(.notAStrataFile, "the file has format version \(otherFormat); \(readable)", path: path)
         }
         guard sawMagic else {
             throw StorageError(.notAStrataFile, "no meta slot carries the Strata magic", path: path)
@@ -152,8 +168,10 @@ extension FileCore {
                     version -= 1
                 }
                 let stale = decoded.filter { $0.meta.version > meta.version }.map(\.slot)
+                let earlier = decoded.filter { $0.meta.version <= meta.version && $0.meta.format < MetaLayout.formatVersion }
+                    .map { EarlierFormatSlot(slot: $0.slot, version: $0.meta.version) }
                 return ChosenSlot(slot: candidate.slot, meta: meta, overflowPages: overflow, staleSlots: stale,
-                                  newerFailure: newestFailure)
+                                  newerFailure: newestFailure, earlierFormatSlots: earlier)
             } catch {
                 lastError = error
                 if newestFailure == nil { newestFailure = error }

@@ -40,7 +40,8 @@ public struct OpenReader: Hashable, Sendable {
 
 /// The state of a page file at one version, as the `strata` tool reports it.
 public struct StorageInspection: Sendable {
-    /// The page-file format version (meta slot format).
+    /// The page-file format version of the newest version's meta slot (an older format this
+    /// build reads until the next commit rewrites it).
     public var formatVersion: Int
     public var pageSize: Int
     public var isEncrypted: Bool
@@ -114,7 +115,7 @@ extension FileCore {
         let accounting = try accounting(of: version)
         let meta = lock.withLock { latestMeta }
         return StorageInspection(
-            formatVersion: Int(MetaLayout.formatVersion),
+            formatVersion: Int(meta.format),
             pageSize: PageLayout.pageSize,
             isEncrypted: cipher != nil,
             version: version.version,

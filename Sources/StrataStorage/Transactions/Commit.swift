@@ -179,36 +179,88 @@ extension WriteTransaction {
         for freed in freedCommitted {
             core.freeSpace.hold(freed.page, allocVersion: freed.allocVersion, freeVersion: newVersion)
         }
-        for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
         for page in core.overflowPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
 
         // 2. Free-list pages, then commit-record overflow pages.
+        // A directory list keeps the pages whose records did not change (FreeListDirectory.swift);
+        // any other list is replaced whole, so its pages are freed now.
+        let directoryAllowed = FreeListDirectoryLayout.allowed(durability: core.options.durability, inFile: core.fd >= 0)
+        let previousDirectory = core.freeListDirectory.flatMap {
+            directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount) ? $0 : nil
+        }
+        if previousDirectory == nil {
+            for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
+        }
         var freeListPages: [(ref: UInt32, payload: UnsafeMutableRawPointer)] = []
         var inlineFree: [HeldRun] = []
-        let freeInline = MetaLayout.fits(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
+        var directory: FreeListDirectory? = nil
+        var freeListHead: UInt32 = 0
+        var overflow: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
+        defer { for item in overflow { core.returnBuffer(item.buffer) } }
+        let freeInline = previousDirectory == nil
+            && MetaLayout.fits(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
+        let inlineCapacity = freeInline ? Int.max : MetaLayout.inlineCapacity(rootData: dataBytes)
+        /// Allocates the overflow pages a commit record of the pages owned so far needs; whether
+        /// it allocated any (which may change the free-space records).
+        func allocateOverflow() throws(StorageError) -> Bool {
+            let entryCount = dirty.count
+            let needed = entryCount > inlineCapacity
+                ? (entryCount - inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
+                : 0
+            guard overflow.count < needed else { return false }
+            while overflow.count < needed {
+                let (page, buffer) = try allocateRaw()
+                dirty.remove(page)
+                overflow.append((page, buffer))
+            }
+            return true
+        }
         if freeInline {
             // Nothing is allocated after this point (the commit record fits inline), so the
             // records cannot change any more.
             inlineFree = core.freeSpace.records()
-        } else {
+        } else if previousDirectory == nil
+                    && !(directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount)) {
+            // A chain, rewritten whole. Allocation only removes pages from the head of runs, so
+            // the record count can only shrink after sizing: the pages allocated always suffice.
             while freeListPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
                 let (page, buffer) = try allocateRaw()
                 freeListPages.append((page, buffer + PageLayout.headerSize))
             }
+            _ = try allocateOverflow()
+            core.freeSpace.serialize(into: freeListPages)
+            freeListHead = freeListPages.first?.ref ?? 0
+        } else {
+            // A directory: plan, free the pages replaced, allocate, until nothing changes.
+            if let previousDirectory {
+                core.freeSpace.hold(previousDirectory.directoryPage, allocVersion: baseVersion, freeVersion: newVersion)
+            }
+            var planner = FreeListPlanner(previous: previousDirectory?.pages ?? [], recordCount: core.freeSpace.recordCount)
+            var records: [HeldRun]
+            // Each round plans over the records as they are, frees the pages it finds replaced and
+            // allocates what the plan needs; both change the records, so the next round checks
+            // again. Usually the second finds nothing more to do.
+            while true {
+                records = core.freeSpace.sortedRecords()
+                let round = planner.plan(records)
+                var changed = false
+                for page in round.newlyReplaced {
+                    core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion)
+                    changed = true
+                }
+                while freeListPages.count < round.pagesNeeded + 1 {
+                    let (page, buffer) = try allocateRaw()
+                    freeListPages.append((page, buffer + PageLayout.headerSize))
+                    changed = true
+                }
+                if try allocateOverflow() { changed = true }
+                if !changed { break }
+            }
+            let made = planner.layout(records, directoryPage: freeListPages[0].ref, fresh: Array(freeListPages.dropFirst()))
+            made.writeDirectory(into: freeListPages[0].payload)
+            directory = made
+            freeListHead = made.directoryPage
         }
-        let entryCount = dirty.count
-        let inlineCapacity = freeInline ? entryCount : MetaLayout.inlineCapacity(rootData: dataBytes)
-        let overflowCount = entryCount > inlineCapacity
-            ? (entryCount - inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
-            : 0
-        var overflow: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
-        for _ in 0..<overflowCount {
-            let (page, buffer) = try allocateRaw()
-            dirty.remove(page)
-            overflow.append((page, buffer))
-        }
-        defer { for item in overflow { core.returnBuffer(item.buffer) } }
-        if !freeListPages.isEmpty { core.freeSpace.serialize(into: freeListPages) }
 
         // 3. Seal pages, build the commit record.
         let encrypted = core.cipher != nil
@@ -229,8 +281,8 @@ extension WriteTransaction {
         var meta = MetaState()
         meta.version = newVersion
         meta.roots = roots
-        meta.freeListHead = freeListPages.first?.ref ?? 0
-        meta.freeListPageCount = UInt32(freeListPages.count)
+        meta.freeListHead = freeListHead
+        meta.freeListPageCount = UInt32(directory.map { $0.pages.count + 1 } ?? freeListPages.count)
         meta.pageCount = pageCount
         meta.encrypted = encrypted
         meta.keyCheck = core.cipher?.keyCheck ?? []
@@ -286,13 +338,15 @@ extension WriteTransaction {
                 core.invalidateSlot(targetSlot)
                 throw error
             }
+            core.retireEarlierFormatSlots(written: targetSlot)
         } else {
             meta.durableBase = baseVersion
         }
         for item in images { core.store.install(UnsafeRawPointer(item.image), page: item.page) }
 
         // 5. Publish.
-        core.freeListPages = freeListPages.map(\.ref)
+        core.freeListPages = directory?.allPages ?? freeListPages.map(\.ref)
+        core.freeListDirectory = directory
         core.overflowPages = overflow.map(\.page)
         core.writerStateVersion = newVersion
         let published = CommittedVersion(version: newVersion, roots: roots, pageCount: pageCount)

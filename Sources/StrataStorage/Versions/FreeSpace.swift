@@ -260,6 +260,23 @@ struct FreeSpace: Equatable {
         return out
     }
 
+    /// Every record ordered by first page (a free-list directory's order).
+    func sortedRecords() -> [HeldRun] {
+        var out: [HeldRun] = []
+        out.reserveCapacity(recordCount)
+        let heldSorted = held.sorted { $0.start < $1.start }
+        var h = 0
+        free.forEach { run in
+            while h < heldSorted.count, heldSorted[h].start < run.start {
+                out.append(heldSorted[h])
+                h += 1
+            }
+            out.append(HeldRun(start: run.start, count: run.count, allocVersion: 0, freeVersion: 0))
+        }
+        out.append(contentsOf: heldSorted[h...])
+        return out
+    }
+
     /// Writes one 24-byte record (start u32, count u32, allocVersion u64, freeVersion u64).
     static func store(_ r: HeldRun, into at: UnsafeMutableRawPointer) {
         at.storeBytes(of: r.start.littleEndian, as: UInt32.self)
@@ -317,6 +334,14 @@ struct FreeSpace: Equatable {
     /// Reads one free-list page payload into `self`; returns the next page (0 at the end).
     /// Throws `.corruptFile` when the page is not a free-list page or a run leaves the file.
     mutating func load(payload: UnsafeRawPointer, pageCount: UInt32, path: String?) throws(StorageError) -> UInt32 {
+        let page = try FreeSpace.pageRecords(payload: payload, path: path)
+        for record in page.records { try add(record, pageCount: pageCount, path: path) }
+        return page.next
+    }
+
+    /// The records of one free-list page payload, and its next page (0 at the end). Throws
+    /// `.corruptFile` when the page is not a free-list page or claims more records than it holds.
+    static func pageRecords(payload: UnsafeRawPointer, path: String?) throws(StorageError) -> (records: [HeldRun], next: UInt32) {
         guard payload.load(fromByteOffset: 0, as: UInt8.self) == PagerPageKind.freeList else {
             throw StorageError(.corruptFile, "free-list chain points at a page of another kind", path: path)
         }
@@ -324,11 +349,13 @@ struct FreeSpace: Equatable {
         guard n <= FreeListLayout.capacity else {
             throw StorageError(.corruptFile, "free-list page claims \(n) records", path: path)
         }
+        var records: [HeldRun] = []
+        records.reserveCapacity(n)
         var offset = FreeListLayout.recordsOffset
         for _ in 0..<n {
-            try add(FreeSpace.loadRecord(from: payload + offset), pageCount: pageCount, path: path)
+            records.append(FreeSpace.loadRecord(from: payload + offset))
             offset += FreeListLayout.recordSize
         }
-        return UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
+        return (records, UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
     }
 }

@@ -18,8 +18,13 @@
 // 4064 seal of [0, 192 + 12 × inline + 24 × F + D), 32 bytes: XXH64 (plain, 8 bytes then zeros);
 //      encrypted: GMAC nonce 12 bytes + tag 16 bytes (PageCipher.sealTag), then zeros.
 //
-// One format: a slot of any other format version (this project's earlier formats included) makes
-// open fail with `.notAStrataFile` naming the version; nothing is converted or guessed.
+// Formats: this build writes format 5 and reads 4 and 5. They differ only in the free list: a
+// format-5 meta may name a free-list directory (FreeListDirectory.swift) where format 4 always
+// names a chain. A format-4 file is read as it is; its next commit writes format-5 slots beside
+// the older ones. A slot of an earlier format (3 and before) makes open fail with
+// `.notAStrataFile` naming the version when no slot is readable; a slot of a later format makes
+// open fail whatever the other slots hold, since choosing an older slot of ours would silently
+// drop the later commits. Nothing is converted or guessed.
 //
 // A commit whose free-space records fit beside its commit record keeps them in the meta (F > 0,
 // no free-list page); otherwise they go to free-list pages (F = 0, the free-list head names them).
@@ -59,8 +64,12 @@ enum MetaLayout {
     static let headerBytes = headerPages * PageLayout.pageSize
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
-    /// The only format this build reads or writes.
-    static let formatVersion: UInt32 = 4
+    /// The format this build writes.
+    static let formatVersion: UInt32 = 5
+    /// The formats this build reads: 4 never names a free-list directory.
+    static let readableFormats: ClosedRange<UInt32> = 4...5
+    /// The first format whose free list may be a directory.
+    static let directoryFormat: UInt32 = 5
     static let formatOffset = 8
     static let freeRecordCountOffset = 168
     static let rootDataLengthOffset = 172
@@ -96,6 +105,8 @@ struct CommitEntry: Equatable {
 
 /// The decoded content of a meta slot.
 struct MetaState: Equatable {
+    /// The format of the slot it was read from (written: always `MetaLayout.formatVersion`).
+    var format = MetaLayout.formatVersion
     var version: UInt64 = 0
     var roots = UserRoots()
     var freeListHead: UInt32 = 0
@@ -165,9 +176,10 @@ struct MetaState: Equatable {
         guard magic == MetaLayout.magic else { return .failure(.init(.notOurs)) }
         let format = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 8, as: UInt32.self))
         let pageSize = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
-        guard format == MetaLayout.formatVersion else { return .failure(.init(.otherFormat(format))) }
+        guard MetaLayout.readableFormats.contains(format) else { return .failure(.init(.otherFormat(format))) }
         guard pageSize == UInt32(PageLayout.pageSize) else { return .failure(.init(.notOurs)) }
         var meta = MetaState()
+        meta.format = format
         let flags = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
         meta.encrypted = flags & 1 != 0
         meta.version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
@@ -223,6 +235,8 @@ extension MetaState.DecodeFailure {
 enum PagerPageKind {
     static let freeList: UInt8 = 16
     static let commitRecord: UInt8 = 17
+    /// The list of a free list's pages (format 5, FreeListDirectory.swift).
+    static let freeListDirectory: UInt8 = 18
 }
 
 /// Commit-record overflow page payload: kind u8 @0, count u32 @4, next page u32 @8,

@@ -1,0 +1,316 @@
+// A long free list kept as a directory (format 5): a small commit rewrites only the pages whose
+// records changed; the list read back on open is the one the writer held; files of format 4
+// are read and written; a later format and a damaged directory are refused with typed errors.
+
+import Testing
+@testable import StrataStorage
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct FreeListDirectoryTests {
+    /// A file whose free list needs many pages: `runs` pages allocated, every other one freed.
+    private func fragmentedFile(_ path: String, runs: Int, durability: Durability = .full) throws -> StorageFile {
+        let file = try StorageFile.open(StorageOptions(path: path, durability: durability))
+        let txn = try file.beginWrite()
+        var refs: [PageRef] = []
+        for _ in 0..<(2 * runs) { refs.append(try txn.allocatePage().ref) }
+        try txn.commit()
+        let free = try file.beginWrite()
+        for (i, ref) in refs.enumerated() where i % 2 == 0 { free.freePage(ref) }
+        try free.commit()
+        return file
+    }
+
+    /// Where two record lists first differ (nil: equal), short enough to read in a failure.
+    private func difference(_ a: [HeldRun], _ b: [HeldRun]) -> String? {
+        guard a != b else { return nil }
+        let index = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+        return "\(a.count) vs \(b.count) records; first difference at \(index): "
+            + "\(index < a.count ? "\(a[index])" : "none") vs \(index < b.count ? "\(b[index])" : "none")"
+    }
+
+    /// The records of the writer's free space, in the directory's order.
+    private func records(_ file: StorageFile) -> [HeldRun] { file.core.freeSpace.sortedRecords() }
+
+    @Test func aSmallCommitRewritesOnlyTheListPagesWhoseRecordsChanged() throws {
+        let dir = TemporaryDirectory()
+        let file = try fragmentedFile(dir.file(), runs: 2_000)
+        defer { file.close() }
+        for value in 1...5 as ClosedRange<UInt64> { try commitCounter(file, value: value) }
+        let listPages = file.core.freeListPages.count
+        #expect(file.core.freeListDirectory != nil)
+        #expect(listPages >= 13)  // 2,000 records: 12 pages and the directory
+        // The counter's page is rewritten: it takes the lowest free page and frees the old one.
+        let txn = try file.beginWrite()
+        let (ref, payload) = try txn.writablePage(PageRef(UInt32(txn.roots[0])))
+        stamp(payload, value: 6, marker: 1)
+        txn.roots[0] = UInt64(ref.raw)
+        let stats = try txn.commitWithStatistics()
+        // The counter, the directory and the few list pages whose ranges changed; a chain would
+        // be rewritten whole (13 pages and more).
+        #expect(stats.pagesWritten <= 5, "wrote \(stats.pagesWritten) pages with a list of \(listPages)")
+        #expect(try file.verify().balances)
+    }
+
+    @Test func aFileNotFlushedPerCommitKeepsAChain() throws {
+        // Without a flush to save, planning a directory would cost more than rewriting the chain.
+        let dir = TemporaryDirectory()
+        let file = try fragmentedFile(dir.file(), runs: 2_000, durability: .unsafe)
+        defer { file.close() }
+        try commitCounter(file, value: 1)
+        #expect(file.core.freeListDirectory == nil)
+        #expect(file.core.freeListPages.count == FreeSpace.pagesNeeded(records: file.core.freeSpace.recordCount))
+        #expect(try file.verify().balances)
+    }
+
+    @Test func theListReadOnOpenIsTheOneTheWriterHeld() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        var generator = SplitMix64(seed: 0xF1D1)
+        var expected: [HeldRun] = []
+        var directory: FreeListDirectory?
+        var value: UInt64 = 0
+        var live: [PageRef] = []
+        do {
+            let file = try fragmentedFile(path, runs: 1_200, durability: .full)
+            // Random commits: pages allocated, pages freed (some in runs, some scattered), and a
+            // reader pinned now and then so that held records pile up and are promoted later.
+            for round in 0..<60 {
+                let reader = round % 7 == 3 ? try file.beginRead() : nil
+                let txn = try file.beginWrite()
+                let allocations = Int(generator.next() % 40)
+                for _ in 0..<allocations { live.append(try txn.allocatePage().ref) }
+                let frees = min(live.count, Int(generator.next() % 40))
+                for _ in 0..<frees {
+                    let index = Int(generator.next() % UInt64(live.count))
+                    txn.freePage(live.remove(at: index))
+                }
+                try txn.commit()
+                value += 1
+                try commitCounter(file, value: value)
+                reader?.end()
+                // The writer's state as committed (a later beginWrite or verify promotes held runs
+                // in memory only).
+                expected = records(file)
+                directory = file.core.freeListDirectory
+                if round % 10 == 9 {
+                    // Exactly what an open of a copy reads back (a second open of the same file
+                    // would share this one's state).
+                    let copy = dir.file("copy-\(round).strata")
+                    try copyFile(path, to: copy)
+                    let reopened = try StorageFile.open(StorageOptions(path: copy))
+                    #expect(difference(records(reopened), expected) == nil)
+                    #expect(reopened.core.freeListDirectory == directory)
+                    #expect(try reopened.verify().balances)
+                    reopened.close()
+                }
+                #expect(try file.verify().balances)
+            }
+            #expect(directory != nil)
+            file.close()
+        }
+        let file = try StorageFile.open(StorageOptions(path: path))
+        defer { file.close() }
+        #expect(difference(records(file), expected) == nil)
+        #expect(file.core.freeListDirectory == directory)
+        #expect(try file.verify().balances)
+        let r = try file.beginRead()
+        #expect(try readCounter(r, roots: r.roots) == value)
+        r.end()
+    }
+
+    @Test func aListThatShrinksGoesBackToAChainAndToTheMeta() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try fragmentedFile(path, runs: 800)
+        defer { file.close() }
+        try commitCounter(file, value: 1)
+        #expect(file.core.freeListDirectory != nil)
+        // Reusing the free pages merges nothing but removes runs until the list fits a chain,
+        // then the meta.
+        var shapes: Set<String> = []
+        for round in 0..<16 {
+            let txn = try file.beginWrite()
+            for _ in 0..<60 { _ = try txn.allocatePage() }
+            try txn.commit()
+            try commitCounter(file, value: UInt64(round + 2))
+            shapes.insert(file.core.freeListDirectory != nil ? "directory" : file.core.freeListPages.isEmpty ? "meta" : "chain")
+            #expect(try file.verify().balances)
+        }
+        #expect(shapes == ["directory", "chain", "meta"])
+        file.close()
+        let reopened = try StorageFile.open(StorageOptions(path: path))
+        defer { reopened.close() }
+        #expect(try reopened.verify().balances)
+    }
+
+    // MARK: - Formats
+
+    /// Rewrites every slot of `path` that holds a meta with `format` in place of its own, sealed
+    /// again so that it verifies.
+    private func rewriteSlots(_ path: String, format: UInt32, onlyNewest: Bool = false) throws {
+        let fd = Glibc.open(path, O_RDWR)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 4096)
+        defer { page.deallocate() }
+        var newest: (slot: Int, version: UInt64)? = nil
+        for slot in 0..<MetaLayout.slotCount {
+            #expect(pread(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
+            guard case .success(let meta) = MetaState.decode(UnsafeRawPointer(page)) else { continue }
+            if newest.map({ meta.version > $0.version }) ?? true { newest = (slot, meta.version) }
+        }
+        for slot in 0..<MetaLayout.slotCount where !onlyNewest || slot == newest?.slot {
+            #expect(pread(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
+            guard case .success = MetaState.decode(UnsafeRawPointer(page)) else { continue }
+            page.storeBytes(of: format.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+            try FileCore.sealMeta(page, cipher: nil, path: path)
+            #expect(pwrite(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
+        }
+    }
+
+    /// The format of each meta slot of `path` that has one (sealed or not).
+    private func slotFormats(_ path: String) throws -> [UInt32] {
+        let fd = Glibc.open(path, O_RDONLY)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var formats: [UInt32] = []
+        var page = [UInt8](repeating: 0, count: PageLayout.pageSize)
+        for slot in 0..<MetaLayout.slotCount {
+            let n = page.withUnsafeMutableBytes { pread(fd, $0.baseAddress, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) }
+            #expect(n == PageLayout.pageSize)
+            let magic = page.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            guard magic == MetaLayout.magic else { continue }
+            formats.append(page.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self)) })
+        }
+        return formats
+    }
+
+    @Test func aFileOfFormat4IsReadAndItsNextCommitWritesFormat5() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            // A chain (format 4 knows nothing else): 400 runs need 3 pages.
+            let file = try fragmentedFile(path, runs: 300)
+            try commitCounter(file, value: 7)
+            #expect(file.core.freeListDirectory == nil && !file.core.freeListPages.isEmpty)
+            file.close()
+        }
+        try rewriteSlots(path, format: 4)
+        let file = try StorageFile.open(StorageOptions(path: path))
+        defer { file.close() }
+        #expect(file.core.latestMeta.format == 4)
+        let r = try file.beginRead()
+        #expect(try readCounter(r, roots: r.roots) == 7)
+        r.end()
+        #expect(try file.verify().balances)
+        #expect(try file.inspect().formatVersion == 4)
+        try commitCounter(file, value: 8)
+        #expect(file.core.latestMeta.format == MetaLayout.formatVersion)
+        #expect(try file.inspect().formatVersion == Int(MetaLayout.formatVersion))
+        // A build of format 4 would open the newest format-4 slot it finds, without the later
+        // commits: a few commits on, none is left for it, and it refuses the file.
+        #expect(try slotFormats(path).contains(4))
+        for value in 9...11 as ClosedRange<UInt64> { try commitCounter(file, value: value) }
+        #expect(try !slotFormats(path).contains(4))
+        file.close()
+        let again = try StorageFile.open(StorageOptions(path: path))
+        defer { again.close() }
+        let r2 = try again.beginRead()
+        #expect(try readCounter(r2, roots: r2.roots) == 11)
+        r2.end()
+    }
+
+    @Test func aFileWhoseNewestCommitHasALaterFormatIsRefusedNamingIt() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            let file = try StorageFile.open(StorageOptions(path: path))
+            for value in 1...3 as ClosedRange<UInt64> { try commitCounter(file, value: value) }
+            file.close()
+        }
+        // Only the newest slot: the older ones of ours must not be opened in its place.
+        try rewriteSlots(path, format: MetaLayout.formatVersion + 1, onlyNewest: true)
+        do {
+            _ = try StorageFile.open(StorageOptions(path: path))
+            Issue.record("a file with a later format's commit was opened")
+        } catch let error as StorageError {
+            #expect(error.code == .notAStrataFile)
+            #expect(error.message.contains("format version \(MetaLayout.formatVersion + 1)"))
+        }
+    }
+
+    @Test func aFormat4MetaNamingADirectoryIsRefusedAsCorrupt() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        do {
+            let file = try fragmentedFile(path, runs: 1_000)
+            try commitCounter(file, value: 1)
+            #expect(file.core.freeListDirectory != nil)
+            file.close()
+        }
+        try rewriteSlots(path, format: 4, onlyNewest: true)
+        #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path)) } == .corruptFile)
+    }
+
+    @Test func aDamagedDirectoryIsRefusedAsCorrupt() throws {
+        // Each damage is written into the directory page's payload, then the page is sealed
+        // again (so the checksum does not catch it first): the structure itself must.
+        let damages: [(String, (UnsafeMutableRawPointer, FreeListDirectory) -> Void)] = [
+            ("count beyond the meta's", { payload, _ in
+                payload.storeBytes(of: UInt32(1).littleEndian, toByteOffset: 4, as: UInt32.self) }),
+            ("count beyond a page", { payload, _ in
+                payload.storeBytes(of: UInt32(5_000).littleEndian, toByteOffset: 4, as: UInt32.self) }),
+            ("a page named twice", { payload, d in
+                payload.storeBytes(of: d.pages[0].ref.littleEndian, toByteOffset: FreeListDirectoryLayout.pagesOffset + 4, as: UInt32.self) }),
+            ("a page of another kind", { payload, d in
+                payload.storeBytes(of: d.directoryPage.littleEndian, toByteOffset: FreeListDirectoryLayout.pagesOffset, as: UInt32.self) }),
+        ]
+        for (what, damage) in damages {
+            let dir = TemporaryDirectory()
+            let path = dir.file()
+            do {
+                let file = try fragmentedFile(path, runs: 1_000)
+                try commitCounter(file, value: 1)
+                guard let directory = file.core.freeListDirectory else {
+                    Issue.record("no directory")
+                    return
+                }
+                let version = file.core.latestMeta.version
+                file.close()
+                try patchPage(path, page: directory.directoryPage, version: version) { damage($0, directory) }
+            }
+            #expect(storageErrorCode { _ = try StorageFile.open(StorageOptions(path: path)) } == .corruptFile, "\(what)")
+        }
+    }
+
+    private func copyFile(_ from: String, to: String) throws {
+        let source = Glibc.open(from, O_RDONLY)
+        let target = Glibc.open(to, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(source); close(target) }
+        #expect(source >= 0 && target >= 0)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            let written = buffer.withUnsafeBytes { write(target, $0.baseAddress, n) }
+            #expect(written == n)
+        }
+    }
+
+    /// Changes the payload of `page` in the file and seals it again for `version`.
+    private func patchPage(_ path: String, page: UInt32, version: UInt64, _ change: (UnsafeMutableRawPointer) -> Void) throws {
+        let fd = Glibc.open(path, O_RDWR)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 4096)
+        defer { buffer.deallocate() }
+        let offset = off_t(Int(page) * PageLayout.pageSize)
+        #expect(pread(fd, buffer, PageLayout.pageSize, offset) == PageLayout.pageSize)
+        change(buffer + PageLayout.headerSize)
+        let store = try PageStore(fd: fd, path: path, cipher: nil)
+        _ = try store.seal(buffer, page: page, version: version, sealed: buffer)
+        #expect(pwrite(fd, buffer, PageLayout.pageSize, offset) == PageLayout.pageSize)
+    }
+}
