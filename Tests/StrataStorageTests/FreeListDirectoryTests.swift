@@ -145,6 +145,94 @@ import Glibc
         #expect(try reopened.verify().balances)
     }
 
+    // MARK: - Crashes
+
+    /// A power cut during a commit that keeps some list pages and replaces others: whatever part
+    /// of the commit's writes reached the disk, open lands on the commit before it or on the
+    /// commit itself, each with the free list it was committed with.
+    @Test func aCommitCutByAPowerLossOpensWithTheFreeListOfAVersionItReached() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.file()
+        let file = try fragmentedFile(path, runs: 2_000)
+        for value in 1...3 as ClosedRange<UInt64> { try commitCounter(file, value: value) }
+        // Version N, flushed (.full): the disk before the cut commit.
+        let before = try bytes(path)
+        let recordsBefore = records(file)
+        // Version N + 1: the counter, and pages freed across the file so that several ranges
+        // change while others stay.
+        // One transaction, so that the cut is of one commit.
+        let txn = try file.beginWrite()
+        for page in stride(from: UInt32(200), to: 3_800, by: 700) { txn.freePage(PageRef(page)) }
+        let (ref, payload) = try txn.writablePage(PageRef(UInt32(txn.roots[0])))
+        stamp(payload, value: 4, marker: 0xAB)
+        txn.roots[0] = UInt64(ref.raw)
+        try txn.commit()
+        let recordsAfter = records(file)
+        let after = try bytes(path)
+        file.close()
+        #expect(recordsAfter != recordsBefore)
+
+        // The cut commit's writes: every page that differs, but the durability record (written
+        // after the flush, so never part of a cut commit).
+        let pageSize = PageLayout.pageSize
+        let pages = max(before.count, after.count) / pageSize
+        func page(_ image: [UInt8], _ p: Int) -> ArraySlice<UInt8> {
+            let start = p * pageSize
+            return start + pageSize <= image.count ? image[start..<(start + pageSize)] : ArraySlice(repeating: 0, count: pageSize)
+        }
+        let written = (0..<pages).filter { $0 != MetaLayout.durabilityRecordPage && page(before, $0) != page(after, $0) }
+        let metaSlots = written.filter { $0 < MetaLayout.slotCount }
+        let dataPages = written.filter { $0 >= MetaLayout.slotCount }
+        #expect(metaSlots.count >= 1 && dataPages.count >= 2)
+        #expect(dataPages.count < file.core.freeListPages.count, "a directory commit keeps most list pages")
+
+        // Crash images: the meta alone; the pages alone; the meta with all pages but one.
+        var images: [(String, Set<Int>)] = [("meta only", Set(metaSlots)), ("pages only", Set(dataPages))]
+        for missing in dataPages { images.append(("all but page \(missing)", Set(written).subtracting([missing]))) }
+        images.append(("everything", Set(written)))
+        for (what, reached) in images {
+            var image = [UInt8](repeating: 0, count: pages * pageSize)
+            for p in 0..<pages { image.replaceSubrange((p * pageSize)..<((p + 1) * pageSize), with: reached.contains(p) ? page(after, p) : page(before, p)) }
+            let crashed = dir.file("crash.strata")
+            unlink(crashed)
+            try writeFile(image, to: crashed)
+            let opened = try StorageFile.open(StorageOptions(path: crashed))
+            let r = try opened.beginRead()
+            let counter = try readCounter(r, roots: r.roots)
+            r.end()
+            let landed = records(opened)
+            #expect(counter == 3 || counter == 4, "\(what)")
+            if counter == 4 {
+                #expect(difference(landed, recordsAfter) == nil, "\(what)")
+                #expect(reached == Set(written), "\(what): only the whole commit may open as version N + 1")
+            } else {
+                #expect(difference(landed, recordsBefore) == nil, "\(what)")
+            }
+            #expect(try opened.verify().balances, "\(what)")
+            opened.close()
+        }
+    }
+
+    private func bytes(_ path: String) throws -> [UInt8] {
+        let fd = Glibc.open(path, O_RDONLY)
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard n > 0 else { break }
+            out.append(contentsOf: buffer[0..<n])
+        }
+        return out
+    }
+
+    private func writeFile(_ bytes: [UInt8], to path: String) throws {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(fd) }
+        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        #expect(n == bytes.count)
+    }
+
     // MARK: - Formats
 
     /// Rewrites every slot of `path` that holds a meta with `format` in place of its own, sealed
