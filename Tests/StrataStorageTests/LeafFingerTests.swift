@@ -1,7 +1,7 @@
 // Lookups through a `LeafFinger` (Trees/LeafFinger.swift) give what plain lookups give: keys in
-// order, at random, absent keys between and beyond the stored ones, on slotted and packed
-// leaves, with the finger carried from another tree (whose leaf must not be trusted) and from
-// the tree before an edit that the holder forgot to announce only by a new root.
+// order, each key again and again, at random, absent keys between and beyond the stored ones, on
+// slotted and packed leaves, with the finger carried from another tree (whose leaf must not be
+// trusted) and from the tree before an edit that the holder forgot to announce only by a new root.
 import Foundation
 import Testing
 @testable import StrataStorage
@@ -32,6 +32,11 @@ import Testing
         // In key order (the finger's case), every key and the gaps between them.
         for key in UInt64(0)..<UInt64(100 + 20_000 * 3 + 10) {
             #expect(try Self.fingered(tree, key, &finger, pages) == Self.plain(tree, key, pages), "key \(key)")
+        }
+        // Each stored key several times in a row (the properties of one object, then the next),
+        // which the finger's hint answers without a search.
+        for key in stride(from: UInt64(100), to: 100 + 20_000 * 3, by: 3) {
+            for _ in 0..<3 { #expect(try Self.fingered(tree, key, &finger, pages) == Self.plain(tree, key, pages), "key \(key)") }
         }
         // At random, and in reverse.
         var random = SystemRandomNumberGenerator()

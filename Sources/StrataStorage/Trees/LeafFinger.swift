@@ -21,6 +21,10 @@ public struct LeafFinger: Sendable {
     var lower: UInt64 = 0
     /// Exclusive; nil: no upper bound (the rightmost leaf).
     var upper: UInt64?
+    /// Where in the leaf the last lookup found its key: the next lookup tries this entry (another
+    /// property of the same object) and the one after it (the next object) before a binary
+    /// search. A hint only: the key found there is compared, never assumed.
+    var hint = 0
 
     public init() {}
 
@@ -47,7 +51,7 @@ extension KeyedTree {
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         if finger.covers(key, in: root) {
             let node = try TreeNode.read(finger.leaf, pages, KeyedFlavor.self)
-            if node.isLeaf { return try Self.withValue(in: node, key, pages, body) }
+            if node.isLeaf { return try Self.withValue(in: node, key, pages, hint: &finger.hint, body) }
         }
         guard !root.isNull else { return nil }
         var node = try TreeNode.read(root, pages, KeyedFlavor.self)
@@ -63,7 +67,7 @@ extension KeyedTree {
             node = try TreeNode.read(try node.child(index), pages, KeyedFlavor.self)
         }
         finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)
-        return try Self.withValue(in: node, key, pages, body)
+        return try Self.withValue(in: node, key, pages, hint: &finger.hint, body)
     }
 
     /// `contains(_:in:)`, through `finger` as `withValue(forKey:in:finger:_:)` goes.
@@ -72,10 +76,19 @@ extension KeyedTree {
     }
 
     @inline(__always)
-    private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading,
+    private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading, hint: inout Int,
                                      _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        let (index, found) = try KeyedFlavor.searchLeaf(leaf, key)
-        guard found else { return nil }
+        let index: Int
+        if hint < leaf.count, try KeyedFlavor.leafKey(leaf, hint) == key {
+            index = hint
+        } else if hint + 1 < leaf.count, try KeyedFlavor.leafKey(leaf, hint + 1) == key {
+            index = hint + 1
+        } else {
+            let (found, present) = try KeyedFlavor.searchLeaf(leaf, key)
+            guard present else { return nil }
+            index = found
+        }
+        hint = index
         if leaf.isPacked { return try withPackedValue(leaf, index, body) }
         return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
     }
