@@ -1,14 +1,14 @@
 // The commit: from a write transaction's private pages to a durable new version with one flush.
 //
 // Order of a commit of version N = base + 1:
-// 1. Pages freed by this transaction, and the base version's free-list and commit-record pages,
-//    are held as freed by N (reusable once no reader pins a version that can see them).
+// 1. Pages freed by this transaction, and the base version's commit-record pages (and free-list
+//    pages, all of them or those a directory replaces: step 2), are held as freed by N
+//    (reusable once no reader pins a version that can see them).
 // 2. When the free-space records fit in the meta beside the whole commit record and the user
 //    root data, they go there (no free-list page: the common small commit writes one page
-//    fewer). Otherwise free-list pages are allocated until they can hold the records, then
-//    overflow commit-record pages if the commit record does not fit in the meta page; the free
-//    list is serialised (allocation only removes pages from the head of runs, so the record count
-//    can only shrink after sizing — the pages allocated always suffice).
+//    fewer). Otherwise they go to free-list pages: a chain rewritten whole, or a directory that
+//    keeps the pages whose records did not change; then overflow commit-record pages if the
+//    commit record does not fit in the meta page (CommitFreeList.swift).
 // 3. Every written page gets its header (checksum or GCM tag); the commit record lists them.
 // 4. pwrite of the pages (contiguous runs coalesced with pwritev), pwrite of the meta into slot
 //    N % 8 (with the newest durable version as its durable base; when 7 versions already wait for
@@ -181,86 +181,15 @@ extension WriteTransaction {
         }
         for page in core.overflowPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
 
-        // 2. Free-list pages, then commit-record overflow pages.
-        // A directory list keeps the pages whose records did not change (FreeListDirectory.swift);
-        // any other list is replaced whole, so its pages are freed now.
-        let directoryAllowed = FreeListDirectoryLayout.allowed(durability: core.options.durability, inFile: core.fd >= 0)
-        let previousDirectory = core.freeListDirectory.flatMap {
-            directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount) ? $0 : nil
-        }
-        if previousDirectory == nil {
-            for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
-        }
-        var freeListPages: [(ref: UInt32, payload: UnsafeMutableRawPointer)] = []
-        var inlineFree: [HeldRun] = []
-        var directory: FreeListDirectory? = nil
-        var freeListHead: UInt32 = 0
-        var overflow: [(page: UInt32, buffer: UnsafeMutableRawPointer)] = []
+        // 2. Free-list pages, then commit-record overflow pages (CommitFreeList.swift).
+        let placed = try placeFreeList(newVersion: newVersion, dataBytes: dataBytes)
+        let freeListPages = placed.listPages
+        let inlineFree = placed.inlineFree
+        let directory = placed.directory
+        let freeListHead = placed.head
+        let inlineCapacity = placed.inlineCapacity
+        let overflow = placed.overflow
         defer { for item in overflow { core.returnBuffer(item.buffer) } }
-        let freeInline = previousDirectory == nil
-            && MetaLayout.fits(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
-        let inlineCapacity = freeInline ? Int.max : MetaLayout.inlineCapacity(rootData: dataBytes)
-        /// Allocates the overflow pages a commit record of the pages owned so far needs; whether
-        /// it allocated any (which may change the free-space records).
-        func allocateOverflow() throws(StorageError) -> Bool {
-            let entryCount = dirty.count
-            let needed = entryCount > inlineCapacity
-                ? (entryCount - inlineCapacity + CommitRecordLayout.capacity - 1) / CommitRecordLayout.capacity
-                : 0
-            guard overflow.count < needed else { return false }
-            while overflow.count < needed {
-                let (page, buffer) = try allocateRaw()
-                dirty.remove(page)
-                overflow.append((page, buffer))
-            }
-            return true
-        }
-        if freeInline {
-            // Nothing is allocated after this point (the commit record fits inline), so the
-            // records cannot change any more.
-            inlineFree = core.freeSpace.records()
-        } else if previousDirectory == nil
-                    && !(directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount)) {
-            // A chain, rewritten whole. Allocation only removes pages from the head of runs, so
-            // the record count can only shrink after sizing: the pages allocated always suffice.
-            while freeListPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
-                let (page, buffer) = try allocateRaw()
-                freeListPages.append((page, buffer + PageLayout.headerSize))
-            }
-            _ = try allocateOverflow()
-            core.freeSpace.serialize(into: freeListPages)
-            freeListHead = freeListPages.first?.ref ?? 0
-        } else {
-            // A directory: plan, free the pages replaced, allocate, until nothing changes.
-            if let previousDirectory {
-                core.freeSpace.hold(previousDirectory.directoryPage, allocVersion: baseVersion, freeVersion: newVersion)
-            }
-            var planner = FreeListPlanner(previous: previousDirectory?.pages ?? [], recordCount: core.freeSpace.recordCount)
-            var records: [HeldRun]
-            // Each round plans over the records as they are, frees the pages it finds replaced and
-            // allocates what the plan needs; both change the records, so the next round checks
-            // again. Usually the second finds nothing more to do.
-            while true {
-                records = core.freeSpace.sortedRecords()
-                let round = planner.plan(records)
-                var changed = false
-                for page in round.newlyReplaced {
-                    core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion)
-                    changed = true
-                }
-                while freeListPages.count < round.pagesNeeded + 1 {
-                    let (page, buffer) = try allocateRaw()
-                    freeListPages.append((page, buffer + PageLayout.headerSize))
-                    changed = true
-                }
-                if try allocateOverflow() { changed = true }
-                if !changed { break }
-            }
-            let made = planner.layout(records, directoryPage: freeListPages[0].ref, fresh: Array(freeListPages.dropFirst()))
-            made.writeDirectory(into: freeListPages[0].payload)
-            directory = made
-            freeListHead = made.directoryPage
-        }
 
         // 3. Seal pages, build the commit record.
         let encrypted = core.cipher != nil
