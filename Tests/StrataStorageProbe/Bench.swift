@@ -21,6 +21,8 @@
 //   bench-log <dir> <rounds> [pages=N] [record=R] [checkpoint=K]
 //       the floor, a copy-on-write commit's writes and a commit that flushes only an R-page log
 //       record, taken in turn (LogRecordBench.swift).
+//   bench-freelist <dir> <runs> <commits> <full|unsafe>
+//       small commits on a file whose free space is `runs` one-page runs (FreeListBench.swift).
 //   bench-aead <count>
 //       per-page AES-256-GCM cost, public swift-crypto API vs BoringSSL direct (AEADBench.swift).
 //   bench-checksum [count]
@@ -213,6 +215,14 @@ func runBenchmark(_ args: [String]) throws -> Int32? {
         }
         try benchLogRecord(dir: args[2], rounds: rounds, pages: max(1, min(option("pages", 6), 64)),
                            recordPages: max(1, min(option("record", 1), 64)), checkpointEvery: max(0, option("checkpoint", 256)))
+        return 0
+    case "bench-freelist":
+        guard args.count >= 6, let runs = Int(args[3]), runs > 0, let commits = Int(args[4]), commits > 0,
+              let durability = Durability(rawValue: args[5]) else {
+            say("usage: bench-freelist <dir> <runs> <commits> <full|unsafe>")
+            return 64
+        }
+        try benchFreeList(dir: args[2], runs: runs, commits: commits, durability: durability)
         return 0
     case "bench-open":
         guard args.count >= 5, let megabytes = Int(args[3]) else {
