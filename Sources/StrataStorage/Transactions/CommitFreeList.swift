@@ -3,7 +3,7 @@
 //
 // - In the meta, when they fit beside the whole commit record and the user root data: no page.
 // - A chain of pages rewritten whole, for a list of at most two pages (or too long for a
-//   directory), and for files not flushed per commit (FreeListDirectoryLayout.usesDirectory).
+//   directory), and for files not flushed per commit up to 48 pages (FreeListDirectoryLayout).
 //   Allocation only removes pages from the head of runs, so the record count can only shrink
 //   after sizing: the pages allocated always suffice.
 // - A directory (FreeListDirectory.swift), which keeps the previous list's pages whose records

@@ -47,16 +47,20 @@ enum FreeListDirectoryLayout {
     /// the pages a list may grow to between two full rewrites.
     static let directoryLimit = capacity / 3
 
+    /// Without a flush per commit, lists needing at most this many pages stay a chain: rewriting
+    /// them costs less CPU than planning. `strata-storage-probe bench-freelist <dir> <runs> 1000
+    /// unsafe`, one-page commits, chain against directory p50: 1,000 runs (7 pages) 4.5 against
+    /// 11.1 µs; 4,000 (25) 13.6 against 16.2; 6,000 (37) 19.1 against 20.5; 12,800 (77) 42 against
+    /// 33. A commit flushed per commit saves the bytes of every page it does not write, so there
+    /// the directory wins from 3 pages on (12,800 runs: 317–436 against 200–234 µs).
+    static let unflushedChainLimit = 48
+
     /// Whether a commit writes a free list of `records` records, too many for the meta, as a
-    /// directory: only in a file flushed per commit, which saves the bytes of every page it does
-    /// not write (12,800 one-page runs: durable p50 317–436 µs rewriting the chain, 200–234 as a
-    /// directory, `strata-storage-probe bench-freelist`). Without a flush the CPU decides, and
-    /// the chain is not clearly worse: the probe's commit at 1,000 runs took 4.5 µs as a chain and
-    /// 11.1 as a directory, at 12,800 runs 42 against 33; the scale workload's one-sample commit
-    /// at 10M objects 79.4 and 79.0 µs as a chain, 135 and 81.7 as a directory.
+    /// directory.
     static func usesDirectory(records: Int, durability: Durability, inFile: Bool) -> Bool {
         let pages = FreeSpace.pagesNeeded(records: records)
-        return inFile && durability == .full && pages > chainLimit && pages <= directoryLimit
+        guard inFile, pages > chainLimit, pages <= directoryLimit else { return false }
+        return durability == .full || pages > unflushedChainLimit
     }
 }
 
