@@ -21,15 +21,19 @@ struct HistoryBeingWrittenTests {
         try Self.halfWritten(path)
         #expect(FileManager.default.createFile(atPath: path + "-journal", contents: Data([1])))
         // The "other process" finishes 0.15 s later: the file becomes a complete history and
-        // its journal goes away.
-        let finish = DispatchWorkItem {
+        // its journal goes away. On a thread of its own: a work item on a global queue waited
+        // minutes once, behind the parallel tests' blocked workers, and the check gave up.
+        let finished = DispatchSemaphore(value: 0)
+        let finisher = Thread {
+            usleep(150_000)
             _ = rename(good, path)
             unlink(path + "-journal")
+            finished.signal()
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.15, execute: finish)
+        finisher.start()
         let store = try HistoryStore(path: path)
         #expect(try store.runs().isEmpty)
-        finish.wait()
+        finished.wait()
     }
 
     @Test func aDamagedFileThatHoldsStillIsStillRefused() throws {
