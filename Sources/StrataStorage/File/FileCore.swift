@@ -60,18 +60,18 @@ final class FileCore: @unchecked Sendable {
     /// mapping (`buildsInPlace`). Fixed at open.
     let storeBuildsInPlace: Bool
     let buildsPlainPagesInMap: Bool
-    // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation): they are
+    // `@exclusivity(unchecked)` on the writer's hot fields (used per page allocation or per commit): they are
     // touched only by the writer-lock holder, so accesses can never overlap.
     @exclusivity(unchecked) var freeSpace = FreeSpace()
     /// Every page of the writer's version's free list (a directory's included).
-    var freeListPages: [UInt32] = []
+    @exclusivity(unchecked) var freeListPages: [UInt32] = []
     /// The writer's version's free list when it is a directory (FreeListDirectory.swift): what a
     /// commit may keep of it.
-    var freeListDirectory: FreeListDirectory?
+    @exclusivity(unchecked) var freeListDirectory: FreeListDirectory?
     /// Slots of an earlier format this core opened with, not yet overwritten or retired
     /// (EarlierFormatSlots.swift).
-    var earlierFormatSlots: [EarlierFormatSlot] = []
-    var overflowPages: [UInt32] = []
+    @exclusivity(unchecked) var earlierFormatSlots: [EarlierFormatSlot] = []
+    @exclusivity(unchecked) var overflowPages: [UInt32] = []
     var fileSizePages: Int
     /// The file's size in pages before the open write transaction first grew it (nil: it has
     /// not): a rollback cuts the file back to it, so a cancelled write leaves the file's length

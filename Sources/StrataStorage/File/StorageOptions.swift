@@ -92,9 +92,13 @@ public struct UserRoots: Hashable, Sendable {
     public var data: [UInt8]
 
     public init() {
-        words = Array(repeating: 0, count: UserRoots.count)
+        words = UserRoots.zeroWords
         data = []
     }
+
+    // Shared, so that a default value (every commit's meta starts from one) allocates nothing
+    // until a word is set.
+    private static let zeroWords = [UInt64](repeating: 0, count: UserRoots.count)
 
     public subscript(_ index: Int) -> UInt64 {
         get { words[index] }

@@ -218,7 +218,8 @@ extension WriteTransaction {
         meta.totalEntries = UInt32(entries.count)
         meta.inlineFree = inlineFree
         let inlineCount = min(entries.count, inlineCapacity)
-        meta.inlineEntries = Array(entries[0..<inlineCount])
+        // The whole record in the meta (the usual small commit) shares the array, copying nothing.
+        meta.inlineEntries = inlineCount == entries.count ? entries : Array(entries[0..<inlineCount])
         // Overflow pages are chained front to back; each names the next and its checksum, so they
         // are sealed back to front.
         var nextPage: UInt32 = 0

@@ -28,6 +28,9 @@ struct CommitFreeList {
 }
 
 extension WriteTransaction {
+    // Inlined into the commit: out of line, building and destroying the returned value cost the
+    // small commit measurable CPU (the common case places no page at all).
+    @inline(__always)
     func placeFreeList(newVersion: UInt64, dataBytes: Int) throws(StorageError) -> CommitFreeList {
         let core = self.core
         let directoryAllowed = FreeListDirectoryLayout.allowed(durability: core.options.durability, inFile: core.fd >= 0)
@@ -98,6 +101,7 @@ extension WriteTransaction {
 
     /// Allocates the overflow pages a commit record of the pages owned so far needs; whether it
     /// allocated any (which may change the free-space records).
+    @inline(__always)
     private func allocateOverflow(_ placed: inout CommitFreeList) throws(StorageError) -> Bool {
         let entryCount = dirty.count
         let needed = entryCount > placed.inlineCapacity
