@@ -3,8 +3,9 @@
 //
 // - In the meta, when they fit beside the whole commit record and the user root data: no page.
 // - A chain of pages rewritten whole, for a list of at most two pages (or too long for a
-//   directory), and for files not flushed per commit. Allocation only removes pages from the head
-//   of runs, so the record count can only shrink after sizing: the pages allocated always suffice.
+//   directory), and for files not flushed per commit up to 48 pages (FreeListDirectoryLayout).
+//   Allocation only removes pages from the head of runs, so the record count can only shrink
+//   after sizing: the pages allocated always suffice.
 // - A directory (FreeListDirectory.swift), which keeps the previous list's pages whose records
 //   did not change. Planning, freeing the pages replaced and allocating repeat until a round
 //   changes nothing.
@@ -33,10 +34,11 @@ extension WriteTransaction {
     @inline(__always)
     func placeFreeList(newVersion: UInt64, dataBytes: Int) throws(StorageError) -> CommitFreeList {
         let core = self.core
-        let directoryAllowed = FreeListDirectoryLayout.allowed(durability: core.options.durability, inFile: core.fd >= 0)
-        let previousDirectory = core.freeListDirectory.flatMap {
-            directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount) ? $0 : nil
+        func directoryFits() -> Bool {
+            FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount, durability: core.options.durability,
+                                                  inFile: core.fd >= 0)
         }
+        let previousDirectory = core.freeListDirectory.flatMap { directoryFits() ? $0 : nil }
         if previousDirectory == nil {
             for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
         }
@@ -48,8 +50,7 @@ extension WriteTransaction {
                 // Nothing is allocated after this point (the commit record fits inline), so the
                 // records cannot change any more.
                 placed.inlineFree = core.freeSpace.records()
-            } else if previousDirectory == nil
-                        && !(directoryAllowed && FreeListDirectoryLayout.usesDirectory(records: core.freeSpace.recordCount)) {
+            } else if previousDirectory == nil && !directoryFits() {
                 while placed.listPages.count < FreeSpace.pagesNeeded(records: core.freeSpace.recordCount) {
                     let (page, buffer) = try allocateRaw()
                     placed.listPages.append((page, buffer + PageLayout.headerSize))
@@ -72,14 +73,14 @@ extension WriteTransaction {
         if let previous {
             core.freeSpace.hold(previous.directoryPage, allocVersion: baseVersion, freeVersion: newVersion)
         }
-        var planner = FreeListPlanner(previous: previous?.pages ?? [], recordCount: core.freeSpace.recordCount)
-        var records: [HeldRun]
+        var planner = FreeListPlanner(previous: previous, recordCount: core.freeSpace.recordCount)
+        var view: SortedRecords
         // Each round plans over the records as they are, frees the pages it finds replaced and
         // allocates what the plan needs; both change the records, so the next round checks again.
         // Usually the second finds nothing more to do.
         while true {
-            records = core.freeSpace.sortedRecords()
-            let round = planner.plan(records)
+            view = core.freeSpace.sortedView()
+            let round = planner.plan(view)
             var changed = false
             for page in round.newlyReplaced {
                 core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion)
@@ -93,7 +94,7 @@ extension WriteTransaction {
             if try allocateOverflow(&placed) { changed = true }
             if !changed { break }
         }
-        let made = planner.layout(records, directoryPage: placed.listPages[0].ref, fresh: Array(placed.listPages.dropFirst()))
+        let made = planner.layout(view, directoryPage: placed.listPages[0].ref, fresh: Array(placed.listPages.dropFirst()))
         made.writeDirectory(into: placed.listPages[0].payload)
         placed.directory = made
         placed.head = made.directoryPage

@@ -20,6 +20,14 @@
 // allocated for the new list take pages from free runs and may too. So planning repeats until
 // no range changes any more: each round only frees or allocates more, so it ends.
 //
+// What a round compares. The list keeps the records it was planned from (its basis, a view that
+// shares the reusable runs' chunks copy-on-write). A later round compares only the ranges that
+// overlap where the records may have changed since: the chunks that are not shared any more and
+// the held records in one view but not the other (`SortedRecords.changedSpans`). Elsewhere both
+// views hold the same chunks, so the same records. At 12,800 records the full comparison was
+// ~150 µs of a durable commit. A list loaded by open has no basis: its first commit compares
+// every range.
+//
 // Invariants:
 // - The pages of a directory hold disjoint records; a kept page is byte for byte what a full
 //   rewrite would put there for its range.
@@ -39,21 +47,20 @@ enum FreeListDirectoryLayout {
     /// the pages a list may grow to between two full rewrites.
     static let directoryLimit = capacity / 3
 
-    /// Whether a commit may write a directory: only to a file flushed per commit. Planning costs
-    /// CPU, a pass over every record per round (2 rounds in the common case); what it saves is
-    /// bytes to flush. Without a flush per commit the whole chain, sealed and copied into the
-    /// page cache, cost less: at 10M objects a one-sample commit without a flush took 101 µs
-    /// (p50) rewriting the chain and 208–362 µs planning a directory, while a durable one went
-    /// from 2,408 to 541–821 µs (`docs/findings.md`, "A commit on a store of 10M objects").
-    static func allowed(durability: Durability, inFile: Bool) -> Bool {
-        inFile && durability == .full
-    }
+    /// Without a flush per commit, lists needing at most this many pages stay a chain: rewriting
+    /// them costs less CPU than planning. `strata-storage-probe bench-freelist <dir> <runs> 1000
+    /// unsafe`, one-page commits, chain against directory p50: 1,000 runs (7 pages) 4.5 against
+    /// 11.1 µs; 4,000 (25) 13.6 against 16.2; 6,000 (37) 19.1 against 20.5; 12,800 (77) 42 against
+    /// 33. A commit flushed per commit saves the bytes of every page it does not write, so there
+    /// the directory wins from 3 pages on (12,800 runs: 317–436 against 200–234 µs).
+    static let unflushedChainLimit = 48
 
-    /// Whether a free list of `records` records that does not fit in the meta is written as a
+    /// Whether a commit writes a free list of `records` records, too many for the meta, as a
     /// directory.
-    static func usesDirectory(records: Int) -> Bool {
+    static func usesDirectory(records: Int, durability: Durability, inFile: Bool) -> Bool {
         let pages = FreeSpace.pagesNeeded(records: records)
-        return pages > chainLimit && pages <= directoryLimit
+        guard inFile, pages > chainLimit, pages <= directoryLimit else { return false }
+        return durability == .full || pages > unflushedChainLimit
     }
 }
 
@@ -67,6 +74,14 @@ struct FreeListDirectory: Equatable {
 
     var directoryPage: UInt32
     var pages: [Page]
+    /// The records the pages were planned from, when this process wrote them (nil when loaded):
+    /// the next commit compares only the ranges where the records changed since.
+    var basis: SortedRecords? = nil
+
+    /// The list itself: where it was planned from is not part of it.
+    static func == (a: FreeListDirectory, b: FreeListDirectory) -> Bool {
+        a.directoryPage == b.directoryPage && a.pages == b.pages
+    }
 
     /// Every page of the list, the directory first (FileCore.freeListPages).
     var allPages: [UInt32] { [directoryPage] + pages.map(\.ref) }
@@ -114,25 +129,41 @@ struct FreeListDirectory: Equatable {
 /// Decides, round by round, which pages of the previous directory a commit keeps.
 struct FreeListPlanner {
     private let previous: [FreeListDirectory.Page]
+    /// The first pages each previous page's range covers (nil for a page written empty).
+    private let bounds: [Range<UInt64>?]
     /// The previous pages' ranges can be trusted (strictly ascending first records).
     private var ranged: Bool
+    /// The records the previous pages were planned from, when this process planned them: only
+    /// ranges where the records changed since need comparing (`SortedRecords.changedSpans`).
+    private let basis: SortedRecords?
     /// Previous pages already freed by this commit (by index): they are rewritten whatever
     /// their range holds now.
     private(set) var replaced: Set<Int> = []
 
     /// `recordCount`: the records now, before the commit's rounds (for the size rule).
-    init(previous: [FreeListDirectory.Page], recordCount: Int) {
-        self.previous = previous
+    init(previous: FreeListDirectory?, recordCount: Int) {
+        let pages = previous?.pages ?? []
+        self.previous = pages
+        basis = previous?.basis
         var ascending = true
         var last: UInt32? = nil
-        for page in previous {
+        for page in pages {
             guard let first = page.records.first else { continue }
             if let last, first.start <= last { ascending = false }
             last = first.start
         }
-        let bloated = previous.count > 2 * FreeSpace.pagesNeeded(records: recordCount) + 2
+        let bloated = pages.count > 2 * FreeSpace.pagesNeeded(records: recordCount) + 2
         // Only non-empty pages bound ranges: with none, nothing would cover the records.
-        ranged = ascending && !bloated && previous.contains { !$0.records.isEmpty }
+        ranged = ascending && !bloated && pages.contains { !$0.records.isEmpty }
+        // The first non-empty page's range starts at 0, the last one's runs to the end.
+        var bounds: [Range<UInt64>?] = Array(repeating: nil, count: pages.count)
+        let filled = pages.indices.filter { !pages[$0].records.isEmpty }
+        for (k, index) in filled.enumerated() {
+            let low = k == 0 ? 0 : UInt64(pages[index].records[0].start)
+            let high = k + 1 < filled.count ? UInt64(pages[filled[k + 1]].records[0].start) : UInt64(UInt32.max) + 1
+            if low < high { bounds[index] = low..<high }
+        }
+        self.bounds = bounds
     }
 
     struct Round {
@@ -143,86 +174,73 @@ struct FreeListPlanner {
         var pagesNeeded: Int
     }
 
-    /// For each previous page: the range of `records` (sorted by start) it covers.
-    private func ranges(_ records: [HeldRun]) -> [Range<Int>] {
-        var out: [Range<Int>] = []
-        out.reserveCapacity(previous.count)
-        var position = 0
-        var nonEmpty = previous.indices.filter { !previous[$0].records.isEmpty }[...]
-        for index in previous.indices {
-            guard !previous[index].records.isEmpty else {
-                out.append(position..<position)
-                continue
-            }
-            nonEmpty.removeFirst()
-            let low = position
-            if let next = nonEmpty.first {
-                let bound = previous[next].records[0].start
-                while position < records.count, records[position].start < bound { position += 1 }
-            } else {
-                position = records.count
-            }
-            // The first non-empty page's range starts at 0, the last one's runs to the end.
-            out.append(low..<position)
+    /// Whether previous page `index` must be rewritten, given the records now and the spans
+    /// where they may differ from the basis (nil: anywhere).
+    private func changed(_ index: Int, _ view: SortedRecords, _ spans: [ClosedRange<UInt32>]?) -> Bool {
+        guard ranged, !replaced.contains(index), let range = bounds[index] else { return true }
+        if let spans, !spans.contains(where: { UInt64($0.upperBound) >= range.lowerBound && UInt64($0.lowerBound) < range.upperBound }) {
+            return false
         }
-        return out
+        return view.records(startingIn: range) != previous[index].records
     }
 
-    /// Whether previous page `index` must be rewritten, given its range now.
-    private func changed(_ index: Int, _ range: Range<Int>, _ records: [HeldRun]) -> Bool {
-        if !ranged || replaced.contains(index) || previous[index].records.isEmpty { return true }
-        return !records[range].elementsEqual(previous[index].records)
+    /// The stretches of changed ranges, as ranges of first pages, and whether each previous
+    /// page is changed.
+    private func stretches(_ view: SortedRecords) -> (changed: [Bool], stretches: [Range<UInt64>]) {
+        let spans = basis.map { view.changedSpans(since: $0) }
+        var changed: [Bool] = []
+        changed.reserveCapacity(previous.count)
+        var stretches: [Range<UInt64>] = []
+        var open: Range<UInt64>? = nil
+        for index in previous.indices {
+            let isChanged = self.changed(index, view, spans)
+            changed.append(isChanged)
+            guard let range = bounds[index] else { continue }  // empty pages cover nothing
+            if isChanged {
+                open = open.map { $0.lowerBound..<range.upperBound } ?? range
+            } else if let stretch = open {
+                stretches.append(stretch)
+                open = nil
+            }
+        }
+        if let open { stretches.append(open) }
+        return (changed, stretches)
     }
 
-    /// One round over the records as they are now (sorted by start).
-    mutating func plan(_ records: [HeldRun]) -> Round {
-        let ranges = ranged ? self.ranges(records) : []
+    /// One round over the records as they are now.
+    mutating func plan(_ view: SortedRecords) -> Round {
+        guard ranged else {
+            let newly = previous.indices.filter { replaced.insert($0).inserted }.map { previous[$0].ref }
+            return Round(newlyReplaced: newly, pagesNeeded: FreeSpace.pagesNeeded(records: view.count))
+        }
+        let (changed, stretches) = self.stretches(view)
         var newly: [UInt32] = []
-        var needed = 0
-        var stretch = 0  // records of the current stretch of changed ranges
-        var inStretch = false
-        for index in previous.indices {
-            let range = ranged ? ranges[index] : 0..<0
-            if changed(index, range, records) {
-                if replaced.insert(index).inserted { newly.append(previous[index].ref) }
-                stretch += range.count
-                inStretch = true
-            } else if inStretch {
-                needed += FreeSpace.pagesNeeded(records: stretch)
-                (stretch, inStretch) = (0, false)
-            }
+        for index in previous.indices where changed[index] && replaced.insert(index).inserted {
+            newly.append(previous[index].ref)
         }
-        if !ranged {
-            needed = FreeSpace.pagesNeeded(records: records.count)
-        } else {
-            // With no previous page, or records the ranges do not cover: none, since the first
-            // range reaches down to 0 and the last up to the end (`ranges`).
-            if inStretch { needed += FreeSpace.pagesNeeded(records: stretch) }
-            if previous.isEmpty { needed = FreeSpace.pagesNeeded(records: records.count) }
-        }
-        let kept = previous.count - replaced.count
-        if ranged, kept + needed > FreeListDirectoryLayout.capacity {
-            // Grown past what a directory names: rewrite whole from the next round on.
+        let needed = stretches.reduce(0) { $0 + FreeSpace.pagesNeeded(records: view.records(startingIn: $1).count) }
+        if previous.count - replaced.count + needed > FreeListDirectoryLayout.capacity {
+            // Grown past what a directory names: rewrite whole from here on.
             ranged = false
-            return plan(records)
+            return plan(view)
         }
         return Round(newlyReplaced: newly, pagesNeeded: needed)
     }
 
     /// The new list: kept pages in place, each stretch of changed ranges packed into pages taken
     /// from `fresh` (at least the last round's `pagesNeeded`), pages left over written empty.
-    /// Fills the payloads of the fresh pages it uses.
-    func layout(_ records: [HeldRun], directoryPage: UInt32,
+    /// Fills the payloads of the fresh pages it uses. `view`: the records of the last round,
+    /// which become the new list's basis.
+    func layout(_ view: SortedRecords, directoryPage: UInt32,
                 fresh: [(ref: UInt32, payload: UnsafeMutableRawPointer)]) -> FreeListDirectory {
         var pages: [FreeListDirectory.Page] = []
         var next = 0
-        func pack(_ slice: ArraySlice<HeldRun>) {
-            let count = FreeSpace.pagesNeeded(records: slice.count)
-            guard count > 0 else { return }
+        func pack(_ records: [HeldRun]) {
+            let count = FreeSpace.pagesNeeded(records: records.count)
             // Evenly, so that each page has room to grow before it must split.
-            var low = slice.startIndex
+            var low = 0
             for k in 0..<count {
-                let high = slice.startIndex + slice.count * (k + 1) / count
+                let high = records.count * (k + 1) / count
                 let (ref, payload) = fresh[next]
                 next += 1
                 FreeListDirectory.writeListPage(records[low..<high], into: payload)
@@ -230,30 +248,28 @@ struct FreeListPlanner {
                 low = high
             }
         }
-        if !ranged || previous.isEmpty {
-            pack(records[...])
+        if !ranged {
+            pack(view.records(startingIn: 0..<(UInt64(UInt32.max) + 1)))
         } else {
-            let ranges = self.ranges(records)
-            var stretchStart: Int? = nil
-            var stretchEnd = 0
+            let (changed, stretches) = self.stretches(view)
+            var stretch = stretches.makeIterator()
+            var inStretch = false
             for index in previous.indices {
-                let range = ranges[index]
-                if changed(index, range, records) {
-                    if stretchStart == nil { stretchStart = range.lowerBound }
-                    stretchEnd = range.upperBound
+                guard bounds[index] != nil else { continue }  // empty pages are dropped
+                if changed[index] {
+                    if !inStretch, let range = stretch.next() { pack(view.records(startingIn: range)) }
+                    inStretch = true
                 } else {
-                    if let start = stretchStart { pack(records[start..<stretchEnd]) }
-                    stretchStart = nil
+                    inStretch = false
                     pages.append(previous[index])
                 }
             }
-            if let start = stretchStart { pack(records[start..<stretchEnd]) }
         }
         while next < fresh.count {
             FreeListDirectory.writeListPage([], into: fresh[next].payload)
             pages.append(.init(ref: fresh[next].ref, records: []))
             next += 1
         }
-        return FreeListDirectory(directoryPage: directoryPage, pages: pages)
+        return FreeListDirectory(directoryPage: directoryPage, pages: pages, basis: view)
     }
 }

@@ -77,6 +77,53 @@ struct FreeRunSet: Equatable {
         }
     }
 
+    /// Calls `body` for every run whose first page lies in `range`, in order: the chunks before
+    /// it are skipped by their last run, and the first run is found by binary search.
+    func forEachRun(startingIn range: Range<UInt64>, _ body: (FreeRun) -> Void) {
+        /// Visits `chunk`'s runs in `range`; whether later chunks may hold more.
+        func visit(_ chunk: [FreeRun]) -> Bool {
+            guard let last = chunk.last, UInt64(last.start) >= range.lowerBound else { return true }
+            var low = 0, high = chunk.count
+            while low < high {
+                let mid = (low + high) / 2
+                if UInt64(chunk[mid].start) < range.lowerBound { low = mid + 1 } else { high = mid }
+            }
+            while low < chunk.count, UInt64(chunk[low].start) < range.upperBound {
+                body(chunk[low])
+                low += 1
+            }
+            return low == chunk.count
+        }
+        guard visit(first) else { return }
+        for chunk in rest where !visit(chunk) { return }
+    }
+
+    /// The spans of first pages where `self`'s runs may differ from `earlier`'s, a set this one
+    /// was copied from: the spans of the chunks either has and the other does not. A chunk's
+    /// storage is shared by both sets until one of them changes it (copy-on-write; Array keeps
+    /// its count in its storage), so a chunk found in both holds the same runs in both.
+    func changedSpans(since earlier: FreeRunSet) -> [ClosedRange<UInt32>] {
+        let mine = storages()
+        let theirs = earlier.storages()
+        let mineSet = Set(mine.map(\.storage))
+        let theirSet = Set(theirs.map(\.storage))
+        return mine.filter { !theirSet.contains($0.storage) }.map(\.span)
+            + theirs.filter { !mineSet.contains($0.storage) }.map(\.span)
+    }
+
+    /// Each non-empty chunk's storage and the span of its runs' first pages.
+    private func storages() -> [(storage: UnsafeRawPointer, span: ClosedRange<UInt32>)] {
+        var out: [(storage: UnsafeRawPointer, span: ClosedRange<UInt32>)] = []
+        out.reserveCapacity(chunkCount)
+        for c in 0..<chunkCount {
+            let runs = chunk(c)
+            guard let low = runs.first?.start, let high = runs.last?.start,
+                  let storage = runs.withUnsafeBufferPointer({ $0.baseAddress.map(UnsafeRawPointer.init) }) else { continue }
+            out.append((storage, low...high))
+        }
+        return out
+    }
+
     /// The lowest page, removed from the set.
     mutating func takeLowestPage() -> UInt32? {
         guard !first.isEmpty else { return nil }

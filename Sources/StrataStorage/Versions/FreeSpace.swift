@@ -261,20 +261,11 @@ struct FreeSpace: Equatable {
     }
 
     /// Every record ordered by first page (a free-list directory's order).
-    func sortedRecords() -> [HeldRun] {
-        var out: [HeldRun] = []
-        out.reserveCapacity(recordCount)
-        let heldSorted = held.sorted { $0.start < $1.start }
-        var h = 0
-        free.forEach { run in
-            while h < heldSorted.count, heldSorted[h].start < run.start {
-                out.append(heldSorted[h])
-                h += 1
-            }
-            out.append(HeldRun(start: run.start, count: run.count, allocVersion: 0, freeVersion: 0))
-        }
-        out.append(contentsOf: heldSorted[h...])
-        return out
+    func sortedRecords() -> [HeldRun] { sortedView().records(startingIn: 0..<(UInt64(UInt32.max) + 1)) }
+
+    /// The records as they are now, ordered by first page, to be read range by range.
+    func sortedView() -> SortedRecords {
+        SortedRecords(free: free, held: held.sorted { $0.start < $1.start }, count: recordCount)
     }
 
     /// Writes one 24-byte record (start u32, count u32, allocVersion u64, freeVersion u64).
@@ -357,5 +348,72 @@ struct FreeSpace: Equatable {
             offset += FreeListLayout.recordSize
         }
         return (records, UInt32(littleEndian: payload.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+    }
+}
+
+/// A free space's records ordered by first page (FreeListDirectory.swift). It keeps the reusable
+/// runs by value (shared copy-on-write, so taking it copies nothing), so a later view can find
+/// what changed since (`changedSpans`). A class: a directory keeps one as its basis, and a
+/// one-pointer basis keeps the writer's per-commit handling of the directory (FileCore, the
+/// commit's step 2) as cheap as when it had none (measured: held inline, it cost the small
+/// commit ~2% CPU).
+final class SortedRecords {
+    let free: FreeRunSet
+    /// Sorted by start.
+    let held: [HeldRun]
+    let count: Int
+
+    init(free: FreeRunSet, held: [HeldRun], count: Int) {
+        self.free = free
+        self.held = held
+        self.count = count
+    }
+
+    /// The records whose first page lies in `range`, in order.
+    func records(startingIn range: Range<UInt64>) -> [HeldRun] {
+        var out: [HeldRun] = []
+        var h = lowerBound(range.lowerBound)
+        free.forEachRun(startingIn: range) { run in
+            while h < held.count, held[h].start < run.start {
+                out.append(held[h])
+                h += 1
+            }
+            out.append(HeldRun(start: run.start, count: run.count, allocVersion: 0, freeVersion: 0))
+        }
+        while h < held.count, UInt64(held[h].start) < range.upperBound {
+            out.append(held[h])
+            h += 1
+        }
+        return out
+    }
+
+    /// The spans of first pages where these records may differ from `earlier`'s (a view of the
+    /// same free space taken before): the reusable runs' changed chunks and every held record
+    /// in one view and not the other. Outside them the records are the same.
+    func changedSpans(since earlier: SortedRecords) -> [ClosedRange<UInt32>] {
+        var spans = free.changedSpans(since: earlier.free)
+        var a = 0, b = 0
+        while a < held.count || b < earlier.held.count {
+            if a < held.count, b < earlier.held.count, held[a] == earlier.held[b] {
+                a += 1
+                b += 1
+            } else if b == earlier.held.count || (a < held.count && held[a].start <= earlier.held[b].start) {
+                spans.append(held[a].start...held[a].start)
+                a += 1
+            } else {
+                spans.append(earlier.held[b].start...earlier.held[b].start)
+                b += 1
+            }
+        }
+        return spans
+    }
+
+    private func lowerBound(_ start: UInt64) -> Int {
+        var low = 0, high = held.count
+        while low < high {
+            let mid = (low + high) / 2
+            if UInt64(held[mid].start) < start { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }
