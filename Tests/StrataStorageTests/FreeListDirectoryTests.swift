@@ -2,6 +2,7 @@
 // records changed; the list read back on open is the one the writer held; files of format 4
 // are read and written; a later format and a damaged directory are refused with typed errors.
 
+import Foundation
 import Testing
 @testable import StrataStorage
 #if canImport(Glibc)
@@ -226,23 +227,11 @@ import Glibc
     }
 
     private func bytes(_ path: String) throws -> [UInt8] {
-        let fd = Glibc.open(path, O_RDONLY)
-        defer { close(fd) }
-        var out: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            out.append(contentsOf: buffer[0..<n])
-        }
-        return out
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
     private func writeFile(_ bytes: [UInt8], to path: String) throws {
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        defer { close(fd) }
-        let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        #expect(n == bytes.count)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
     }
 
     // MARK: - Formats
@@ -250,41 +239,31 @@ import Glibc
     /// Rewrites every slot of `path` that holds a meta with `format` in place of its own, sealed
     /// again so that it verifies.
     private func rewriteSlots(_ path: String, format: UInt32, onlyNewest: Bool = false) throws {
-        let fd = Glibc.open(path, O_RDWR)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        let page = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 4096)
-        defer { page.deallocate() }
-        var newest: (slot: Int, version: UInt64)? = nil
+        var slots: [(slot: Int, version: UInt64, page: [UInt8])] = []
         for slot in 0..<MetaLayout.slotCount {
-            #expect(pread(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
-            guard case .success(let meta) = MetaState.decode(UnsafeRawPointer(page)) else { continue }
-            if newest.map({ meta.version > $0.version }) ?? true { newest = (slot, meta.version) }
+            let page = try readBytes(path, at: slot * PageLayout.pageSize, count: PageLayout.pageSize)
+            guard case .success(let meta) = page.withUnsafeBytes({ MetaState.decode($0.baseAddress!) }) else { continue }
+            slots.append((slot, meta.version, page))
         }
-        for slot in 0..<MetaLayout.slotCount where !onlyNewest || slot == newest?.slot {
-            #expect(pread(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
-            guard case .success = MetaState.decode(UnsafeRawPointer(page)) else { continue }
-            page.storeBytes(of: format.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
-            try FileCore.sealMeta(page, cipher: nil, path: path)
-            #expect(pwrite(fd, page, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) == PageLayout.pageSize)
+        let newest = slots.max { $0.version < $1.version }?.slot
+        for var entry in slots where !onlyNewest || entry.slot == newest {
+            try entry.page.withUnsafeMutableBytes { page throws in
+                page.storeBytes(of: format.littleEndian, toByteOffset: MetaLayout.formatOffset, as: UInt32.self)
+                try FileCore.sealMeta(page.baseAddress!, cipher: nil, path: path)
+            }
+            try overwrite(path, at: entry.slot * PageLayout.pageSize, with: entry.page)
         }
     }
 
     /// The format of each meta slot of `path` that has one (sealed or not).
     private func slotFormats(_ path: String) throws -> [UInt32] {
-        let fd = Glibc.open(path, O_RDONLY)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var formats: [UInt32] = []
-        var page = [UInt8](repeating: 0, count: PageLayout.pageSize)
-        for slot in 0..<MetaLayout.slotCount {
-            let n = page.withUnsafeMutableBytes { pread(fd, $0.baseAddress, PageLayout.pageSize, off_t(slot * PageLayout.pageSize)) }
-            #expect(n == PageLayout.pageSize)
-            let magic = page.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-            guard magic == MetaLayout.magic else { continue }
-            formats.append(page.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self)) })
+        try (0..<MetaLayout.slotCount).compactMap { slot in
+            let page = try readBytes(path, at: slot * PageLayout.pageSize, count: PageLayout.pageSize)
+            return page.withUnsafeBytes { page in
+                guard UInt64(littleEndian: page.loadUnaligned(as: UInt64.self)) == MetaLayout.magic else { return nil }
+                return UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self))
+            }
         }
-        return formats
     }
 
     @Test func aFileOfFormat4IsReadAndItsNextCommitWritesFormat5() throws {
@@ -386,31 +365,24 @@ import Glibc
     }
 
     private func copyFile(_ from: String, to: String) throws {
-        let source = Glibc.open(from, O_RDONLY)
-        let target = Glibc.open(to, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        defer { close(source); close(target) }
-        #expect(source >= 0 && target >= 0)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
-            guard n > 0 else { break }
-            let written = buffer.withUnsafeBytes { write(target, $0.baseAddress, n) }
-            #expect(written == n)
-        }
+        try? FileManager.default.removeItem(atPath: to)
+        try FileManager.default.copyItem(atPath: from, toPath: to)
     }
 
     /// Changes the payload of `page` in the file and seals it again for `version`.
     private func patchPage(_ path: String, page: UInt32, version: UInt64, _ change: (UnsafeMutableRawPointer) -> Void) throws {
+        let offset = Int(page) * PageLayout.pageSize
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
+        defer { buffer.deallocate() }
+        let original = try readBytes(path, at: offset, count: PageLayout.pageSize)
+        #expect(original.count == PageLayout.pageSize)
+        original.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: PageLayout.pageSize) }
+        change(buffer + PageLayout.headerSize)
         let fd = Glibc.open(path, O_RDWR)
         #expect(fd >= 0)
         defer { close(fd) }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: 4096)
-        defer { buffer.deallocate() }
-        let offset = off_t(Int(page) * PageLayout.pageSize)
-        #expect(pread(fd, buffer, PageLayout.pageSize, offset) == PageLayout.pageSize)
-        change(buffer + PageLayout.headerSize)
         let store = try PageStore(fd: fd, path: path, cipher: nil)
         _ = try store.seal(buffer, page: page, version: version, sealed: buffer)
-        #expect(pwrite(fd, buffer, PageLayout.pageSize, offset) == PageLayout.pageSize)
+        try overwrite(path, at: offset, with: [UInt8](UnsafeRawBufferPointer(start: buffer, count: PageLayout.pageSize)))
     }
 }
