@@ -97,4 +97,73 @@ struct FreeRunSetTests {
         #expect(set.isEmpty)
         #expect(set.takeLowestPage() == nil)
     }
+
+    /// `changedSpans(since:)` against the runs themselves: after random changes to a copy, every
+    /// run one set holds and the other does not starts inside a reported span; an untouched
+    /// copy reports nothing; one release reports at most its chunk in each set.
+    @Test(arguments: [4, 5, 6])
+    func changedSpansCoverEveryRunThatDiffers(seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        var earlier = FreeRunSet()
+        // Pages 0, 3, 6, …: one-page runs across many chunks, with room to release between them.
+        let runs = FreeRunSet.chunkLimit * 6
+        for i in 0..<runs { earlier.insert(FreeRun(start: UInt32(i * 3), count: 1)) }
+        #expect(earlier.changedSpans(since: earlier).isEmpty)
+
+        var one = earlier
+        one.insert(FreeRun(start: UInt32(runs / 2 * 3 + 1), count: 1))
+        let oneSpans = one.changedSpans(since: earlier)
+        #expect(!oneSpans.isEmpty && oneSpans.count <= 2, "\(oneSpans)")
+
+        for _ in 0..<20 {
+            var later = earlier
+            var released: Set<Int> = []
+            for _ in 0..<Int.random(in: 1...12, using: &random) {
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    let slot = Int.random(in: 0..<runs, using: &random)
+                    if released.insert(slot).inserted { later.insert(FreeRun(start: UInt32(slot * 3 + 1), count: 1)) }
+                case 1: _ = later.takeLowestPage()
+                default: _ = later.takeHead(ofFirstRunAtLeast: 2)
+                }
+            }
+            let spans = later.changedSpans(since: earlier)
+            let before = earlier.runs, after = later.runs
+            let differing = before.filter { !after.contains($0) } + after.filter { !before.contains($0) }
+            for run in differing {
+                #expect(spans.contains { $0.contains(run.start) }, "run at \(run.start) changed outside \(spans)")
+            }
+        }
+    }
+
+    /// A directory's view of the records (`SortedRecords`): counting and comparing a range
+    /// without building it say what building it says, at range bounds on, between and across
+    /// runs and held records.
+    @Test func sortedRecordsCountAndCompareRangesAsTheirListsDo() {
+        var random = SplitMix64(seed: 7)
+        var free = FreeRunSet()
+        var held: [HeldRun] = []
+        // Pages 0–99,999 in steps of 10: free runs at 10k + 0, held records at 10k + 5.
+        for i in 0..<10_000 {
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: free.insert(FreeRun(start: UInt32(i * 10), count: UInt32.random(in: 1...4, using: &random)))
+            case 1: held.append(HeldRun(start: UInt32(i * 10 + 5), count: 1, allocVersion: UInt64(i), freeVersion: UInt64(i + 1)))
+            default: break
+            }
+        }
+        let view = SortedRecords(free: free, held: held, count: free.runCount + held.count)
+        for _ in 0..<300 {
+            let low = UInt64.random(in: 0..<100_010, using: &random)
+            let range = low..<(low + UInt64.random(in: 0..<3_000, using: &random))
+            let built = view.records(startingIn: range)
+            #expect(view.count(startingIn: range) == built.count, "\(range)")
+            #expect(view.records(startingIn: range, equal: built), "\(range)")
+            if let last = built.last {
+                var other = built
+                other[other.count - 1].allocVersion = last.allocVersion &+ 1
+                #expect(!view.records(startingIn: range, equal: other), "\(range)")
+                #expect(!view.records(startingIn: range, equal: Array(built.dropLast())), "\(range)")
+            }
+        }
+    }
 }

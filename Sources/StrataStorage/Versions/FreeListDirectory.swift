@@ -181,7 +181,7 @@ struct FreeListPlanner {
         if let spans, !spans.contains(where: { UInt64($0.upperBound) >= range.lowerBound && UInt64($0.lowerBound) < range.upperBound }) {
             return false
         }
-        return view.records(startingIn: range) != previous[index].records
+        return !view.records(startingIn: range, equal: previous[index].records)
     }
 
     /// The stretches of changed ranges, as ranges of first pages, and whether each previous
@@ -218,7 +218,7 @@ struct FreeListPlanner {
         for index in previous.indices where changed[index] && replaced.insert(index).inserted {
             newly.append(previous[index].ref)
         }
-        let needed = stretches.reduce(0) { $0 + FreeSpace.pagesNeeded(records: view.records(startingIn: $1).count) }
+        let needed = stretches.reduce(0) { $0 + FreeSpace.pagesNeeded(records: view.count(startingIn: $1)) }
         if previous.count - replaced.count + needed > FreeListDirectoryLayout.capacity {
             // Grown past what a directory names: rewrite whole from here on.
             ranged = false

@@ -102,13 +102,36 @@ struct FreeRunSet: Equatable {
     /// was copied from: the spans of the chunks either has and the other does not. A chunk's
     /// storage is shared by both sets until one of them changes it (copy-on-write; Array keeps
     /// its count in its storage), so a chunk found in both holds the same runs in both.
+    ///
+    /// Both lists of chunks are in order of first page, and within one set no two non-empty
+    /// chunks share a first page; a shared chunk has the same first page in both. So one ordered
+    /// walk finds every shared chunk: of two different chunks, the one starting first cannot be
+    /// shared with anything later in the other list (a profile at 10M objects had the two hash
+    /// sets this walk replaces at 16% of a small commit).
     func changedSpans(since earlier: FreeRunSet) -> [ClosedRange<UInt32>] {
         let mine = storages()
         let theirs = earlier.storages()
-        let mineSet = Set(mine.map(\.storage))
-        let theirSet = Set(theirs.map(\.storage))
-        return mine.filter { !theirSet.contains($0.storage) }.map(\.span)
-            + theirs.filter { !mineSet.contains($0.storage) }.map(\.span)
+        var spans: [ClosedRange<UInt32>] = []
+        var i = 0, j = 0
+        while i < mine.count || j < theirs.count {
+            if i < mine.count, j < theirs.count, mine[i].storage == theirs[j].storage {
+                i += 1
+                j += 1
+            } else if j == theirs.count || (i < mine.count && mine[i].span.lowerBound < theirs[j].span.lowerBound) {
+                spans.append(mine[i].span)
+                i += 1
+            } else if i == mine.count || theirs[j].span.lowerBound < mine[i].span.lowerBound {
+                spans.append(theirs[j].span)
+                j += 1
+            } else {
+                // Same first page, different storage: neither can be shared with a later chunk.
+                spans.append(mine[i].span)
+                spans.append(theirs[j].span)
+                i += 1
+                j += 1
+            }
+        }
+        return spans
     }
 
     /// Each non-empty chunk's storage and the span of its runs' first pages.
