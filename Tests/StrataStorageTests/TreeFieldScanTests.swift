@@ -2,7 +2,8 @@
 // from each whole value the way the object layer's row view decodes it: on packed leaves (rows
 // like the sensors' readings, appended with packing), slotted leaves, values of mixed lengths
 // (short ones whose field or null byte lies past their end), values in overflow pages, and every
-// field width and null bit.
+// field width and null bit. `KeyedTree.allKeys` (Trees/KeyedTreeKeys.swift) against the keys
+// `forEach` visits, on the same trees.
 import Foundation
 import Testing
 @testable import StrataStorage
@@ -19,6 +20,12 @@ import Testing
     }
 
     static func expectSame(_ tree: KeyedTree, _ pages: TreeTestPages, _ what: String) throws {
+        var keys: [UInt64] = []
+        try tree.forEach(in: pages) { key, _ in
+            keys.append(key)
+            return true
+        }
+        #expect(try tree.allKeys(in: pages) == keys, "\(what): every key, in order")
         let fields = [FixedField(offset: 1, width: 8), FixedField(offset: 9, width: 8, nullByte: 0, nullMask: 1),
                       FixedField(offset: 17, width: 4, nullByte: 0, nullMask: 4), FixedField(offset: 3, width: 1),
                       FixedField(offset: 21, width: 8, nullByte: 0, nullMask: 0x80), FixedField(offset: 0, width: 2, nullByte: 40, nullMask: 1),
@@ -77,6 +84,7 @@ import Testing
         var none = 0
         try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in none += 1 }
         #expect(none == 0)
+        #expect(try empty.allKeys(in: pages) == [])
         try tree.destroy(in: pages)
         _ = empty
     }
@@ -91,5 +99,7 @@ import Testing
         root.storeBytes(of: 0xDB, as: UInt8.self)
         let error = #expect(throws: StorageError.self) { try tree.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in } }
         #expect(error?.code == .corruptFile)
+        let keysError = #expect(throws: StorageError.self) { _ = try tree.allKeys(in: pages) }
+        #expect(keysError?.code == .corruptFile)
     }
 }

@@ -232,11 +232,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                     }
                     decided = true
                 } else {
-                    out.reserveCapacity(try core.snap.metas[t].objects.count(in: p))
-                    try core.snap.metas[t].objects.forEach(from: 0, in: p) { k, _ in
-                        out.append(k)
-                        return true
-                    }
+                    out = try core.snap.metas[t].objects.allKeys(in: p)
                     if query.predicate != nil && !core.isFrozen { core.indexing.lastPlan = .scan }
                 }
                 if !query.isEmpty { out = try evaluate(keys: out, table: t, predicateDecided: decided) }

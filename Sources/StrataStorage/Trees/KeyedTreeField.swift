@@ -141,7 +141,7 @@ extension KeyedTree {
         }
     }
 
-    private static func visitLeaves(_ ref: PageRef, depth: Int, _ pages: some PageReading, _ leaf: (TreeNode) throws -> Void) throws {
+    static func visitLeaves(_ ref: PageRef, depth: Int, _ pages: some PageReading, _ leaf: (TreeNode) throws -> Void) throws {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree too deep") }
         let node = try TreeNode.read(ref, pages, KeyedFlavor.self)
         if node.isLeaf { return try leaf(node) }
