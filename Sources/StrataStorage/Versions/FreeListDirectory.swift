@@ -137,14 +137,18 @@ struct FreeListPlanner {
     /// ranges where the records changed since need comparing (`SortedRecords.changedSpans`).
     private let basis: SortedRecords?
     /// Previous pages already freed by this commit (by index): they are rewritten whatever
-    /// their range holds now.
-    private(set) var replaced: Set<Int> = []
+    /// their range holds now. Flags, not a set: they are asked for every page in every round.
+    private var replaced: [Bool]
+    private var replacedCount = 0
+    /// The last round's view and what it found, which `layout` is given again.
+    private var lastRound: (view: SortedRecords, changed: [Bool], stretches: [Range<UInt64>])?
 
     /// `recordCount`: the records now, before the commit's rounds (for the size rule).
     init(previous: FreeListDirectory?, recordCount: Int) {
         let pages = previous?.pages ?? []
         self.previous = pages
         basis = previous?.basis
+        replaced = Array(repeating: false, count: pages.count)
         var ascending = true
         var last: UInt32? = nil
         for page in pages {
@@ -177,7 +181,7 @@ struct FreeListPlanner {
     /// Whether previous page `index` must be rewritten, given the records now and the spans
     /// where they may differ from the basis (nil: anywhere).
     private func changed(_ index: Int, _ view: SortedRecords, _ spans: [ClosedRange<UInt32>]?) -> Bool {
-        guard ranged, !replaced.contains(index), let range = bounds[index] else { return true }
+        guard ranged, !replaced[index], let range = bounds[index] else { return true }
         if let spans, !spans.contains(where: { UInt64($0.upperBound) >= range.lowerBound && UInt64($0.lowerBound) < range.upperBound }) {
             return false
         }
@@ -208,18 +212,30 @@ struct FreeListPlanner {
     }
 
     /// One round over the records as they are now.
+    /// Marks previous page `index` replaced; whether it was not already.
+    private mutating func replace(_ index: Int) -> Bool {
+        guard !replaced[index] else { return false }
+        replaced[index] = true
+        replacedCount += 1
+        return true
+    }
+
     mutating func plan(_ view: SortedRecords) -> Round {
+        lastRound = nil
         guard ranged else {
-            let newly = previous.indices.filter { replaced.insert($0).inserted }.map { previous[$0].ref }
+            let newly = previous.indices.filter { replace($0) }.map { previous[$0].ref }
             return Round(newlyReplaced: newly, pagesNeeded: FreeSpace.pagesNeeded(records: view.count))
         }
         let (changed, stretches) = self.stretches(view)
         var newly: [UInt32] = []
-        for index in previous.indices where changed[index] && replaced.insert(index).inserted {
+        for index in previous.indices where changed[index] && replace(index) {
             newly.append(previous[index].ref)
         }
+        // What `changed` depends on besides the view: the pages replaced before this round's
+        // (the ones it just replaced were found changed already).
+        lastRound = (view, changed, stretches)
         let needed = stretches.reduce(0) { $0 + FreeSpace.pagesNeeded(records: view.count(startingIn: $1)) }
-        if previous.count - replaced.count + needed > FreeListDirectoryLayout.capacity {
+        if previous.count - replacedCount + needed > FreeListDirectoryLayout.capacity {
             // Grown past what a directory names: rewrite whole from here on.
             ranged = false
             return plan(view)
@@ -251,7 +267,8 @@ struct FreeListPlanner {
         if !ranged {
             pack(view.records(startingIn: 0..<(UInt64(UInt32.max) + 1)))
         } else {
-            let (changed, stretches) = self.stretches(view)
+            let (changed, stretches) = lastRound.flatMap { $0.view === view ? ($0.changed, $0.stretches) : nil }
+                ?? self.stretches(view)
             var stretch = stretches.makeIterator()
             var inStretch = false
             for index in previous.indices {

@@ -109,8 +109,12 @@ struct FreeRunSet: Equatable {
     /// shared with anything later in the other list (a profile at 10M objects had the two hash
     /// sets this walk replaces at 16% of a small commit).
     func changedSpans(since earlier: FreeRunSet) -> [ClosedRange<UInt32>] {
-        let mine = storages()
-        let theirs = earlier.storages()
+        Self.changedSpans(storages(), since: earlier.storages())
+    }
+
+    /// `changedSpans(since:)` over the two sets' `storages()`, taken once by a caller that
+    /// compares the same sets more than once.
+    static func changedSpans(_ mine: [ChunkStorage], since theirs: [ChunkStorage]) -> [ClosedRange<UInt32>] {
         var spans: [ClosedRange<UInt32>] = []
         var i = 0, j = 0
         while i < mine.count || j < theirs.count {
@@ -134,9 +138,13 @@ struct FreeRunSet: Equatable {
         return spans
     }
 
-    /// Each non-empty chunk's storage and the span of its runs' first pages.
-    private func storages() -> [(storage: UnsafeRawPointer, span: ClosedRange<UInt32>)] {
-        var out: [(storage: UnsafeRawPointer, span: ClosedRange<UInt32>)] = []
+    /// A non-empty chunk's storage (its identity while the set holds it) and the span of its
+    /// runs' first pages.
+    typealias ChunkStorage = (storage: UnsafeRawPointer, span: ClosedRange<UInt32>)
+
+    /// Each non-empty chunk's storage and span, in order.
+    func storages() -> [ChunkStorage] {
+        var out: [ChunkStorage] = []
         out.reserveCapacity(chunkCount)
         for c in 0..<chunkCount {
             let runs = chunk(c)

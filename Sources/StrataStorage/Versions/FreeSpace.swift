@@ -362,6 +362,9 @@ final class SortedRecords {
     /// Sorted by start.
     let held: [HeldRun]
     let count: Int
+    /// `free`'s chunks, taken the first time a comparison needs them: a view is compared with
+    /// the directory's basis in every planning round, and the basis in every round of a commit.
+    private lazy var chunkStorages: [FreeRunSet.ChunkStorage] = free.storages()
 
     init(free: FreeRunSet, held: [HeldRun], count: Int) {
         self.free = free
@@ -423,7 +426,7 @@ final class SortedRecords {
     /// same free space taken before): the reusable runs' changed chunks and every held record
     /// in one view and not the other. Outside them the records are the same.
     func changedSpans(since earlier: SortedRecords) -> [ClosedRange<UInt32>] {
-        var spans = free.changedSpans(since: earlier.free)
+        var spans = FreeRunSet.changedSpans(chunkStorages, since: earlier.chunkStorages)
         var a = 0, b = 0
         while a < held.count || b < earlier.held.count {
             if a < held.count, b < earlier.held.count, held[a] == earlier.held[b] {
