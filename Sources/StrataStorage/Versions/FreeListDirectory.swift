@@ -149,23 +149,26 @@ struct FreeListPlanner {
         self.previous = pages
         basis = previous?.basis
         replaced = Array(repeating: false, count: pages.count)
+        // One pass over the pages' first records (each commit plans from here, so the pages'
+        // record arrays are not walked again).
+        var filled: [(index: Int, start: UInt64)] = []
+        filled.reserveCapacity(pages.count)
         var ascending = true
-        var last: UInt32? = nil
-        for page in pages {
-            guard let first = page.records.first else { continue }
-            if let last, first.start <= last { ascending = false }
-            last = first.start
+        for index in pages.indices {
+            guard let first = pages[index].records.first else { continue }
+            let start = UInt64(first.start)
+            if let last = filled.last, start <= last.start { ascending = false }
+            filled.append((index, start))
         }
         let bloated = pages.count > 2 * FreeSpace.pagesNeeded(records: recordCount) + 2
         // Only non-empty pages bound ranges: with none, nothing would cover the records.
-        ranged = ascending && !bloated && pages.contains { !$0.records.isEmpty }
+        ranged = ascending && !bloated && !filled.isEmpty
         // The first non-empty page's range starts at 0, the last one's runs to the end.
         var bounds: [Range<UInt64>?] = Array(repeating: nil, count: pages.count)
-        let filled = pages.indices.filter { !pages[$0].records.isEmpty }
-        for (k, index) in filled.enumerated() {
-            let low = k == 0 ? 0 : UInt64(pages[index].records[0].start)
-            let high = k + 1 < filled.count ? UInt64(pages[filled[k + 1]].records[0].start) : UInt64(UInt32.max) + 1
-            if low < high { bounds[index] = low..<high }
+        for k in filled.indices {
+            let low = k == 0 ? 0 : filled[k].start
+            let high = k + 1 < filled.count ? filled[k + 1].start : UInt64(UInt32.max) + 1
+            if low < high { bounds[filled[k].index] = low..<high }
         }
         self.bounds = bounds
     }
