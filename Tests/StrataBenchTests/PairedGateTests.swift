@@ -66,6 +66,39 @@ private func loadedRounds(_ count: Int, cpuFactor: Double, wallNoise: Double = 0
     return (base, current)
 }
 
+/// One synthetic row of a reads-workload operation: no readings, its thread's CPU time per op.
+private func readRow(op: String, cpuMicrosPerOp: Double?) -> [String: String] {
+    var record = row(strategy: "dedicated", readingsPerSecond: 0)
+    record["workload"] = "reads"
+    record["op"] = op
+    record["readings"] = "0"
+    record["transactions"] = "0"
+    record["readings_per_s"] = "0"
+    record["cpu_user_s"] = "0.5"
+    record["cpu_sys_s"] = "0.01"
+    record["cpu_us_per_op"] = cpuMicrosPerOp.map { CSVNumber.format($0, digits: 3) } ?? ""
+    return record
+}
+
+/// `count` paired rounds of one sensors case (unchanged) and one read operation whose CPU time per
+/// operation is `readFactor` times the base's, each measurement with ±`noise`.
+private func readRounds(_ count: Int, readFactor: Double, noise: Double = 0.04, baseMeasuresOps: Bool = true,
+                        seed: UInt64 = 13) throws -> (base: [CSVTable], current: [CSVTable]) {
+    var generator = SeededGenerator(state: seed)
+    var base: [CSVTable] = [], current: [CSVTable] = []
+    for _ in 0..<count {
+        func jitter() -> Double { 1 + noise * Double.random(in: -1...1, using: &generator) }
+        let sensors = row(readingsPerSecond: 100_000, cpuSeconds: 0.1)
+        base.append(try table([sensors, readRow(op: "pk-lookup", cpuMicrosPerOp: baseMeasuresOps ? 1.5 * jitter() : nil)]))
+        current.append(try table([sensors, readRow(op: "pk-lookup", cpuMicrosPerOp: 1.5 * readFactor * jitter())]))
+    }
+    return (base, current)
+}
+
+private func lines(_ report: ComparisonReport, op: String) -> [ComparisonLine] {
+    report.lines.filter { $0.caseKey.hasSuffix("op-\(op)") }
+}
+
 private func cpuLine(_ report: ComparisonReport) -> ComparisonLine? {
     report.lines.first { $0.metric == PairedComparison.cpuMetric }
 }
@@ -228,6 +261,41 @@ struct PairedGateTests {
         var noReadings = record
         noReadings["readings"] = "0"
         #expect(PairedMetric.cpuPerReading.value(try parsed(noReadings)) == nil)
+    }
+
+    @Test func aSlowerReadOperationRegressesOnItsCPUTimePerOperation() throws {
+        let (base, current) = try readRounds(8, readFactor: 1.25)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current,
+                                                  options: PairedOptions(judgesWallClock: false))
+        let read = lines(report, op: "pk-lookup")
+        // Judged on its CPU time per operation only: a read operation has no readings to time.
+        #expect(read.map(\.metric).sorted() == ["cpu_us_per_op", "lost"])
+        let cpu = try #require(read.first { $0.metric == "cpu_us_per_op" })
+        #expect(cpu.verdict == .regressed)
+        #expect(cpu.rule.contains("x1.1"))
+        #expect(PairedComparison.exitCode(report) == 2)
+        // The sensors case beside it is judged as before, without a per-operation line.
+        #expect(!report.lines.contains { !$0.caseKey.contains("op-") && $0.metric == "cpu_us_per_op" })
+        #expect(report.lines.contains { !$0.caseKey.contains("op-") && $0.metric == PairedComparison.cpuMetric && $0.verdict == .unchanged })
+    }
+
+    @Test func anUnchangedReadOperationPassesAndAFasterOneImproves() throws {
+        let (base, same) = try readRounds(8, readFactor: 1.0)
+        let unchanged = try PairedComparison.compare(baseTables: base, currentTables: same, options: PairedOptions(judgesWallClock: false))
+        #expect(lines(unchanged, op: "pk-lookup").first { $0.metric == "cpu_us_per_op" }?.verdict == .unchanged)
+        #expect(PairedComparison.exitCode(unchanged) == 0)
+        let (base2, faster) = try readRounds(8, readFactor: 0.7)
+        let improved = try PairedComparison.compare(baseTables: base2, currentTables: faster, options: PairedOptions(judgesWallClock: false))
+        #expect(lines(improved, op: "pk-lookup").first { $0.metric == "cpu_us_per_op" }?.verdict == .improved)
+    }
+
+    @Test func aBaseThatDidNotMeasureOperationsGivesNotEnoughDataNotAVerdict() throws {
+        let (base, current) = try readRounds(8, readFactor: 1.5, baseMeasuresOps: false)
+        let report = try PairedComparison.compare(baseTables: base, currentTables: current, options: PairedOptions(judgesWallClock: false))
+        let cpu = try #require(lines(report, op: "pk-lookup").first { $0.metric == "cpu_us_per_op" })
+        #expect(cpu.verdict == .insufficient)
+        #expect(cpu.rule.contains("0 paired rounds"))
+        #expect(PairedComparison.exitCode(report) == 0)  // the sensors case was judged
     }
 
     @Test func rendersIntervalAndRoundsInMarkdown() throws {

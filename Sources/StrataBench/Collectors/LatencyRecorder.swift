@@ -14,6 +14,15 @@ public func monotonicNanos() -> UInt64 {
     return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
 }
 
+/// CPU time the calling thread has used, in nanoseconds: what an operation costs when the
+/// thread may be stopped or preempted while it runs (the gate's alternating rounds stop each
+/// build in turn, which wall-clock time would count).
+public func threadCPUNanos() -> UInt64 {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)
+}
+
 /// Percentiles of one histogram, in microseconds.
 public struct LatencySummary: Sendable, Equatable {
     public var count: UInt64

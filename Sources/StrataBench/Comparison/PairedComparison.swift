@@ -10,7 +10,8 @@
 //   than T with the confidence asked — and improves only when it lies above 1 + T.
 // - Fewer rounds than the confidence needs: "not enough data", never a verdict.
 // - Every case is judged on wall-clock throughput; every case but the durable ones on CPU time
-//   per reading (PairedMetric.swift says why).
+//   per reading; each operation of the reads workload on its CPU time per operation
+//   (PairedMetric.swift says why).
 // - Integrity (lost readings, a failed end-of-run check) in any current round is a regression.
 // - Counted work (CounterGate) compares the rounds' medians when the base build reports it.
 // - A case of the base missing from the current rounds fails (exit 1) unless missing cases are
@@ -26,6 +27,8 @@ public struct PairedOptions: Sendable {
     public var thresholdPercent: Double
     /// Slowdown (percent) the CPU time per reading's interval must lie beyond to regress.
     public var cpuThresholdPercent: Double
+    /// Slowdown (percent) a read operation's CPU time per operation must lie beyond to regress.
+    public var readThresholdPercent: Double
     /// Two-sided confidence of the interval (0.95 = 95%).
     public var confidence: Double
     public var counterThresholds: [CounterThreshold]?
@@ -36,10 +39,12 @@ public struct PairedOptions: Sendable {
 
     public init(thresholdPercent: Double = PairedComparison.defaultThreshold,
                 cpuThresholdPercent: Double = PairedComparison.defaultCPUThreshold,
+                readThresholdPercent: Double = PairedComparison.defaultReadThreshold,
                 confidence: Double = PairedComparison.defaultConfidence,
                 counterThresholds: [CounterThreshold]? = nil, allowMissing: Bool = false, judgesWallClock: Bool = true) {
         self.thresholdPercent = thresholdPercent
         self.cpuThresholdPercent = cpuThresholdPercent
+        self.readThresholdPercent = readThresholdPercent
         self.confidence = confidence
         self.counterThresholds = counterThresholds
         self.allowMissing = allowMissing
@@ -47,7 +52,11 @@ public struct PairedOptions: Sendable {
     }
 
     func thresholdPercent(for metric: PairedMetric) -> Double {
-        metric.name == PairedMetric.cpuPerReading.name ? cpuThresholdPercent : thresholdPercent
+        switch metric.name {
+        case PairedMetric.cpuPerReading.name: cpuThresholdPercent
+        case PairedMetric.cpuPerOp.name: readThresholdPercent
+        default: thresholdPercent
+        }
     }
 }
 
@@ -55,6 +64,9 @@ public enum PairedComparison {
     /// See docs/perf-gate.md for the identical-tree runs that chose these.
     public static let defaultThreshold = 3.0
     public static let defaultCPUThreshold = 3.0
+    /// Wider than the commits' CPU threshold: a read operation of the gate's case runs for a few
+    /// milliseconds, so its CPU time carries the caches' state after each stop of the build.
+    public static let defaultReadThreshold = 10.0
     public static let defaultConfidence = 0.95
 
     /// The wall-clock metric judged per case (PairedMetric.swift).
@@ -62,7 +74,7 @@ public enum PairedComparison {
     /// The CPU-time metric judged per case.
     public static let cpuMetric = PairedMetric.cpuPerReading.name
     /// Every timing judged per case, in report order.
-    public static let metrics = [PairedMetric.cpuPerReading, PairedMetric.throughput]
+    public static let metrics = [PairedMetric.cpuPerReading, PairedMetric.throughput, PairedMetric.cpuPerOp]
     static let metricNames = Set(metrics.map(\.name))
 
     /// Reads one summary CSV per round and side (`base[i]` pairs with `current[i]`).
@@ -121,7 +133,10 @@ public enum PairedComparison {
                 report.lines.append(ComparisonLine(caseKey: key, metric: "verified", baseline: nil, current: nil,
                                                    verdict: .regressed, rule: "end-of-run check failed in a current round"))
             }
-            for metric in Self.metrics {
+            // A read operation commits no readings: it is judged on its CPU time per operation
+            // alone, and every other case on the per-reading timings alone.
+            let readOperation = (before + now).contains(where: Self.isReadOperation)
+            for metric in Self.metrics where (metric.name == PairedMetric.cpuPerOp.name) == readOperation {
                 report.lines.append(judge(metric, key: key, base: base, current: current, options: options))
             }
             report.lines += CounterGate.judge(caseKey: key, baseline: before, current: now, thresholds: options.counterThresholds)
@@ -135,6 +150,12 @@ public enum PairedComparison {
             report.warnings.append("no case had enough paired rounds for a verdict")
         }
         return report
+    }
+
+    /// A row of one operation of the reads workload other than its fill (which stores readings).
+    static func isReadOperation(_ record: SummaryRecord) -> Bool {
+        let op = record["op"] ?? ""
+        return !op.isEmpty && op != ReadOp.fill.rawValue
     }
 
     /// One timing of one case: the log ratio current / base per round, its Hodges–Lehmann

@@ -10,6 +10,11 @@
 //   sees a few percent. Derived from `cpu_user_s`/`cpu_sys_s`, which every build since the first
 //   summary CSV writes, so a base revision needs no new column.
 //
+// - `cpu_us_per_op` (CPU time of the timing thread per operation of the reads workload; lower is
+//   better): a read operation commits nothing, so its row has no readings and neither metric
+//   above has a value there. Thread CPU time, like the process's above, does not count the time
+//   the build was stopped or preempted.
+//
 // - Durable (`full`) cases are CPU-shown, not CPU-judged: their CPU time is mostly the kernel's
 //   flush path and thread wake-ups, which swing with the disk and the load (an identical-build
 //   run flagged Strata `dedicated full` at 1.067, [1.032, 1.117]); their work is judged by the
@@ -67,4 +72,7 @@ public struct PairedMetric: Sendable {
             ? "shown, not judged: a durable case's CPU time is mostly the kernel's flush path (its flushes are counted)"
             : nil
     })
+
+    public static let cpuPerOp = PairedMetric(name: "cpu_us_per_op", higherIsBetter: false,
+                                              read: { DecimalText.double($0["cpu_us_per_op"] ?? "") }, notJudged: { _ in nil })
 }

@@ -29,7 +29,7 @@ public enum SummaryColumns {
     /// The reads workload's columns (empty on the rows of other workloads), after the rest.
     public static let reads = ["op", "objects", "ops", "ops_per_s", "us_per_op", "ns_per_object", "bytes_per_object",
                                "readers", "alone_p50_us", "alone_p99_us", "writer_commits", "writer_commits_per_s",
-                               "objects_seen"]
+                               "objects_seen", "cpu_us_per_op"]
 
     public static let all = required + extras + reads
 }
@@ -186,6 +186,7 @@ public struct CaseResult: Sendable {
         row["writer_commits"] = CSVNumber.format(load?.writerCommits)
         row["writer_commits_per_s"] = CSVNumber.format(load?.writerCommitsPerSecond, digits: 1)
         row["objects_seen"] = CSVNumber.format(load?.objectsSeen)
+        row["cpu_us_per_op"] = CSVNumber.format(read?.cpuMicrosPerOp, digits: 3)
         return row
     }
 }

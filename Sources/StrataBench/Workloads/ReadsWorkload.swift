@@ -22,10 +22,14 @@ public struct ReadFigures: Sendable, Equatable {
     public var objects: Int
     /// File bytes / objects after the fill, nil in memory.
     public var bytesPerObject: Double?
+    /// CPU time of the timing thread over all of them (nil where not measured: the fill, which
+    /// the gate judges per reading, and the scale workload's figures).
+    public var cpuNanos: UInt64? = nil
 
     public var opsPerSecond: Double? { nanos > 0 ? Double(ops) / (Double(nanos) / 1e9) : nil }
     public var microsPerOp: Double? { ops > 0 ? Double(nanos) / 1e3 / Double(ops) : nil }
     public var nanosPerObject: Double? { objectsScanned > 0 ? Double(nanos) / Double(objectsScanned) : nil }
+    public var cpuMicrosPerOp: Double? { cpuNanos.flatMap { ops > 0 ? Double($0) / 1e3 / Double(ops) : nil } }
 }
 
 enum ReadsWorkload {
@@ -174,6 +178,7 @@ final class ReadChecker {
         var ops = 0
         var scanned = 0
         let start = monotonicNanos()
+        let cpuStart = threadCPUNanos()
         switch op {
         case .fill, .firstOpen, .commitFull, .commitUnsafe, .compact:
             break
@@ -245,9 +250,10 @@ final class ReadChecker {
             }
             ops = passes * ReadDataset.sensors.count
         }
+        let cpuNanos = threadCPUNanos() - cpuStart
         let nanos = monotonicNanos() - start
         var measured = ReadsWorkload.Measured(figures: ReadFigures(op: op, ops: ops, nanos: nanos, objectsScanned: scanned,
-                                                                   objects: n, bytesPerObject: nil))
+                                                                   objects: n, bytesPerObject: nil, cpuNanos: cpuNanos))
         measured.problems = problems
         return measured
     }
