@@ -214,7 +214,6 @@ struct FreeListPlanner {
         return (changed, stretches)
     }
 
-    /// One round over the records as they are now.
     /// Marks previous page `index` replaced; whether it was not already.
     private mutating func replace(_ index: Int) -> Bool {
         guard !replaced[index] else { return false }
@@ -223,6 +222,7 @@ struct FreeListPlanner {
         return true
     }
 
+    /// One round over the records as they are now.
     mutating func plan(_ view: SortedRecords) -> Round {
         lastRound = nil
         guard ranged else {
@@ -234,8 +234,9 @@ struct FreeListPlanner {
         for index in previous.indices where changed[index] && replace(index) {
             newly.append(previous[index].ref)
         }
-        // What `changed` depends on besides the view: the pages replaced before this round's
-        // (the ones it just replaced were found changed already).
+        // Kept for `layout`, which gets this round's view when the round changed nothing more:
+        // the pages it just replaced were already found changed, so asking again with the same
+        // view would find the same pages and stretches.
         lastRound = (view, changed, stretches)
         let needed = stretches.reduce(0) { $0 + FreeSpace.pagesNeeded(records: view.count(startingIn: $1)) }
         if previous.count - replacedCount + needed > FreeListDirectoryLayout.capacity {
