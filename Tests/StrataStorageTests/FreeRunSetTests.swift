@@ -8,6 +8,10 @@ import Testing
 
 @Suite("Free run set")
 struct FreeRunSetTests {
+    func spans(_ set: FreeRunSet, since earlier: FreeRunSet) -> [ClosedRange<UInt32>] {
+        FreeRunSet.changedSpans(set.storages(), since: earlier.storages())
+    }
+
     /// The free pages as a map; the runs the set must hold are its maximal runs.
     struct PageMap {
         var free: [Bool]
@@ -98,7 +102,7 @@ struct FreeRunSetTests {
         #expect(set.takeLowestPage() == nil)
     }
 
-    /// `changedSpans(since:)` against the runs themselves: after random changes to a copy, every
+    /// `FreeRunSet.changedSpans` against the runs themselves: after random changes to a copy, every
     /// run one set holds and the other does not starts inside a reported span; an untouched
     /// copy reports nothing; one release reports at most its chunk in each set.
     @Test(arguments: [4, 5, 6])
@@ -108,11 +112,11 @@ struct FreeRunSetTests {
         // Pages 0, 3, 6, …: one-page runs across many chunks, with room to release between them.
         let runs = FreeRunSet.chunkLimit * 6
         for i in 0..<runs { earlier.insert(FreeRun(start: UInt32(i * 3), count: 1)) }
-        #expect(earlier.changedSpans(since: earlier).isEmpty)
+        #expect(spans(earlier, since: earlier).isEmpty)
 
         var one = earlier
         one.insert(FreeRun(start: UInt32(runs / 2 * 3 + 1), count: 1))
-        let oneSpans = one.changedSpans(since: earlier)
+        let oneSpans = spans(one, since: earlier)
         #expect(!oneSpans.isEmpty && oneSpans.count <= 2, "\(oneSpans)")
 
         for _ in 0..<20 {
@@ -127,11 +131,11 @@ struct FreeRunSetTests {
                 default: _ = later.takeHead(ofFirstRunAtLeast: 2)
                 }
             }
-            let spans = later.changedSpans(since: earlier)
+            let changed = spans(later, since: earlier)
             let before = earlier.runs, after = later.runs
             let differing = before.filter { !after.contains($0) } + after.filter { !before.contains($0) }
             for run in differing {
-                #expect(spans.contains { $0.contains(run.start) }, "run at \(run.start) changed outside \(spans)")
+                #expect(changed.contains { $0.contains(run.start) }, "run at \(run.start) changed outside \(changed)")
             }
         }
     }

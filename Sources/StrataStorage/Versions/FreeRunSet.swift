@@ -98,22 +98,18 @@ struct FreeRunSet: Equatable {
         for chunk in rest where !visit(chunk) { return }
     }
 
-    /// The spans of first pages where `self`'s runs may differ from `earlier`'s, a set this one
-    /// was copied from: the spans of the chunks either has and the other does not. A chunk's
-    /// storage is shared by both sets until one of them changes it (copy-on-write; Array keeps
-    /// its count in its storage), so a chunk found in both holds the same runs in both.
+    /// The spans of first pages where the runs of one set (its chunks `mine`) may differ from
+    /// those of `theirs`, a set it was copied from: the spans of the chunks either has and the
+    /// other does not. A chunk's storage is shared by both sets until one of them changes it
+    /// (copy-on-write; Array keeps its count in its storage), so a chunk found in both holds the
+    /// same runs in both. Callers take each set's `storages()` once: a planning round compares
+    /// the same sets more than once.
     ///
     /// Both lists of chunks are in order of first page, and within one set no two non-empty
     /// chunks share a first page; a shared chunk has the same first page in both. So one ordered
     /// walk finds every shared chunk: of two different chunks, the one starting first cannot be
     /// shared with anything later in the other list (a profile at 10M objects had the two hash
     /// sets this walk replaces at 16% of a small commit).
-    func changedSpans(since earlier: FreeRunSet) -> [ClosedRange<UInt32>] {
-        Self.changedSpans(storages(), since: earlier.storages())
-    }
-
-    /// `changedSpans(since:)` over the two sets' `storages()`, taken once by a caller that
-    /// compares the same sets more than once.
     static func changedSpans(_ mine: [ChunkStorage], since theirs: [ChunkStorage]) -> [ClosedRange<UInt32>] {
         var spans: [ClosedRange<UInt32>] = []
         var i = 0, j = 0
