@@ -1,4 +1,4 @@
-// `KeyedTree.forEachField` (Trees/KeyedTreeField.swift) against `forEach` with the field decoded
+// `KeyedTree.forEachField` and its leaf-at-a-time forms (Trees/KeyedTreeField.swift) against `forEach` with the field decoded
 // from each whole value the way the object layer's row view decodes it: on packed leaves (rows
 // like the sensors' readings, appended with packing), slotted leaves, values of mixed lengths
 // (short ones whose field or null byte lies past their end), values in overflow pages, and every
@@ -48,6 +48,13 @@ import Testing
                 return bits == "nil" ? nil : String(bits)
             }
             #expect(batched == present, "\(what), by leaf: field at \(field.offset) width \(field.width) null byte \(field.nullByte) mask \(field.nullMask)")
+            // A leaf at a time with keys and nulls: every entry, as `forEachField` gives it.
+            var leaves: [String] = []
+            try tree.forEachFieldLeaf(field, in: pages) { keys, bits, isNull in
+                #expect(keys.count == bits.count && keys.count == isNull.count)
+                for i in 0..<keys.count { leaves.append("\(keys[i]) \(isNull[i] ? "nil" : String(bits[i]))") }
+            }
+            #expect(leaves == want, "\(what), by leaf with keys: field at \(field.offset) width \(field.width) null \(field.nullMask)")
         }
     }
 
@@ -83,6 +90,7 @@ import Testing
         let empty = KeyedTree()
         var none = 0
         try empty.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in none += 1 }
+        try empty.forEachFieldLeaf(FixedField(offset: 0, width: 8), in: pages) { keys, _, _ in none += 1 + keys.count }
         #expect(none == 0)
         #expect(try empty.allKeys(in: pages) == [])
         try tree.destroy(in: pages)
@@ -99,6 +107,8 @@ import Testing
         root.storeBytes(of: 0xDB, as: UInt8.self)
         let error = #expect(throws: StorageError.self) { try tree.forEachField(FixedField(offset: 0, width: 8), in: pages) { _, _ in } }
         #expect(error?.code == .corruptFile)
+        let leafError = #expect(throws: StorageError.self) { try tree.forEachFieldLeaf(FixedField(offset: 0, width: 8), in: pages) { _, _, _ in } }
+        #expect(leafError?.code == .corruptFile)
         let keysError = #expect(throws: StorageError.self) { _ = try tree.allKeys(in: pages) }
         #expect(keysError?.code == .corruptFile)
     }

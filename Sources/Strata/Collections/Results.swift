@@ -214,10 +214,10 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                     // One comparison of a fixed-width column reads that field alone, leaf by
                     // leaf; otherwise only the bytes the program reads, when it names them
                     // (Core/ColumnScan.swift).
-                    if !ColumnScan.wholeRows, let test = program.fieldTest {
-                        try core.snap.metas[t].objects.forEachField(test.field, in: p) { k, bits in
-                            examined &+= 1
-                            if test.matches(bits) { out.append(k) }
+                    if !ColumnScan.wholeRows, let scan = program.fieldTest {
+                        try core.snap.metas[t].objects.forEachFieldLeaf(scan.field, in: p) { keys, bits, isNull in
+                            examined &+= keys.count
+                            scan.test.appendMatches(keys, bits, isNull, to: &out)
                         }
                     } else {
                         try core.snap.metas[t].objects.forEachRow(reading: ColumnScan.bytes(program.readBytes), in: p) { k, row in

@@ -52,16 +52,17 @@ final class QueryRowProgram {
     var readBytes: [Range<Int>]? { root.readBytes }
 
     /// When the predicate is one comparison of a fixed-width column with a constant: that
-    /// column's field and the test of its bits, so that a scan can run over the field alone
-    /// (KeyedTree.forEachField) with the very comparison `matches` makes.
-    var fieldTest: (field: FixedField, matches: (UInt64?) -> Bool)? {
+    /// column's field and the comparison, so that a scan can run over the field alone, a leaf
+    /// at a time (KeyedTree.forEachFieldLeaf), with the very comparison `matches` makes
+    /// (Query/QueryFieldScan.swift).
+    var fieldTest: (field: FixedField, test: RowFieldTest)? {
         switch root {
         case .int(let c):
             guard let field = c.reader.field else { return nil }
-            return (field, { c.evaluate(bits: $0) })
+            return (field, .int(c))
         case .double(let c):
             guard let field = c.reader.field else { return nil }
-            return (field, { c.evaluate(bits: $0) })
+            return (field, .double(c))
         default:
             return nil
         }
