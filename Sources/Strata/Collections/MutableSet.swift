@@ -48,8 +48,9 @@ public final class MutableSet<Element: _PersistableElement & Hashable>: Sequence
     var elements: [Element] {
         guard let r = ref else { return storage }
         var out: [Element] = []
+        let dynamic = DynamicElement(Element.self)
         r.core.lists.listForEach(r) { _, b in
-            out.append(r.decodeElement(b, as: Element.self))
+            out.append(r.decodeElement(b, as: Element.self, dynamic: dynamic))
             return true
         }
         return out

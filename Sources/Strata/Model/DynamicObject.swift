@@ -127,19 +127,32 @@ extension CollectionRef {
     /// (`List<DynamicObject>`, `Map<String, DynamicObject?>`…) name no Swift class, so they are
     /// bound to the class the property links to; every other type decodes itself.
     @inline(__always)
-    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, as: E.Type) -> E {
-        if E.self == DynamicObject.self || E.self == DynamicObject?.self, column.type != .object {
-            core.misuse(.invalidArgument, "'\(core.snap.schemas[table].className).\(core.snap.schemas[table].allProperties[column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
-        }
-        if E.self == DynamicObject.self {
+    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, as type: E.Type) -> E {
+        decodeElement(bytes, as: type, dynamic: DynamicElement(E.self))
+    }
+
+    /// `decodeElement(_:as:)` with `E`'s kind decided once by the caller, for a loop over many
+    /// elements.
+    @inline(__always)
+    func decodeElement<E: _PersistableElement>(_ bytes: UnsafeRawBufferPointer, as: E.Type, dynamic: DynamicElement) -> E {
+        switch dynamic {
+        case .none:
+            return E._strataDecodeElement(_ElementView(bytes: bytes, core: core))
+        case .object:
+            checkHoldsLinks()
             return unsafeBitCast(dynamicLink(bytes), to: E.self)
-        }
-        if E.self == DynamicObject?.self {
+        case .optionalObject:
+            checkHoldsLinks()
             // An optional link: a presence byte, then the key.
             guard bytes.first == 1 else { return unsafeBitCast(DynamicObject?.none, to: E.self) }
             return unsafeBitCast(DynamicObject?.some(dynamicLink(UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))), to: E.self)
         }
-        return E._strataDecodeElement(_ElementView(bytes: bytes, core: core))
+    }
+
+    private func checkHoldsLinks() {
+        if column.type != .object {
+            core.misuse(.invalidArgument, "'\(core.snap.schemas[table].className).\(core.snap.schemas[table].allProperties[column.index].name)' holds values, not objects: read its elements through its typed property or value(forKey:)")
+        }
     }
 
     /// The object a dynamic collection's link element names, bound to the linked class.
@@ -225,6 +238,27 @@ extension CollectionRef {
         let actual = object._binding?.info.schema.className ?? type(of: object).className()
         guard actual == wanted else {
             throw Realm.Error(.invalidArgument, "a '\(actual)' cannot be added to a collection of '\(wanted)'")
+        }
+    }
+}
+
+/// Whether a collection's element type is one of the dynamic link types, which decode through the
+/// collection's link target rather than themselves. Decided once per loop over a collection:
+/// asked per element from generic code that is not specialised (a `List<T>` read from another
+/// module), comparing with `DynamicObject?.self` looked Optional's metadata up in the runtime
+/// every time, a seventh of a list traversal's samples.
+enum DynamicElement {
+    case none
+    case object
+    case optionalObject
+
+    init<E>(_: E.Type) {
+        if E.self == DynamicObject.self {
+            self = .object
+        } else if E.self == DynamicObject?.self {
+            self = .optionalObject
+        } else {
+            self = .none
         }
     }
 }
