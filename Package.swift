@@ -37,6 +37,8 @@ let package = Package(
         // Thread-local words for Strata (the @Persisted ordinal counter, thread identity):
         // C11 _Thread_local behind static inline accessors (Sources/CStrataThreadLocal).
         .target(name: "CStrataThreadLocal"),
+        // A cache prefetch hint for leaf scans (Sources/CStrataPrefetch): Swift has none.
+        .target(name: "CStrataPrefetch"),
         // strata-bench's counters that need C (Sources/CStrataBenchCounters): the hardware
         // instruction counter (perf_event_open has no libc wrapper and syscall(2) is variadic,
         // which Swift cannot call) and SQLite's flushes (a VFS counting xSync; sqlite3 is the
@@ -48,6 +50,7 @@ let package = Package(
             name: "StrataStorage",
             dependencies: [
                 "CStrataHash",
+                "CStrataPrefetch",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

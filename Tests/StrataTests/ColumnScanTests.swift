@@ -128,7 +128,10 @@ final class PackedScanItem: Object {
         }
         for (query, arguments) in queries + (optionals ? optionalQueries : []) {
             let matched = results.filter(query, arguments)
+            // `count` first: on fresh results the fast path counts without collecting keys.
             out.append("\(query) \(arguments): \(matched.count) sum d \(text(matched.sum(ofProperty: "d") as Double))")
+            out.append("  sorted \(results.filter(query, arguments).sorted(byKeyPath: "i").count)"
+                       + " distinct \(results.filter(query, arguments).distinct(by: ["i8"]).count) listed \(Array(matched).count)")
         }
         return out
     }

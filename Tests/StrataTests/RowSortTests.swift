@@ -94,6 +94,66 @@ final class RowSortOwner: Object {
         #expect(down == [0, 5, 9, 3, 4, 6, 2, 8, 1, 7])
     }
 
+    /// The radix sort's images order every extreme as the values do: the ends of each integer
+    /// width, infinities, the smallest subnormals, ±0 as equals, NaN payloads of both signs, in
+    /// a class large enough for several leaves and for every byte of the images to vary.
+    @Test func extremeValuesSortAsObjectsDo() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        let doubles: [Double?] = [.infinity, -.infinity, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+                                  .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .leastNormalMagnitude, 0, -0.0,
+                                  .nan, -.nan, Double(bitPattern: 0x7FF0_0000_0000_0001), nil, 1, -1, 0.1, -0.1]
+        let integers: [Int?] = [.min, .max, .min + 1, .max - 1, 0, -1, 1, nil, 1 << 32, -(1 << 32), 255, 256, -256]
+        let smalls: [Int8] = [.min, .max, 0, -1, 1]
+        let floats: [Float?] = [.infinity, -.infinity, .greatestFiniteMagnitude, -.leastNonzeroMagnitude, 0, -0.0, .nan, nil, 0.5]
+        var random = ColumnScanRandom(state: 17)
+        try realm.write {
+            for n in 0..<1_500 {
+                let item = ColumnScanItem()
+                item.od = doubles[Int(random.next() % UInt64(doubles.count))]
+                item.d = n % 7 == 0 ? Double(bitPattern: random.next()) : Double(Int(random.next() % 1_000)) - 500
+                item.oi = integers[Int(random.next() % UInt64(integers.count))]
+                item.i = Int(bitPattern: UInt(truncatingIfNeeded: random.next()))
+                item.i8 = smalls[Int(random.next() % UInt64(smalls.count))]
+                item.of = floats[Int(random.next() % UInt64(floats.count))]
+                item.f = Float(Int(random.next() % 9)) - 4
+                item.b = random.next() % 2 == 0
+                realm.add(item)
+            }
+        }
+        let info = try ClassInfo.of(ColumnScanItem.self)
+        let t = try #require(realm.core.snap.tableByName["ColumnScanItem"])
+        let keys = realm.objects(ColumnScanItem.self).keys
+        for property in ["d", "od", "i", "oi", "i8", "f", "of", "b"] {
+            for ascending in [true, false] {
+                let byRows = realm.objects(ColumnScanItem.self).sorted(byKeyPath: property, ascending: ascending).compactMap { $0._binding?.key }
+                let byObjects = ColumnScan.$wholeRows.withValue(true) {
+                    realm.objects(ColumnScanItem.self).sorted(byKeyPath: property, ascending: ascending).compactMap { $0._binding?.key }
+                }
+                #expect(byRows.count == 1_500)
+                #expect(byRows == byObjects, "\(property) \(ascending)")
+                // The same order when the caller lists the keys first (a sort after a distinct).
+                let listed = try RowSort.sortedKeys(keys, table: t, by: [Strata.SortDescriptor(keyPath: property, ascending: ascending)],
+                                                    info: info, core: realm.core, wholeTable: true)
+                #expect(listed == byObjects, "\(property) \(ascending), keys listed")
+            }
+        }
+    }
+
+    /// The radix sort is stable and orders unsigned integers, whatever bytes vary.
+    @Test(arguments: [0, 1, 2, 3, 255, 256, 5_000])
+    func radixSortIsAStableSort(count: Int) {
+        var random = ColumnScanRandom(state: UInt64(count) &+ 3)
+        let masks: [UInt64] = [0, 0xFF, 0xFF00_0000_0000_0000, 0x0F0F, .max]
+        for mask in masks {
+            var values = (0..<count).map { _ in random.next() & mask }
+            var carried = (0..<count).map { UInt64($0) }
+            let expected = zip(values, carried).sorted { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+            RadixSort.sort(&values, carrying: &carried)
+            #expect(values == expected.map(\.0), "mask \(mask)")
+            #expect(carried == expected.map(\.1), "mask \(mask)")
+        }
+    }
+
     /// What the rows cannot sort goes the object path, and errors stay the object path's.
     @Test func unsupportedKeyPathsTakeTheObjectPath() throws {
         let realm = try Realm(configuration: memoryConfig())

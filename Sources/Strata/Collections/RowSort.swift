@@ -28,6 +28,12 @@ enum RowSort {
             readers.append(reader)
             if let read = reader.readBytes, let known = bytes { bytes = known + read } else { bytes = nil }
         }
+        // A whole class by one numeric column: the column alone, radix-sorted (ColumnSort.swift).
+        if wholeTable, readers.count == 1,
+           let sorted = try ColumnSort.sortedKeys(expecting: keys, by: readers[0], ascending: descriptors[0].ascending,
+                                                  objects: core.snap.metas[t].objects, pages: try core.pages()) {
+            return sorted
+        }
         guard let values = try rowValues(keys, table: t, readers: readers, bytes: bytes, core: core, wholeTable: wholeTable) else {
             return nil
         }
@@ -38,6 +44,17 @@ enum RowSort {
             order = genericOrder(values, width: readers.count, ascending: descriptors.map(\.ascending))
         }
         return order.map { keys[$0] }
+    }
+
+    /// Every key of table `t` sorted by `descriptors` when that is one numeric column, read and
+    /// ordered by ColumnSort without listing the keys first; nil otherwise.
+    static func sortedTable(_ t: Int, by descriptors: [SortDescriptor], info: ClassInfo, core: RealmCore) throws -> [UInt64]? {
+        guard !ColumnScan.wholeRows, descriptors.count == 1,
+              let path = try? QueryParser.parseKeyPath(descriptors[0].keyPath), path.variable == nil,
+              path.components.count == 1,
+              let reader = RowColumnReader(property: path.components[0], info: info) else { return nil }
+        return try ColumnSort.sortedKeys(expecting: nil, by: reader, ascending: descriptors[0].ascending,
+                                         objects: core.snap.metas[t].objects, pages: try core.pages())
     }
 
     /// The sort values of every key, row i's column c at `i * readers.count + c`; nil when a key
