@@ -111,7 +111,7 @@ extension RowColumnReader {
         return column.fixedField(width: width, isOptional: isOptional)
     }
 
-    /// The slot's bits, little-endian and zero-extended: what `forEachField` gives for `field`.
+    /// The slot's bits, little-endian and zero-extended: what `forEachFieldLeaf` gives for `field`.
     @inline(__always)
     func fixedBits(_ row: _RowView) -> UInt64 {
         switch fixedWidth {

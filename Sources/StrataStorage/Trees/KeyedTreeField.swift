@@ -46,16 +46,9 @@ public struct FixedField: Sendable, Hashable {
 }
 
 extension KeyedTree {
-    /// Calls `body` with the key and the bits of `field` (nil: its null bit is set) of every
-    /// entry, in ascending key order.
-    public func forEachField(_ field: FixedField, in pages: some PageReading, _ body: (_ key: UInt64, _ bits: UInt64?) -> Void) throws {
-        guard !root.isNull else { return }
-        try Self.visitLeaves(root, depth: 0, pages) { node in try Self.readLeaf(node, field, pages, body) }
-    }
-
-    /// `forEachField`, a leaf at a time: `body` gets one leaf's keys in ascending order, the bits
-    /// of `field` of each entry (0 where null) and whether its null bit is set, in buffers of
-    /// equal length valid during the call. A filter's test then runs as a loop compiled into the
+    /// The key and the bits of `field` of every entry in ascending key order, a leaf at a time:
+    /// `body` gets one leaf's keys, the bits of `field` of each entry (0 where null) and whether
+    /// its null bit is set, in buffers of equal length valid during the call. A filter's test then runs as a loop compiled into the
     /// caller: one closure call per entry, and one more for the test, were half of a filtered
     /// count over a column.
     public func forEachFieldLeaf(_ field: FixedField, in pages: some PageReading,
