@@ -12,8 +12,8 @@
 // - A value is what `RowColumnReader.value` reads: an integer truncated to its property's width,
 //   a Bool as its byte's non-zero, a Float widened to Double (exactly), nil only for an optional
 //   property whose null bit is set.
-// - Used only when the scan's keys are exactly the given keys (the table's, ascending); else nil
-//   and RowSort reads the rows as before.
+// - When the caller has listed the table's keys (ascending), the answer is given only if the
+//   scan's keys are exactly those; else nil, and RowSort reads the rows as before.
 import StrataStorage
 
 enum ColumnSort {
