@@ -120,9 +120,6 @@ final class RowSortOwner: Object {
                 realm.add(item)
             }
         }
-        let info = try ClassInfo.of(ColumnScanItem.self)
-        let t = try #require(realm.core.snap.tableByName["ColumnScanItem"])
-        let keys = realm.objects(ColumnScanItem.self).keys
         for property in ["d", "od", "i", "oi", "i8", "f", "of", "b"] {
             for ascending in [true, false] {
                 let byRows = realm.objects(ColumnScanItem.self).sorted(byKeyPath: property, ascending: ascending).compactMap { $0._binding?.key }
@@ -131,10 +128,6 @@ final class RowSortOwner: Object {
                 }
                 #expect(byRows.count == 1_500)
                 #expect(byRows == byObjects, "\(property) \(ascending)")
-                // The same order when the caller lists the keys first (a sort after a distinct).
-                let listed = try RowSort.sortedKeys(keys, table: t, by: [Strata.SortDescriptor(keyPath: property, ascending: ascending)],
-                                                    info: info, core: realm.core, wholeTable: true)
-                #expect(listed == byObjects, "\(property) \(ascending), keys listed")
             }
         }
     }

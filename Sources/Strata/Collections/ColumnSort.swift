@@ -12,36 +12,25 @@
 // - A value is what `RowColumnReader.value` reads: an integer truncated to its property's width,
 //   a Bool as its byte's non-zero, a Float widened to Double (exactly), nil only for an optional
 //   property whose null bit is set.
-// - When the caller has listed the table's keys (ascending), the answer is given only if the
-//   scan's keys are exactly those; else nil, and RowSort reads the rows as before.
+// - Every object of the table, as the scan finds them in this snapshot: the caller has no key
+//   list to agree with (Results sorts a whole class this way before listing its keys).
 import StrataStorage
 
 enum ColumnSort {
-    /// The table's keys ordered by `reader`'s column; nil when the column is not numeric, or when
-    /// `expected` (the caller's list of every key of the table, ascending) is given and the
-    /// table's keys are not those.
-    static func sortedKeys(expecting expected: [UInt64]?, by reader: RowColumnReader, ascending: Bool,
+    /// The table's keys ordered by `reader`'s column; nil when the column is not numeric.
+    static func sortedKeys(by reader: RowColumnReader, ascending: Bool,
                            objects: KeyedTree, pages: some PageReading) throws -> [UInt64]? {
         guard let field = reader.field, let image = NumericImage(reader.kind) else { return nil }
         var nils: [UInt64] = []
         var nans: [UInt64] = []
         var images: [UInt64] = []
         var numberKeys: [UInt64] = []
-        let capacity = try expected?.count ?? objects.count(in: pages)
+        let capacity = try objects.count(in: pages)
         images.reserveCapacity(capacity)
         numberKeys.reserveCapacity(capacity)
-        var index = 0
-        var inStep = true
         // Complementing the image reverses the order while a stable sort keeps ties in key order.
         let flip: UInt64 = ascending ? 0 : .max
         try objects.forEachFieldLeaf(field, in: pages) { leafKeys, bits, isNull in
-            if let expected {
-                guard inStep, index + leafKeys.count <= expected.count,
-                      leafKeys.elementsEqual(expected[index..<(index + leafKeys.count)]) else {
-                    inStep = false
-                    return
-                }
-            }
             for i in 0..<leafKeys.count {
                 let key = leafKeys[i]
                 if isNull[i] {
@@ -53,9 +42,7 @@ enum ColumnSort {
                     nans.append(key)
                 }
             }
-            index += leafKeys.count
         }
-        if let expected { guard inStep, index == expected.count else { return nil } }
         RadixSort.sort(&images, carrying: &numberKeys)
         if nils.isEmpty && nans.isEmpty { return numberKeys }
         if ascending { return nils + nans + numberKeys }

@@ -9,7 +9,9 @@ enum RadixSort {
     /// Sorts `values` ascending and applies the same permutation to `carried` (of equal length).
     static func sort(_ values: inout [UInt64], carrying carried: inout [UInt64]) {
         let n = values.count
-        guard n > 1, carried.count == n else { return }
+        // Arrays of different lengths are a caller's bug; sorting one alone would pair them wrongly.
+        precondition(carried.count == n, "RadixSort: \(n) values carry \(carried.count) others")
+        guard n > 1 else { return }
         var counts = [Int](repeating: 0, count: 8 * 256)
         values.withUnsafeBufferPointer { v in
             counts.withUnsafeMutableBufferPointer { c in

@@ -22,17 +22,9 @@ enum RowSort {
         var readers: [RowColumnReader] = []
         var bytes: [Range<Int>]? = []
         for descriptor in descriptors {
-            guard let path = try? QueryParser.parseKeyPath(descriptor.keyPath), path.variable == nil,
-                  path.components.count == 1,
-                  let reader = RowColumnReader(property: path.components[0], info: info) else { return nil }
+            guard let reader = columnReader(descriptor, info: info) else { return nil }
             readers.append(reader)
             if let read = reader.readBytes, let known = bytes { bytes = known + read } else { bytes = nil }
-        }
-        // A whole class by one numeric column: the column alone, radix-sorted (ColumnSort.swift).
-        if wholeTable, readers.count == 1,
-           let sorted = try ColumnSort.sortedKeys(expecting: keys, by: readers[0], ascending: descriptors[0].ascending,
-                                                  objects: core.snap.metas[t].objects, pages: try core.pages()) {
-            return sorted
         }
         guard let values = try rowValues(keys, table: t, readers: readers, bytes: bytes, core: core, wholeTable: wholeTable) else {
             return nil
@@ -49,12 +41,16 @@ enum RowSort {
     /// Every key of table `t` sorted by `descriptors` when that is one numeric column, read and
     /// ordered by ColumnSort without listing the keys first; nil otherwise.
     static func sortedTable(_ t: Int, by descriptors: [SortDescriptor], info: ClassInfo, core: RealmCore) throws -> [UInt64]? {
-        guard !ColumnScan.wholeRows, descriptors.count == 1,
-              let path = try? QueryParser.parseKeyPath(descriptors[0].keyPath), path.variable == nil,
-              path.components.count == 1,
-              let reader = RowColumnReader(property: path.components[0], info: info) else { return nil }
-        return try ColumnSort.sortedKeys(expecting: nil, by: reader, ascending: descriptors[0].ascending,
+        guard !ColumnScan.wholeRows, descriptors.count == 1, let reader = columnReader(descriptors[0], info: info) else { return nil }
+        return try ColumnSort.sortedKeys(by: reader, ascending: descriptors[0].ascending,
                                          objects: core.snap.metas[t].objects, pages: try core.pages())
+    }
+
+    /// The reader of a descriptor's column: a single-component key path to a scalar column.
+    private static func columnReader(_ descriptor: SortDescriptor, info: ClassInfo) -> RowColumnReader? {
+        guard let path = try? QueryParser.parseKeyPath(descriptor.keyPath), path.variable == nil,
+              path.components.count == 1 else { return nil }
+        return RowColumnReader(property: path.components[0], info: info)
     }
 
     /// The sort values of every key, row i's column c at `i * readers.count + c`; nil when a key
