@@ -289,9 +289,9 @@ public final class List<Element: _PersistableElement>: RandomAccessCollection, M
     /// The elements in RealmSwift's format (`List<Dog> <0x…> (\n\t[0] Dog {…}\n)`).
     public var description: String { description(depth: RealmDescription.maxDepth) }
 
-    /// Iterates the elements the list held when iteration started (read in one pass), so that
-    /// appending inside the loop neither extends nor disturbs it, as with RealmSwift.
-    public func makeIterator() -> IndexingIterator<[Element]> { elements.makeIterator() }
+    /// Iterates the elements the list held when iteration started, so that appending inside the
+    /// loop neither extends nor disturbs it, as with RealmSwift (ListIterator.swift).
+    public func makeIterator() -> Iterator { Iterator(self) }
 
     /// The elements as an array (one pass).
     ///

@@ -370,6 +370,20 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         /// The values of results of values, as they were when iteration started.
         let values: [Element]?
         var i = 0
+        /// Whether the accessor handed out last may become the next one (AccessorRebinding.swift).
+        private let rebinds: Bool
+        /// The accessor handed out last, while `rebinds`.
+        private var lent: Object?
+
+        init(results: Results<Element>, keys: [UInt64], table: Int, values: [Element]?) {
+            self.results = results
+            self.keys = keys
+            self.table = table
+            self.values = values
+            rebinds = values == nil && Element.self is Object.Type && Element.self != DynamicObject.self
+                && results.info.rebindsAccessors
+        }
+
         public mutating func next() -> Element? {
             if let values {
                 guard i < values.count else { return nil }
@@ -378,7 +392,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             }
             guard i < keys.count else { return nil }
             defer { i += 1 }
-            return results.object(table: table, key: keys[i])
+            guard rebinds else { return results.object(table: table, key: keys[i]) }
+            if let object = AccessorRebinding.unreachable(&lent) {
+                AccessorRebinding.rebind(object, core: results.core, info: results.info, table: table, key: keys[i])
+                return Element._strataFromObject(object)
+            }
+            let made = results.object(table: table, key: keys[i])
+            lent = unsafeBitCast(made, to: Object.self)  // Element is an Object class (`rebinds`)
+            return made
         }
     }
 

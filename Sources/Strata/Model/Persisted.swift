@@ -256,6 +256,9 @@ class AnyFieldIO {
     var shape: _PropertyShape { _PropertyShape(type: .int) }
     /// Whether the property is declared without `@Persisted` (LegacyDeclarations.swift).
     var isLegacy: Bool { false }
+    /// Whether a managed object's wrapper keeps the accessor it handed out last (a collection's,
+    /// CollectionAccessorCache.swift): state of that one accessor, not of its row.
+    var keepsManagedAccessor: Bool { false }
     /// For such a property, the instance `obj` holds in it (LegacyDeclarations.swift).
     func legacyIdentity(_ obj: Object) -> AnyObject? { nil }
     /// The Swift type of the property (what a key path to it reads).
@@ -295,6 +298,8 @@ final class FieldIO<Value: _Persistable>: AnyFieldIO {
     init(name: String, offset: Int) {
         super.init(name: name, offset: offset, holdsObjects: Value._strataShape.type == .object)
     }
+
+    override var keepsManagedAccessor: Bool { Value._strataCachesManagedAccessor }
 
     @inline(__always) private func pointer(_ obj: Object) -> UnsafeMutablePointer<Persisted<Value>> {
         (Unmanaged.passUnretained(obj).toOpaque() + offset).assumingMemoryBound(to: Persisted<Value>.self)

@@ -31,14 +31,20 @@ final class WrapperLayout: @unchecked Sendable {
     private let stamps: [(ordinal: Int32, offset: Int)]
     /// Byte offset, inside an instance, of each wrapper's `isBound` flag (ModelCodable.swift).
     private let boundOffsets: [Int]
+    /// Whether an instance holds nothing of its own once managed: every stored property the
+    /// class adds to `Object` is a `@Persisted` column read from the row, none keeps an accessor,
+    /// none is ignored or declared without a wrapper (AccessorRebinding.swift).
+    let holdsOnlyColumns: Bool
 
     private static let cache = Mutex<[ObjectIdentifier: WrapperLayout]>([:])
 
     private init(_ type: Object.Type) {
         var fields: [AnyFieldIO] = []
+        var storedFields = 0
         let ignored = Set(type.ignoredProperties())
         // rawValue 1 is `.classType` (the static is a `var`, which Swift 6 rejects as shared state).
         _forEachField(of: type, options: _EachFieldOptions(rawValue: 1)) { namePtr, offset, fieldType, _ in
+            storedFields += 1
             if let persisted = fieldType as? any _PersistedField.Type {
                 var name = String(cString: namePtr)
                 if name.hasPrefix("_") { name.removeFirst() }  // the wrapper's storage is `_name`
@@ -52,6 +58,13 @@ final class WrapperLayout: @unchecked Sendable {
             return true
         }
         self.fields = fields
+        var baseFields = 0
+        _forEachField(of: Object.self, options: _EachFieldOptions(rawValue: 1)) { _, _, _, _ in
+            baseFields += 1
+            return true
+        }
+        holdsOnlyColumns = storedFields - baseFields == fields.count
+            && !fields.contains { $0.isLegacy || $0.keepsManagedAccessor }
         let wrappers = fields.enumerated().filter { !$0.element.isLegacy }
         stamps = wrappers.map { (Int32(truncatingIfNeeded: $0.offset), $0.element.offset + $0.element.ordinalOffsetInWrapper) }
         boundOffsets = wrappers.map { $0.element.offset + $0.element.boundOffsetInWrapper }

@@ -54,6 +54,9 @@ final class ClassInfo: @unchecked Sendable {
     /// Whether the class is `Encodable`: only then do its wrappers record that the object is
     /// managed (ModelCodable.swift), so binding other objects costs nothing more.
     let marksBoundWrappers: Bool
+    /// Whether an iterator may rebind an accessor of this class to another row
+    /// (AccessorRebinding.swift).
+    let rebindsAccessors: Bool
 
     private static let cache = Mutex<[ObjectIdentifier: ClassInfo]>([:])
     /// Every class discovered in this process by class name (what an `AnyRealmValue` link stores).
@@ -125,6 +128,7 @@ final class ClassInfo: @unchecked Sendable {
         plainRow = plain
         plainRowSize = layout.fixedSize
         marksBoundWrappers = type is any Encodable.Type
+        rebindsAccessors = WrapperLayout.of(type).holdsOnlyColumns
     }
 
     private static func discover(_ type: Object.Type) throws(Realm.Error) -> ClassInfo {
