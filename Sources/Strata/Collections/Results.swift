@@ -185,30 +185,32 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         guard case .keys(let out) = evaluateQuery(table: t, countOnly: false) else {
             preconditionFailure("a query evaluated for its keys answered with a count")
         }
-        cache.keys = out
-        cache.stamp = core.changeCounter
-        cache.generation = core.generation
+        remember(out)
         return out
     }
 
     /// Whether the cached keys are those of the current snapshot.
     private var cacheIsCurrent: Bool { cache.stamp == core.changeCounter && cache.generation == core.generation }
 
+    /// Caches `keys` as the current snapshot's.
+    private func remember(_ keys: [UInt64]) {
+        cache.keys = keys
+        cache.stamp = core.changeCounter
+        cache.generation = core.generation
+    }
+
     /// How many objects a query selects. A filter scanned a column at a time is counted without
     /// collecting its keys, as Realm counts a query without building its list: at 90%
     /// selectivity the appends were nearly half the count's time. Otherwise the keys are built
-    /// (and cached).
+    /// (and cached). Its one caller, `count`, has checked the thread.
     private var matchCount: Int {
-        core.checkThread()
         guard let t = table else { return 0 }
         if cacheIsCurrent { return cache.keys.count }
         switch evaluateQuery(table: t, countOnly: true) {
         case .count(let n):
             return n
         case .keys(let out):
-            cache.keys = out
-            cache.stamp = core.changeCounter
-            cache.generation = core.generation
+            remember(out)
             return out.count
         }
     }

@@ -48,9 +48,9 @@ public struct FixedField: Sendable, Hashable {
 extension KeyedTree {
     /// The key and the bits of `field` of every entry in ascending key order, a leaf at a time:
     /// `body` gets one leaf's keys, the bits of `field` of each entry (0 where null) and whether
-    /// its null bit is set, in buffers of equal length valid during the call. A filter's test then runs as a loop compiled into the
-    /// caller: one closure call per entry, and one more for the test, were half of a filtered
-    /// count over a column.
+    /// its null bit is set, in buffers of equal length valid during the call. A filter's test
+    /// then runs as a loop compiled into the caller: one closure call per entry, and one more for
+    /// the test, were half of a filtered count over a column.
     public func forEachFieldLeaf(_ field: FixedField, in pages: some PageReading,
                                  _ body: (_ keys: UnsafeBufferPointer<UInt64>, _ bits: UnsafeBufferPointer<UInt64>,
                                           _ isNull: UnsafeBufferPointer<Bool>) -> Void) throws {
