@@ -2,6 +2,9 @@
 // order, each key again and again, at random, absent keys between and beyond the stored ones, on
 // slotted and packed leaves, with the finger carried from another tree (whose leaf must not be
 // trusted) and from the tree before an edit that the holder forgot to announce only by a new root.
+// A key looked up again is answered from the value the finger kept, without reading the leaf, but
+// only when that value lies in the leaf's page: never a packed leaf's gathered row or an overflow
+// chain's copy, which live only during the call.
 import Foundation
 import Testing
 @testable import StrataStorage
@@ -71,5 +74,62 @@ import Testing
         finger.forget()
         #expect(try Self.fingered(tree, 1_500, &finger, pages) == nil)
         #expect(try Self.fingered(tree, 1_501, &finger, pages) == Self.plain(tree, 1_501, pages))
+    }
+
+    /// Counts the pages a lookup reads.
+    final class CountingPages: PageReading {
+        let pages: TreeTestPages
+        var reads = 0
+        init(_ pages: TreeTestPages) { self.pages = pages }
+        func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer {
+            reads += 1
+            return try pages.readPage(ref)
+        }
+    }
+
+    @Test func aKeyLookedUpAgainIsReadFromTheKeptValue() throws {
+        let pages = TreeTestPages()
+        let tree = try Self.tree(2_000, packing: false, step: 1, pages)
+        let counting = CountingPages(pages)
+        var finger = LeafFinger()
+        for key in UInt64(100)..<UInt64(2_100) {
+            let first = try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) }
+            let readsAfterFirst = counting.reads
+            #expect(first == (try Self.plain(tree, key, pages)))
+            for _ in 0..<3 {
+                #expect(try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) } == first)
+            }
+            #expect(counting.reads == readsAfterFirst, "key \(key): the kept value answers without a page read")
+        }
+        // Another key in between: each answer is its own key's.
+        for key in stride(from: UInt64(2_099), through: 100, by: -1) {
+            #expect(try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) } == (try Self.plain(tree, key, pages)))
+            #expect(try tree.withValue(forKey: key - 1, in: counting, finger: &finger) { Array($0) } == (try Self.plain(tree, key - 1, pages)))
+            #expect(try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) } == (try Self.plain(tree, key, pages)))
+        }
+    }
+
+    @Test func valuesOutsideTheLeafPageAreNotKept() throws {
+        let pages = TreeTestPages()
+        // A packed leaf's row is gathered from its planes into a temporary buffer.
+        let packed = try Self.tree(500, packing: true, step: 1, pages)
+        // A value too large for a cell lives in an overflow chain, copied out for each call.
+        var overflowing = KeyedTree()
+        let large = (0..<9_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let small = [UInt8](repeating: 5, count: 16)
+        try large.withUnsafeBytes { _ = try overflowing.put(7, $0, packing: false, in: pages) }
+        try small.withUnsafeBytes { _ = try overflowing.put(8, $0, packing: false, in: pages) }
+        let counting = CountingPages(pages)
+        for (tree, key, expected) in [(packed, UInt64(300), try Self.plain(packed, 300, pages)), (overflowing, 7, large)] {
+            var finger = LeafFinger()
+            #expect(try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) } == expected)
+            #expect(finger.lastValueAddress == 0)
+            let before = counting.reads
+            #expect(try tree.withValue(forKey: key, in: counting, finger: &finger) { Array($0) } == expected)
+            #expect(counting.reads > before, "key \(key) is read from its page again")
+        }
+        var finger = LeafFinger()
+        #expect(try overflowing.withValue(forKey: 8, in: counting, finger: &finger) { Array($0) } == small)
+        #expect(finger.lastValueAddress != 0)
     }
 }

@@ -13,6 +13,9 @@
 //   finger whenever the pages it reads may have changed (a write, a move to another version);
 //   it is a value, kept by the one thread that reads that version.
 // - A finger whose page is no longer a leaf is ignored (a full descent follows), never trusted.
+// - The value the last lookup found is kept only when it lies in the leaf's page (a slotted
+//   cell's inline bytes), so it stays valid exactly as long as the finger does: the pages the
+//   holder reads do not change meanwhile.
 
 /// The last leaf a lookup in a `KeyedTree` reached, with the key range it covers.
 public struct LeafFinger: Sendable {
@@ -25,6 +28,12 @@ public struct LeafFinger: Sendable {
     /// property of the same object) and the one after it (the next object) before a binary
     /// search. A hint only: the key found there is compared, never assumed.
     var hint = 0
+    /// The key the last lookup found, and where its value lies in the leaf's page (0: not kept,
+    /// for a packed leaf's gathered row or an overflow chain's copy): a lookup of the same key
+    /// again, another property of the same object, reads those bytes without reading the leaf.
+    var lastKey: UInt64 = 0
+    var lastValueAddress: UInt = 0
+    var lastValueCount = 0
 
     public init() {}
 
@@ -50,8 +59,11 @@ extension KeyedTree {
     public func withValue<R>(forKey key: UInt64, in pages: some PageReading, finger: inout LeafFinger,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         if finger.covers(key, in: root) {
+            if finger.lastKey == key, let kept = UnsafeRawPointer(bitPattern: finger.lastValueAddress) {
+                return try body(UnsafeRawBufferPointer(start: kept, count: finger.lastValueCount))
+            }
             let node = try TreeNode.read(finger.leaf, pages, KeyedFlavor.self)
-            if node.isLeaf { return try Self.withValue(in: node, key, pages, hint: &finger.hint, body) }
+            if node.isLeaf { return try Self.withValue(in: node, key, pages, finger: &finger, body) }
         }
         guard !root.isNull else { return nil }
         var node = try TreeNode.read(root, pages, KeyedFlavor.self)
@@ -67,7 +79,7 @@ extension KeyedTree {
             node = try TreeNode.read(try node.child(index), pages, KeyedFlavor.self)
         }
         finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)
-        return try Self.withValue(in: node, key, pages, hint: &finger.hint, body)
+        return try Self.withValue(in: node, key, pages, finger: &finger, body)
     }
 
     /// `contains(_:in:)`, through `finger` as `withValue(forKey:in:finger:_:)` goes.
@@ -76,8 +88,9 @@ extension KeyedTree {
     }
 
     @inline(__always)
-    private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading, hint: inout Int,
+    private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading, finger: inout LeafFinger,
                                      _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        let hint = finger.hint
         let index: Int
         if hint < leaf.count, try KeyedFlavor.leafKey(leaf, hint) == key {
             index = hint
@@ -88,8 +101,15 @@ extension KeyedTree {
             guard present else { return nil }
             index = found
         }
-        hint = index
+        finger.hint = index
+        finger.lastValueAddress = 0
         if leaf.isPacked { return try withPackedValue(leaf, index, body) }
-        return try leaf.leafCell(index, KeyedFlavor.self).value.withBytes(pages, body)
+        let value = try leaf.leafCell(index, KeyedFlavor.self).value
+        if let inline = value.inline {
+            finger.lastKey = key
+            finger.lastValueAddress = UInt(bitPattern: inline)
+            finger.lastValueCount = value.length
+        }
+        return try value.withBytes(pages, body)
     }
 }
