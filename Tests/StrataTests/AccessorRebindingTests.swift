@@ -194,6 +194,34 @@ private final class UnownedHolder {
         #expect(left == stride(from: 1, to: Self.rows, by: 2).map { $0 })
     }
 
+    @Test func aBindingMovesInPlaceOnlyWithinItsRealmClassAndTable() throws {
+        let realm = try filled()
+        let all = realm.objects(RebindCounted.self)
+        let object = all[0]
+        let row5 = try #require(all[5]._binding)
+        let bound = try #require(object._binding)
+        let otherRealm = try Realm(configuration: memoryConfig())
+        let scratchInfo = try #require(realm.objects(RebindScratch.self).first?._binding?.info)
+
+        #expect(!object.moveBinding(to: row5.key, core: otherRealm.core, info: bound.info, table: bound.table))
+        #expect(!object.moveBinding(to: row5.key, core: bound.core, info: scratchInfo, table: bound.table))
+        #expect(!object.moveBinding(to: row5.key, core: bound.core, info: bound.info, table: bound.table + 1))
+        #expect(object.n == 0, "a refused move leaves the object on its row")
+
+        #expect(object.moveBinding(to: row5.key, core: bound.core, info: bound.info, table: bound.table))
+        #expect(object.n == 5)
+        #expect(object.label == "row 5")
+
+        // A move makes the binding current, as a new one would be: an accessor the realm
+        // invalidated reads its new row.
+        realm.invalidate()
+        #expect(object.isInvalidated)
+        #expect(object.moveBinding(to: bound.key, core: bound.core, info: bound.info, table: bound.table))
+        #expect(!object.isInvalidated)
+        #expect(object.n == 0)
+        withExtendedLifetime(otherRealm) {}
+    }
+
     func filledOwner() throws -> (Realm, RebindOwner) {
         let realm = try filled()
         let owner = RebindOwner()

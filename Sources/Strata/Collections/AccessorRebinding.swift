@@ -16,14 +16,20 @@ enum AccessorRebinding {
     /// The accessor in `lent`, when nothing but `lent` can reach it.
     @inline(__always)
     static func unreachable(_ lent: inout Object?) -> Object? {
-        guard isKnownUniquelyReferenced(&lent), let object = lent,
-              _getWeakRetainCount(object) <= 1, _getUnownedRetainCount(object) <= 1 else { return nil }
-        return object
+        guard isKnownUniquelyReferenced(&lent), let object = lent else { return nil }
+        // Counted through a reference that takes no count of its own.
+        let held = Unmanaged.passUnretained(object)._withUnsafeGuaranteedRef {
+            _getWeakRetainCount($0) > 1 || _getUnownedRetainCount($0) > 1
+        }
+        return held ? nil : object
     }
 
     /// Makes `object` the accessor of `key` in `table`, as if it had just been made for it.
     @inline(__always)
     static func rebind(_ object: Object, core: RealmCore, info: ClassInfo, table: Int, key: UInt64) {
+        // In place when it already reads this class of this realm, as it does for every step
+        // after the first: a new binding would retain the core and class and release the old.
+        if object.moveBinding(to: key, core: core, info: info, table: table) { return }
         object._binding = ObjectBinding(core: core, info: info, table: table, key: key)
     }
 }

@@ -27,33 +27,60 @@ extension RealmCore {
     /// property's default instead would be a value the object never had.
     /// Accessor path: misuse traps (see Object.swift), storage errors are recorded.
     @inline(__always)
-    func readColumn<R>(_ binding: ObjectBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
+    func readColumn<R>(_ binding: BorrowedBinding, _ column: _Column, _ body: (_RowView) -> R?) -> R? {
         checkThread()
-        if binding.isStale { objectGone(binding) }
+        if binding.isStale { objectGone(binding.info) }
         do {
-            let snapshotPages = try pages()
-            guard binding.table < snap.metas.count else { objectGone(binding) }
-            let rows = snap.metas[binding.table].objects
             let found: R??
-            if write.isOpen || isFrozen {
-                found = try rows.withValue(forKey: binding.key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
-            } else {
+            if !write.isOpen && !isFrozen, snapValid, let reading = currentReadTransaction {
                 // Objects read one after another mostly share a leaf (Core/RowFingers.swift).
+                // The snapshot's transaction is used without a reference count taken: the core
+                // keeps it while the version stays, and nothing in a read moves the version.
+                guard binding.table < snap.metas.count else { objectGone(binding.info) }
+                let rows = snap.metas[binding.table].objects
                 var finger = rowFingers.finger(table: binding.table, version: snap.version)
-                found = try rows.withValue(forKey: binding.key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+                found = try reading._withUnsafeGuaranteedRef { reading in
+                    try rows.withValue(forKey: binding.key, in: reading, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+                }
                 rowFingers.keep(finger, table: binding.table)
+            } else {
+                // `pages()` loads the snapshot (and with it the tables) when it has moved.
+                let snapshotPages = try pages()
+                guard binding.table < snap.metas.count else { objectGone(binding.info) }
+                let rows = snap.metas[binding.table].objects
+                if write.isOpen || isFrozen {
+                    found = try rows.withValue(forKey: binding.key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
+                } else {
+                    var finger = rowFingers.finger(table: binding.table, version: snap.version)
+                    found = try rows.withValue(forKey: binding.key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+                    rowFingers.keep(finger, table: binding.table)
+                }
             }
-            guard let r = found else { objectGone(binding) }
+            guard let r = found else { objectGone(binding.info) }
             return r
         } catch {
             readFailed(error)
         }
     }
 
+    /// The read transaction of the current snapshot, when it is the one `pages()` would give
+    /// (no write open, the snapshot loaded and not moved), read without retaining it.
+    @inline(__always)
+    private var currentReadTransaction: Unmanaged<ReadTransaction>? {
+        guard let reading = unretainedReadTxn,
+              reading._withUnsafeGuaranteedRef({ $0.version }) == snap.version else { return nil }
+        return reading
+    }
+
     /// Stops on the use of an object that was deleted or whose realm was invalidated.
     @inline(never)
     func objectGone(_ binding: ObjectBinding) -> Never {
-        misuse(.objectInvalidated, "this '\(binding.info.schema.className)' object was deleted or invalidated")
+        objectGone(binding.info)
+    }
+
+    @inline(never)
+    func objectGone(_ info: ClassInfo) -> Never {
+        misuse(.objectInvalidated, "this '\(info.schema.className)' object was deleted or invalidated")
     }
 
     /// Read-modify-write of one column of a managed object (accessor path).

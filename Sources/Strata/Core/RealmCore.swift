@@ -81,7 +81,12 @@ final class RealmCore {
     // no access to them is held across a call that reaches them again (the debug test suite ran
     // with the checks on and never tripped).
     // MARK: Read snapshot
-    @exclusivity(unchecked) var readTxn: ReadTransaction?
+    @exclusivity(unchecked) var readTxn: ReadTransaction? {
+        didSet { unretainedReadTxn = readTxn.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `readTxn`, to be read without a reference count taken (a property read's hot path):
+    /// valid while `readTxn` holds the same transaction.
+    @exclusivity(unchecked) private(set) var unretainedReadTxn: Unmanaged<ReadTransaction>?
     @exclusivity(unchecked) var snap = Snapshot()
     /// Whether `snap` was parsed from the version `pages()` reads; false until the first read.
     @exclusivity(unchecked) var snapValid = false

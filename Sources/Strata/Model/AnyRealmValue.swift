@@ -315,8 +315,8 @@ extension AnyRealmValue: _PersistableElement {
 
     /// The stored value of a managed object's property, nested collections as copies.
     static func storedValue(_ obj: Object, _ ordinal: Int) -> AnyRealmValue {
-        guard let binding = obj._binding else { return .none }
-        let column = binding.info.column(forOrdinal: ordinal)
+        guard let binding = obj._binding?.borrowed else { return .none }
+        let column = binding.column(forOrdinal: ordinal)
         return binding.core.readColumn(binding, column) { row in _strataRead(row, column) } ?? .none
     }
 

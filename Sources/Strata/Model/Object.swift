@@ -28,7 +28,7 @@ struct ObjectBinding {
     private let table32: Int32
     /// The realm's `era` when the object was handed out: a later `invalidate()` invalidates it.
     private(set) var era: UInt32
-    let key: UInt64
+    private(set) var key: UInt64
 
     var table: Int { Int(table32) }
 
@@ -59,6 +59,40 @@ struct ObjectBinding {
 
     /// Whether `Realm.delete` was given this accessor (see `detached()`).
     var wasDeleted: Bool { era & Self.deletedEraBit != 0 && isStale }
+
+    /// This binding moved to object `key` of the same table, as if made for it just now; false
+    /// (nothing changed) unless `core`, `info` and `table` are this binding's.
+    @inline(__always)
+    mutating func move(to key: UInt64, core: RealmCore, info: ClassInfo, table: Int) -> Bool {
+        guard self.core === core, self.info === info, table32 == Int32(truncatingIfNeeded: table) else { return false }
+        self.key = key
+        era = core.era
+        return true
+    }
+
+    /// The binding's parts without a reference count taken on its core and class.
+    @inline(__always) var borrowed: BorrowedBinding {
+        BorrowedBinding(core: core, info: info, table: table, key: key, isStale: isStale)
+    }
+}
+
+/// An `ObjectBinding` read for the span of one property read, holding its core and class
+/// without retaining them: a read is most of an iteration step, and the two retains and
+/// releases of copying the binding cost about as much as the row lookup. Valid only while the
+/// object it came from keeps that binding, which nothing a property read calls changes (only
+/// `Realm.delete`, `add` and an iterator's rebinding assign `_binding`, none of them reachable
+/// from inside a read).
+struct BorrowedBinding {
+    unowned(unsafe) let core: RealmCore
+    unowned(unsafe) let info: ClassInfo
+    let table: Int
+    let key: UInt64
+    let isStale: Bool
+
+    /// The column of the property at `ordinal` (a call on `info` itself would retain it).
+    @inline(__always) func column(forOrdinal ordinal: Int) -> _Column {
+        Unmanaged.passUnretained(info)._withUnsafeGuaranteedRef { $0.column(forOrdinal: ordinal) }
+    }
 }
 
 /// The stored object an accessor reads, within one realm: what "the same object" means whatever
@@ -80,14 +114,25 @@ open class Object: CustomStringConvertible {
     // could reach them again (they are only loaded and stored whole), and a managed object is
     // confined to its realm's thread (checked by every accessor) while an unmanaged one is, like
     // any Swift class instance, the caller's to synchronise.
-    @exclusivity(unchecked) final var _binding: ObjectBinding? {
-        didSet {
-            let managed = _binding != nil
-            if managed != _isManaged, (_binding ?? oldValue)?.info.marksBoundWrappers == true {
-                WrapperLayout.mark(self, bound: managed)
-            }
+    @inline(__always) final var _binding: ObjectBinding? {
+        get { _storedBinding }
+        set {
+            let managed = newValue != nil
+            let marks = managed != _isManaged && (newValue ?? _storedBinding)?.info.marksBoundWrappers == true
+            _storedBinding = newValue
+            if marks { WrapperLayout.mark(self, bound: managed) }
             _isManaged = managed
         }
+    }
+    /// What `_binding` reads and writes; changed directly only where the object stays managed
+    /// by the same realm and class (`moveBinding(to:core:info:table:)`).
+    @exclusivity(unchecked) private final var _storedBinding: ObjectBinding?
+
+    /// Moves this managed object to object `key` of the same realm, class and table, changing
+    /// its binding in place; false (nothing changed) when it is not bound to those.
+    @inline(__always)
+    final func moveBinding(to key: UInt64, core: RealmCore, info: ClassInfo, table: Int) -> Bool {
+        _storedBinding?.move(to: key, core: core, info: info, table: table) ?? false
     }
     /// `_binding != nil`, readable from inlined `@Persisted` accessors.
     @exclusivity(unchecked) @usableFromInline final var _isManaged = false

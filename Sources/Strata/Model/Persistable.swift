@@ -149,9 +149,11 @@ public struct _ElementBuffer {
 
 extension _PersistableElement {
     public static func _strataGet(_ obj: Object, _ ordinal: Int) -> Self {
-        guard let binding = obj._binding else { return _strataDefault() }
-        let column = binding.info.column(forOrdinal: ordinal)
-        return binding.core.readColumn(binding, column) { row in Self._strataRead(row, column) } ?? _strataDefault()
+        guard let binding = obj._binding?.borrowed else { return _strataDefault() }
+        let column = binding.column(forOrdinal: ordinal)
+        return Unmanaged.passUnretained(binding.core)._withUnsafeGuaranteedRef { core in
+            core.readColumn(binding, column) { row in Self._strataRead(row, column) }
+        } ?? _strataDefault()
     }
 
     public static func _strataSet(_ obj: Object, _ ordinal: Int, _ value: Self) {
