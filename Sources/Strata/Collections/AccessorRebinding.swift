@@ -1,6 +1,6 @@
 // Iterating results hands out one accessor per object, and most loops let go of it before they
 // ask for the next (`for sample in samples { total += sample.value }`). Making and freeing an
-// object per row took about a third of such a loop (a profile of strata-bench's `iterate-one`
+// object per row took about 40% of such a loop (a profile of strata-bench's `iterate-one`
 // read at 1M objects), so the iterator moves the accessor it handed out last to the next row
 // when nothing else can reach it. What could tell the difference, and is checked first:
 // - another strong reference (the loop kept the object: `isKnownUniquelyReferenced`);
