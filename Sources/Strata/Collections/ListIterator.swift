@@ -11,13 +11,21 @@ extension List {
         /// The elements read in one pass, for every list but a managed list of rebindable objects.
         private var elements: IndexingIterator<[Element]>?
         /// The linked objects' keys, read in one pass, for a managed list of rebindable objects.
-        @usableFromInline let links: [UInt64]
-        @usableFromInline var position = 0
-        /// Where the linked objects live, and the accessor handed out last, for such a list.
-        @usableFromInline var loop: AccessorLoop?
+        private let links: [UInt64]
+        private let target: ObjectTarget?
+        private var position = 0
+        /// The accessor handed out last.
+        private var lent: Object?
+
+        /// Where the linked objects live.
+        private struct ObjectTarget {
+            let core: RealmCore
+            let info: ClassInfo
+            let table: Int
+        }
 
         init(_ list: List<Element>) {
-            if let ref = list.ref, let loop = Self.rebindableLoop(of: ref) {
+            if let ref = list.ref, let target = Self.rebindableTarget(of: ref) {
                 var links: [UInt64] = []
                 links.reserveCapacity(ref.core.lists.listCount(ref))
                 ref.core.lists.listForEach(ref) { _, bytes in
@@ -26,35 +34,36 @@ extension List {
                     return true
                 }
                 self.links = links
-                self.loop = loop
+                self.target = target
                 elements = nil
             } else {
                 elements = list.elements.makeIterator()
                 links = []
+                target = nil
             }
         }
 
         /// The class and table of a list of objects whose accessors can be rebound; nil for every
         /// other list (which then reads its elements as before, reporting any failure there).
-        private static func rebindableLoop(of ref: CollectionRef) -> AccessorLoop? {
+        private static func rebindableTarget(of ref: CollectionRef) -> ObjectTarget? {
             guard let type = Element.self as? Object.Type, Element.self != DynamicObject.self,
                   let info = try? ref.core.classInfo(type), info.rebindsAccessors,
                   let table = (try? ref.core.tableIndex(for: info, create: false)) ?? nil else { return nil }
-            return AccessorLoop(core: ref.core, info: info, table: table)
+            return ObjectTarget(core: ref.core, info: info, table: table)
         }
 
-        @inlinable
         public mutating func next() -> Element? {
-            guard loop != nil else { return nextElement() }
+            guard let target else { return elements?.next() }
             guard position < links.count else { return nil }
+            defer { position += 1 }
             let key = links[position]
-            position += 1
-            // Element is the object's class (`rebindableLoop`).
-            return unsafeBitCast(loop!.accessor(for: key), to: Element.self)
+            if let object = AccessorRebinding.unreachable(&lent) {
+                AccessorRebinding.rebind(object, core: target.core, info: target.info, table: target.table, key: key)
+                return unsafeBitCast(object, to: Element.self)  // Element is the object's class (`rebindableTarget`)
+            }
+            let made = target.core.materializeAny(info: target.info, table: target.table, key: key)
+            lent = made
+            return unsafeBitCast(made, to: Element.self)
         }
-
-        /// `next()` of every list but a managed list of rebindable objects.
-        @usableFromInline
-        mutating func nextElement() -> Element? { elements?.next() }
     }
 }
