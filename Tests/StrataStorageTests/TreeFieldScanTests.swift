@@ -109,4 +109,30 @@ import Testing
         let keysError = #expect(throws: StorageError.self) { _ = try tree.allKeys(in: pages) }
         #expect(keysError?.code == .corruptFile)
     }
+
+    /// A slotted leaf's own loop checks each cell as the general parser does: a slot that points
+    /// outside the cell area, or an inline value longer than the rest of the page, is a damaged
+    /// page (corruptFile), not bytes read from past the cell or the page.
+    @Test func aSlottedLeafWithADamagedCellThrows() throws {
+        for damage in ["slot before the cell area", "slot past the page", "inline length past the page"] {
+            let pages = TreeTestPages()
+            var tree = KeyedTree()
+            for i in 0..<UInt64(10) { try [UInt8](repeating: 1, count: 20).withUnsafeBytes { _ = try tree.put(i, $0, in: pages) } }
+            pages.commit()
+            let leaf = try #require(pages.rawPage(tree.root))
+            let slot = TreeLayout.headerSize + 4 * TreeLayout.slotSize
+            let cell = Int(UInt16(littleEndian: leaf.loadUnaligned(fromByteOffset: slot, as: UInt16.self)))
+            switch damage {
+            case "slot before the cell area": leaf.storeBytes(of: UInt16(TreeLayout.headerSize).littleEndian, toByteOffset: slot, as: UInt16.self)
+            case "slot past the page": leaf.storeBytes(of: UInt16(TreeLayout.payloadSize - 4).littleEndian, toByteOffset: slot, as: UInt16.self)
+            default: leaf.storeBytes(of: UInt32(TreeLayout.payloadSize).littleEndian, toByteOffset: cell + 8, as: UInt32.self)
+            }
+            for field in [FixedField(offset: 0, width: 8), FixedField(offset: 2, width: 4, nullByte: 0, nullMask: 1)] {
+                let error = #expect(throws: StorageError.self, "\(damage), width \(field.width)") {
+                    try tree.forEachFieldValues(field, in: pages) { _ in }
+                }
+                #expect(error?.code == .corruptFile, "\(damage)")
+            }
+        }
+    }
 }
