@@ -132,4 +132,52 @@ import Testing
         #expect(try overflowing.withValue(forKey: 8, in: counting, finger: &finger) { Array($0) } == small)
         #expect(finger.lastValueAddress != 0)
     }
+
+    /// Reads through `inner`, recording each page asked for, and failing for `damaged` as a page
+    /// whose checksum does not match fails.
+    final class RecordingPages: PageReading {
+        let inner: TreeTestPages
+        var damaged = PageRef.null
+        var reads: [PageRef] = []
+        init(_ inner: TreeTestPages) { self.inner = inner }
+        func readPage(_ ref: PageRef) throws(StorageError) -> UnsafeRawPointer {
+            reads.append(ref)
+            if ref == damaged { throw StorageError(.corruptPage, "page \(ref) damaged") }
+            return try inner.readPage(ref)
+        }
+    }
+
+    @Test func aWalkInKeyOrderReadsTheNextLeafAheadAndLeavesItsDamageToTheLookupThatNeedsIt() throws {
+        let pages = TreeTestPages()
+        let tree = try Self.tree(6_000, packing: false, step: 1, pages)
+        let recording = RecordingPages(pages)
+        // Which leaf holds each key, and whether a leaf was read before the walk reached it.
+        var leaves: [PageRef] = []
+        var firstKey: [UInt64] = []
+        var readAhead = 0
+        var finger = LeafFinger()
+        for key in UInt64(100)..<UInt64(100 + 6_000) {
+            let before = recording.reads.count
+            #expect(try tree.withValue(forKey: key, in: recording, finger: &finger) { Array($0) } == Self.plain(tree, key, pages))
+            if leaves.last != finger.leaf {
+                if leaves.count >= 2, recording.reads[..<before].contains(finger.leaf) { readAhead += 1 }
+                leaves.append(finger.leaf)
+                firstKey.append(key)
+            }
+        }
+        #expect(leaves.count >= 6, "a tree of several leaves")
+        #expect(readAhead == leaves.count - 2, "every leaf after the second was read before the walk reached it")
+        // The fourth leaf damaged: the walk reads the first three, and only a key of the
+        // fourth reports the damage, though the fourth was asked for ahead of it.
+        recording.damaged = leaves[3]
+        finger = LeafFinger()
+        for key in UInt64(100)..<firstKey[3] {
+            #expect(try tree.withValue(forKey: key, in: recording, finger: &finger) { Array($0) } == Self.plain(tree, key, pages), "key \(key)")
+        }
+        #expect(recording.reads.contains(leaves[3]), "the damaged leaf was asked for ahead")
+        let error = #expect(throws: StorageError.self) {
+            _ = try tree.withValue(forKey: firstKey[3], in: recording, finger: &finger) { Array($0) }
+        }
+        #expect(error?.code == .corruptPage)
+    }
 }

@@ -11,21 +11,13 @@ extension List {
         /// The elements read in one pass, for every list but a managed list of rebindable objects.
         private var elements: IndexingIterator<[Element]>?
         /// The linked objects' keys, read in one pass, for a managed list of rebindable objects.
-        private let links: [UInt64]
-        private let target: ObjectTarget?
-        private var position = 0
-        /// The accessor handed out last.
-        private var lent: Object?
-
-        /// Where the linked objects live.
-        private struct ObjectTarget {
-            let core: RealmCore
-            let info: ClassInfo
-            let table: Int
-        }
+        @usableFromInline let links: [UInt64]
+        @usableFromInline var position = 0
+        /// Where the linked objects live, and the accessor handed out last, for such a list.
+        @usableFromInline var loop: AccessorLoop?
 
         init(_ list: List<Element>) {
-            if let ref = list.ref, let target = Self.rebindableTarget(of: ref) {
+            if let ref = list.ref, let loop = Self.rebindableLoop(of: ref) {
                 var links: [UInt64] = []
                 links.reserveCapacity(ref.core.lists.listCount(ref))
                 ref.core.lists.listForEach(ref) { _, bytes in
@@ -34,36 +26,35 @@ extension List {
                     return true
                 }
                 self.links = links
-                self.target = target
+                self.loop = loop
                 elements = nil
             } else {
                 elements = list.elements.makeIterator()
                 links = []
-                target = nil
             }
         }
 
         /// The class and table of a list of objects whose accessors can be rebound; nil for every
         /// other list (which then reads its elements as before, reporting any failure there).
-        private static func rebindableTarget(of ref: CollectionRef) -> ObjectTarget? {
+        private static func rebindableLoop(of ref: CollectionRef) -> AccessorLoop? {
             guard let type = Element.self as? Object.Type, Element.self != DynamicObject.self,
                   let info = try? ref.core.classInfo(type), info.rebindsAccessors,
                   let table = (try? ref.core.tableIndex(for: info, create: false)) ?? nil else { return nil }
-            return ObjectTarget(core: ref.core, info: info, table: table)
+            return AccessorLoop(core: ref.core, info: info, table: table)
         }
 
+        @inlinable
         public mutating func next() -> Element? {
-            guard let target else { return elements?.next() }
+            guard loop != nil else { return nextElement() }
             guard position < links.count else { return nil }
-            defer { position += 1 }
             let key = links[position]
-            if let object = AccessorRebinding.unreachable(&lent) {
-                AccessorRebinding.rebind(object, core: target.core, info: target.info, table: target.table, key: key)
-                return unsafeBitCast(object, to: Element.self)  // Element is the object's class (`rebindableTarget`)
-            }
-            let made = target.core.materializeAny(info: target.info, table: target.table, key: key)
-            lent = made
-            return unsafeBitCast(made, to: Element.self)
+            position += 1
+            // Element is the object's class (`rebindableLoop`).
+            return unsafeBitCast(loop!.accessor(for: key), to: Element.self)
         }
+
+        /// `next()` of every list but a managed list of rebindable objects.
+        @usableFromInline
+        mutating func nextElement() -> Element? { elements?.next() }
     }
 }

@@ -367,26 +367,37 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     /// Iterates the objects of ``Results`` that matched when the iterator was made.
     public struct Iterator: IteratorProtocol {
         let results: Results<Element>
-        let keys: [UInt64]
+        @usableFromInline let keys: [UInt64]
         let table: Int
         /// The values of results of values, as they were when iteration started.
         let values: [Element]?
-        var i = 0
-        /// Whether the accessor handed out last may become the next one (AccessorRebinding.swift).
-        private let rebinds: Bool
-        /// The accessor handed out last, while `rebinds`.
-        private var lent: Object?
+        @usableFromInline var i = 0
+        /// Set when the accessor handed out last may become the next one (AccessorRebinding.swift).
+        @usableFromInline var loop: AccessorLoop?
 
         init(results: Results<Element>, keys: [UInt64], table: Int, values: [Element]?) {
             self.results = results
             self.keys = keys
             self.table = table
             self.values = values
-            rebinds = values == nil && Element.self is Object.Type && Element.self != DynamicObject.self
-                && results.info.rebindsAccessors
+            if values == nil && Element.self is Object.Type && Element.self != DynamicObject.self
+                && results.info.rebindsAccessors {
+                loop = AccessorLoop(core: results.core, info: results.info, table: table)
+            }
         }
 
+        @inlinable
         public mutating func next() -> Element? {
+            guard loop != nil else { return nextWithoutReuse() }
+            guard i < keys.count else { return nil }
+            let key = keys[i]
+            i += 1
+            return Element._strataFromObject(loop!.accessor(for: key))
+        }
+
+        /// `next()` for results of values and for objects whose accessors are not reused.
+        @usableFromInline
+        mutating func nextWithoutReuse() -> Element? {
             if let values {
                 guard i < values.count else { return nil }
                 defer { i += 1 }
@@ -394,14 +405,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             }
             guard i < keys.count else { return nil }
             defer { i += 1 }
-            guard rebinds else { return results.object(table: table, key: keys[i]) }
-            if let object = AccessorRebinding.unreachable(&lent) {
-                AccessorRebinding.rebind(object, core: results.core, info: results.info, table: table, key: keys[i])
-                return Element._strataFromObject(object)
-            }
-            let made = results.object(table: table, key: keys[i])
-            lent = unsafeBitCast(made, to: Object.self)  // Element is an Object class (`rebinds`)
-            return made
+            return results.object(table: table, key: keys[i])
         }
     }
 

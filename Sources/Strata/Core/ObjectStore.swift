@@ -39,9 +39,11 @@ extension RealmCore {
                 guard binding.table < snap.metas.count else { objectGone(binding.info) }
                 let rows = snap.metas[binding.table].objects
                 var finger = rowFingers.finger(table: binding.table, version: snap.version)
-                found = try reading._withUnsafeGuaranteedRef { reading in
-                    try rows.withValue(forKey: binding.key, in: reading, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+                var value: R?
+                let hit = try reading._withUnsafeGuaranteedRef { reading in
+                    try rows.visitValue(forKey: binding.key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
                 }
+                found = hit ? .some(value) : .none
                 rowFingers.keep(finger, table: binding.table)
             } else {
                 // `pages()` loads the snapshot (and with it the tables) when it has moved.
