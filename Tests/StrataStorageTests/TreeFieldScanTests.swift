@@ -123,7 +123,13 @@ import Testing
             let slot = TreeLayout.headerSize + 4 * TreeLayout.slotSize
             let cell = Int(UInt16(littleEndian: leaf.loadUnaligned(fromByteOffset: slot, as: UInt16.self)))
             switch damage {
-            case "slot before the cell area": leaf.storeBytes(of: UInt16(TreeLayout.headerSize).littleEndian, toByteOffset: slot, as: UInt16.self)
+            case "slot before the cell area":
+                // Into the free gap below the cells, where an empty value's header is written: a
+                // scan that did not check the slot against the cell area would read it as a row.
+                let gap = Int(UInt16(littleEndian: leaf.loadUnaligned(fromByteOffset: TreeLayout.cellStartOffset, as: UInt16.self))) - 16
+                #expect(gap >= TreeLayout.headerSize + 10 * TreeLayout.slotSize)
+                leaf.storeBytes(of: UInt32(0), toByteOffset: gap + 8, as: UInt32.self)
+                leaf.storeBytes(of: UInt16(gap).littleEndian, toByteOffset: slot, as: UInt16.self)
             case "slot past the page": leaf.storeBytes(of: UInt16(TreeLayout.payloadSize - 4).littleEndian, toByteOffset: slot, as: UInt16.self)
             default: leaf.storeBytes(of: UInt32(TreeLayout.payloadSize).littleEndian, toByteOffset: cell + 8, as: UInt32.self)
             }

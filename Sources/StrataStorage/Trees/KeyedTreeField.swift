@@ -119,65 +119,61 @@ extension KeyedTree {
     }
 
     /// The non-null field bits of a slotted leaf's entries, in order, into `values` (room for
-    /// `node.count`); returns how many. The values `readLeaf` gives, in a loop of its own: an
-    /// aggregate over a class is this loop and nothing else, and through the general cell parser
-    /// (key, value part, bounds per step) it ran ~35 cycles a row and changed speed with where
-    /// the linker happened to place it. Here a row costs one bounds test of its cell, one of its
-    /// value, the null bit and the load; a value in overflow pages goes through the general path.
+    /// `node.count`); returns how many: the values `readLeaf` gives. An aggregate over a class is
+    /// this and little else. Through the general cell parser (key, value part, overflow-checked
+    /// arithmetic, a call to `body` per entry) its speed moved by up to a fifth between builds
+    /// that differed only in where the linker placed it; so the inline values are read by a loop
+    /// of their own without calls, and each cell it does not take (a value in overflow pages, or
+    /// a damaged cell) goes through the general parser, which reads or rejects it.
     private static func gatherSlotted(_ node: TreeNode, _ field: FixedField, _ pages: some PageReading,
                                       into values: UnsafeMutablePointer<UInt64>) throws -> Int {
-        // Two copies of the loop, so the common 8-byte field is one load with no per-row test.
-        field.width == 8 ? try gatherSlotted(node, field, pages, into: values, wide: true)
-            : try gatherSlotted(node, field, pages, into: values, wide: false)
+        var i = 0
+        var n = 0
+        while true {
+            (i, n) = gatherInline(node.base, cells: i..<node.count, cellStart: node.cellStart, field, into: values, at: n)
+            guard i < node.count else { return n }
+            if let bits = try node.leafCell(i, KeyedFlavor.self).value.withBytes(pages, { field.read($0) }) {
+                values[n] = bits
+                n &+= 1
+            }
+            i &+= 1
+        }
     }
 
-    @inline(__always)
-    private static func gatherSlotted(_ node: TreeNode, _ field: FixedField, _ pages: some PageReading,
-                                      into values: UnsafeMutablePointer<UInt64>, wide: Bool) throws -> Int {
-        let base = node.base
-        let cellStart = node.cellStart
+    /// Reads `field` of the leaf's cells in `cells` into `values` from index `n` on, while each
+    /// cell lies in the cell area and holds an inline value inside the page; returns the first
+    /// cell it did not take (`cells.upperBound` when it took them all) and the new count. Per row:
+    /// the cell's bounds, the value's, the null bit, one load, and no calls.
+    private static func gatherInline(_ base: UnsafeRawPointer, cells: Range<Int>, cellStart: Int, _ field: FixedField,
+                                     into values: UnsafeMutablePointer<UInt64>, at n: Int) -> (Int, Int) {
         // A cell: the 8-byte key, the value's 4-byte header (length, or the overflow flag), the bytes.
-        let headerAt = 8
-        let valueAt = headerAt + TreeLayout.valueHeaderSize
-        let lastCell = TreeLayout.payloadSize - valueAt
+        let valueAt = 8 &+ TreeLayout.valueHeaderSize
+        let lastCell = TreeLayout.payloadSize &- valueAt
         // A field at a negative offset never fits (reads as 0), as `FixedField.read` has it; a
         // negative null byte, like one past the end, reads as set.
-        let fieldEnd = field.offset >= 0 ? field.offset + field.width : Int.max
+        let fieldEnd = field.offset >= 0 ? field.offset &+ field.width : Int.max
+        let fieldMask: UInt64 = field.width == 8 ? ~0 : (1 << (8 &* UInt64(field.width))) &- 1
+        // Where a whole 8-byte load of the field stays inside the page (always, for an 8-byte
+        // field that fits its value); past it, byte by byte.
+        let lastWideLoad = TreeLayout.payloadSize &- 8 &- Swift.max(0, field.offset)
         let nullMask = field.nullMask
         let nullByte = UInt(bitPattern: field.nullByte)
-        var n = 0
-        for i in 0..<node.count {
-            let cell = base.treeU16(TreeLayout.headerSize + i * TreeLayout.slotSize)
-            guard cell >= cellStart, cell <= lastCell else {
-                throw TreeError.corrupt(node.ref, "cell \(i) at offset \(cell) outside the cell area")
-            }
-            let header = base.treeU32(cell + headerAt)
+        var n = n
+        for i in cells {
+            let cell = base.treeU16(TreeLayout.headerSize &+ i &* TreeLayout.slotSize)
             // The overflow flag is bit 31: such a header, read as a length, runs past the page too.
-            let length = Int(header)
-            guard length <= lastCell - cell else {
-                guard header & TreeLayout.overflowFlag != 0 else {
-                    throw TreeError.corrupt(node.ref, "inline value of \(length) bytes runs past the page")
-                }
-                if let bits = try node.leafCell(i, KeyedFlavor.self).value.withBytes(pages, { field.read($0) }) {
-                    values[n] = bits
-                    n &+= 1
-                }
+            guard cell >= cellStart, cell <= lastCell, Int(base.treeU32(cell &+ 8)) <= lastCell &- cell else { return (i, n) }
+            let length = Int(base.treeU32(cell &+ 8))
+            let value = base + (cell &+ valueAt)
+            if nullMask != 0 && (nullByte >= UInt(length) || value.load(fromByteOffset: Int(bitPattern: nullByte), as: UInt8.self) & nullMask != 0) {
                 continue
             }
-            let value = base + cell + valueAt
-            if nullMask != 0 && (nullByte >= UInt(length) || value.load(fromByteOffset: Int(nullByte), as: UInt8.self) & nullMask != 0) {
-                continue
-            }
-            if fieldEnd > length {
-                values[n] = 0
-            } else if wide {
-                values[n] = UInt64(littleEndian: value.loadUnaligned(fromByteOffset: field.offset, as: UInt64.self))
-            } else {
-                values[n] = field.load(value + field.offset)
-            }
+            values[n] = fieldEnd > length ? 0
+                : cell &+ valueAt <= lastWideLoad ? UInt64(littleEndian: value.loadUnaligned(fromByteOffset: field.offset, as: UInt64.self)) & fieldMask
+                : field.load(value + field.offset)
             n &+= 1
         }
-        return n
+        return (cells.upperBound, n)
     }
 
     /// The non-null field bits of a packed leaf's entries, in order, into `values` (room for
