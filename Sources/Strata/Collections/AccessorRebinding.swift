@@ -47,7 +47,11 @@ struct AccessorLoop {
     /// The accessor handed out last.
     private var lent: Object?
 
-    init(core: RealmCore, info: ClassInfo, table: Int) {
+    /// A loop over objects of `element` (the collection's element type) of class `info`; nil when
+    /// its accessors cannot be moved from row to row: values rather than objects, dynamic objects,
+    /// or a class that keeps something per accessor.
+    init?(element: Any.Type, core: RealmCore, info: ClassInfo, table: Int) {
+        guard element is Object.Type, element != DynamicObject.self, info.rebindsAccessors else { return nil }
         self.core = core
         self.info = info
         self.table = table

@@ -37,10 +37,10 @@ extension List {
         /// The class and table of a list of objects whose accessors can be rebound; nil for every
         /// other list (which then reads its elements as before, reporting any failure there).
         private static func rebindableLoop(of ref: CollectionRef) -> AccessorLoop? {
-            guard let type = Element.self as? Object.Type, Element.self != DynamicObject.self,
-                  let info = try? ref.core.classInfo(type), info.rebindsAccessors,
+            // A list of dynamic objects is turned away before its class is looked up.
+            guard let type = Element.self as? Object.Type, type != DynamicObject.self, let info = try? ref.core.classInfo(type),
                   let table = (try? ref.core.tableIndex(for: info, create: false)) ?? nil else { return nil }
-            return AccessorLoop(core: ref.core, info: info, table: table)
+            return AccessorLoop(element: Element.self, core: ref.core, info: info, table: table)
         }
 
         @inlinable

@@ -380,9 +380,8 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             self.keys = keys
             self.table = table
             self.values = values
-            if values == nil && Element.self is Object.Type && Element.self != DynamicObject.self
-                && results.info.rebindsAccessors {
-                loop = AccessorLoop(core: results.core, info: results.info, table: table)
+            if values == nil {
+                loop = AccessorLoop(element: Element.self, core: results.core, info: results.info, table: table)
             }
         }
 

@@ -147,7 +147,8 @@ extension KeyedTree {
     private static func gatherInline(_ base: UnsafeRawPointer, cells: Range<Int>, cellStart: Int, _ field: FixedField,
                                      into values: UnsafeMutablePointer<UInt64>, at n: Int) -> (Int, Int) {
         // A cell: the 8-byte key, the value's 4-byte header (length, or the overflow flag), the bytes.
-        let valueAt = 8 &+ TreeLayout.valueHeaderSize
+        let headerAt = 8
+        let valueAt = headerAt &+ TreeLayout.valueHeaderSize
         let lastCell = TreeLayout.payloadSize &- valueAt
         // A field at a negative offset never fits (reads as 0), as `FixedField.read` has it; a
         // negative null byte, like one past the end, reads as set.
@@ -161,9 +162,10 @@ extension KeyedTree {
         var n = n
         for i in cells {
             let cell = base.treeU16(TreeLayout.headerSize &+ i &* TreeLayout.slotSize)
+            guard cell >= cellStart, cell <= lastCell else { return (i, n) }
             // The overflow flag is bit 31: such a header, read as a length, runs past the page too.
-            guard cell >= cellStart, cell <= lastCell, Int(base.treeU32(cell &+ 8)) <= lastCell &- cell else { return (i, n) }
-            let length = Int(base.treeU32(cell &+ 8))
+            let length = Int(base.treeU32(cell &+ headerAt))
+            guard length <= lastCell &- cell else { return (i, n) }
             let value = base + (cell &+ valueAt)
             if nullMask != 0 && (nullByte >= UInt(length) || value.load(fromByteOffset: Int(bitPattern: nullByte), as: UInt8.self) & nullMask != 0) {
                 continue
