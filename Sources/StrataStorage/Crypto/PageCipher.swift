@@ -14,8 +14,20 @@
 // The nonce is random, never fixed: two GMAC tags under one key and nonce would reveal the hash key.
 //
 // On-disk page: nonce 12 bytes @0, tag 16 bytes @12, low 32 bits of the writing version @28,
-// ciphertext of the 4064-byte payload @32. The additional authenticated data is the page number
-// and the version bits, so a valid page copied to another offset fails authentication.
+// then the ciphertext @32. The additional authenticated data is the page number and the version
+// bits, so a valid page copied to another offset fails authentication. The ciphertext is either
+// - of the whole 4064-byte payload (bit 0 of the nonce's first byte clear), or
+// - from storage format 6, of the payload's compact form (CompactPage.swift: a tree page without
+//   its free space), when bit 0 of the nonce's first byte is set: the ciphertext's length L is
+//   the page's last two bytes, and the bytes between the ciphertext and them are zero. The flag
+//   is part of the nonce and L is part of GCM's own input, so changing either fails the tag; the
+//   zero bytes are checked. What a compact page shows is how many bytes it holds, never what they
+//   are; that is the price of sealing only them (measured: a one-reading encrypted commit without
+//   a flush cost 17–18% over a plain one with whole pages, 14–16% compact).
+// Builds of format 5 and before sealed every page whole with a fully random nonce, so about half
+// of their pages have the flag set. Such a page is recognised because its last bytes give no
+// length below 4001 after zero bytes, or, with odds of 2^-128 against, because the compact
+// reading fails its tag; it is then read whole.
 //
 // Invariants:
 // - Nonces are random (96 bits) per page write; never derived from the version, because a
@@ -52,8 +64,12 @@ final class PageCipher: @unchecked Sendable {
     private let nonceLock = PosixLock()
     private let nonceBuffer = UnsafeMutablePointer<UInt8>.allocate(capacity: 4092)
     private var nonceOffset = 4092
+    /// Whether pages are sealed in compact form where they have one (format 6). Off only to make
+    /// files as builds of format 5 wrote them, for the tests that show those files are read.
+    let sealsCompactly: Bool
 
-    init(key: [UInt8], path: String?) throws(StorageError) {
+    init(key: [UInt8], path: String?, sealsCompactly: Bool = true) throws(StorageError) {
+        self.sealsCompactly = sealsCompactly
         guard key.count == 64 else {
             throw StorageError(.invalidKey, "an encryption key must be 64 bytes, got \(key.count)", path: path)
         }
@@ -142,8 +158,13 @@ final class PageCipher: @unchecked Sendable {
         (UInt64(versionBits) << 32 | UInt64(page)).littleEndian
     }
 
-    /// Encrypts the payload of `image` (a full plain page) into `sealed` (a full page) and
-    /// returns the first 8 bytes of the tag, the page's commit checksum.
+    /// Set in the first nonce byte of a page sealed in compact form.
+    static let compactFlag: UInt8 = 1
+    /// Where a compact page keeps its ciphertext's length (the page's last two bytes).
+    static let compactLengthOffset = PageLayout.pageSize - 2
+
+    /// Encrypts the payload of `image` (a full plain page) into `sealed` (a full page), in compact
+    /// form where it has one, and returns the first 8 bytes of the tag, the page's commit checksum.
     func encrypt(page: UInt32, version: UInt64, from image: UnsafeRawPointer,
                  into sealed: UnsafeMutableRawPointer, path: String?) throws(StorageError) -> UInt64 {
         let versionBits = UInt32(truncatingIfNeeded: version)
@@ -152,23 +173,78 @@ final class PageCipher: @unchecked Sendable {
         guard nextNonce(into: out) else {
             throw StorageError(.io, "no random bytes for the nonce of page \(page)", path: path)
         }
-        var aad = PageCipher.aad(page: page, versionBits: versionBits)
-        var tagLength = 0
-        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
-            CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(
-                context,
-                out + PageLayout.headerSize,
-                out + 12, &tagLength, 16,
-                out, 12,
-                (image + PageLayout.headerSize).assumingMemoryBound(to: UInt8.self), PageLayout.payloadSize,
-                nil, 0,
-                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
+        let aad = PageCipher.aad(page: page, versionBits: versionBits)
+        let sealedOK = withUnsafeTemporaryAllocation(byteCount: PageLayout.payloadSize, alignment: 16) { scratch -> Bool in
+            var input = image + PageLayout.headerSize
+            var length = PageLayout.payloadSize
+            if sealsCompactly {
+                if let compact = CompactPage.compact(input, into: scratch.baseAddress!) {
+                    input = UnsafeRawPointer(scratch.baseAddress!)
+                    length = compact
+                    out[0] |= PageCipher.compactFlag
+                } else {
+                    out[0] &= ~PageCipher.compactFlag
+                }
+            }
+            guard seal(input, count: length, nonceAndTag: out, into: out + PageLayout.headerSize, aad: aad) else { return false }
+            if length < PageLayout.payloadSize {
+                let end = PageLayout.headerSize + length
+                (sealed + end).initializeMemory(as: UInt8.self, repeating: 0, count: PageCipher.compactLengthOffset - end)
+                sealed.storeBytes(of: UInt16(length).littleEndian, toByteOffset: PageCipher.compactLengthOffset, as: UInt16.self)
+            }
+            return true
         }
-        guard ok == 1, tagLength == 16 else {
+        guard sealedOK else {
             throw StorageError(.io, "encrypting page \(page) failed", path: path)
         }
         sealed.storeBytes(of: versionBits.littleEndian, toByteOffset: 28, as: UInt32.self)
         return sealed.loadUnaligned(fromByteOffset: 12, as: UInt64.self)
+    }
+
+    /// AES-256-GCM of `count` bytes under the nonce at `nonceAndTag` (the tag goes after it).
+    private func seal(_ input: UnsafeRawPointer, count: Int, nonceAndTag: UnsafeMutablePointer<UInt8>,
+                      into output: UnsafeMutablePointer<UInt8>, aad: UInt64) -> Bool {
+        var aad = aad
+        var tagLength = 0
+        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
+            CCryptoBoringSSL_EVP_AEAD_CTX_seal_scatter(
+                context, output, nonceAndTag + 12, &tagLength, 16, nonceAndTag, 12,
+                input.assumingMemoryBound(to: UInt8.self), count, nil, 0,
+                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
+        }
+        return ok == 1 && tagLength == 16
+    }
+
+    /// Whether `count` bytes of ciphertext at `input` (nonce and tag in the page's header)
+    /// authenticate, decrypting them to `output`.
+    private func open(_ sealed: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutableRawPointer, aad: UInt64) -> Bool {
+        var aad = aad
+        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
+            CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(
+                context, output.assumingMemoryBound(to: UInt8.self), sealed, 12,
+                sealed + PageLayout.headerSize, count, sealed + 12, 16,
+                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
+        }
+        return ok == 1
+    }
+
+    /// The length of a compact page's ciphertext, when the page is marked compact and looks like
+    /// one (length in range, zeros up to it); nil otherwise.
+    static func compactLength(of sealed: UnsafeRawPointer) -> Int? {
+        guard sealed.load(as: UInt8.self) & compactFlag != 0 else { return nil }
+        let length = Int(UInt16(littleEndian: sealed.loadUnaligned(fromByteOffset: compactLengthOffset, as: UInt16.self)))
+        guard length >= TreeLayout.headerSize, length <= PageLayout.payloadSize - CompactPage.minimumSaving else { return nil }
+        var at = PageLayout.headerSize + length
+        var bits: UInt64 = 0
+        while at + 8 <= compactLengthOffset {
+            bits |= sealed.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            at += 8
+        }
+        while at < compactLengthOffset {
+            bits |= UInt64(sealed.load(fromByteOffset: at, as: UInt8.self))
+            at += 1
+        }
+        return bits == 0 ? length : nil
     }
 
     /// The commit checksum of a sealed page (its tag prefix), without decrypting.
@@ -182,17 +258,11 @@ final class PageCipher: @unchecked Sendable {
                  path: String?) throws(StorageError) {
         let versionBits = UInt32(littleEndian: sealed.loadUnaligned(fromByteOffset: 28, as: UInt32.self))
         let input = sealed.assumingMemoryBound(to: UInt8.self)
-        var aad = PageCipher.aad(page: page, versionBits: versionBits)
-        let ok = withUnsafeBytes(of: &aad) { ad -> Int32 in
-            CCryptoBoringSSL_EVP_AEAD_CTX_open_gather(
-                context,
-                (image + PageLayout.headerSize).assumingMemoryBound(to: UInt8.self),
-                input, 12,
-                input + PageLayout.headerSize, PageLayout.payloadSize,
-                input + 12, 16,
-                ad.bindMemory(to: UInt8.self).baseAddress, ad.count)
-        }
-        guard ok == 1 else {
+        let aad = PageCipher.aad(page: page, versionBits: versionBits)
+        let payload = image + PageLayout.headerSize
+        if let length = PageCipher.compactLength(of: sealed), open(input, count: length, into: payload, aad: aad) {
+            try CompactPage.expand(payload, length: length, page: page, path: path)
+        } else if !open(input, count: PageLayout.payloadSize, into: payload, aad: aad) {
             throw StorageError(.corruptPage, "page \(page) fails authentication (modified, torn or wrong key)", path: path)
         }
         image.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.headerSize)

@@ -34,7 +34,7 @@ extension FileCore {
     static func open(_ options: StorageOptions, registryKey: String) throws(StorageError) -> FileCore {
         var cipher: PageCipher? = nil
         if let key = options.encryptionKey {
-            cipher = try PageCipher(key: key, path: options.path)
+            cipher = try PageCipher(key: key, path: options.path, sealsCompactly: !options.sealsPagesWhole)
         }
         if options.durability == .memOnly {
             let store = try PageStore(fd: -1, path: options.path, cipher: nil)

@@ -38,6 +38,9 @@ public struct StorageOptions: Sendable {
     /// open the newest older version that does instead of failing with `.corruptFile`. What the
     /// newer versions held is then given up: an explicit recovery, never a default.
     public var recoversToLastIntactVersion: Bool
+    /// Seal encrypted pages whole, as builds of storage format 5 did (PageCipher.swift). Only for
+    /// the tests that make such a file to show it is still read; not part of the public options.
+    var sealsPagesWhole = false
 
     public init(path: String, durability: Durability = .full, encryptionKey: [UInt8]? = nil,
                 readOnly: Bool = false, mustExist: Bool = false, maximumActiveVersions: Int? = nil,

@@ -18,10 +18,11 @@
 // 4064 seal of [0, 192 + 12 × inline + 24 × F + D), 32 bytes: XXH64 (plain, 8 bytes then zeros);
 //      encrypted: GMAC nonce 12 bytes + tag 16 bytes (PageCipher.sealTag), then zeros.
 //
-// Formats: this build writes format 5 and reads 4 and 5. They differ only in the free list: a
-// format-5 meta may name a free-list directory (FreeListDirectory.swift) where format 4 always
-// names a chain. A format-4 file is read as it is; its next commit writes format-5 slots beside
-// the older ones. A slot of an earlier format (3 and before) makes open fail with
+// Formats: this build writes format 6 and reads 4 to 6. Format 5 added the free-list directory:
+// a format-5 meta may name one (FreeListDirectory.swift) where format 4 always names a chain.
+// Format 6 added compact sealing: an encrypted page may be sealed without its free space
+// (PageCipher.swift), which earlier builds would read as damage; plain files are unchanged. A file
+// of format 4 or 5 is read as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier format (3 and before) makes open fail with
 // `.notAStrataFile` naming the version when no slot is readable; a slot of a later format makes
 // open fail whatever the other slots hold, since choosing an older slot of ours would silently
 // drop the later commits. Nothing is converted or guessed.
@@ -65,9 +66,10 @@ enum MetaLayout {
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
     /// The format this build writes.
-    static let formatVersion: UInt32 = 5
-    /// The formats this build reads: 4 never names a free-list directory.
-    static let readableFormats: ClosedRange<UInt32> = 4...5
+    static let formatVersion: UInt32 = 6
+    /// The formats this build reads: 4 never names a free-list directory, 4 and 5 never seal a
+    /// page compactly.
+    static let readableFormats: ClosedRange<UInt32> = 4...6
     /// The first format whose free list may be a directory.
     static let directoryFormat: UInt32 = 5
     static let formatOffset = 8
