@@ -19,7 +19,7 @@ enum TreeShapeCheck {
 
     static func bytes(_ tree: BytesTree, _ pages: any PageReading) throws -> [String] {
         try check(tree.root, pages, BytesFlavor.self) { base, offset in
-            OrderedBytes(bytes: Array(UnsafeRawBufferPointer(start: base + offset + 2, count: base.treeU16(offset))))
+            OrderedBytes(bytes: Array(UnsafeRawBufferPointer(start: base + offset + 2, count: base.treeU16(offset) & ~TreeLayout.emptyValueFlag)))
         }
     }
 
@@ -85,6 +85,9 @@ enum TreeShapeCheck {
                 } else {
                     let cell = try node.branchCell(i, F.self)
                     used += cell.size
+                    if F.self == BytesFlavor.self, F.leafValueIsEmpty(node.base, at: cell.offset + TreeLayout.branchKeyOffset) {
+                        problems.append("\(ref): branch cell \(i) carries a leaf's empty-value flag")
+                    }
                     let childLower = i == 0 ? lower : key(node.base, cell.offset + TreeLayout.branchKeyOffset)
                     if i > 0, F.self != PositionalFlavor.self, let childLower {
                         if let previous, !(previous < childLower) { problems.append("\(ref): separators not ascending at \(i)") }

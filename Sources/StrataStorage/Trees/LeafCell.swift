@@ -4,6 +4,7 @@
 // Invariants:
 // - A value is inline when key part + 4-byte header + value fit in `TreeLayout.maxCellSize`;
 //   otherwise the cell holds the header (length | overflowFlag) and the first overflow page.
+// - An empty value under a bytes key has no header at all (`TreeLayout.emptyValueFlag`).
 // - `withBytes` hands out a pointer into the page for inline values (zero-copy); overflow
 //   values are assembled in a temporary buffer that lives only during the call.
 // - Parsing checks every length against the page and `KeyedTree.maxValueSize`.
@@ -74,6 +75,12 @@ enum TreeKeyPart {
         }
     }
 
+    /// Whether a cell with this key part and an empty value is the key alone (bytes keys).
+    var marksEmptyValue: Bool {
+        if case .bytes = self { return true }
+        return false
+    }
+
     func write(to base: UnsafeMutableRawPointer) {
         switch self {
         case .none: break
@@ -95,6 +102,14 @@ enum TreeCells {
             throw StorageError(.tooLarge, "a value of \(value.count) bytes exceeds the limit of \(KeyedTree.maxValueSize)")
         }
         let keySize = key.size
+        if value.isEmpty && key.marksEmptyValue, case .bytes(let bytes) = key {
+            return try withUnsafeTemporaryAllocation(byteCount: keySize, alignment: 8) { buffer in
+                guard let cell = buffer.baseAddress else { throw StorageError(.invalidState, "no cell buffer") }
+                key.write(to: cell)
+                cell.setTreeU16(0, bytes.count | TreeLayout.emptyValueFlag)
+                return try body(UnsafeRawBufferPointer(start: cell, count: keySize))
+            }
+        }
         let inline = keySize + TreeLayout.valueHeaderSize + value.count <= TreeLayout.maxCellSize
         let size = keySize + (inline ? TreeLayout.valueHeaderSize + value.count : TreeLayout.overflowValuePartSize)
         let first = inline ? PageRef.null : try TreeOverflow.write(value, pages)

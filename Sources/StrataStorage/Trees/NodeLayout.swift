@@ -15,6 +15,9 @@
 //            overflow page (when valueHeader has bit 31 set; its low 31 bits are the length)
 //   branch = child UInt32, child subtree count UInt64, keyPart
 //   keyPart: keyed = UInt64 key; bytes = UInt16 length + key bytes; positional = nothing.
+//   A bytes leaf cell whose value is empty (an index entry: the key is all it holds) has no value
+//   header: bit 15 of its key length is set and the cell ends with the key (storage format 6;
+//   bytes keys are at most 1,024 bytes, so the bit is free). Branch cells never set it.
 //
 // Invariants:
 // - 16 + 2n ≤ cellStart ≤ payloadSize and usedBytes ≤ payloadSize − cellStart; every cell
@@ -74,6 +77,8 @@ enum TreeLayout {
     static let branchKeyOffset = 12
     static let valueHeaderSize = 4
     static let overflowFlag: UInt32 = 1 << 31
+    /// Bit 15 of a bytes leaf cell's key length: the cell has no value header and an empty value.
+    static let emptyValueFlag = 0x8000
     /// Value part of a leaf cell whose value lives in overflow pages: header + first page.
     static let overflowValuePartSize = 8
 }
@@ -200,6 +205,9 @@ extension TreeNode {
     func leafCell<F: TreeFlavor>(_ i: Int, _ flavor: F.Type) throws -> (offset: Int, keySize: Int, size: Int, value: TreeStoredValue) {
         let offset = try cellOffset(i, need: 0)
         let keySize = try F.keyPartSize(base, at: offset, ref: ref)
+        if F.leafValueIsEmpty(base, at: offset) {
+            return (offset, keySize, keySize, TreeStoredValue(inline: base + offset + keySize, length: 0, firstOverflow: .null))
+        }
         let (value, partSize) = try TreeStoredValue.parse(base, at: offset + keySize, ref: ref)
         return (offset, keySize, keySize + partSize, value)
     }
@@ -217,6 +225,7 @@ extension TreeNode {
     static func cellSize<F: TreeFlavor>(_ base: UnsafeRawPointer, at offset: Int, isLeaf: Bool, ref: PageRef, _ flavor: F.Type) throws -> Int {
         if isLeaf {
             let keySize = try F.keyPartSize(base, at: offset, ref: ref)
+            if F.leafValueIsEmpty(base, at: offset) { return keySize }
             return keySize + (try TreeStoredValue.parse(base, at: offset + keySize, ref: ref)).partSize
         }
         guard offset + TreeLayout.branchKeyOffset <= TreeLayout.payloadSize else {

@@ -142,7 +142,7 @@ enum RelocationWalk {
         let node = try TreeNode(ref: ref, base: payload, flavor: F.self)
         for i in 0..<node.count {
             let cell = try node.leafCell(i, F.self)
-            let valueStart = cell.offset + cell.keySize + TreeLayout.valueHeaderSize
+            let valueStart = cell.offset + cell.size - cell.value.length  // inline: where the bytes start
             if case .fixed(let roots) = references, let inline = cell.value.inline {
                 // The common case (rows with collection columns): read straight from the page.
                 for root in roots where root.offset >= 0 && root.offset + 4 <= cell.value.length {

@@ -107,9 +107,11 @@ enum TreeBatchEditor<B: TreeLeafBatch> {
 
 extension TreeCells {
     /// The size of the leaf cell `withLeafCell` builds for a key part of `keySize` bytes and a
-    /// value of `valueCount` bytes (without writing an overflow chain).
+    /// value of `valueCount` bytes (without writing an overflow chain); `bytesKey`: the key part
+    /// is a bytes key, whose cell with an empty value is the key alone.
     @inline(__always)
-    static func leafCellSize(keySize: Int, valueCount: Int) -> Int {
+    static func leafCellSize(keySize: Int, valueCount: Int, bytesKey: Bool) -> Int {
+        if valueCount == 0 && bytesKey { return keySize }
         let inline = keySize + TreeLayout.valueHeaderSize + valueCount <= TreeLayout.maxCellSize
         return keySize + (inline ? TreeLayout.valueHeaderSize + valueCount : TreeLayout.overflowValuePartSize)
     }

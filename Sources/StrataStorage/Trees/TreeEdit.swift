@@ -182,7 +182,9 @@ enum TreeEditor<F: TreeFlavor> {
             cell.setTreeU32(TreeLayout.branchChildOffset, split.right.raw)
             cell.setTreeU64(TreeLayout.branchCountOffset, split.rightTotal)
             (cell + TreeLayout.branchKeyOffset).copyMemory(from: right.base + keyOffset, byteCount: keySize)
-            if let shortened { cell.setTreeU16(TreeLayout.branchKeyOffset, shortened) }
+            // A bytes key's length is written afresh: a leaf cell's may carry the empty-value flag,
+            // which a branch cell never does.
+            if F.self == BytesFlavor.self { cell.setTreeU16(TreeLayout.branchKeyOffset, shortened ?? keySize - 2) }
             try body(UnsafeRawBufferPointer(start: cell, count: cellSize))
         }
     }

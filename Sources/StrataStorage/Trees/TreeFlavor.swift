@@ -23,6 +23,9 @@ protocol TreeFlavor {
     static var name: String { get }
     /// Size of the key part at `offset` of a cell (bounds-checked).
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int
+    /// Whether the leaf cell at `offset` (whose key part `keyPartSize` checked) has no value
+    /// header and an empty value (bytes trees only, NodeLayout.swift).
+    static func leafValueIsEmpty(_ base: UnsafeRawPointer, at offset: Int) -> Bool
     /// Bytes of the key part of branch cell 0 of a new root (its key is never used).
     static var placeholderKeyPartSize: Int { get }
     /// Whether a removal always finds its entry (positions are checked against the count
@@ -46,6 +49,8 @@ protocol TreeFlavor {
 }
 
 extension TreeFlavor {
+    @inline(__always)
+    static func leafValueIsEmpty(_ base: UnsafeRawPointer, at offset: Int) -> Bool { false }
     static func packedLeafEdit(_ node: TreeNode, _ writable: UnsafeMutableRawPointer?, _ key: SearchKey,
                                _ operation: TreeEditOperation, cell: UnsafeRawBufferPointer, rightmost: Bool,
                                packing: Bool, _ pages: any PageWriting,
@@ -223,11 +228,16 @@ enum BytesFlavor: TreeFlavor {
     @inline(__always)
     static func keyPartSize(_ base: UnsafeRawPointer, at offset: Int, ref: PageRef) throws -> Int {
         guard offset + 2 <= TreeLayout.payloadSize else { throw TreeError.corrupt(ref, "key outside the page") }
-        let length = base.treeU16(offset)
+        let length = base.treeU16(offset) & ~TreeLayout.emptyValueFlag
         guard length <= BytesTree.maxKeySize, offset + 2 + length <= TreeLayout.payloadSize else {
             throw TreeError.corrupt(ref, "key of \(length) bytes runs past the page")
         }
         return 2 + length
+    }
+
+    @inline(__always)
+    static func leafValueIsEmpty(_ base: UnsafeRawPointer, at offset: Int) -> Bool {
+        base.treeU16(offset) & TreeLayout.emptyValueFlag != 0
     }
 
     /// memcmp order, a proper prefix sorting first. Negative, zero or positive.

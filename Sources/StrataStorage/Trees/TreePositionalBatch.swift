@@ -30,7 +30,7 @@ struct PositionalAppendBatch: TreeLeafBatch {
 
     @inline(__always)
     private static func cellSize(_ element: UnsafeRawBufferPointer) -> Int {
-        TreeCells.leafCellSize(keySize: 0, valueCount: element.count)
+        TreeCells.leafCellSize(keySize: 0, valueCount: element.count, bytesKey: false)
     }
 
     mutating func edit(leaf node: TreeNode, key: UInt64, upper _: UInt64?, rightmost: Bool,

@@ -129,7 +129,7 @@ struct SortedPutBatch<F: SortedBatchFlavor>: TreeLeafBatch {
             if let upper, !F.precedes(key, upper) { break }
             let view = try TreeNode(ref: ref, base: UnsafeRawPointer(base), flavor: F.self)
             let (index, found) = try F.searchLeafFromEnd(view, key)
-            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: key), valueCount: value.count)
+            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: key), valueCount: value.count, bytesKey: F.self == BytesFlavor.self)
             if found {
                 let old = try view.leafCell(index, F.self)
                 try old.value.free(pages)
@@ -188,7 +188,7 @@ extension SortedPutBatch {
         let leaf = try MutableTreeNode.allocateRightLeaf(kind: F.leafKind, pages)
         var end = start
         while end < keys.count {
-            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: keys[end]), valueCount: values[end].count)
+            let size = TreeCells.leafCellSize(keySize: F.keyPartSize(of: keys[end]), valueCount: values[end].count, bytesKey: F.self == BytesFlavor.self)
             guard leaf.count == 0 || leaf.fits(size) else { break }
             try TreeCells.withLeafCell(F.keyPart(keys[end]), values[end], pages) {
                 try leaf.insertCell($0, at: leaf.count, isLeaf: true, F.self)

@@ -21,8 +21,9 @@
 // Formats: this build writes format 6 and reads 4 to 6. Format 5 added the free-list directory:
 // a format-5 meta may name one (FreeListDirectory.swift) where format 4 always names a chain.
 // Format 6 added compact sealing: an encrypted page may be sealed without its free space
-// (PageCipher.swift), which earlier builds would read as damage; plain files are unchanged. A file
-// of format 4 or 5 is read as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier format (3 and before) makes open fail with
+// (PageCipher.swift); and a bytes-tree leaf cell with an empty value may be the key alone
+// (NodeLayout.swift). Earlier builds would read either as damage. A file of format 4 or 5 is read
+// as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier format (3 and before) makes open fail with
 // `.notAStrataFile` naming the version when no slot is readable; a slot of a later format makes
 // open fail whatever the other slots hold, since choosing an older slot of ours would silently
 // drop the later commits. Nothing is converted or guessed.
@@ -68,7 +69,7 @@ enum MetaLayout {
     /// The format this build writes.
     static let formatVersion: UInt32 = 6
     /// The formats this build reads: 4 never names a free-list directory, 4 and 5 never seal a
-    /// page compactly.
+    /// page compactly nor store a bytes key without its value header.
     static let readableFormats: ClosedRange<UInt32> = 4...6
     /// The first format whose free list may be a directory.
     static let directoryFormat: UInt32 = 5
