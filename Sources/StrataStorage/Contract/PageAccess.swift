@@ -7,6 +7,10 @@
 //   `PageWriting.writablePage(_:)` (or `writableNodePage(_:)` for tree nodes, which may skip the
 //   node's unused gap), which copies it to a page owned by the current write transaction the
 //   first time (copy-on-write) and hands back the new reference.
+// - A page whose first payload byte is a tree page kind (`TreePageKind`, 1–8) follows that kind's
+//   layout: an encrypted file seals such a page without what the layout calls free (the gap of a
+//   slotted node, the unused capacity of a packed leaf; Crypto/CompactPage.swift), and those bytes
+//   read back as zeros. Any other page is stored whole.
 // - `PageRef.null` (page 0) is never a tree page: pages 0–7 hold the ring of eight meta slots
 //   (`MetaLayout.slotCount`; version v is committed into slot v % 8) and page 8 the durability
 //   record, so the first page a tree can get is page 9. A reference to a page below 9 read
