@@ -35,22 +35,20 @@ enum CompactPage {
         let size = PageLayout.payloadSize
         let kind = payload.load(as: UInt8.self)
         if isSlotted(kind) {
-            let head = TreeLayout.headerSize + TreeLayout.slotSize * payload.treeU16(TreeLayout.countOffset)
-            let cellStart = payload.treeU16(TreeLayout.cellStartOffset)
-            guard head <= cellStart, cellStart <= size, cellStart - head >= minimumSaving else { return nil }
+            guard let (head, cellStart) = slottedGap(payload), cellStart - head >= minimumSaving else { return nil }
             out.copyMemory(from: payload, byteCount: head)
             (out + head).copyMemory(from: payload + cellStart, byteCount: size - cellStart)
             return head + (size - cellStart)
         }
-        guard kind == TreePageKind.keyedPackedLeaf, let shape = PackedShape(payload),
-              size - shape.compactLength >= minimumSaving else { return nil }
-        let n = shape.count
-        out.copyMemory(from: payload, byteCount: shape.planesCompactOffset)
-        for column in 0..<shape.storedPlanes {
-            (out + shape.planesCompactOffset + column * n).copyMemory(from: payload + shape.planesOffset + column * shape.capacity,
-                                                                      byteCount: n)
+        guard kind == TreePageKind.keyedPackedLeaf, let leaf = try? PackedLeaf(ref: .null, base: payload),
+              size - compactLength(leaf) >= minimumSaving else { return nil }
+        let n = leaf.count
+        let planes = keysEnd(leaf)
+        out.copyMemory(from: payload, byteCount: planes)
+        for column in 0..<leaf.storedPlanes {
+            (out + planes + column * n).copyMemory(from: payload + leaf.planesOffset + column * leaf.capacity, byteCount: n)
         }
-        return shape.compactLength
+        return compactLength(leaf)
     }
 
     /// Rebuilds, in place, the page whose compact form of `length` bytes starts at `payload`.
@@ -62,33 +60,30 @@ enum CompactPage {
         }
         let kind = payload.load(as: UInt8.self)
         if isSlotted(kind) {
-            let head = TreeLayout.headerSize + TreeLayout.slotSize * UnsafeRawPointer(payload).treeU16(TreeLayout.countOffset)
-            let cellStart = UnsafeRawPointer(payload).treeU16(TreeLayout.cellStartOffset)
-            guard head <= cellStart, cellStart <= size, length == head + (size - cellStart) else {
+            guard let (head, cellStart) = slottedGap(UnsafeRawPointer(payload)), length == head + (size - cellStart) else {
                 throw damaged(page, "a slotted header that does not describe its \(length) bytes", path: path)
             }
             (payload + cellStart).copyMemory(from: payload + head, byteCount: size - cellStart)  // memmove
             (payload + head).initializeMemory(as: UInt8.self, repeating: 0, count: cellStart - head)
             return
         }
-        guard kind == TreePageKind.keyedPackedLeaf, let shape = PackedShape(UnsafeRawPointer(payload)),
-              length == shape.compactLength else {
+        guard kind == TreePageKind.keyedPackedLeaf, let leaf = try? PackedLeaf(ref: PageRef(page), base: UnsafeRawPointer(payload)),
+              length == compactLength(leaf) else {
             throw damaged(page, "a page of kind \(kind) whose header does not describe its \(length) bytes", path: path)
         }
         // Columns move up, the last first: each one's destination lies at or above its source and
         // above every earlier column's source, so no column is overwritten before it moves.
-        let n = shape.count, c = shape.capacity
-        var column = shape.storedPlanes - 1
+        let n = leaf.count, c = leaf.capacity
+        var column = leaf.storedPlanes - 1
         while column >= 0 {
-            let from = shape.planesCompactOffset + column * n
-            let to = shape.planesOffset + column * c
+            let from = keysEnd(leaf) + column * n
+            let to = leaf.planesOffset + column * c
             (payload + to).copyMemory(from: payload + from, byteCount: n)
             (payload + to + n).initializeMemory(as: UInt8.self, repeating: 0, count: c - n)
             column -= 1
         }
-        let keysEnd = shape.offsetsOffset + n * shape.keyWidth
-        (payload + keysEnd).initializeMemory(as: UInt8.self, repeating: 0, count: (c - n) * shape.keyWidth)
-        let end = shape.planesOffset + shape.storedPlanes * c
+        (payload + keysEnd(leaf)).initializeMemory(as: UInt8.self, repeating: 0, count: (c - n) * leaf.keyWidth)
+        let end = leaf.planesOffset + leaf.storedPlanes * c
         (payload + end).initializeMemory(as: UInt8.self, repeating: 0, count: size - end)
     }
 
@@ -96,40 +91,22 @@ enum CompactPage {
         kind >= TreePageKind.keyedLeaf && kind <= TreePageKind.positionalBranch
     }
 
-    private static func damaged(_ page: UInt32, _ what: String, path: String?) -> StorageError {
-        StorageError(.corruptPage, "page \(page) authenticates but holds \(what)", path: path)
+    /// A slotted page's gap: the end of its slot array and the start of its cell area, or nil when
+    /// its header puts them out of order or past the page.
+    private static func slottedGap(_ payload: UnsafeRawPointer) -> (head: Int, cellStart: Int)? {
+        let head = TreeLayout.headerSize + TreeLayout.slotSize * payload.treeU16(TreeLayout.countOffset)
+        let cellStart = payload.treeU16(TreeLayout.cellStartOffset)
+        guard head <= cellStart, cellStart <= PageLayout.payloadSize else { return nil }
+        return (head, cellStart)
     }
 
-    /// The column positions of a packed leaf, from its header alone (PackedLeaf.swift's layout),
-    /// or nil when the header is not self-consistent.
-    private struct PackedShape {
-        let count: Int
-        let capacity: Int
-        let keyWidth: Int
-        let storedPlanes: Int
-        let offsetsOffset: Int
-        let planesOffset: Int
-        /// Where the planes start in the compact form.
-        var planesCompactOffset: Int { offsetsOffset + count * keyWidth }
-        var compactLength: Int { planesCompactOffset + storedPlanes * count }
+    /// Where a packed leaf's used key offsets end, which in the compact form is where its planes
+    /// start (PackedLeaf validated the header).
+    private static func keysEnd(_ leaf: PackedLeaf) -> Int { leaf.offsetsOffset + leaf.count * leaf.keyWidth }
 
-        init?(_ payload: UnsafeRawPointer) {
-            keyWidth = Int(payload.load(fromByteOffset: PackedLayout.keyWidthOffset, as: UInt8.self))
-            count = payload.treeU16(TreeLayout.countOffset)
-            capacity = payload.treeU16(PackedLayout.capacityOffset)
-            let valueLength = payload.treeU16(PackedLayout.valueLengthOffset)
-            guard keyWidth == 1 || keyWidth == 2 || keyWidth == 4 || keyWidth == 8, count <= capacity,
-                  valueLength <= PackedLayout.maxValueLength else { return nil }
-            let bitmapBytes = PackedLayout.bitmapSize(valueLength)
-            var stored = 0
-            for b in 0..<bitmapBytes {
-                stored += payload.load(fromByteOffset: PackedLayout.bitmapOffset + b, as: UInt8.self).nonzeroBitCount
-            }
-            storedPlanes = stored
-            guard PackedLayout.size(count: capacity, valueLength: valueLength, storedPlanes: stored,
-                                    keyWidth: keyWidth) <= PageLayout.payloadSize else { return nil }
-            offsetsOffset = PackedLayout.bitmapOffset + bitmapBytes + valueLength
-            planesOffset = offsetsOffset + capacity * keyWidth
-        }
+    private static func compactLength(_ leaf: PackedLeaf) -> Int { keysEnd(leaf) + leaf.storedPlanes * leaf.count }
+
+    private static func damaged(_ page: UInt32, _ what: String, path: String?) -> StorageError {
+        StorageError(.corruptPage, "page \(page) authenticates but holds \(what)", path: path)
     }
 }

@@ -75,12 +75,6 @@ enum TreeKeyPart {
         }
     }
 
-    /// Whether a cell with this key part and an empty value is the key alone (bytes keys).
-    var marksEmptyValue: Bool {
-        if case .bytes = self { return true }
-        return false
-    }
-
     func write(to base: UnsafeMutableRawPointer) {
         switch self {
         case .none: break
@@ -102,7 +96,7 @@ enum TreeCells {
             throw StorageError(.tooLarge, "a value of \(value.count) bytes exceeds the limit of \(KeyedTree.maxValueSize)")
         }
         let keySize = key.size
-        if value.isEmpty && key.marksEmptyValue, case .bytes(let bytes) = key {
+        if value.isEmpty, case .bytes(let bytes) = key {  // the key alone (NodeLayout.swift)
             return try withUnsafeTemporaryAllocation(byteCount: keySize, alignment: 8) { buffer in
                 guard let cell = buffer.baseAddress else { throw StorageError(.invalidState, "no cell buffer") }
                 key.write(to: cell)

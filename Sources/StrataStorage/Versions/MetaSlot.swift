@@ -23,10 +23,10 @@
 // Format 6 added compact sealing: an encrypted page may be sealed without its free space
 // (PageCipher.swift); and a bytes-tree leaf cell with an empty value may be the key alone
 // (NodeLayout.swift). Earlier builds would read either as damage. A file of format 4 or 5 is read
-// as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier format (3 and before) makes open fail with
-// `.notAStrataFile` naming the version when no slot is readable; a slot of a later format makes
-// open fail whatever the other slots hold, since choosing an older slot of ours would silently
-// drop the later commits. Nothing is converted or guessed.
+// as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier
+// format (3 and before) makes open fail with `.notAStrataFile` naming the version when no slot is
+// readable; a slot of a later format makes open fail whatever the other slots hold, since choosing
+// an older slot of ours would silently drop the later commits. Nothing is converted or guessed.
 //
 // A commit whose free-space records fit beside its commit record keeps them in the meta (F > 0,
 // no free-list page); otherwise they go to free-list pages (F = 0, the free-list head names them).
