@@ -1,5 +1,7 @@
-// The object format: Strata writes one (`Catalog.formatMarker`) and reads it and format 2, which
-// lacks only a decimal's coefficient bit 112; a format-2 file becomes format 3 at its next commit.
+// The object format: Strata writes one (`Catalog.formatMarker`) into new files and reads it,
+// format 3 (little-endian Int primary keys, which stays format 3 when written:
+// PrimaryKeyOrderTests) and format 2, which lacks only a decimal's coefficient bit 112; a format-2
+// file becomes format 3 at its next commit.
 // A file of any other object format version, this project's first one (rows without a backlink
 // footer) or a later one, is refused with `.unsupportedFileFormat` naming its version, and left
 // byte for byte as it was, whichever way it is opened (read-write, read-only, with compaction on
@@ -15,8 +17,10 @@ import StrataStorage
     static let firstFormatMarker: UInt64 = 0x3130_4154_4152_5453
     /// "STRATA02": the format before the decimal coefficient's bit 112, read as it is.
     static let secondFormatMarker: UInt64 = 0x3230_4154_4152_5453
-    /// "STRATA04": a format later than this version's.
-    static let laterFormatMarker: UInt64 = 0x3430_4154_4152_5453
+    /// "STRATA03": little-endian Int primary keys.
+    static let thirdFormatMarker: UInt64 = 0x3330_4154_4152_5453
+    /// "STRATA05": a format later than this version's.
+    static let laterFormatMarker: UInt64 = 0x3530_4154_4152_5453
 
     /// Writes a file of the first object format at `config`'s path: the catalog and trees of
     /// today's format, every row without its footer (the one byte of an empty footer: no object
@@ -125,8 +129,8 @@ import StrataStorage
         #expect(realm.objects(DecimalHolder.self).first?.amount == amount)
         #expect(try Self.marker(path) == Self.secondFormatMarker, "reading keeps the format")
         try realm.write { realm.add(Dog(value: ["id": "ace", "name": "Ace", "age": 5])) }
-        #expect(try Self.marker(path) == Catalog.formatMarker, "a commit writes this version's format")
-        #expect(try StrataFile(path: path).objectFormatVersion == Catalog.formatVersion)
+        #expect(try Self.marker(path) == Self.thirdFormatMarker, "a commit writes format 3, whose primary keys format 2 shares")
+        #expect(try StrataFile(path: path).objectFormatVersion == 3)
     }
 
     @Test func aLaterFormatIsRefusedAndLeftUnchanged() throws {
@@ -134,7 +138,7 @@ import StrataStorage
         let path = try #require(config.fileURL).path
         try Self.setMarker(Self.laterFormatMarker, path)
         let before = try Self.contents(config)
-        #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 4) }
+        #expect { try Realm(configuration: config) } throws: { Self.isUnsupportedFormat($0, version: 5) }
         #expect(try Self.contents(config) == before)
     }
 
@@ -142,7 +146,13 @@ import StrataStorage
         #expect(Catalog.version(ofMarker: Catalog.formatMarker) == Catalog.formatVersion)
         #expect(Catalog.version(ofMarker: Self.firstFormatMarker) == 1)
         #expect(Catalog.version(ofMarker: Self.secondFormatMarker) == 2)
-        #expect(Catalog.version(ofMarker: Self.laterFormatMarker) == 4)
+        #expect(Catalog.version(ofMarker: Self.thirdFormatMarker) == 3)
+        #expect(Catalog.version(ofMarker: Self.laterFormatMarker) == 5)
+        for version in [1, 2, 3, 4, 5, 12, 99] {
+            #expect(Catalog.version(ofMarker: Catalog.marker(ofVersion: version)) == version)
+        }
+        #expect(Catalog.marker(ofVersion: Catalog.formatVersion) == Catalog.formatMarker)
+        #expect(Catalog.marker(ofVersion: 3) == Self.thirdFormatMarker)
         #expect(Catalog.version(ofMarker: 12345) == nil)
         #expect(Catalog.version(ofMarker: 0x4130_4154_4152_5453) == nil, "\"STRATA0A\" is no version")
     }

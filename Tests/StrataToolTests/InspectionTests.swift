@@ -72,7 +72,7 @@ struct InspectionTests {
         #expect(alone.status == 0, "\(alone.stderr)")
         #expect(alone.stdout.contains("classes     CorpusMarker 0, CorpusOwner 2, CorpusItem 2000"), "\(alone.stdout)")
         #expect(alone.stdout.contains("readers     no other process or handle has the file open"))
-        #expect(alone.stdout.contains("format      page file \(StrataVersion.storageFormat), objects 3; pages of 4096 bytes; not encrypted"))
+        #expect(alone.stdout.contains("format      page file \(StrataVersion.storageFormat), objects \(StrataVersion.objectFormat); pages of 4096 bytes; not encrypted"))
         let holder = try HeldByAnotherProcess(corpus: path)
         let held = try StrataCLI.run(["info", path])
         let heldJSON = try StrataCLI.run(["info", path, "--format", "json"])

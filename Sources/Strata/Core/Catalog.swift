@@ -2,12 +2,18 @@
 // per-class tree roots, and how they are encoded.
 //
 // UserRoots words (committed atomically with the pages):
-//   [0] format marker `Catalog.formatMarker` ("STRATA03": rows end with a backlink footer,
-//       InlineBacklinks.swift; a Decimal128's coefficient may use bit 112, Decimal128.swift);
-//       0 = a fresh, empty file. Format 2 lacks only that bit, so its files read unchanged, and
-//       every commit writes this marker: once written to, a format-2 file is format 3, and
-//       builds of format 2 refuse it instead of misreading such a decimal. A file of any other
-//       format, earlier or later, is refused (`checkFormat`), never converted.
+//   [0] format marker "STRATA" and two digits, 0 = a fresh, empty file. This version writes
+//       `Catalog.formatMarker` ("STRATA04") into new files. Format 4 differs from 3 only in the
+//       primary-key tree's key for an Int primary key: order-preserving bytes (the secondary
+//       indexes' Int encoding, IndexKeys.swift) where 3 wrote the Int64 little-endian, so that
+//       ascending keys append to the tree's last leaf instead of landing in scattered ones.
+//       Format 3 (rows end with a backlink footer, InlineBacklinks.swift; a Decimal128's
+//       coefficient may use bit 112, Decimal128.swift) is read and written as it is: its commits
+//       keep marker 3 and the little-endian keys (`PrimaryKeyEncoding`), since converting would
+//       rewrite every such tree. Format 2 lacks only the decimal bit, so its files read unchanged,
+//       and a commit writes marker 3: once written to, a format-2 file is format 3, and builds of
+//       format 2 refuse it instead of misreading such a decimal. A file of any other format,
+//       earlier or later, is refused (`checkFormat`), never converted.
 //   [1] schema version
 //   [2] catalog BytesTree root: key "schema" → encoded [ObjectSchema]; key "tables" → TableMeta×n
 //   [3] backlinks BytesTree root (see Backlinks.swift)
@@ -35,12 +41,26 @@
 import StrataStorage
 
 enum Catalog {
-    /// The object format this version writes.
-    static let formatVersion = 3
-    /// "STRATA03" as little-endian bytes: "STRATA" followed by `formatVersion` in two digits.
-    static let formatMarker: UInt64 = 0x3330_4154_4152_5453
-    /// Earlier formats whose files this version reads as they are (see the file header).
-    static let readableEarlierVersions: Set<Int> = [2]
+    /// The object format this version writes into new files.
+    static let formatVersion = 4
+    /// "STRATA04" as little-endian bytes: "STRATA" followed by `formatVersion` in two digits.
+    static let formatMarker: UInt64 = 0x3430_4154_4152_5453
+    /// Earlier formats whose files this version reads (see the file header).
+    static let readableEarlierVersions: Set<Int> = [2, 3]
+    /// The last format whose Int primary keys are little-endian; what commits to a file of
+    /// format 2 or 3 write.
+    static let littleEndianKeyFormat = 3
+
+    /// The format a commit writes into a file read in format `read` (see the file header).
+    static func writtenFormat(forRead read: Int) -> Int {
+        read <= littleEndianKeyFormat ? littleEndianKeyFormat : formatVersion
+    }
+
+    /// The marker word of format `version` (two decimal digits).
+    static func marker(ofVersion version: Int) -> UInt64 {
+        let digits = UInt64(0x30 + version / 10) | UInt64(0x30 + version % 10) << 8
+        return formatMarker & 0xFFFF_FFFF_FFFF | digits << 48
+    }
 
     /// The format version of a marker of the form "STRATA" and two digits; nil for any other.
     static func version(ofMarker marker: UInt64) -> Int? {

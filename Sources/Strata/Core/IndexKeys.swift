@@ -114,16 +114,19 @@ enum IndexKeys {
     }
 
     /// The primary-key tree's key for query constant `value` (the bytes `primaryKeyIndexKey`
-    /// builds from a row: [1] + little-endian Int64 / 12 ObjectId bytes / 16 UUID bytes, [0] for
-    /// nil); nil when the constant's kind differs from the key's type or the type is String
-    /// (String primary keys are looked up in their secondary index, see `isSecondary`).
-    static func primaryKeyTreeKey(_ value: QueryValue, type: PropertyType) -> [UInt8]? {
+    /// builds from a row: [1] + the Int64 as `encoding` writes it / 12 ObjectId bytes / 16 UUID
+    /// bytes, [0] for nil); nil when the constant's kind differs from the key's type or the type
+    /// is String (String primary keys are looked up in their secondary index, see `isSecondary`).
+    static func primaryKeyTreeKey(_ value: QueryValue, type: PropertyType, encoding: PrimaryKeyEncoding) -> [UInt8]? {
         var out: [UInt8] = []
         switch (value, type) {
         case (.null, _): out.append(0)
         case (.int(let i), .int):
             out.append(1)
-            withUnsafeBytes(of: i.littleEndian) { out.append(contentsOf: $0) }
+            switch encoding {
+            case .littleEndian: withUnsafeBytes(of: i.littleEndian) { out.append(contentsOf: $0) }
+            case .ordered: appendInt(i, to: &out)
+            }
         case (.objectId(let id), .objectId):
             out.append(1)
             withUnsafeBytes(of: id.high.bigEndian) { out.append(contentsOf: $0) }
@@ -190,5 +193,32 @@ enum IndexKeys {
         }
         out.append(0)
         out.append(0)
+    }
+}
+
+/// How the primary-key tree writes an Int primary key after its tag byte (Catalog.swift says
+/// which object formats use which).
+enum PrimaryKeyEncoding: Sendable {
+    /// The Int64's 8 bytes little-endian (object formats 2 and 3): memcmp order is unrelated to
+    /// numeric order, so ascending keys land in leaves all over the tree.
+    case littleEndian
+    /// Sign bit flipped, big-endian, as the secondary indexes write an Int (format 4 on):
+    /// memcmp order is numeric order, so ascending keys append to the last leaf.
+    case ordered
+
+    init(objectFormat: Int) {
+        self = objectFormat <= Catalog.littleEndianKeyFormat ? .littleEndian : .ordered
+    }
+
+    /// Rewrites, in `key` (a primary-key tree key of an `.int` primary key built with the
+    /// little-endian bytes: tag 1 then 8 bytes), the value bytes in this encoding. A nil key
+    /// ([0]) or a key of another shape is left as it is.
+    @inline(__always)
+    func finishIntKey(_ key: inout [UInt8]) {
+        guard self == .ordered, key.count == 9, key[0] == IndexKeys.valueTag else { return }
+        key.withUnsafeMutableBytes { bytes in
+            let value = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) ^ (1 << 63)
+            bytes.storeBytes(of: value.bigEndian, toByteOffset: 1, as: UInt64.self)
+        }
     }
 }

@@ -207,6 +207,9 @@ extension RealmCore {
 
     // MARK: - Primary keys
 
+    /// How this file's primary-key trees write an Int primary key (its object format).
+    var primaryKeyEncoding: PrimaryKeyEncoding { PrimaryKeyEncoding(objectFormat: snap.objectFormat) }
+
     /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `addPath.elementBytes` on a live
     /// core (no allocation); frozen cores (shared between threads) allocate.
     func withPrimaryKeyIndexKey<V: _Persistable, R>(of value: V, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
@@ -217,14 +220,18 @@ extension RealmCore {
         buffer.bytes.removeAll(keepingCapacity: true)
         if !V._strataShape.isOptional { buffer.bytes.append(1) }
         try value._strataEncodeKey(&buffer)
+        if V._strataShape.type == .int { primaryKeyEncoding.finishIntKey(&buffer.bytes) }
         defer { addPath.elementBytes = buffer.bytes }
         return try buffer.bytes.withUnsafeBytes(body)
     }
 
+    /// The primary-key tree's key of `value`: [1] then its bytes (an Int as `primaryKeyEncoding`
+    /// writes it), or what an optional encodes for itself ([0] for nil).
     func primaryKeyIndexKey<V: _Persistable>(of value: V) throws -> [UInt8] {
         var buffer = _ElementBuffer(core: self, ownerTable: -1, ownerKey: 0, ownerColumn: -1)
         if !V._strataShape.isOptional { buffer.bytes.append(1) }
         try value._strataEncodeKey(&buffer)
+        if V._strataShape.type == .int { primaryKeyEncoding.finishIntKey(&buffer.bytes) }
         return buffer.bytes
     }
 
@@ -236,7 +243,9 @@ extension RealmCore {
         case .string: out.append(contentsOf: row.variable(c))
         case .objectId: out.append(contentsOf: row.fixedBytes(c, count: 12))
         case .uuid: out.append(contentsOf: row.fixedBytes(c, count: 16))
-        default: out.append(contentsOf: row.fixedBytes(c, count: 8))
+        default:
+            out.append(contentsOf: row.fixedBytes(c, count: 8))
+            if c.type == .int { primaryKeyEncoding.finishIntKey(&out) }
         }
         return out
     }

@@ -21,7 +21,8 @@ import StrataStorage
 struct Snapshot {
     var version: UInt64 = 0
     var schemaVersion: UInt64 = 0
-    /// The object format the file's marker names (an earlier readable one until the next commit).
+    /// The object format the file's marker names (format 2 until the next commit, which
+    /// writes 3: Catalog.swift); a fresh file's is the current one.
     var objectFormat = Catalog.formatVersion
     var isFresh = true
     var schemas: [ObjectSchema] = []
@@ -127,17 +128,17 @@ struct Snapshot {
                 }
             }
         }
-        roots[0] = Catalog.formatMarker
+        roots[0] = Catalog.marker(ofVersion: Catalog.writtenFormat(forRead: objectFormat))
         roots[1] = schemaVersion
         roots[2] = UInt64(catalog.root.raw)
         roots[3] = UInt64(backlinks.root.raw)
     }
 
     /// The write that changed this snapshot committed as `committed`: it now describes that
-    /// version, in the current object format, with nothing left to write.
+    /// version, in the format the commit wrote (`writeCatalog`), with nothing left to write.
     mutating func committed(as committed: UInt64) {
         version = committed
-        objectFormat = Catalog.formatVersion
+        objectFormat = Catalog.writtenFormat(forRead: objectFormat)
         isFresh = false
         metasDirty = false
         schemaDirty = false

@@ -89,7 +89,8 @@ extension UncommittedCopy {
         try Catalog.schemaKey.withUnsafeBytes { k in try schemaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
         try Catalog.tablesKey.withUnsafeBytes { k in try metaBytes.withUnsafeBytes { _ = try catalog.put(k, $0, in: d) } }
         var roots = d.roots
-        roots[0] = Catalog.formatMarker
+        // The copy holds the same primary-key trees, so it keeps their encoding's format.
+        roots[0] = Catalog.marker(ofVersion: Catalog.writtenFormat(forRead: core.snap.objectFormat))
         roots[1] = core.snap.schemaVersion
         roots[2] = UInt64(catalog.root.raw)
         roots[3] = UInt64(backlinks.root.raw)

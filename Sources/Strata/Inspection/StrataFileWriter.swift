@@ -163,6 +163,8 @@ public final class StrataFileWriter {
         } else {
             let property = schema.allProperties[pk]
             indexKey += try StoredValueEncoding(core: core).scalar(value, property.type, place: "\(className).\(property.name)")
+            // The stored slot's bytes: an Int's little-endian, which the file's format may order.
+            if property.type == .int { core.primaryKeyEncoding.finishIntKey(&indexKey) }
         }
         return try Realm.Error.wrap {
             try indexKey.withUnsafeBytes { k in

@@ -82,7 +82,7 @@ extension SecondaryIndexes {
             var encoded: [[UInt8]] = []
             encoded.reserveCapacity(choice.equality.values.count)
             for value in choice.equality.values {
-                guard let k = IndexKeys.primaryKeyTreeKey(value, type: property.type) else { return nil }
+                guard let k = IndexKeys.primaryKeyTreeKey(value, type: property.type, encoding: core.primaryKeyEncoding) else { return nil }
                 encoded.append(k)
             }
             let tree = core.snap.metas[t].primaryKeys
