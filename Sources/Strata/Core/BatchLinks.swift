@@ -69,9 +69,7 @@ extension BacklinkStore {
     private func putPlainRows(_ objects: [Object], keys: [UInt64], plain: [PlainRowCopy], size plainSize: Int,
                               inline: InlineBacklink?, table t: Int, _ w: WriteTransaction) throws {
         let n = objects.count
-        // Rows created by a link get a fixed footer where the file allows it (InlineBacklinks.swift).
-        let fixed = inline != nil && core.allowsFixedFooters
-        let footer = RowFooter.encodedLength(inline, fixed: fixed)
+        let footer = RowFooter.encodedLength(inline)
         let size = plainSize + footer
         var rows = [UInt8](repeating: 0, count: max(size * n, 1))
         rows.withUnsafeMutableBytes { buffer in
@@ -82,7 +80,7 @@ extension BacklinkStore {
                 withExtendedLifetime(o) {
                     for c in plain { c.kind.copy(from: source + c.valueOffset, to: row + c.slotOffset) }
                 }
-                RowFooter.store(inline, fixed: fixed, at: row + plainSize)
+                RowFooter.store(inline, at: row + plainSize)
             }
         }
         try rows.withUnsafeBytes { all in
@@ -91,12 +89,11 @@ extension BacklinkStore {
             // Plain rows hold no page references (no collections), so the rows tree may pack
             // them: ~13 instead of ~39 bytes per small row. A schema change rebuilds the tree
             // unpacked (MigrationRun.convert), so a class that gains a collection never keeps
-            // packed leaves, which relocation could not rewrite. Not rows with a varint backlink
-            // footer (objects appended to a list in a format-3 file): the footer shrinks when
-            // they leave the list, and a value of another length cannot stay in a packed leaf's
-            // columns (each such change would rewrite the whole leaf: measured, the sensors
-            // pattern halved). A fixed footer keeps the row's length.
-            _ = try core.snap.metas[t].objects.putSorted(keys: keys, values: values, packing: inline == nil || fixed, in: w)
+            // packed leaves, which relocation could not rewrite. Not rows created with an inline
+            // backlink (objects appended to a list): the footer shrinks when they leave the list,
+            // and a value of another length cannot stay in a packed leaf's columns (each such
+            // change would rewrite the whole leaf: measured, the sensors pattern halved).
+            _ = try core.snap.metas[t].objects.putSorted(keys: keys, values: values, packing: inline == nil, in: w)
         }
     }
 

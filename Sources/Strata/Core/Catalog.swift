@@ -3,12 +3,10 @@
 //
 // UserRoots words (committed atomically with the pages):
 //   [0] format marker "STRATA" and two digits, 0 = a fresh, empty file. This version writes
-//       `Catalog.formatMarker` ("STRATA04") into new files. Format 4 differs from 3 in two
-//       things: the primary-key tree's key for an Int primary key is order-preserving (the
-//       secondary indexes' Int encoding, IndexKeys.swift) where 3 wrote the Int64
-//       little-endian, so that ascending keys append to the tree's last leaf instead of
-//       landing in scattered ones; and a row may end with a fixed footer
-//       (InlineBacklinks.swift), which format-3 builds would call malformed.
+//       `Catalog.formatMarker` ("STRATA04") into new files. Format 4 differs from 3 only in the
+//       primary-key tree's key for an Int primary key: order-preserving bytes (the secondary
+//       indexes' Int encoding, IndexKeys.swift) where 3 wrote the Int64 little-endian, so that
+//       ascending keys append to the tree's last leaf instead of landing in scattered ones.
 //       Format 3 (rows end with a backlink footer, InlineBacklinks.swift; a Decimal128's
 //       coefficient may use bit 112, Decimal128.swift) is read and written as it is: its commits
 //       keep marker 3 and the little-endian keys (`PrimaryKeyEncoding`), since converting would
@@ -52,10 +50,6 @@ enum Catalog {
     /// The last format whose Int primary keys are little-endian; what commits to a file of
     /// format 2 or 3 write.
     static let littleEndianKeyFormat = 3
-
-    /// Whether rows created by a link in a file of format `format` may have fixed footers
-    /// (InlineBacklinks.swift): format 4 on.
-    static func allowsFixedFooters(format: Int) -> Bool { format > littleEndianKeyFormat }
 
     /// The format a commit writes into a file read in format `read` (see the file header).
     static func writtenFormat(forRead read: Int) -> Int {

@@ -17,16 +17,6 @@
 // backlink-tree cell). The row proper (RowLayout: bitmap, fixed slots, variable tail) ends where
 // the entry starts; `_RowBuilder` keeps the footer at the end when it appends variable bytes.
 //
-// Fixed footers (object format 4): L = `RowFooter.fixedMarker` after a 20-byte entry of fixed
-// width: source table u32, source column u32, source key u64, count u32, little-endian; all
-// zero for "no entry". A row of a class whose rows hold no page reference is created with one
-// when it is created by a link, and keeps its length when its entry changes or empties, so rows
-// created by appending to lists have one length and go into packed leaves like plain rows (a
-// varint footer changes the row's length as it changes, which a packed leaf's columns cannot
-// follow). In a packed leaf the entry's planes that are the same in every row (table, column,
-// count, the source key's high bytes) are stored once. A footer keeps its form: a row created
-// without one keeps a varint footer when linked later.
-//
 // Invariants:
 // - The links from (source table, column, source key) to an object number the count of the
 //   footer's entry, when it names that source, plus the count of the tree's entry, when there is
@@ -60,33 +50,21 @@ enum RowFooter {
     static let emptyLength = 1
     /// Longest entry: varints of 5 + 5 + 10 + 5 bytes.
     static let maxEntrySize = 25
-    /// The last byte of a fixed footer (above every varint entry's length).
-    static let fixedMarker: UInt8 = 0xFE
-    /// A fixed footer's entry: table u32, column u32, key u64, count u32.
-    static let fixedEntrySize = 20
-    /// A fixed footer's bytes, entry and marker.
-    static let fixedLength = fixedEntrySize + 1
 
     /// The footer's length at the end of `row` (entry and length byte), nil when it is malformed.
     @inline(__always)
     static func length(_ row: UnsafeRawBufferPointer) -> Int? {
         guard let last = row.last else { return nil }
-        if last == fixedMarker { return row.count >= fixedLength ? fixedLength : nil }
         let n = Int(last)
         guard n <= maxEntrySize, n < row.count else { return nil }
         return n + 1
     }
-
-    /// Whether `row` ends with a fixed footer (well formed or not: `length` says).
-    @inline(__always)
-    static func isFixed(_ row: UnsafeRawBufferPointer) -> Bool { row.last == fixedMarker }
 
     /// The entry of `row`'s footer (nil: none); throws for a malformed footer.
     static func entry(_ row: UnsafeRawBufferPointer) throws(Realm.Error) -> InlineBacklink? {
         guard let total = length(row) else {
             throw Realm.Error(.corruptFile, "a row's backlink footer is malformed (\(row.count) bytes, last byte \(row.last.map { "\($0)" } ?? "none"))")
         }
-        if total == fixedLength && isFixed(row) { return try fixedEntry(row) }
         guard total > 1 else { return nil }
         var at = row.count - total
         let end = row.count - 1
@@ -110,27 +88,7 @@ enum RowFooter {
         return InlineBacklink(table: UInt32(table), column: UInt32(column), key: key, count: UInt32(count))
     }
 
-    /// The entry of a fixed footer (`row` ends with one of `fixedLength` bytes).
-    private static func fixedEntry(_ row: UnsafeRawBufferPointer) throws(Realm.Error) -> InlineBacklink? {
-        let at = row.count - fixedLength
-        let table = UInt32(littleEndian: row.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-        let column = UInt32(littleEndian: row.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self))
-        let key = UInt64(littleEndian: row.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
-        let count = UInt32(littleEndian: row.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self))
-        if count > 0 { return InlineBacklink(table: table, column: column, key: key, count: count) }
-        guard table == 0, column == 0, key == 0 else {
-            throw Realm.Error(.corruptFile, "a row's backlink footer is malformed (an entry of count 0 naming table \(table), column \(column), object \(key))")
-        }
-        return nil
-    }
-
-    /// Bytes of the footer for `entry` (nil: none), fixed or not.
-    @inline(__always)
-    static func encodedLength(_ entry: InlineBacklink?, fixed: Bool) -> Int {
-        fixed ? fixedLength : encodedLength(entry)
-    }
-
-    /// Bytes of the varint footer for `entry` (nil: none).
+    /// Bytes of the footer for `entry` (nil: none).
     @inline(__always)
     static func encodedLength(_ entry: InlineBacklink?) -> Int {
         guard let e = entry else { return emptyLength }
@@ -143,22 +101,8 @@ enum RowFooter {
         v == 0 ? 1 : (64 - v.leadingZeroBitCount + 6) / 7
     }
 
-    /// Writes the footer for `entry` (nil: none), fixed or not, at `p`, which has
-    /// `encodedLength(entry, fixed:)` bytes. Returns the bytes written.
-    @discardableResult
-    static func store(_ entry: InlineBacklink?, fixed: Bool, at p: UnsafeMutableRawPointer) -> Int {
-        guard fixed else { return store(entry, at: p) }
-        let e = entry ?? InlineBacklink(table: 0, column: 0, key: 0, count: 0)
-        p.storeBytes(of: e.table.littleEndian, toByteOffset: 0, as: UInt32.self)
-        p.storeBytes(of: e.column.littleEndian, toByteOffset: 4, as: UInt32.self)
-        p.storeBytes(of: e.key.littleEndian, toByteOffset: 8, as: UInt64.self)
-        p.storeBytes(of: e.count.littleEndian, toByteOffset: 16, as: UInt32.self)
-        p.storeBytes(of: fixedMarker, toByteOffset: fixedEntrySize, as: UInt8.self)
-        return fixedLength
-    }
-
-    /// Writes the varint footer for `entry` (nil: none) at `p`, which has `encodedLength(entry)`
-    /// bytes. Returns the bytes written.
+    /// Writes the footer for `entry` (nil: none) at `p`, which has `encodedLength(entry)` bytes.
+    /// Returns the bytes written.
     @discardableResult
     static func store(_ entry: InlineBacklink?, at p: UnsafeMutableRawPointer) -> Int {
         guard let e = entry else {
@@ -184,19 +128,17 @@ enum RowFooter {
         return at + 1
     }
 
-    /// `row` with its footer replaced by one for `entry`, in the footer's form (a fixed footer
-    /// keeps the row's length).
+    /// `row` with its footer replaced by one for `entry`.
     static func replacing(_ row: UnsafeRawBufferPointer, with entry: InlineBacklink?) throws(Realm.Error) -> [UInt8] {
         guard let old = length(row) else {
             throw Realm.Error(.corruptFile, "a row's backlink footer is malformed (\(row.count) bytes)")
         }
         let body = row.count - old
-        let fixed = isFixed(row)
-        let new = encodedLength(entry, fixed: fixed)
+        let new = encodedLength(entry)
         return [UInt8](unsafeUninitializedCapacity: body + new) { buffer, initialized in
             guard let base = buffer.baseAddress else { initialized = 0; return }
             if body > 0, let src = row.baseAddress { UnsafeMutableRawPointer(base).copyMemory(from: src, byteCount: body) }
-            store(entry, fixed: fixed, at: UnsafeMutableRawPointer(base) + body)
+            store(entry, at: UnsafeMutableRawPointer(base) + body)
             initialized = body + new
         }
     }
@@ -324,11 +266,10 @@ struct FooterRewrites {
     /// Adds `row` (whose footer is well formed) with its footer replaced by one for `entry`.
     mutating func append(key: UInt64, row: UnsafeRawBufferPointer, entry: InlineBacklink?) {
         let body = row.count - (RowFooter.length(row) ?? 0)
-        let fixed = RowFooter.isFixed(row)
         bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: row[0..<body]))
         let at = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: RowFooter.encodedLength(entry, fixed: fixed)))
-        bytes.withUnsafeMutableBytes { _ = RowFooter.store(entry, fixed: fixed, at: $0.baseAddress! + at) }
+        bytes.append(contentsOf: repeatElement(0, count: RowFooter.encodedLength(entry)))
+        bytes.withUnsafeMutableBytes { _ = RowFooter.store(entry, at: $0.baseAddress! + at) }
         keys.append(key)
         ends.append(bytes.count)
     }

@@ -118,24 +118,22 @@ extension ObjectAdding {
             obj._binding = ObjectBinding(core: core, info: info, table: t, key: key)
             do {
                 let base = UnsafeRawPointer(Unmanaged.passUnretained(obj).toOpaque())
-                // The footer: empty, or the creating link's backlink, fixed where the file
-                // allows it (a plain row holds no page reference), so the row can be packed.
-                let fixed = inline != nil && core.allowsFixedFooters
-                let footer = RowFooter.encodedLength(inline, fixed: fixed)
+                // The footer: empty, or the creating link's backlink.
+                let footer = RowFooter.encodedLength(inline)
                 try withUnsafeTemporaryAllocation(byteCount: info.plainRowSize + footer, alignment: 8) { buf in
                     guard let dst = buf.baseAddress else { return }
                     dst.initializeMemory(as: UInt8.self, repeating: 0, count: buf.count)
                     withExtendedLifetime(obj) {
                         for copy in plain { copy.kind.copy(from: base + copy.valueOffset, to: dst + copy.slotOffset) }
                     }
-                    RowFooter.store(inline, fixed: fixed, at: dst + info.plainRowSize)
+                    RowFooter.store(inline, at: dst + info.plainRowSize)
                     // Plain rows hold no page references: the rows tree may pack them
                     // (BatchLinks.putPlainRows says why that stays safe, and why not rows
-                    // with a varint backlink footer).
+                    // created with an inline backlink).
                     _ = try core.snap.metas[t].objects.put(key, UnsafeRawBufferPointer(buf),
-                                                      packing: inline == nil || fixed, in: writing)
+                                                      packing: footer <= RowFooter.emptyLength, in: writing)
                 }
-                inlined = inline != nil
+                inlined = footer > RowFooter.emptyLength
             } catch {
                 obj._binding = nil
                 throw error
@@ -235,19 +233,17 @@ extension ObjectAdding {
                     try info.fields[i].storeUnmanaged(obj, &row, columns[i])
                 }
             }
-            let fixedFooter = inline != nil && existingRow == nil && info.rowsHoldNoPageReferences && core.allowsFixedFooters
             if existingRow == nil, let inline {
-                row.setInlineBacklink(inline, fixed: fixedFooter)
+                row.setInlineBacklink(inline)
                 inlined = true
             } else if existingRow != nil {
                 // Links stored above may have changed this row's footer (a cycle back to it).
                 try syncFooter(&row, writing)
             }
-            // A new row of a class whose rows hold no page reference, with an empty or a fixed
-            // footer, may go into a packed leaf, as a plain class's do: a class with a primary
-            // key, an index or a creating link stores its rows as densely (PackedLeaf.swift has
-            // the rule).
-            let packs = existingRow == nil && (inline == nil || fixedFooter) && info.rowsHoldNoPageReferences
+            // A new row without a backlink in its footer, of a class whose rows hold no page
+            // reference, may go into a packed leaf, as a plain class's do: a class with a primary
+            // key or an index stores its rows as densely (PackedLeaf.swift has the rule).
+            let packs = existingRow == nil && inline == nil && info.rowsHoldNoPageReferences
             try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, packing: packs, in: writing) }
             if try core.indexes.maintainedIndexes(table: t, writing) {
                 try row.bytes.withUnsafeBytes { new in
@@ -280,7 +276,7 @@ extension ObjectAdding {
     /// Gives `row` the footer its object has in the transaction now (rows are copied before
     /// links are stored, and storing a link to the object itself changes its stored footer).
     func syncFooter(_ row: inout _RowBuilder, _ writing: WriteTransaction) throws {
-        row.setInlineBacklink(try core.backlinkStore.inlineBacklink(table: row.table, key: row.key, in: writing), fixed: row.footerIsFixed)
+        row.setInlineBacklink(try core.backlinkStore.inlineBacklink(table: row.table, key: row.key, in: writing))
     }
 
     /// Stores a link slot, keeping backlinks; replacing an embedded target deletes the old one.

@@ -210,10 +210,6 @@ extension RealmCore {
     /// How this file's primary-key trees write an Int primary key (its object format).
     var primaryKeyEncoding: PrimaryKeyEncoding { PrimaryKeyEncoding(objectFormat: snap.objectFormat) }
 
-    /// Whether a row of a class whose rows hold no page reference, created by a link, gets a
-    /// fixed footer in this file (its object format; InlineBacklinks.swift).
-    var allowsFixedFooters: Bool { Catalog.allowsFixedFooters(format: snap.objectFormat) }
-
     /// Calls `body` with `primaryKeyIndexKey(of: value)`, encoded in `addPath.elementBytes` on a live
     /// core (no allocation); frozen cores (shared between threads) allocate.
     func withPrimaryKeyIndexKey<V: _Persistable, R>(of value: V, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {

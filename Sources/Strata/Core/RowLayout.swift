@@ -164,16 +164,13 @@ public struct _RowBuilder {
         self.key = key
     }
 
-    /// Whether the footer is a fixed one (InlineBacklinks.swift), whose form a rewrite keeps.
-    var footerIsFixed: Bool { footerLength == RowFooter.fixedLength && bytes.last == RowFooter.fixedMarker }
-
-    /// Replaces the footer with one holding `entry`, fixed or not.
-    mutating func setInlineBacklink(_ entry: InlineBacklink?, fixed: Bool) {
+    /// Replaces the footer with one holding `entry`.
+    mutating func setInlineBacklink(_ entry: InlineBacklink?) {
         bytes.removeLast(footerLength)
-        let n = RowFooter.encodedLength(entry, fixed: fixed)
+        let n = RowFooter.encodedLength(entry)
         let at = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: n))
-        bytes.withUnsafeMutableBytes { _ = RowFooter.store(entry, fixed: fixed, at: $0.baseAddress! + at) }
+        bytes.withUnsafeMutableBytes { _ = RowFooter.store(entry, at: $0.baseAddress! + at) }
         footerLength = n
     }
 

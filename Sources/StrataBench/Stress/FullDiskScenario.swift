@@ -16,12 +16,6 @@
 // counted in commits, not seconds (`commitsAfterFill`): twice what fills every sensor to the
 // window the writer trims to, after which its store no longer grows — so a slow writer (a debug
 // build, a loaded machine) gets as far as a fast one; a time limit stays only as a backstop.
-//
-// The writer runs `writerCase`: batches of at least 50 readings, so that its store reaches its
-// windows' size within a few hundred commits after the ballast lands, with transactions large
-// enough that the file must grow. Committing one reading at a time, a dense store (Strata with
-// packed rows) kept its three windows inside the file it already had, and the disk never filled
-// under it (60,000 commits).
 
 import Foundation
 
@@ -56,13 +50,12 @@ public struct FullDiskScenario: StressScenarioDriver {
         try StressFiles.makeDirectory(store)
 
         // Run 1: fill the disk under the writer.
-        let writing = Self.writerCase(stressCase)
-        let first = try WriterChild(executable: context.executable, stressCase: writing, directory: store,
+        let first = try WriterChild(executable: context.executable, stressCase: stressCase, directory: store,
                                     stderrPath: path("writer-1.stderr"), environment: context.environment)
         first.waitForAcks(Self.acksBeforeFill, timeout: max(budget.duration, 60))
         let filled = try ScratchFileSystem.fill(ballast)
         var notes: [String] = []
-        let firstExit = waitForEnd(first, acks: first.acknowledgements + Self.commitsAfterFill(writing),
+        let firstExit = waitForEnd(first, acks: first.acknowledgements + Self.commitsAfterFill(stressCase),
                                    limit: max(budget.duration * 10, 300))
         let firstLog = try AckLog.parse(first.text, source: "ack pipe of \(stressCase.label) full-disk round \(round) run 1")
         try? first.text.write(toFile: path("acks-1.log"), atomically: false, encoding: .utf8)
@@ -97,7 +90,7 @@ public struct FullDiskScenario: StressScenarioDriver {
 
         // Run 2: free the space, resume on the same store.
         try? FileManager.default.removeItem(atPath: ballast)
-        let second = try WriterChild(executable: context.executable, stressCase: writing, directory: store,
+        let second = try WriterChild(executable: context.executable, stressCase: stressCase, directory: store,
                                      stderrPath: path("writer-2.stderr"), environment: context.environment,
                                      commits: Self.resumeCommits, extraArguments: ["--tx-prefix", "r2.", "--resume"])
         let secondExit = second.finish(timeout: max(60, budget.duration * 4))
@@ -125,15 +118,6 @@ public struct FullDiskScenario: StressScenarioDriver {
         /// It kept acknowledging until its commit or time limit (then killed): the commits it
         /// made after the wait began, and the seconds.
         case ran(commits: Int, seconds: Double)
-    }
-
-    /// The case the scenario's writers run: `stressCase` with batches of at least 50 readings
-    /// (see the file header). Its engine, durability, encryption, strategy and threads are the
-    /// case's.
-    public static func writerCase(_ stressCase: StressCase) -> StressCase {
-        var writing = stressCase
-        writing.batchSize = max(stressCase.batchSize, 50)
-        return writing
     }
 
     /// Commits after the fill that take every sensor of every writer thread to the window the
