@@ -240,11 +240,7 @@ extension ObjectAdding {
                 // Links stored above may have changed this row's footer (a cycle back to it).
                 try syncFooter(&row, writing)
             }
-            // A new row without a backlink in its footer, of a class whose rows hold no page
-            // reference, may go into a packed leaf, as a plain class's do: a class with a primary
-            // key or an index stores its rows as densely (PackedLeaf.swift has the rule).
-            let packs = existingRow == nil && inline == nil && info.rowsHoldNoPageReferences
-            try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, packing: packs, in: writing) }
+            try row.bytes.withUnsafeBytes { _ = try core.snap.metas[t].objects.put(key, $0, in: writing) }
             if try core.indexes.maintainedIndexes(table: t, writing) {
                 try row.bytes.withUnsafeBytes { new in
                     if let existing = existingRow {

@@ -51,10 +51,6 @@ final class ClassInfo: @unchecked Sendable {
     let plainRow: [PlainRowCopy]?
     /// The byte size of a plain row (`layout.fixedSize`, read without going through the layout).
     let plainRowSize: Int
-    /// Whether the class's rows hold no page reference (no list, set or map column): only then
-    /// may its rows tree have packed leaves, whose planes relocation could not rewrite a
-    /// reference in (PackedLeaf.swift).
-    let rowsHoldNoPageReferences: Bool
     /// Whether the class is `Encodable`: only then do its wrappers record that the object is
     /// managed (ModelCodable.swift), so binding other objects costs nothing more.
     let marksBoundWrappers: Bool
@@ -131,7 +127,6 @@ final class ClassInfo: @unchecked Sendable {
         }
         plainRow = plain
         plainRowSize = layout.fixedSize
-        rowsHoldNoPageReferences = layout.collectionRootOffsets.isEmpty
         marksBoundWrappers = type is any Encodable.Type
         rebindsAccessors = WrapperLayout.of(type).holdsOnlyColumns
     }

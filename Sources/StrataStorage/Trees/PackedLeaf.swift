@@ -37,10 +37,9 @@
 //   length (PackedLeafEdit `newRightLeaf`); in a sorted batch, a fresh leaf for a run of at least
 //   `PackedLayout.minimumRun` such entries (PackedLeafBatch). Everything else is slotted.
 //   The caller asks for packing only for trees whose values hold no page references: in the
-//   object layer, the rows tree of a class with no collection columns, for new rows without an
-//   inline backlink footer, whatever else the class has (a primary key, indexes, strings,
-//   links: Strata's ObjectAdd paths and BatchLinks `putPlainRows`); a schema change rebuilds
-//   the rows tree unpacked.
+//   object layer, the rows tree of a class with no collection columns, for rows without an
+//   inline backlink footer (Strata's ObjectStore add path and BatchLinks `putPlainRows`); a
+//   schema change rebuilds the rows tree unpacked.
 //
 // Invariants:
 // - Packed leaves exist only in KeyedTrees, hold only inline values, and never in trees whose
