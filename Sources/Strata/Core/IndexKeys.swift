@@ -143,9 +143,12 @@ enum IndexKeys {
     // MARK: - Encodings
 
     @inline(__always) static func appendInt(_ v: Int64, to out: inout [UInt8]) {
-        let ordered = UInt64(bitPattern: v) ^ (1 << 63)
-        withUnsafeBytes(of: ordered.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: orderedBits(v).bigEndian) { out.append(contentsOf: $0) }
     }
+
+    /// An Int64 as an unsigned integer of the same order (sign bit flipped): written big-endian,
+    /// memcmp order is numeric order. One definition for the indexes and the primary-key tree.
+    @inline(__always) static func orderedBits(_ v: Int64) -> UInt64 { UInt64(bitPattern: v) ^ (1 << 63) }
 
     /// Doubles ordered as unsigned integers: positive values get the sign bit set, negative
     /// values are inverted. -0 is stored as +0 (they are equal dates).
@@ -217,8 +220,8 @@ enum PrimaryKeyEncoding: Sendable {
     func finishIntKey(_ key: inout [UInt8]) {
         guard self == .ordered, key.count == 9, key[0] == IndexKeys.valueTag else { return }
         key.withUnsafeMutableBytes { bytes in
-            let value = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt64.self)) ^ (1 << 63)
-            bytes.storeBytes(of: value.bigEndian, toByteOffset: 1, as: UInt64.self)
+            let value = Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: Int64.self))
+            bytes.storeBytes(of: IndexKeys.orderedBits(value).bigEndian, toByteOffset: 1, as: UInt64.self)
         }
     }
 }
