@@ -209,6 +209,32 @@ final class RowQueryItem: Object {
         #expect(counter.parses == 4)
     }
 
+    /// The key packs each argument's kind into one word: kinds in another order, or one more
+    /// null argument, are other entries; a query with more arguments than the word holds is
+    /// parsed on every call.
+    @Test func kindOrderArgumentCountAndLongArgumentListsKeepTheirOwnParse() throws {
+        let counter = Counter()
+        let two = "score == %@ OR score != %@ AND label != 'cache-test-7'"
+        for args in [[QueryValue.int(1), .double(2.5)], [.double(2.5), .int(1)], [.null, .int(1)], [.int(1), .null]] {
+            for _ in 0..<2 {
+                #expect(try cached(two, args, counter) == (try QueryParser.parse(two, arguments: args)), "\(args)")
+            }
+        }
+        #expect(counter.parses == 8, "four kind orders, each parsed twice once, then cached")
+        let nulls = "label != 'cache-test-8' AND (score == %@ OR score == %@)"
+        _ = try cached(nulls, [.null, .null], counter)
+        #expect(throws: QueryError.self) { try cached(nulls, [.null], counter) }
+
+        let many = QueryParseCache.maxCachedArguments + 1
+        let long = (0..<many).map { _ in "age == %@" }.joined(separator: " OR ") + " AND label != 'cache-test-9'"
+        let before = counter.parses
+        for round in 0..<3 {
+            let args = (0..<many).map { QueryValue.int(Int64($0 + round)) }
+            #expect(try cached(long, args, counter) == (try QueryParser.parse(long, arguments: args)))
+        }
+        #expect(counter.parses - before == 3, "more arguments than the key holds: parsed every time")
+    }
+
     @Test func keyPathArgumentsListsAndNullsAreHandled() throws {
         let counter = Counter()
         let keyPath = "%K == 3 AND label != 'cache-test-3'"

@@ -14,7 +14,8 @@
 //   the tree the parser would have produced (the type checker depends only on scalar kinds).
 //   When the proof fails the query is simply not cached.
 // - Errors are never cached: a failing parse throws on every call, with its own message.
-// - Bounded: at most `capacity` entries, least recently used evicted. Shared by all realms and
+// - Bounded: at most `capacity` entries of at most `maxCachedArguments` arguments each, least
+//   recently used evicted. Shared by all realms and
 //   threads behind a Mutex; entries hold only scalar constants (no objects), hence Sendable.
 import Foundation
 import Synchronization
@@ -41,7 +42,9 @@ struct QueryCacheKey: Hashable, Sendable {
     /// The Swift class (a metatype lives for the whole process, so the identifier is never reused).
     let type: ObjectIdentifier
     let query: String
-    let kinds: [QueryArgumentKind]
+    /// The kind of each argument, 3 bits each from the lowest (`QueryParseCache.kindCode`).
+    let kinds: UInt64
+    let argumentCount: Int
 }
 
 /// A parsed predicate whose constants at `slots` (pre-order constant index → argument index) are
@@ -67,8 +70,18 @@ enum QueryParseCache {
     /// Benchmarks/tests: when true, every call parses (nothing is read from or added to the cache).
     @TaskLocal static var bypass = false
 
+    /// A cached template; `used` is updated in place, so a hit hashes its key once.
+    private final class Entry {
+        let template: QueryTemplate
+        var used: UInt64
+        init(_ template: QueryTemplate, used: UInt64) {
+            self.template = template
+            self.used = used
+        }
+    }
+
     private struct State {
-        var entries: [QueryCacheKey: (template: QueryTemplate, used: UInt64)] = [:]
+        var entries: [QueryCacheKey: Entry] = [:]
         var tick: UInt64 = 0
         var hits = 0
         var misses = 0
@@ -88,12 +101,12 @@ enum QueryParseCache {
     static func predicate(_ query: String, arguments: [QueryValue], info: ClassInfo,
                           parse: ([QueryValue]) throws -> QueryPredicate) throws -> QueryPredicate {
         if bypass { return try parse(arguments) }
-        guard let kinds = cacheableKinds(query, arguments) else { return try parse(arguments) }
-        let key = QueryCacheKey(type: ObjectIdentifier(info.type), query: query, kinds: kinds)
+        guard let kinds = kindCode(query, arguments) else { return try parse(arguments) }
+        let key = QueryCacheKey(type: ObjectIdentifier(info.type), query: query, kinds: kinds, argumentCount: arguments.count)
         let cached: QueryTemplate? = state.withLock { s in
             s.tick &+= 1
             guard let entry = s.entries[key] else { s.misses += 1; return nil }
-            s.entries[key] = (entry.template, s.tick)
+            entry.used = s.tick
             s.hits += 1
             return entry.template
         }
@@ -102,7 +115,7 @@ enum QueryParseCache {
         if let template = try? makeTemplate(parsed, arguments: arguments, parse: parse) {
             state.withLock { s in
                 s.tick &+= 1
-                s.entries[key] = (template, s.tick)
+                s.entries[key] = Entry(template, used: s.tick)
                 if s.entries.count > capacity, let oldest = s.entries.min(by: { $0.value.used < $1.value.used })?.key {
                     s.entries[oldest] = nil
                 }
@@ -111,16 +124,18 @@ enum QueryParseCache {
         return parsed
     }
 
-    /// The argument kinds, nil when the query must not be cached.
-    private static func cacheableKinds(_ query: String, _ arguments: [QueryValue]) -> [QueryArgumentKind]? {
-        if containsKeyPathArgument(query) { return nil }
-        var kinds: [QueryArgumentKind] = []
-        kinds.reserveCapacity(arguments.count)
-        for argument in arguments {
+    /// The most arguments a cached query has: their kinds fit one word, 3 bits each.
+    static let maxCachedArguments = 21
+
+    /// The argument kinds, 3 bits each from the lowest; nil when the query must not be cached.
+    static func kindCode(_ query: String, _ arguments: [QueryValue]) -> UInt64? {
+        guard arguments.count <= maxCachedArguments, !containsKeyPathArgument(query) else { return nil }
+        var code: UInt64 = 0
+        for (i, argument) in arguments.enumerated() {
             guard let kind = QueryArgumentKind(argument) else { return nil }
-            kinds.append(kind)
+            code |= UInt64(kind.rawValue) << (3 * UInt64(i))
         }
-        return kinds
+        return code
     }
 
     /// Whether `query` contains `%K`. A scan of its UTF-8 bytes: Foundation's `contains` goes

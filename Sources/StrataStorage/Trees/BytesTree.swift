@@ -43,14 +43,14 @@ public struct BytesTree: Hashable, Sendable {
     public func withValue<R>(forKey key: UnsafeRawBufferPointer, in pages: some PageReading,
                              _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         guard key.count <= Self.maxKeySize else { return nil }
-        guard let (leaf, index) = try TreeReader<BytesFlavor>.find(root, key, pages) else { return nil }
+        guard let (leaf, index) = try BytesFlavor.find(root, key, pages) else { return nil }
         return try leaf.leafCell(index, BytesFlavor.self).value.withBytes(pages, body)
     }
 
     /// Whether `key` is present. O(log n).
     public func contains(_ key: UnsafeRawBufferPointer, in pages: some PageReading) throws -> Bool {
         guard key.count <= Self.maxKeySize else { return false }
-        return try TreeReader<BytesFlavor>.find(root, key, pages) != nil
+        return try BytesFlavor.find(root, key, pages) != nil
     }
 
     /// Inserts or replaces; true when the key is new. A key over `maxKeySize` or a value over
@@ -121,10 +121,15 @@ public struct BytesTree: Hashable, Sendable {
     public func forEach(from start: UnsafeRawBufferPointer?, in pages: some PageReading,
                         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         guard !root.isNull else { return }
-        try TreeReader<BytesFlavor>.scan(root, from: start, depth: 0, pages) { leaf, index in
+        let visit = { (leaf: TreeNode, index: Int) throws -> Bool in
             let cell = try leaf.leafCell(index, BytesFlavor.self)
             let key = UnsafeRawBufferPointer(start: leaf.base + cell.offset + 2, count: cell.keySize - 2)
             return try cell.value.withBytes(pages) { try body(key, $0) }
+        }
+        if let start {
+            try BytesFlavor.scan(root, from: start, lower: nil, upper: nil, depth: 0, pages, visit)
+        } else {
+            try TreeReader<BytesFlavor>.scan(root, from: nil, depth: 0, pages, visit)
         }
     }
 
