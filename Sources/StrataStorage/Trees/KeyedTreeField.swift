@@ -27,6 +27,10 @@ public struct FixedField: Sendable, Hashable {
         self.nullMask = nullMask
     }
 
+    /// 8 bytes at a non-negative offset without a null bit (a Double, an Int, a Date): the field
+    /// the scans' tight loop (`KeyedTree.gatherWide`) reads.
+    var isWideAndNeverNull: Bool { width == 8 && nullMask == 0 && offset >= 0 }
+
     /// The field's bits in `value` (zero-extended), nil when its null bit is set (or lies past
     /// the value's end); 0 when the field runs past the value's end.
     @inline(__always)
@@ -73,6 +77,18 @@ extension KeyedTree {
                 keys = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
                 values = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
                 nulls = UnsafeMutablePointer<Bool>.allocate(capacity: capacity)
+            }
+            // The common field of a slotted leaf through the tight loop; a leaf with a cell it does
+            // not take (a value in overflow pages, a damaged cell) goes through `readLeaf` whole.
+            if !node.isPacked && field.isWideAndNeverNull {
+                let (taken, n) = Self.gatherWide(node.base, cells: 0..<node.count, cellStart: node.cellStart,
+                                                 fieldOffset: field.offset, keys: keys, into: values, at: 0)
+                if taken == node.count {
+                    nulls.update(repeating: false, count: n)
+                    body(UnsafeBufferPointer(start: keys, count: n), UnsafeBufferPointer(start: values, count: n),
+                         UnsafeBufferPointer(start: nulls, count: n))
+                    return
+                }
             }
             // A packed leaf reads its entry count from the same header field as `node.count`;
             // more entries than that would be a damaged page, reported rather than cut short.
@@ -130,7 +146,9 @@ extension KeyedTree {
         var i = 0
         var n = 0
         while true {
-            (i, n) = gatherInline(node.base, cells: i..<node.count, cellStart: node.cellStart, field, into: values, at: n)
+            (i, n) = field.isWideAndNeverNull
+                ? gatherWide(node.base, cells: i..<node.count, cellStart: node.cellStart, fieldOffset: field.offset, into: values, at: n)
+                : gatherInline(node.base, cells: i..<node.count, cellStart: node.cellStart, field, into: values, at: n)
             guard i < node.count else { return n }
             if let bits = try node.leafCell(i, KeyedFlavor.self).value.withBytes(pages, { field.read($0) }) {
                 values[n] = bits
@@ -138,6 +156,33 @@ extension KeyedTree {
             }
             i &+= 1
         }
+    }
+
+    /// `gatherInline` for the common field: 8 bytes, never null, at a non-negative offset (a
+    /// Double, an Int, a Date). Its loop holds only what a row needs (the slot, the cell's
+    /// bounds and length, one load), all in registers: at 1M objects the general loop, whose
+    /// per-field state spilled to the stack, left the CPU fewer rows in flight while each row's
+    /// cell was on its way from memory (a sum took 7.3–7.6 ns per row against 5.1 with this one).
+    @inline(never)
+    private static func gatherWide(_ base: UnsafeRawPointer, cells: Range<Int>, cellStart: Int, fieldOffset: Int,
+                                   keys: UnsafeMutablePointer<UInt64>? = nil,
+                                   into values: UnsafeMutablePointer<UInt64>, at n: Int) -> (Int, Int) {
+        let valueAt = 8 &+ TreeLayout.valueHeaderSize
+        let lastCell = TreeLayout.payloadSize &- valueAt
+        let fieldEnd = fieldOffset &+ 8
+        var n = n
+        for i in cells {
+            let cell = base.treeU16(TreeLayout.headerSize &+ i &* TreeLayout.slotSize)
+            guard cell >= cellStart, cell <= lastCell else { return (i, n) }
+            let length = Int(base.treeU32(cell &+ 8))
+            guard length <= lastCell &- cell else { return (i, n) }
+            if let keys { keys[n] = base.treeU64(cell) }
+            // A row shorter than the field (written before the property existed) reads as 0.
+            values[n] = length >= fieldEnd
+                ? UInt64(littleEndian: base.loadUnaligned(fromByteOffset: cell &+ valueAt &+ fieldOffset, as: UInt64.self)) : 0
+            n &+= 1
+        }
+        return (cells.upperBound, n)
     }
 
     /// Reads `field` of the leaf's cells in `cells` into `values` from index `n` on, while each
