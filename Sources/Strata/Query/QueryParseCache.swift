@@ -15,8 +15,8 @@
 //   When the proof fails the query is simply not cached.
 // - Errors are never cached: a failing parse throws on every call, with its own message.
 // - Bounded: at most `capacity` entries of at most `maxCachedArguments` arguments each, least
-//   recently used evicted. Shared by all realms and
-//   threads behind a Mutex; entries hold only scalar constants (no objects), hence Sendable.
+//   recently used evicted. Shared by all realms and threads behind a Mutex; entries hold only
+//   scalar constants (no objects), hence Sendable.
 import Foundation
 import Synchronization
 

@@ -25,6 +25,17 @@ extension BytesFlavor {
         return UnsafeRawBufferPointer(start: node.base + offset + 2, count: size - 2)
     }
 
+    /// The bounds of child `index` of branch `node`: the separators on either side of it, or
+    /// the branch's own bounds where the child is its first or last.
+    @inline(__always)
+    static func childBounds(_ node: TreeNode, _ index: Int, lower: UnsafeRawBufferPointer?,
+                            upper: UnsafeRawBufferPointer?) throws -> (lower: UnsafeRawBufferPointer?, upper: UnsafeRawBufferPointer?) {
+        func separator(_ i: Int) throws -> UnsafeRawBufferPointer {
+            try keyBytes(node, at: node.cellOffset(i, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset)
+        }
+        return (index > 0 ? try separator(index) : lower, index + 1 < node.count ? try separator(index + 1) : upper)
+    }
+
     /// The 8 bytes of `key` from `offset` as a big-endian word, zero past the key's end.
     @inline(__always)
     static func word(_ key: UnsafeRawBufferPointer, from offset: Int) -> UInt64 {
@@ -107,12 +118,7 @@ extension BytesFlavor {
             // The last cell whose key is ≤ `key`, cell 0 standing for −∞.
             let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key,
                                       orEqual: true, lower: lower, upper: upper) - 1
-            if index > 0 {
-                lower = try keyBytes(node, at: node.cellOffset(index, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset)
-            }
-            if index + 1 < node.count {
-                upper = try keyBytes(node, at: node.cellOffset(index + 1, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset)
-            }
+            (lower, upper) = try childBounds(node, index, lower: lower, upper: upper)
             node = try TreeNode.read(try node.child(index), pages, Self.self)
         }
         let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false, lower: lower, upper: upper)
@@ -138,11 +144,8 @@ extension BytesFlavor {
         }
         let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, start,
                                   orEqual: true, lower: lower, upper: upper) - 1
-        let childLower = index > 0
-            ? try keyBytes(node, at: node.cellOffset(index, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset) : lower
-        let childUpper = index + 1 < node.count
-            ? try keyBytes(node, at: node.cellOffset(index + 1, need: TreeLayout.branchKeyOffset) + TreeLayout.branchKeyOffset) : upper
-        if try !scan(try node.child(index), from: start, lower: childLower, upper: childUpper, depth: depth + 1, pages, body) {
+        let bounds = try childBounds(node, index, lower: lower, upper: upper)
+        if try !scan(try node.child(index), from: start, lower: bounds.lower, upper: bounds.upper, depth: depth + 1, pages, body) {
             return false
         }
         var i = index + 1
