@@ -260,20 +260,25 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
                     // (Core/ColumnScan.swift).
                     var counted: Int?
                     if !ColumnScan.wholeRows, let scan = program.fieldTest {
-                        func scanField(into sink: inout some FieldMatchSink) throws {
-                            try core.snap.metas[t].objects.forEachFieldLeaf(scan.field, in: p) { keys, bits, isNull in
-                                examined &+= keys.count
-                                scan.test.takeMatches(keys, bits, isNull, into: &sink)
-                            }
-                        }
-                        // A count needs no key, unless distinct values must be told apart.
+                        let objects = core.snap.metas[t].objects
                         if countOnly && query.distinct.isEmpty {
-                            var counter = FieldMatchCount()
-                            try scanField(into: &counter)
-                            counted = counter.count
+                            // A count needs neither keys nor null flags (unless distinct values
+                            // must be told apart): the non-null values alone, as the aggregates
+                            // read them; the rows they skip are the nulls.
+                            var matched = 0
+                            var nonNull = 0
+                            try objects.forEachFieldValues(scan.field, in: p) { values in
+                                nonNull &+= values.count
+                                matched &+= scan.test.countMatches(values)
+                            }
+                            examined = try objects.count(in: p)
+                            counted = matched &+ (scan.test.nullMatches ? examined &- nonNull : 0)
                         } else {
                             var collector = FieldMatchKeys()
-                            try scanField(into: &collector)
+                            try objects.forEachFieldLeaf(scan.field, in: p) { keys, bits, isNull in
+                                examined &+= keys.count
+                                scan.test.takeMatches(keys, bits, isNull, into: &collector)
+                            }
                             out = collector.keys
                         }
                     } else {
