@@ -69,7 +69,7 @@ extension KeyedTree {
                 return try body(UnsafeRawBufferPointer(start: kept, count: finger.lastValueCount))
             }
             let node = try TreeNode.read(finger.leaf, pages, KeyedFlavor.self)
-            if node.isLeaf { return try Self.withValue(in: node, key, pages, finger: &finger, body) }
+            if node.isLeaf { return try Self.withValue(in: node, key, pages, finger: &finger, tryHint: true, body) }
         }
         guard !root.isNull else { return nil }
         // Where the finger's leaf ended, when it was taken in this tree: a lookup that lands in
@@ -91,8 +91,11 @@ extension KeyedTree {
             following = node.isLeaf && index + 1 < parent.count ? try parent.child(index + 1) : .null
         }
         finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)
-        if let previousEnd, previousEnd == lower ?? 0 { Self.prefetchWalk(node, following, pages) }
-        return try Self.withValue(in: node, key, pages, finger: &finger, body)
+        // A walk in key order lands on the leaf's first entry, which the hint tries first; any
+        // other lookup goes straight to the search guided by the bounds the descent read.
+        let walking = previousEnd != nil && previousEnd == lower ?? 0
+        if walking { Self.prefetchWalk(node, following, pages) }
+        return try Self.withValue(in: node, key, pages, finger: &finger, tryHint: walking, body)
     }
 
     /// Asks for the whole of `leaf`'s page, and of the leaf after it, ahead of a walk in key
@@ -121,15 +124,18 @@ extension KeyedTree {
 
     @inline(__always)
     private static func withValue<R>(in leaf: TreeNode, _ key: UInt64, _ pages: some PageReading, finger: inout LeafFinger,
-                                     _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+                                     tryHint: Bool, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
         let hint = finger.hint
         let index: Int
-        if hint < leaf.count, try KeyedFlavor.leafKey(leaf, hint) == key {
+        if tryHint, hint < leaf.count, try KeyedFlavor.leafKey(leaf, hint) == key {
             index = hint
-        } else if hint + 1 < leaf.count, try KeyedFlavor.leafKey(leaf, hint + 1) == key {
+        } else if tryHint, hint + 1 < leaf.count, try KeyedFlavor.leafKey(leaf, hint + 1) == key {
             index = hint + 1
         } else {
-            let (found, present) = try KeyedFlavor.searchLeaf(leaf, key)
+            // The finger's bounds are the separators the descent to this leaf read: the search
+            // interpolates between them instead of first reading the leaf's own first and last
+            // keys, two more lines of a page that is not in the caches.
+            let (found, present) = try KeyedFlavor.searchLeaf(leaf, key, lower: finger.lower, upper: finger.upper)
             guard present else { return nil }
             index = found
         }

@@ -201,8 +201,16 @@ enum KeyedFlavor: TreeFlavor {
 
     @inline(__always)
     static func searchLeaf(_ node: TreeNode, _ key: UInt64) throws -> (index: Int, found: Bool) {
+        try searchLeaf(node, key, lower: nil, upper: nil)
+    }
+
+    /// `searchLeaf` in a leaf whose keys are known to lie in [lower, upper) (the separators
+    /// above it): the interpolation starts from them. Any bounds give the same answer.
+    @inline(__always)
+    static func searchLeaf(_ node: TreeNode, _ key: UInt64, lower: UInt64?, upper: UInt64?) throws -> (index: Int, found: Bool) {
         if node.isPacked { return try node.packed.search(key) }
-        let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false)
+        let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false,
+                                  lowerKey: lower, upperKey: upper)
         guard index < node.count else { return (index, false) }
         return (index, try leafKey(node, index) == key)
     }
