@@ -106,6 +106,8 @@ func run() {
     }
     let fallocate = cFunction("fallocate", as: (@convention(c) (Int32, Int32, off_t, off_t) -> Int32).self)
     let syncFileRange = cFunction("sync_file_range", as: (@convention(c) (Int32, off_t, off_t, UInt32) -> Int32).self)
+    let pwritev2 = cFunction("pwritev2", as: (@convention(c) (Int32, UnsafePointer<iovec>, Int32, off_t, Int32) -> Int).self)
+    let rwfDSync: Int32 = 2  // RWF_DSYNC (linux/fs.h), which Glibc's module does not export
 
     for (index, op) in arguments.enumerated() {
         let parts = op.split(separator: ":", omittingEmptySubsequences: false)
@@ -116,9 +118,9 @@ func run() {
         }
         var result: Int = 0
         switch name {
-        case "create", "open", "opendir", "append":
+        case "create", "open", "opendir", "append", "opendsync":
             let flags = name == "create" ? O_CREAT | O_RDWR : name == "open" ? O_RDWR
-                : name == "append" ? O_RDWR | O_APPEND : O_RDONLY | O_DIRECTORY
+                : name == "append" ? O_RDWR | O_APPEND : name == "opendsync" ? O_RDWR | O_DSYNC : O_RDONLY | O_DIRECTORY
             let fd = open(String(part(1)), flags, 0o644)
             if fd >= 0 { descriptors[String(part(1))] = fd }
             result = Int(fd)
@@ -130,6 +132,11 @@ func run() {
         case "pwrite":
             result = filled(number(part(3)), part(4)).withUnsafeBytes {
                 pwrite(descriptor(part(1)), $0.baseAddress, $0.count, off_t(number(part(2))))
+            }
+        case "dsyncwrite":  // pwritev2 with RWF_DSYNC: durable when it returns, this range only
+            result = filled(number(part(3)), part(4)).withUnsafeBytes { buffer in
+                var vector = iovec(iov_base: UnsafeMutableRawPointer(mutating: buffer.baseAddress), iov_len: buffer.count)
+                return pwritev2(descriptor(part(1)), &vector, 1, off_t(number(part(2))), rwfDSync)
             }
         case "writev":
             result = withVectors(part(2), part(3)) { writev(descriptor(part(1)), $0, Int32($0.count)) }

@@ -3,10 +3,14 @@
 //
 // - A file's data changes (writes, mapped writes, ftruncate, fallocate, O_TRUNC) are durable once
 //   that file is fsync'd or fdatasync'd after them; sync_file_range makes nothing durable (it
-//   neither flushes the disk's cache nor the metadata). A write made durable on its own —
-//   msync(MS_SYNC) over its range, an O_DSYNC/RWF_DSYNC write — also makes every change of that
-//   file before it durable: fewer states than a disk could show, never an impossible one (a
-//   pending older change applied after the durable newer one would undo it).
+//   neither flushes the disk's cache nor the metadata).
+// - A range made durable on its own — an O_DSYNC/RWF_DSYNC write, msync(MS_SYNC) — is what the
+//   kernel does for it: it writes back the 4 KiB pages the range touches and flushes the disk's
+//   cache. Every pending write of the file within those pages becomes durable there (the page
+//   cache holds its bytes); its parts in other pages stay pending, so a crash may keep or lose
+//   them, and a log written this way is checked against losing what it did not flush. A pending
+//   resize or fallocate of the file before it makes the whole file durable instead: fewer
+//   states than a disk could show, never an impossible one.
 // - A name (a created file, a rename, an unlink) is durable once each directory it changed is
 //   fsync'd after it. Pending name changes reach the disk as a prefix, in order, as a journaling
 //   file system commits its metadata: a created file may be absent, a renamed one under its old
@@ -63,10 +67,9 @@ struct CrashModel: Sendable {
             }
             if r.flags.contains(.truncated) { pending.append(PendingChange(record: r.index, file: r.file, change: .resize(0))) }
         case .write:
-            let change = PendingChange(record: r.index, file: r.file,
-                                       change: .write(offset: Int(r.offset), bytes: trace.slice(r)))
-            pending.append(change)
-            if r.flags.contains(.sync) { flush(r.file, through: pending.count) }
+            let bytes = trace.slice(r)
+            pending.append(PendingChange(record: r.index, file: r.file, change: .write(offset: Int(r.offset), bytes: bytes)))
+            if r.flags.contains(.sync) { flushRange(r.file, Int(r.offset)..<(Int(r.offset) + bytes.count), through: pending.count) }
         case .truncate:
             pending.append(PendingChange(record: r.index, file: r.file, change: .resize(Int(r.length))))
         case .fallocate:
@@ -84,10 +87,7 @@ struct CrashModel: Sendable {
         case .msync:
             // MS_SYNC = 4; MS_ASYNC schedules writeback and guarantees nothing.
             guard r.aux & 4 != 0 else { return }
-            let range = Int(r.offset)..<Int(r.offset + r.length)
-            if let last = pending.lastIndex(where: { $0.file == r.file && $0.overlaps(range) }) {
-                flush(r.file, through: last + 1)
-            }
+            flushRange(r.file, Int(r.offset)..<Int(r.offset + r.length), through: pending.count)
         case .rename:
             guard let from = r.path, let to = r.newPath else { return }
             pendingNames.append(PendingName(record: r.index, change: .rename(from: from, to: to, exchange: r.aux & 2 != 0),
@@ -106,6 +106,39 @@ struct CrashModel: Sendable {
         for (i, change) in pending.enumerated() {
             // In place: a large file is not copied per flush.
             if i < end && change.file == file { change.apply(to: &durable[file, default: []]) } else { kept.append(change) }
+        }
+        pending = kept
+    }
+
+    /// Makes durable what writing back the pages `range` touches makes durable: the parts of the
+    /// file's pending writes among `pending[0..<end]` within those pages, in order; their parts
+    /// outside stay pending. With a pending resize or fallocate of the file, the whole file.
+    private mutating func flushRange(_ file: UInt32, _ range: Range<Int>, through end: Int) {
+        let page = 4096
+        let lower = range.lowerBound / page * page
+        let upper = (range.upperBound + page - 1) / page * page
+        if pending.prefix(end).contains(where: { $0.file == file && !$0.isWrite }) {
+            flush(file, through: end)
+            return
+        }
+        var kept: [PendingChange] = []
+        for (i, change) in pending.enumerated() {
+            guard i < end, change.file == file, case .write(let offset, let bytes) = change.change else {
+                kept.append(change)
+                continue
+            }
+            let from = max(offset, lower), to = min(offset + bytes.count, upper)
+            guard from < to else {
+                kept.append(change)
+                continue
+            }
+            func piece(_ a: Int, _ b: Int) -> PendingChange {
+                let start = bytes.startIndex + (a - offset)
+                return PendingChange(record: change.record, file: file, change: .write(offset: a, bytes: bytes[start..<(start + b - a)]))
+            }
+            if offset < from { kept.append(piece(offset, from)) }
+            piece(from, to).apply(to: &durable[file, default: []])
+            if to < offset + bytes.count { kept.append(piece(to, offset + bytes.count)) }
         }
         pending = kept
     }
@@ -144,12 +177,5 @@ struct CrashModel: Sendable {
             if name.waiting.isEmpty { name.apply(to: &names) } else { still.append(name) }
         }
         pendingNames = still
-    }
-}
-
-extension PendingChange {
-    func overlaps(_ range: Range<Int>) -> Bool {
-        guard case .write(let offset, let bytes) = change else { return false }
-        return offset < range.upperBound && range.lowerBound < offset + bytes.count
     }
 }

@@ -80,9 +80,10 @@ enum IOTraceFormat {
 }
 
 extension IOTraceRecord {
-    /// A flush that did its work: `fsync`, `fdatasync`, or `msync` with MS_SYNC (4; MS_ASYNC only
-    /// schedules writeback).
+    /// A flush that did its work: `fsync`, `fdatasync`, `msync` with MS_SYNC (4; MS_ASYNC only
+    /// schedules writeback), or a write durable when it returned (O_DSYNC, RWF_DSYNC…).
     var isSuccessfulFlush: Bool {
-        !failed && (kind == .fsync || kind == .fdatasync || (kind == .msync && aux & 4 != 0))
+        !failed && (kind == .fsync || kind == .fdatasync || (kind == .msync && aux & 4 != 0)
+                    || (kind == .write && flags.contains(.sync)))
     }
 }
