@@ -39,6 +39,9 @@ let package = Package(
         .target(name: "CStrataThreadLocal"),
         // A cache prefetch hint for leaf scans (Sources/CStrataPrefetch): Swift has none.
         .target(name: "CStrataPrefetch"),
+        // The column scan's inner loop over a slotted leaf, on a 64-byte boundary of its own
+        // (Sources/CStrataLeafScan says why).
+        .target(name: "CStrataLeafScan"),
         // strata-bench's counters that need C (Sources/CStrataBenchCounters): the hardware
         // instruction counter (perf_event_open has no libc wrapper and syscall(2) is variadic,
         // which Swift cannot call) and SQLite's flushes (a VFS counting xSync; sqlite3 is the
@@ -50,6 +53,7 @@ let package = Package(
             name: "StrataStorage",
             dependencies: [
                 "CStrataHash",
+                "CStrataLeafScan",
                 "CStrataPrefetch",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
