@@ -30,9 +30,10 @@ public struct LeafFinger: Sendable {
     var lower: UInt64 = 0
     /// Exclusive; nil: no upper bound (the rightmost leaf).
     var upper: UInt64?
-    /// Where in the leaf the last lookup found its key: the next lookup tries this entry (another
-    /// property of the same object) and the one after it (the next object) before a binary
-    /// search. A hint only: the key found there is compared, never assumed.
+    /// Where in the leaf the last lookup found its key: the next lookup in this leaf tries this
+    /// entry (another property of the same object) and the one after it (the next object) before
+    /// a search; one that walks on to the next leaf tries its first entries. A hint only: the key
+    /// found there is compared, never assumed.
     var hint = 0
     /// The key the last lookup found, and where its value lies in the leaf's page (0: not kept,
     /// for a packed leaf's gathered row or an overflow chain's copy): a lookup of the same key
