@@ -143,11 +143,9 @@ extension RowIntComparison {
 extension RowDoubleComparison {
     func countMatches(_ values: UnsafeBufferPointer<UInt64>) -> Int {
         guard case .double(let c) = constant else { return values.countPassing { evaluate(bits: $0) } }
-        var isFloat = false
-        if case .float = reader.kind { isFloat = true }
-        return values.countOrdered(op, c) {
-            isFloat ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: $0))) : Double(bitPattern: $0)
-        } ?? values.countPassing { evaluate(bits: $0) }
+        let float = readsFloat
+        return values.countOrdered(op, c) { Self.value(ofBits: $0, float: float) }
+            ?? values.countPassing { evaluate(bits: $0) }
     }
 
     func takeMatches(_ leaf: FieldLeaf, into sink: inout some FieldMatchSink) {
@@ -157,11 +155,8 @@ extension RowDoubleComparison {
             leaf.takeMatches(into: &sink, nullMatches: nullMatches) { evaluate(bits: $0) }
             return
         }
-        var isFloat = false
-        if case .float = reader.kind { isFloat = true }
-        let ordered = leaf.takeOrdered(op, c, nullMatches: nullMatches, into: &sink) {
-            isFloat ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: $0))) : Double(bitPattern: $0)
-        }
+        let float = readsFloat
+        let ordered = leaf.takeOrdered(op, c, nullMatches: nullMatches, into: &sink) { Self.value(ofBits: $0, float: float) }
         if !ordered { leaf.takeMatches(into: &sink, nullMatches: nullMatches) { evaluate(bits: $0) } }
     }
 }

@@ -51,17 +51,25 @@ final class RowDoubleComparison {
         evaluate(bits: reader.isNull(row) ? nil : reader.fixedBits(row))
     }
 
+    /// Whether the column is a Float, whose bits `value(ofBits:float:)` widens to a Double.
+    var readsFloat: Bool {
+        if case .float = reader.kind { return true }
+        return false
+    }
+
+    /// The column's value from its bits: a Float widened (exactly), or a Double. `float` is
+    /// `readsFloat`, passed in so that a loop over many values decides it once.
+    @inline(__always)
+    static func value(ofBits bits: UInt64, float: Bool) -> Double {
+        float ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))) : Double(bitPattern: bits)
+    }
+
     /// The comparison on the column's bits as `RowColumnReader.fixedBits` reads them (nil: null),
     /// for the row scan and the field scan alike (`QueryRowProgram.fieldTest`).
     @inline(__always)
     func evaluate(bits: UInt64?) -> Bool {
         guard let bits else { return op == .notEqual }
-        let x: Double
-        if case .float = reader.kind {
-            x = Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits)))
-        } else {
-            x = Double(bitPattern: bits)
-        }
+        let x = Self.value(ofBits: bits, float: readsFloat)
         switch constant {
         case .double(let c):
             switch op {
