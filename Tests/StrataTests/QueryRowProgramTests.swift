@@ -287,6 +287,23 @@ final class RowQueryItem: Object {
         #expect(counter.parses == 4)
     }
 
+    /// A template binds arguments found under every kind of node (NOT, OR, AND, a SUBQUERY's
+    /// body and count, a list literal holding a key path) and reuses the parts without one.
+    @Test func argumentsUnderEveryKindOfNodeAreBound() throws {
+        let counter = Counter()
+        let query = "NOT (age == %@) OR SUBQUERY(items, $i, $i.size > %@ AND $i.name == 'k').@count == %@"
+            + " OR age BETWEEN {%@, weight} OR (score < 2 AND label != 'cache-test-10')"
+        for round in Int64(0)..<4 {
+            let args: [QueryValue] = [.int(round), .double(Double(round) + 0.5), .int(round * 7), .int(-round)]
+            let p = try QueryParseCache.predicate(query, arguments: args, info: info) { arguments in
+                counter.parses += 1
+                return try QueryParser.parse(query, arguments: arguments)
+            }
+            #expect(p == (try QueryParser.parse(query, arguments: args)), "round \(round)")
+        }
+        #expect(counter.parses == 2, "proved once, then bound on every call")
+    }
+
     @Test func theCacheIsBounded() throws {
         let counter = Counter()
         for i in 0..<(QueryParseCache.capacity + 10) {

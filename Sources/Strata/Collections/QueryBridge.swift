@@ -83,6 +83,7 @@ extension Object {
     /// - Throws: `.invalidArgument` naming the first argument no query can use.
     static func queryArguments(_ args: [Any]) throws(Realm.Error) -> [QueryValue] {
         var values: [QueryValue] = []
+        values.reserveCapacity(args.count)
         for (i, a) in args.enumerated() {
             // The common scalars first, matched by their exact dynamic type (no bridging, so an
             // NSNumber still converts below): each converts as `QueryValue(converting:)` would,

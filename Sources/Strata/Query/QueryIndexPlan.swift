@@ -104,7 +104,7 @@ extension SecondaryIndexes {
         let objects = core.snap.metas[t].objects
         // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
         var finger = LeafFinger()
-        keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
+        try keys.removeAll { try !objects.contains($0, in: pages, finger: &finger) }
         let plan: QueryPlanKind = choice.index == nil
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
@@ -136,7 +136,7 @@ extension SecondaryIndexes {
                 keys.sort()
                 let objects = core.snap.metas[t].objects
                 var finger = LeafFinger()
-                keys = try keys.filter { try objects.contains($0, in: pages, finger: &finger) }
+                try keys.removeAll { try !objects.contains($0, in: pages, finger: &finger) }
             }
             return (keys, .indexRange(property: p.name), exactRange != nil)
         }

@@ -47,23 +47,6 @@ struct QueryCacheKey: Hashable, Sendable {
     let argumentCount: Int
 }
 
-/// A parsed predicate whose constants at `slots` (pre-order constant index → argument index) are
-/// the arguments.
-struct QueryTemplate: @unchecked Sendable {
-    // @unchecked: QueryPredicate is not Sendable only because a constant may be an object
-    // reference; templates are built only from literals and scalar arguments (see invariants).
-    let predicate: QueryPredicate
-    let slots: [Int: Int]
-
-    func binding(_ arguments: [QueryValue]) -> QueryPredicate {
-        var ordinal = 0
-        return QueryConstantRewriter.map(predicate, &ordinal) { index, value in
-            if let argument = slots[index], argument < arguments.count { return arguments[argument] }
-            return value
-        }
-    }
-}
-
 enum QueryParseCache {
     static let capacity = 128
 
