@@ -253,6 +253,53 @@ import StrataTestSupport
                 "verification reports the entry: \(realm.indexProblems())")
     }
 
+    /// The existence check answers from the table's unbroken run of keys when it has one
+    /// (Core/ObjectKeySpans.swift). A deletion in the middle breaks the run, and a run read
+    /// before a change is never used after it: within a write, after a commit, in a frozen copy.
+    @Test func anEntryWithoutItsObjectIsSkippedWhateverTheTableKeys() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try realm.write {
+            for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4, "name": "o\(i)"])) }
+        }
+        let core = realm.core
+        let t = try #require(try core.tableIndex(forType: IxItem.self))
+        /// The rank-2 results' count, their keys (no property is read: a phantom would stop the
+        /// process), the count of the same range, and the keys a scan finds.
+        func twos() -> (count: Int, keys: [UInt64], range: Int, scan: [UInt64]) {
+            let both = realm.keysBothWays { realm.objects(IxItem.self).filter("rank == 2") }
+            return (realm.objects(IxItem.self).filter("rank == 2").count, both.index,
+                    realm.objects(IxItem.self).filter("rank BETWEEN {2, 2}").count, both.scan)
+        }
+        /// Deletes the object named `name` and leaves its index entries behind.
+        func deleteLeavingItsEntry(_ name: String) throws {
+            let object = try #require(realm.objects(IxItem.self).filter("name == %@", name).first)
+            let key = try #require(object._binding?.key)
+            let row = try #require(try core.snap.metas[t].objects.withValue(forKey: key, in: try core.pages()) { Array($0) })
+            realm.delete(object)
+            let w = try #require(core.writeTxn)
+            try row.withUnsafeBytes { try core.indexes.indexInsert(table: t, key: key, row: $0, w) }
+        }
+        func expectScan(_ r: (count: Int, keys: [UInt64], range: Int, scan: [UInt64]), _ n: Int, _ comment: Comment) {
+            #expect(r.scan.count == n && r.keys == r.scan && r.count == n && r.range == n, comment)
+        }
+        expectScan(twos(), 10, "keys 1 to 40: one unbroken run")
+        try realm.write {
+            expectScan(twos(), 10, "in a write, before the deletion")
+            try deleteLeavingItsEntry("o10")
+            expectScan(twos(), 9, "in the same write: the run read before the deletion is not used")
+        }
+        expectScan(twos(), 9, "after the commit: the run has a gap, so each key is looked up")
+        try realm.write {
+            for i in 0...9 where i != 6 { realm.delete(realm.objects(IxItem.self).filter("name == %@", "o\(i)").first!) }
+            try deleteLeavingItsEntry("o6")
+        }
+        expectScan(twos(), 7, "keys 12 to 40: one run again, and both stale entries lie before it")
+        let frozen = realm.freeze()
+        #expect(frozen.objects(IxItem.self).filter("rank == 2").count == 7, "a frozen core keeps no run")
+        #expect(realm.indexProblems().contains { $0.hasPrefix("IxItem.rank:") && $0.contains("0 missing, 2 extra") },
+                "\(realm.indexProblems())")
+    }
+
     @Test func indexedQueriesSeeUncommittedChangesAndKeepKeyOrder() throws {
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {

@@ -33,6 +33,8 @@ struct IndexRuntime {
     var lastPlan: QueryPlanKind = .scan
     /// Reused key buffer for maintenance (writes only).
     var scratch: [UInt8] = []
+    /// Tables whose object keys are one unbroken run, for the existence check of indexed queries.
+    var keySpans = ObjectKeySpans()
 }
 
 /// The secondary indexes of the core's tables: maintenance, planning and verification. Its

@@ -18,7 +18,8 @@
 // Invariants:
 // - Candidates are a superset of the matches (IndexKeys.swift); the caller evaluates the whole
 //   predicate on every candidate, so the planner never decides a match. Every candidate is an
-//   existing object (checked in the object tree).
+//   existing object (checked in the object tree, or against the table's unbroken run of keys:
+//   Core/ObjectKeySpans.swift).
 // - A constant whose kind differs from the property's (an Int property against a Double, a
 //   String against an ObjectId…) disqualifies that conjunct: cross-kind equality has numeric
 //   rules the index encoding does not reproduce.
@@ -99,12 +100,7 @@ extension SecondaryIndexes {
             keys.sort()
             keys = Self.uniqueSorted(keys)
         }
-        // Only a damaged index can name a missing object; skipping it keeps such damage from
-        // producing a phantom result (a deleted object reads as default values).
-        let objects = core.snap.metas[t].objects
-        // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
-        var finger = LeafFinger()
-        try keys.removeAll { try !objects.contains($0, in: pages, finger: &finger) }
+        try keepExisting(&keys, table: t, pages)
         let plan: QueryPlanKind = choice.index == nil
             ? .primaryKey(property: property.name, values: choice.values)
             : .index(property: property.name, values: choice.values)
@@ -134,13 +130,26 @@ extension SecondaryIndexes {
                 let pages = try core.pages()
                 try Self.collectKeys(inRange: range, in: core.snap.metas[t].indexes[i].tree, pages, into: &keys)
                 keys.sort()
-                let objects = core.snap.metas[t].objects
-                var finger = LeafFinger()
-                try keys.removeAll { try !objects.contains($0, in: pages, finger: &finger) }
+                try keepExisting(&keys, table: t, pages)
             }
             return (keys, .indexRange(property: p.name), exactRange != nil)
         }
         return nil
+    }
+
+    /// Drops the keys that name no object. Only a damaged index can name one; skipping it keeps
+    /// such damage from producing a phantom result (a deleted object reads as default values),
+    /// and keeps a count equal to the objects the results hand out.
+    private func keepExisting(_ keys: inout [UInt64], table t: Int, _ pages: some PageReading) throws {
+        if keys.isEmpty { return }
+        if let span = try core.indexing.keySpans.unbrokenKeys(table: t, core: core, pages) {
+            keys.removeAll { !span.contains($0) }
+            return
+        }
+        let objects = core.snap.metas[t].objects
+        // Ascending keys mostly share leaves: a finger reads each leaf once (LeafFinger.swift).
+        var finger = LeafFinger()
+        try keys.removeAll { try !objects.contains($0, in: pages, finger: &finger) }
     }
 
     /// Appends the object keys of the integer index entries whose value lies in `range`.
