@@ -85,6 +85,7 @@ extension BytesFlavor {
         }
         var low = low, high = high
         if high - low > 8, let lower, let upper, let guess = guess(key, lower: lower, upper: upper, low: low, high: high) {
+            node.prefetchProbe(guess)
             let order = try compareKey(node, at: node.cellOffset(guess, need: keyOffset) + keyOffset, key)
             if order == 0 { return orEqual ? guess + 1 : guess }  // keys within a node are unique
             if order < 0 {

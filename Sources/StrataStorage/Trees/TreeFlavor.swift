@@ -150,6 +150,7 @@ enum KeyedFlavor: TreeFlavor {
             }
             var guess = low + Int(Double(target &- base) / Double(span) * Double(high - low))
             guess = min(max(guess, low), high - 1)
+            node.prefetchProbe(guess)
             let key = try keyAt(guess)
             if key == target { return orEqual ? guess + 1 : guess }  // keys within a node are unique
             if before(key) {
