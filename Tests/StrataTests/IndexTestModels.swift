@@ -82,6 +82,21 @@ extension Realm {
         return (viaIndex, viaScan, plan)
     }
 
+    /// The stored row of `object`, copied.
+    func row<T: Object>(of object: T) throws -> [UInt8] {
+        let t = try #require(try core.tableIndex(forType: T.self))
+        let key = try #require(object._binding?.key)
+        return try #require(try core.snap.metas[t].objects.withValue(forKey: key, in: try core.pages()) { Array($0) })
+    }
+
+    /// Damage for tests, in the open write: the index entries `row` gives, naming `key`, whether
+    /// or not an object of that key exists.
+    func addIndexEntries<T: Object>(of type: T.Type = IxItem.self, forKey key: UInt64, copying row: [UInt8]) throws {
+        let t = try #require(try core.tableIndex(forType: type))
+        let w = try #require(core.writeTxn)
+        try row.withUnsafeBytes { try core.indexes.indexInsert(table: t, key: key, row: $0, w) }
+    }
+
     /// The differences between the indexes and a scan (empty when they agree).
     func indexProblems(requireAll: Bool = true) -> [String] {
         do { return try core.indexes.verifyIndexes(requireAll: requireAll) } catch { return ["verify threw \(error)"] }

@@ -233,13 +233,9 @@ import StrataTestSupport
         let realm = try Realm(configuration: memoryConfig())
         try realm.write {
             for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4, "name": "o\(i)"])) }
-            // The entry for rank 2 of an object that was never added, made from a real row.
-            let core = realm.core
-            let t = try #require(try core.tableIndex(forType: IxItem.self))
-            let w = try #require(core.writeTxn)
-            let source = try #require(realm.objects(IxItem.self).filter("rank == 2").first?._binding?.key)
-            let row = try #require(try core.snap.metas[t].objects.withValue(forKey: source, in: try core.pages()) { Array($0) })
-            try row.withUnsafeBytes { try core.indexes.indexInsert(table: t, key: 1_000_000, row: $0, w) }
+            // The entries of an object that was never added, made from a rank-2 object's row.
+            let source = try #require(realm.objects(IxItem.self).filter("rank == 2").first)
+            try realm.addIndexEntries(forKey: 1_000_000, copying: try realm.row(of: source))
         }
         let twos = realm.objects(IxItem.self).filter("rank == 2")
         #expect(twos.count == 10, "an exact plan's count")
@@ -261,8 +257,6 @@ import StrataTestSupport
         try realm.write {
             for i in 0..<40 { realm.add(IxItem(value: ["rank": i % 4, "name": "o\(i)"])) }
         }
-        let core = realm.core
-        let t = try #require(try core.tableIndex(forType: IxItem.self))
         /// The rank-2 results' count, their keys (no property is read: a phantom would stop the
         /// process), the count of the same range, and the keys a scan finds.
         func twos() -> (count: Int, keys: [UInt64], range: Int, scan: [UInt64]) {
@@ -274,10 +268,9 @@ import StrataTestSupport
         func deleteLeavingItsEntry(_ name: String) throws {
             let object = try #require(realm.objects(IxItem.self).filter("name == %@", name).first)
             let key = try #require(object._binding?.key)
-            let row = try #require(try core.snap.metas[t].objects.withValue(forKey: key, in: try core.pages()) { Array($0) })
+            let row = try realm.row(of: object)
             realm.delete(object)
-            let w = try #require(core.writeTxn)
-            try row.withUnsafeBytes { try core.indexes.indexInsert(table: t, key: key, row: $0, w) }
+            try realm.addIndexEntries(forKey: key, copying: row)
         }
         func expectScan(_ r: (count: Int, keys: [UInt64], range: Int, scan: [UInt64]), _ n: Int, _ comment: Comment) {
             #expect(r.scan.count == n && r.keys == r.scan && r.count == n && r.range == n, comment)
