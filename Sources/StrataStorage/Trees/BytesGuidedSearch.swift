@@ -105,6 +105,17 @@ extension BytesFlavor {
         return low
     }
 
+    /// `TreeNode.prefetchChild` for child `index` of `node`, placing `key` between the child's
+    /// bounds as the child's own search will.
+    @inline(__always)
+    static func prefetchChild(_ node: TreeNode, _ index: Int, _ child: PageRef, _ key: UnsafeRawBufferPointer,
+                              lower: UnsafeRawBufferPointer?, upper: UnsafeRawBufferPointer?, _ pages: any PageReading) {
+        guard let lower, let upper, let total = try? node.childCount(index) else { return }
+        let count = Int(clamping: total)
+        guard count > 8, let guess = guess(key, lower: lower, upper: upper, low: 0, high: count) else { return }
+        TreeNode.prefetchChild(child, count: count, guess: guess, pages)
+    }
+
     /// The leaf holding `key` and its position, or nil when absent: a descent that carries each
     /// child's separators down as the bounds of its guess.
     @inline(__always)
@@ -120,7 +131,9 @@ extension BytesFlavor {
             let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key,
                                       orEqual: true, lower: lower, upper: upper) - 1
             (lower, upper) = try childBounds(node, index, lower: lower, upper: upper)
-            node = try TreeNode.read(try node.child(index), pages, Self.self)
+            let child = try node.child(index)
+            prefetchChild(node, index, child, key, lower: lower, upper: upper, pages)
+            node = try TreeNode.read(child, pages, Self.self)
         }
         let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false, lower: lower, upper: upper)
         guard index < node.count, try compareKey(node, at: node.cellOffset(index, need: 0), key) == 0 else { return nil }
@@ -146,7 +159,9 @@ extension BytesFlavor {
         let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, start,
                                   orEqual: true, lower: lower, upper: upper) - 1
         let bounds = try childBounds(node, index, lower: lower, upper: upper)
-        if try !scan(try node.child(index), from: start, lower: bounds.lower, upper: bounds.upper, depth: depth + 1, pages, body) {
+        let child = try node.child(index)
+        prefetchChild(node, index, child, start, lower: bounds.lower, upper: bounds.upper, pages)
+        if try !scan(child, from: start, lower: bounds.lower, upper: bounds.upper, depth: depth + 1, pages, body) {
             return false
         }
         var i = index + 1

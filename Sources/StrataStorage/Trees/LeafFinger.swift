@@ -88,7 +88,15 @@ extension KeyedTree {
             if index > 0 { lower = try KeyedFlavor.branchKey(node, index) }
             if index + 1 < node.count { upper = try KeyedFlavor.branchKey(node, index + 1) }
             let parent = node
-            node = try TreeNode.read(try parent.child(index), pages, KeyedFlavor.self)
+            let child = try parent.child(index)
+            // Where the key lies between the child's bounds (a fraction below 1), for a child
+            // small enough to be a leaf.
+            if let lower, let upper, key >= lower, key < upper,
+               case let count = Int(clamping: try parent.childCount(index)), count > 0, count < 2_048 {
+                let guess = Int(Double(key - lower) / Double(upper - lower) * Double(count))
+                TreeNode.prefetchChild(child, count: count, guess: min(guess, count - 1), pages)
+            }
+            node = try TreeNode.read(child, pages, KeyedFlavor.self)
             following = node.isLeaf && index + 1 < parent.count ? try parent.child(index + 1) : .null
         }
         finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)
