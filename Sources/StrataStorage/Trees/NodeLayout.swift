@@ -29,8 +29,9 @@
 // - Leaves are never empty and branches have at least one child, except that an empty tree
 //   has no page at all (root = PageRef.null).
 
-/// The first payload byte of every tree page.
 internal import CStrataPrefetch
+
+/// The first payload byte of every tree page.
 public enum TreePageKind {
     /// KeyedTree leaf: UInt64 keys with values.
     public static let keyedLeaf: UInt8 = 1
