@@ -105,15 +105,19 @@ extension BytesFlavor {
         return low
     }
 
-    /// `TreeNode.prefetchChild` for child `index` of `node`, placing `key` between the child's
-    /// bounds as the child's own search will.
+    /// Child `index` of branch `node`, its lines asked for where `key` lies between the child's
+    /// bounds, as the child's own search will guess (`TreeNode.read(_:_:_:probing:of:)`).
     @inline(__always)
-    static func prefetchChild(_ node: TreeNode, _ index: Int, _ child: PageRef, _ key: UnsafeRawBufferPointer,
-                              lower: UnsafeRawBufferPointer?, upper: UnsafeRawBufferPointer?, _ pages: any PageReading) {
-        guard let lower, let upper, let total = try? node.childCount(index) else { return }
-        let count = Int(clamping: total)
-        guard count > 8, let guess = guess(key, lower: lower, upper: upper, low: 0, high: count) else { return }
-        TreeNode.prefetchChild(child, count: count, guess: guess, pages)
+    static func readChild(_ node: TreeNode, _ index: Int, toward key: UnsafeRawBufferPointer,
+                          lower: UnsafeRawBufferPointer?, upper: UnsafeRawBufferPointer?,
+                          _ pages: any PageReading) throws -> TreeNode {
+        let child = try node.child(index)
+        if let lower, let upper, case let count = Int(clamping: try node.childCount(index)),
+           count > 8, count < TreeNode.leafCountLimit,
+           let guess = guess(key, lower: lower, upper: upper, low: 0, high: count) {
+            return try TreeNode.read(child, pages, Self.self, probing: guess, of: count)
+        }
+        return try TreeNode.read(child, pages, Self.self)
     }
 
     /// The leaf holding `key` and its position, or nil when absent: a descent that carries each
@@ -131,9 +135,7 @@ extension BytesFlavor {
             let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, key,
                                       orEqual: true, lower: lower, upper: upper) - 1
             (lower, upper) = try childBounds(node, index, lower: lower, upper: upper)
-            let child = try node.child(index)
-            prefetchChild(node, index, child, key, lower: lower, upper: upper, pages)
-            node = try TreeNode.read(child, pages, Self.self)
+            node = try readChild(node, index, toward: key, lower: lower, upper: upper, pages)
         }
         let index = try partition(node, low: 0, high: node.count, keyOffset: 0, key, orEqual: false, lower: lower, upper: upper)
         guard index < node.count, try compareKey(node, at: node.cellOffset(index, need: 0), key) == 0 else { return nil }
@@ -143,11 +145,10 @@ extension BytesFlavor {
     /// Visits leaf entries in order from the first ≥ `start` until `body` returns false, the
     /// descent to `start` guessing as `find` does. Returns false when `body` stopped the scan.
     @discardableResult
-    static func scan(_ ref: PageRef, from start: UnsafeRawBufferPointer, lower: UnsafeRawBufferPointer?,
+    static func scan(_ node: TreeNode, from start: UnsafeRawBufferPointer, lower: UnsafeRawBufferPointer?,
                      upper: UnsafeRawBufferPointer?, depth: Int, _ pages: any PageReading,
                      _ body: (TreeNode, Int) throws -> Bool) throws -> Bool {
-        guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree too deep") }
-        let node = try TreeNode.read(ref, pages, Self.self)
+        guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(node.ref, "tree too deep") }
         if node.isLeaf {
             var i = try partition(node, low: 0, high: node.count, keyOffset: 0, start, orEqual: false, lower: lower, upper: upper)
             while i < node.count {
@@ -159,8 +160,7 @@ extension BytesFlavor {
         let index = try partition(node, low: 1, high: node.count, keyOffset: TreeLayout.branchKeyOffset, start,
                                   orEqual: true, lower: lower, upper: upper) - 1
         let bounds = try childBounds(node, index, lower: lower, upper: upper)
-        let child = try node.child(index)
-        prefetchChild(node, index, child, start, lower: bounds.lower, upper: bounds.upper, pages)
+        let child = try readChild(node, index, toward: start, lower: bounds.lower, upper: bounds.upper, pages)
         if try !scan(child, from: start, lower: bounds.lower, upper: bounds.upper, depth: depth + 1, pages, body) {
             return false
         }

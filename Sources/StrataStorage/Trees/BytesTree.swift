@@ -127,7 +127,7 @@ public struct BytesTree: Hashable, Sendable {
             return try cell.value.withBytes(pages) { try body(key, $0) }
         }
         if let start {
-            try BytesFlavor.scan(root, from: start, lower: nil, upper: nil, depth: 0, pages, visit)
+            try BytesFlavor.scan(try TreeNode.read(root, pages, BytesFlavor.self), from: start, lower: nil, upper: nil, depth: 0, pages, visit)
         } else {
             try TreeReader<BytesFlavor>.scan(root, from: nil, depth: 0, pages, visit)
         }

@@ -90,13 +90,14 @@ extension KeyedTree {
             let parent = node
             let child = try parent.child(index)
             // Where the key lies between the child's bounds (a fraction below 1), for a child
-            // small enough to be a leaf.
+            // small enough to be a leaf: its lines are asked for before it is read.
             if let lower, let upper, key >= lower, key < upper,
-               case let count = Int(clamping: try parent.childCount(index)), count > 0, count < 2_048 {
+               case let count = Int(clamping: try parent.childCount(index)), count > 0, count < TreeNode.leafCountLimit {
                 let guess = Int(Double(key - lower) / Double(upper - lower) * Double(count))
-                TreeNode.prefetchChild(child, count: count, guess: min(guess, count - 1), pages)
+                node = try TreeNode.read(child, pages, KeyedFlavor.self, probing: min(guess, count - 1), of: count)
+            } else {
+                node = try TreeNode.read(child, pages, KeyedFlavor.self)
             }
-            node = try TreeNode.read(child, pages, KeyedFlavor.self)
             following = node.isLeaf && index + 1 < parent.count ? try parent.child(index + 1) : .null
         }
         finger = LeafFinger(root: root, leaf: node.ref, lower: lower ?? 0, upper: upper)

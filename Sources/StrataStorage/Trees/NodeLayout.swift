@@ -174,31 +174,43 @@ struct TreeNode {
     @inline(__always) var total: UInt64 { base.treeU64(TreeLayout.totalOffset) }
 
     /// Asks for the lines a search's probe at entry `i` reads, before reading them: its slot
-    /// and, estimated, its cell. Cells are laid down from the page's end in slot order (appends,
-    /// splits, defragmenting), so entry `i` lies about `i + 1` average cells below the end.
-    /// At 1M objects a leaf is not in the caches, and the slot and the cell were two misses one
-    /// after the other; asked for together they overlap. A wrong estimate costs a line of
-    /// bandwidth, never an answer.
+    /// and, estimated, its cell. At 1M objects a leaf is not in the caches, and the slot and the
+    /// cell were two misses one after the other; asked for together they overlap.
     @inline(__always) func prefetchProbe(_ i: Int) {
-        guard count > 0, i >= 0, i < count, !isPacked else { return }
-        strata_prefetch(base + TreeLayout.headerSize + i * TreeLayout.slotSize, 1)
-        let estimate = TreeLayout.payloadSize - (i + 1) * (TreeLayout.payloadSize - cellStart) / count
-        strata_prefetch(base + max(estimate - 64, cellStart), 192)
+        guard i >= 0, i < count, !isPacked else { return }
+        Self.prefetchEntry(base, i, count: count, cellStart: cellStart)
     }
 
-    /// Before a descent reads child `i` of this branch, whose entries the guess places at
-    /// `guess` of `count`: asks for the lines the child's header and first probe will read, so
-    /// that they come together instead of one after the other. The child's entry count is this
-    /// branch's subtree count for it, and its cells are assumed to fill the page; a child that
-    /// is a branch, or less full, only costs bandwidth. `count` above 2,048 is no leaf's.
-    @inline(__always) static func prefetchChild(_ child: PageRef, count: Int, guess: Int, _ pages: some PageReading) {
-        guard count > 0, count < 2_048, guess >= 0, guess < count, let base = try? pages.readPage(child) else { return }
-        let slots = TreeLayout.headerSize + count * TreeLayout.slotSize
-        strata_prefetch(base, 1)
-        strata_prefetch(base + TreeLayout.headerSize + guess * TreeLayout.slotSize, 1)
-        guard slots < TreeLayout.payloadSize else { return }
-        let estimate = TreeLayout.payloadSize - (guess + 1) * (TreeLayout.payloadSize - slots) / count
-        strata_prefetch(base + max(estimate - 64, slots), 192)
+    /// `read`, asking first for the lines the node's header and a probe at entry `entry` of
+    /// `count` will read, so that they come together instead of one after the other. A branch
+    /// knows these before its child is read: the child's entry count is the branch's subtree
+    /// count for it, and the entry is where the key lies between the child's bounds. The
+    /// child's cells are assumed to fill its page. A child that is a branch, or less full,
+    /// only costs bandwidth; a count of 2,048 or more is no leaf's, and nothing is asked for.
+    @inline(__always)
+    static func read<F: TreeFlavor>(_ ref: PageRef, _ pages: any PageReading, _ flavor: F.Type,
+                                    probing entry: Int, of count: Int) throws -> TreeNode {
+        guard !ref.isNull else { throw TreeError.corrupt(ref, "null child reference in a \(F.name) tree") }
+        let base = try pages.readPage(ref)
+        if count > 0, count < leafCountLimit, entry >= 0, entry < count {
+            strata_prefetch(base, 1)
+            prefetchEntry(base, entry, count: count, cellStart: TreeLayout.headerSize + count * TreeLayout.slotSize)
+        }
+        return try TreeNode(ref: ref, base: base, flavor: flavor)
+    }
+
+    /// More entries than any leaf holds: a subtree count at or above it is a branch's.
+    static let leafCountLimit = 2_048
+
+    /// The slot of entry `i` and the lines about its cell. Cells are laid down from the page's
+    /// end in slot order (appends, splits, defragmenting), so entry `i` lies about `i + 1`
+    /// average cells below the end. A wrong estimate costs bandwidth, never an answer.
+    @inline(__always)
+    private static func prefetchEntry(_ base: UnsafeRawPointer, _ i: Int, count: Int, cellStart: Int) {
+        strata_prefetch(base + TreeLayout.headerSize + i * TreeLayout.slotSize, 1)
+        guard cellStart < TreeLayout.payloadSize else { return }
+        let estimate = TreeLayout.payloadSize - (i + 1) * (TreeLayout.payloadSize - cellStart) / count
+        strata_prefetch(base + max(estimate - 64, cellStart), 192)
     }
 
     /// The packed view of this node (`isPacked`; validated when the node was read).
