@@ -31,38 +31,43 @@ extension RealmCore {
         checkThread()
         if binding.isStale { objectGone(binding.info) }
         do {
-            let found: R??
-            if !write.isOpen && !isFrozen, snapValid, let reading = currentReadTransaction {
-                // Objects read one after another mostly share a leaf (Core/RowFingers.swift).
-                // The snapshot's transaction is used without a reference count taken: the core
-                // keeps it while the version stays, and nothing in a read moves the version.
-                guard binding.table < snap.metas.count else { objectGone(binding.info) }
-                let rows = snap.metas[binding.table].objects
-                var finger = rowFingers.finger(table: binding.table, version: snap.version)
-                var value: R?
-                let hit = try reading._withUnsafeGuaranteedRef { reading in
-                    try rows.visitValue(forKey: binding.key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
-                }
-                found = hit ? .some(value) : .none
-                rowFingers.keep(finger, table: binding.table)
-            } else {
-                // `pages()` loads the snapshot (and with it the tables) when it has moved.
-                let snapshotPages = try pages()
-                guard binding.table < snap.metas.count else { objectGone(binding.info) }
-                let rows = snap.metas[binding.table].objects
-                if write.isOpen || isFrozen {
-                    found = try rows.withValue(forKey: binding.key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
-                } else {
-                    var finger = rowFingers.finger(table: binding.table, version: snap.version)
-                    found = try rows.withValue(forKey: binding.key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
-                    rowFingers.keep(finger, table: binding.table)
-                }
-            }
-            guard let r = found else { objectGone(binding.info) }
+            guard let r = try withRow(table: binding.table, key: binding.key, body) else { objectGone(binding.info) }
             return r
         } catch {
             readFailed(error)
         }
+    }
+
+    /// `body` of the row of object `key` in table `t` in the version this core reads (nil when
+    /// there is no such row or table). Outside a write, through the table's finger
+    /// (Core/RowFingers.swift): objects read one after another mostly share a leaf, and a
+    /// second read of the same row finds it at once.
+    @inline(__always)
+    func withRow<R>(table t: Int, key: UInt64, _ body: (_RowView) -> R) throws -> R? {
+        if !write.isOpen && !isFrozen, snapValid, let reading = currentReadTransaction {
+            // The snapshot's transaction is used without a reference count taken: the core
+            // keeps it while the version stays, and nothing in a read moves the version.
+            guard t < snap.metas.count else { return nil }
+            let rows = snap.metas[t].objects
+            var finger = rowFingers.finger(table: t, version: snap.version)
+            var value: R?
+            let hit = try reading._withUnsafeGuaranteedRef { reading in
+                try rows.visitValue(forKey: key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+            }
+            rowFingers.keep(finger, table: t)
+            return hit ? value : nil
+        }
+        // `pages()` loads the snapshot (and with it the tables) when it has moved.
+        let snapshotPages = try pages()
+        guard t < snap.metas.count else { return nil }
+        let rows = snap.metas[t].objects
+        if write.isOpen || isFrozen {
+            return try rows.withValue(forKey: key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
+        }
+        var finger = rowFingers.finger(table: t, version: snap.version)
+        let found = try rows.withValue(forKey: key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+        rowFingers.keep(finger, table: t)
+        return found
     }
 
     /// The read transaction of the current snapshot, when it is the one `pages()` would give
@@ -262,13 +267,27 @@ extension RealmCore {
         }
         guard let t = try tableIndex(for: info, create: false) else { return nil }
         let snapshotPages = try pages()
+        let column = info.layout.columns[pkc]
         let objKey: UInt64? = try Realm.Error.wrap {
             try withPrimaryKeyIndexKey(of: key) { indexKey in
-                try snap.metas[t].primaryKeys.withValue(forKey: indexKey, in: snapshotPages) { valueBytes in
-                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
+                // An Int key of a live core: first the row a confirmed offset names, if it holds
+                // this key (PrimaryKeyGuesses.swift).
+                let value = column.type == .int && !isFrozen
+                    ? PrimaryKeyGuesses.intValue(ofTreeKey: indexKey, encoding: primaryKeyEncoding) : nil
+                if let value, let guess = primaryKeyGuesses.guess(table: t, value: value) {
+                    let holds = try withRow(table: t, key: guess) { row in
+                        !(column.isOptional && row.isNull(column)) && row.load(column, as: Int64.self) == value
+                    }
+                    if holds == true { return guess }
+                    primaryKeyGuesses.missed(table: t)
                 }
+                let found = try snap.metas[t].primaryKeys.withValue(forKey: indexKey, in: snapshotPages) { valueBytes in
+                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
+                } ?? nil
+                if let value, let found { primaryKeyGuesses.learn(table: t, value: value, key: found) }
+                return found
             }
-        } ?? nil
+        }
         guard let objKey else { return nil }
         return materialize(T.self, info: info, table: t, key: objKey)
     }

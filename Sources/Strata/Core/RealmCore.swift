@@ -103,6 +103,8 @@ final class RealmCore {
     @exclusivity(unchecked) var openCollections = CollectionCache()
     @exclusivity(unchecked) var addPath = AddPathCache()
     @exclusivity(unchecked) var rowFingers = RowFingers()
+    /// Not tied to a snapshot: a guess is checked against the row it names (PrimaryKeyGuesses.swift).
+    @exclusivity(unchecked) var primaryKeyGuesses = PrimaryKeyGuesses()
 
     // MARK: Write transaction
     let write = WriteState()
