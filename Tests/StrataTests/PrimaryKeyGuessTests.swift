@@ -8,20 +8,11 @@ import Testing
 import StrataTestSupport
 import StrataStorage
 
-final class GuessItem: Object {
-    @Persisted(primaryKey: true) var id = 0
-    @Persisted var label = ""
-}
-
-final class OptionalGuessItem: Object {
-    @Persisted(primaryKey: true) var id: Int?
-    @Persisted var label = ""
-}
-
+// The models are PrimaryKeyOrderTests' (an Int and an optional Int primary key, and a label).
 @Suite struct PrimaryKeyGuessTests {
     static func configuration(_ name: String) -> Realm.Configuration {
         var config = tempConfig(name)
-        config.objectTypes = [GuessItem.self, OptionalGuessItem.self, Dog.self]
+        config.objectTypes = [KeyOrderItem.self, OptionalKeyOrderItem.self, Dog.self]
         return config
     }
 
@@ -31,14 +22,14 @@ final class OptionalGuessItem: Object {
 
         mutating func add(_ ids: some Sequence<Int>, to realm: Realm, tag: String = "") {
             for id in ids {
-                realm.add(GuessItem(value: ["id": id, "label": "\(tag)\(id)"]))
+                realm.add(KeyOrderItem(value: ["id": id, "label": "\(tag)\(id)"]))
                 labels[id] = "\(tag)\(id)"
             }
         }
 
         mutating func delete(_ ids: some Sequence<Int>, from realm: Realm) {
             for id in ids {
-                if let object = realm.object(ofType: GuessItem.self, forPrimaryKey: id) { realm.delete(object) }
+                if let object = realm.object(ofType: KeyOrderItem.self, forPrimaryKey: id) { realm.delete(object) }
                 labels[id] = nil
             }
         }
@@ -52,7 +43,7 @@ final class OptionalGuessItem: Object {
             var generator = SystemRandomNumberGenerator()
             for _ in 0..<2 {
                 for id in probes.shuffled(using: &generator) {
-                    let found = realm.object(ofType: GuessItem.self, forPrimaryKey: id)
+                    let found = realm.object(ofType: KeyOrderItem.self, forPrimaryKey: id)
                     #expect(found?.label == labels[id], "\(note): id \(id)", sourceLocation: sourceLocation)
                     if let found { #expect(found.id == id, "\(note): id \(id)", sourceLocation: sourceLocation) }
                 }
@@ -66,15 +57,15 @@ final class OptionalGuessItem: Object {
         let realm = try Realm(configuration: Self.configuration("pk-guess-other"))
         var expected = Expected()
         try realm.write { expected.add(1...20, to: realm) }
-        for id in [3, 9, 14] { #expect(realm.object(ofType: GuessItem.self, forPrimaryKey: id)?.label == "\(id)") }
+        for id in [3, 9, 14] { #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: id)?.label == "\(id)") }
         try realm.write { expected.add([500], to: realm) }
-        #expect(realm.object(ofType: GuessItem.self, forPrimaryKey: 21) == nil)
-        #expect(realm.object(ofType: GuessItem.self, forPrimaryKey: 500)?.label == "500")
+        #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: 21) == nil)
+        #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: 500)?.label == "500")
         // And the same inside a write, over rows it has not committed.
         try realm.write {
             expected.add([501], to: realm)
-            #expect(realm.object(ofType: GuessItem.self, forPrimaryKey: 22) == nil)
-            #expect(realm.object(ofType: GuessItem.self, forPrimaryKey: 501)?.label == "501")
+            #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: 22) == nil)
+            #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: 501)?.label == "501")
         }
         expected.expectLookups(in: realm, "after 500 and 501")
     }
@@ -111,7 +102,7 @@ final class OptionalGuessItem: Object {
         let frozen = realm.freeze()
         try realm.write { expected.delete(1...300, from: realm) }
         expected.expectLookups(in: realm, "after deleting 1...300")
-        for id in [1, 150, 300] { #expect(frozen.object(ofType: GuessItem.self, forPrimaryKey: id) != nil) }
+        for id in [1, 150, 300] { #expect(frozen.object(ofType: KeyOrderItem.self, forPrimaryKey: id) != nil) }
     }
 
     /// Another realm commits objects that take the keys the first realm's offset names; the first
@@ -138,29 +129,24 @@ final class OptionalGuessItem: Object {
     @Test func anOptionalIntKeyIsCheckedForNil() throws {
         let realm = try Realm(configuration: Self.configuration("pk-guess-optional"))
         try realm.write {
-            realm.add(OptionalGuessItem(value: ["id": NSNull(), "label": "nil"]))
-            for id in 1...30 { realm.add(OptionalGuessItem(value: ["id": id, "label": "o\(id)"])) }
+            realm.add(OptionalKeyOrderItem(value: ["id": NSNull(), "label": "nil"]))
+            for id in 1...30 { realm.add(OptionalKeyOrderItem(value: ["id": id, "label": "o\(id)"])) }
         }
         for _ in 0..<2 {
-            for id in 1...30 { #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: id)?.label == "o\(id)") }
-            #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: 0) == nil)
-            #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: 31) == nil)
-            #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: Int?.none)?.label == "nil")
+            for id in 1...30 { #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: id)?.label == "o\(id)") }
+            #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: 0) == nil)
+            #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: 31) == nil)
+            #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: Int?.none)?.label == "nil")
         }
-        try realm.write { realm.add(OptionalGuessItem(value: ["id": 0, "label": "zero"])) }
-        #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: 0)?.label == "zero")
-        #expect(realm.object(ofType: OptionalGuessItem.self, forPrimaryKey: Int?.none)?.label == "nil")
+        try realm.write { realm.add(OptionalKeyOrderItem(value: ["id": 0, "label": "zero"])) }
+        #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: 0)?.label == "zero")
+        #expect(realm.object(ofType: OptionalKeyOrderItem.self, forPrimaryKey: Int?.none)?.label == "nil")
     }
 
     /// A format-3 file stores Int primary keys little-endian; the guess reads them that way.
     @Test func aThirdFormatFileIsGuessedFromItsOwnEncoding() throws {
         let config = Self.configuration("pk-guess-third")
-        let path = try #require(config.fileURL).path
-        do {
-            let realm = try Realm(configuration: config)
-            try realm.write { realm.add(Dog(value: ["id": "rex", "name": "Rex", "age": 3])) }
-        }
-        try ObjectFormatTests.setMarker(ObjectFormatTests.thirdFormatMarker, path)
+        let path = try PrimaryKeyOrderTests.makeThirdFormatFile(config)
         let realm = try Realm(configuration: config)
         var expected = Expected()
         try realm.write { expected.add(-40...40, to: realm) }

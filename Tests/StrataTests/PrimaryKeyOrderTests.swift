@@ -137,16 +137,23 @@ final class NarrowKeyOrderItem: Object {
         try Self.expectFoundAfterWrites(in: try Realm(configuration: config))
     }
 
-    /// A format-3 file: written by a build before format 4 (simulated by marking a file whose
-    /// classes hold no objects yet as format 3, so every key below is written by the format-3 rule).
-    @Test func aThirdFormatFileKeepsLittleEndianKeysWhenWrittenAndCopied() throws {
-        let config = Self.configuration("pk-third")
+    /// Creates the file of `config` holding one Dog, marked as object format 3: its classes hold
+    /// no objects yet, so every key written to it afterwards follows the format-3 rule.
+    static func makeThirdFormatFile(_ config: Realm.Configuration) throws -> String {
         let path = try #require(config.fileURL).path
         do {
             let realm = try Realm(configuration: config)
             try realm.write { realm.add(Dog(value: ["id": "rex", "name": "Rex", "age": 3])) }
         }
         try ObjectFormatTests.setMarker(ObjectFormatTests.thirdFormatMarker, path)
+        return path
+    }
+
+    /// A format-3 file: written by a build before format 4 (simulated by marking a file whose
+    /// classes hold no objects yet as format 3, so every key below is written by the format-3 rule).
+    @Test func aThirdFormatFileKeepsLittleEndianKeysWhenWrittenAndCopied() throws {
+        let config = Self.configuration("pk-third")
+        let path = try Self.makeThirdFormatFile(config)
         do {
             let realm = try Realm(configuration: config)
             try Self.add(Self.ids, to: realm)
