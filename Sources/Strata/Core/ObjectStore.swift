@@ -31,7 +31,23 @@ extension RealmCore {
         checkThread()
         if binding.isStale { objectGone(binding.info) }
         do {
-            guard let r = try withRow(table: binding.table, key: binding.key, body) else { objectGone(binding.info) }
+            let found: R??
+            if !write.isOpen && !isFrozen, snapValid, let reading = currentReadTransaction {
+                // `withRow`'s first case, written out: an iteration step through `withRow` ran
+                // 3% slower (alternating runs at 1M objects), and this is every property read.
+                guard binding.table < snap.metas.count else { objectGone(binding.info) }
+                let rows = snap.metas[binding.table].objects
+                var finger = rowFingers.finger(table: binding.table, version: snap.version)
+                var value: R?
+                let hit = try reading._withUnsafeGuaranteedRef { reading in
+                    try rows.visitValue(forKey: binding.key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+                }
+                found = hit ? .some(value) : .none
+                rowFingers.keep(finger, table: binding.table)
+            } else {
+                found = try withRow(table: binding.table, key: binding.key, body)
+            }
+            guard let r = found else { objectGone(binding.info) }
             return r
         } catch {
             readFailed(error)
