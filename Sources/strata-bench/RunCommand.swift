@@ -128,10 +128,7 @@ struct Run: AsyncParsableCommand {
                 if !quiet { note(String(format: "        %5.1fs  %d readings committed  %.0f readings/s", elapsed, committed, rate)) }
             case .caseFinished(_, _, _, let result):
                 finished.add(result)
-                if !quiet {
-                    note(String(format: "        done in %.1fs: %.0f readings/s, lost %d%@", result.durationSeconds,
-                                result.readingsPerSecond ?? 0, result.lost, result.note.isEmpty ? "" : " — " + result.note))
-                }
+                if !quiet { note(ProgressLine.finished(result)) }
             case .abandoned:
                 break  // the closing line names it
             case .skipped(let label, let reason):
