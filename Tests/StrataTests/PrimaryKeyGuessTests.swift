@@ -156,6 +156,51 @@ import StrataStorage
         #expect(try ObjectFormatTests.marker(path) == ObjectFormatTests.thirdFormatMarker)
     }
 
+    /// Seeded random histories: runs of ascending ids (what confirms an offset), scattered ids,
+    /// deletions, ids added again, writes cancelled, and lookups after every step, hits and misses.
+    @Test(arguments: 1...6) func randomHistoriesAnswerLikeTheModel(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let realm = try Realm(configuration: Self.configuration("pk-guess-random-\(seed)"))
+        var expected = Expected()
+        var next = Int.random(in: -1_000...1_000, using: &random)
+        for step in 0..<40 {
+            let held = Array(expected.labels.keys)
+            let cancel = Int.random(in: 0..<8, using: &random) == 0
+            realm.beginWrite()
+            var changed = expected
+            switch Int.random(in: 0..<5, using: &random) {
+            case 0, 1:
+                let n = Int.random(in: 1...40, using: &random)
+                changed.add((next..<(next + n)).filter { changed.labels[$0] == nil }, to: realm, tag: "s\(step)-")
+                next += n + (Int.random(in: 0..<4, using: &random) == 0 ? Int.random(in: 1...50, using: &random) : 0)
+            case 2:
+                let ids = (0..<Int.random(in: 1...10, using: &random)).map { _ in Int.random(in: -5_000...5_000, using: &random) }
+                changed.add(Set(ids).filter { changed.labels[$0] == nil }, to: realm, tag: "r\(step)-")
+            case 3:
+                changed.delete(held.shuffled(using: &random).prefix(Int.random(in: 1...15, using: &random)), from: realm)
+            default:
+                let again = Array(held.shuffled(using: &random).prefix(Int.random(in: 1...8, using: &random)))
+                changed.delete(again, from: realm)
+                changed.add(again, to: realm, tag: "a\(step)-")
+            }
+            if cancel {
+                realm.cancelWrite()
+            } else {
+                try realm.commitWrite()
+                expected = changed
+            }
+            var probes = Array(expected.labels.keys.shuffled(using: &random).prefix(30))
+            probes += (0..<10).map { _ in Int.random(in: (next - 100)...(next + 100), using: &random) }
+            for _ in 0..<2 {
+                for id in probes {
+                    #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: id)?.label == expected.labels[id],
+                            "seed \(seed) step \(step): id \(id)")
+                }
+            }
+        }
+        expected.expectLookups(in: realm, "seed \(seed), at the end")
+    }
+
     // MARK: - The offsets themselves
 
     @Test func anOffsetIsUsedOnlyOnceTwoTreeLookupsAgreeAndUntilAGuessMisses() {
