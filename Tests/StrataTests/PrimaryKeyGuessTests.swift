@@ -157,7 +157,8 @@ import StrataStorage
     }
 
     /// Seeded random histories: runs of ascending ids (what confirms an offset), scattered ids,
-    /// deletions, ids added again, writes cancelled, and lookups after every step, hits and misses.
+    /// deletions, ids added again, upserts, writes cancelled, and lookups after every step, hits
+    /// and misses, typed and dynamic.
     @Test(arguments: 1...6) func randomHistoriesAnswerLikeTheModel(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)
         let realm = try Realm(configuration: Self.configuration("pk-guess-random-\(seed)"))
@@ -168,7 +169,7 @@ import StrataStorage
             let cancel = Int.random(in: 0..<8, using: &random) == 0
             realm.beginWrite()
             var changed = expected
-            switch Int.random(in: 0..<5, using: &random) {
+            switch Int.random(in: 0..<6, using: &random) {
             case 0, 1:
                 let n = Int.random(in: 1...40, using: &random)
                 changed.add((next..<(next + n)).filter { changed.labels[$0] == nil }, to: realm, tag: "s\(step)-")
@@ -178,6 +179,14 @@ import StrataStorage
                 changed.add(Set(ids).filter { changed.labels[$0] == nil }, to: realm, tag: "r\(step)-")
             case 3:
                 changed.delete(held.shuffled(using: &random).prefix(Int.random(in: 1...15, using: &random)), from: realm)
+            case 4:
+                // Upserts: `create(update:)` finds the existing object by its key.
+                var ids = Array(held.shuffled(using: &random).prefix(Int.random(in: 1...8, using: &random)))
+                ids.append(next + Int.random(in: 0...3, using: &random))
+                for id in Set(ids) {
+                    realm.create(KeyOrderItem.self, value: ["id": id, "label": "u\(step)-\(id)"], update: .modified)
+                    changed.labels[id] = "u\(step)-\(id)"
+                }
             default:
                 let again = Array(held.shuffled(using: &random).prefix(Int.random(in: 1...8, using: &random)))
                 changed.delete(again, from: realm)
@@ -195,6 +204,8 @@ import StrataStorage
                 for id in probes {
                     #expect(realm.object(ofType: KeyOrderItem.self, forPrimaryKey: id)?.label == expected.labels[id],
                             "seed \(seed) step \(step): id \(id)")
+                    #expect(realm.dynamicObject(ofType: "KeyOrderItem", forPrimaryKey: id)?["label"] as? String == expected.labels[id],
+                            "seed \(seed) step \(step): id \(id), dynamic")
                 }
             }
         }

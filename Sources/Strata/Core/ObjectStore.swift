@@ -286,26 +286,33 @@ extension RealmCore {
         let column = info.layout.columns[pkc]
         let objKey: UInt64? = try Realm.Error.wrap {
             try withPrimaryKeyIndexKey(of: key) { indexKey in
-                // An Int key of a live core: first the row a confirmed offset names, if it holds
-                // this key (PrimaryKeyGuesses.swift).
-                let value = column.type == .int && !isFrozen
-                    ? PrimaryKeyGuesses.intValue(ofTreeKey: indexKey, encoding: primaryKeyEncoding) : nil
-                if let value, let guess = primaryKeyGuesses.guess(table: t, value: value) {
-                    let holds = try withRow(table: t, key: guess) { row in
-                        !(column.isOptional && row.isNull(column)) && row.load(column, as: Int64.self) == value
-                    }
-                    if holds == true { return guess }
-                    primaryKeyGuesses.missed(table: t)
-                }
-                let found = try snap.metas[t].primaryKeys.withValue(forKey: indexKey, in: snapshotPages) { valueBytes in
-                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
-                } ?? nil
-                if let value, let found { primaryKeyGuesses.learn(table: t, value: value, key: found) }
-                return found
+                try objectKey(primaryKey: indexKey, table: t, column: column, in: snapshotPages)
             }
         }
         guard let objKey else { return nil }
         return materialize(T.self, info: info, table: t, key: objKey)
+    }
+
+    /// The object key that primary-key tree key `indexKey` names in table `t`, whose primary key
+    /// is `column`; nil when there is none. An Int key of a live core first tries the row a
+    /// confirmed offset names, and takes it only if that row holds this key
+    /// (PrimaryKeyGuesses.swift); then the tree.
+    func objectKey(primaryKey indexKey: UnsafeRawBufferPointer, table t: Int, column: _Column,
+                   in pages: some PageReading) throws -> UInt64? {
+        let value = column.type == .int && !isFrozen
+            ? PrimaryKeyGuesses.intValue(ofTreeKey: indexKey, encoding: primaryKeyEncoding) : nil
+        if let value, let guess = primaryKeyGuesses.guess(table: t, value: value) {
+            let holds = try withRow(table: t, key: guess) { row in
+                !(column.isOptional && row.isNull(column)) && row.load(column, as: Int64.self) == value
+            }
+            if holds == true { return guess }
+            primaryKeyGuesses.missed(table: t)
+        }
+        let found = try snap.metas[t].primaryKeys.withValue(forKey: indexKey, in: pages) { valueBytes in
+            valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
+        } ?? nil
+        if let value, let found { primaryKeyGuesses.learn(table: t, value: value, key: found) }
+        return found
     }
 
     func targetTable(of prop: Property) -> Int? {

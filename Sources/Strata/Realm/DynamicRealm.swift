@@ -74,11 +74,8 @@ extension Realm {
             let indexKey = try info.fields[primaryKeyColumn].primaryKeyIndexKey(probe, core: core)
             guard let table = try core.tableIndex(for: info, create: false) else { return nil }
             let pages = try core.pages()
-            let objectKey: UInt64? = try indexKey.withUnsafeBytes { keyBytes in
-                try core.snap.metas[table].primaryKeys.withValue(forKey: keyBytes, in: pages) { valueBytes in
-                    valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
-                }
-            } ?? nil
+            let column = info.layout.columns[primaryKeyColumn]
+            let objectKey = try indexKey.withUnsafeBytes { try core.objectKey(primaryKey: $0, table: table, column: column, in: pages) }
             return objectKey.map { (table, $0) }
         } catch {
             throw Realm.Error.surfacing(error) as? Realm.Error ?? Realm.Error(.invalidArgument, "\(error)")

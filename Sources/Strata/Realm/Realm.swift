@@ -378,11 +378,8 @@ public struct Realm {
     private func existingObject<T: Object>(_ type: T.Type, info: ClassInfo, indexKey: [UInt8]) throws -> T? {
         guard let table = try core.tableIndex(for: info, create: false) else { return nil }
         let pages = try core.pages()
-        let key: UInt64? = try indexKey.withUnsafeBytes { keyBytes in
-            try core.snap.metas[table].primaryKeys.withValue(forKey: keyBytes, in: pages) { valueBytes in
-                valueBytes.count >= 8 ? UInt64(littleEndian: valueBytes.loadUnaligned(as: UInt64.self)) : nil
-            }
-        } ?? nil
+        guard let column = info.primaryKeyColumn.map({ info.layout.columns[$0] }) else { return nil }
+        let key = try indexKey.withUnsafeBytes { try core.objectKey(primaryKey: $0, table: table, column: column, in: pages) }
         // `materializeAny` instantiates `info`'s class, which `type` names at run time.
         return key.map { unsafeDowncast(core.materializeAny(info: info, table: table, key: $0), to: T.self) }
     }
