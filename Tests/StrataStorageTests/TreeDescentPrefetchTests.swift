@@ -7,24 +7,15 @@ import Testing
 @testable import StrataStorage
 
 @Suite struct TreeDescentPrefetchTests {
-    /// Overwrites every child count of every branch reachable from `root` with `count`.
-    static func damageCounts(_ root: PageRef, _ pages: TreeTestPages, to count: UInt64) throws {
-        let node = try TreeNode.read(root, pages, BytesFlavor.self)
+    /// Overwrites every child count of every branch reachable from `root` (a tree of `flavor`)
+    /// with `count`.
+    static func damageCounts<F: TreeFlavor>(_ root: PageRef, _ pages: TreeTestPages, _ flavor: F.Type, to count: UInt64) throws {
+        let node = try TreeNode.read(root, pages, flavor)
         guard !node.isLeaf else { return }
         for i in 0..<node.count {
             let at = try node.cellOffset(i, need: TreeLayout.branchKeyOffset) + TreeLayout.branchCountOffset
             UnsafeMutableRawPointer(mutating: node.base).storeBytes(of: count.littleEndian, toByteOffset: at, as: UInt64.self)
-            try damageCounts(try node.child(i), pages, to: count)
-        }
-    }
-
-    static func damageKeyedCounts(_ root: PageRef, _ pages: TreeTestPages, to count: UInt64) throws {
-        let node = try TreeNode.read(root, pages, KeyedFlavor.self)
-        guard !node.isLeaf else { return }
-        for i in 0..<node.count {
-            let at = try node.cellOffset(i, need: TreeLayout.branchKeyOffset) + TreeLayout.branchCountOffset
-            UnsafeMutableRawPointer(mutating: node.base).storeBytes(of: count.littleEndian, toByteOffset: at, as: UInt64.self)
-            try damageKeyedCounts(try node.child(i), pages, to: count)
+            try damageCounts(try node.child(i), pages, flavor, to: count)
         }
     }
 
@@ -42,8 +33,8 @@ import Testing
             try [UInt8(9)].withUnsafeBytes { _ = try keyed.put(UInt64(i * 2), $0, in: pages) }
         }
         pages.commit()
-        try Self.damageCounts(bytes.root, pages, to: count)
-        try Self.damageKeyedCounts(keyed.root, pages, to: count)
+        try Self.damageCounts(bytes.root, pages, BytesFlavor.self, to: count)
+        try Self.damageCounts(keyed.root, pages, KeyedFlavor.self, to: count)
         var finger = LeafFinger()
         for i in stride(from: 0, to: keys.count, by: 7) {
             let present = try keys[i].withUnsafeBytes { try bytes.contains($0, in: pages) }
