@@ -37,13 +37,13 @@ extension RealmCore {
                 // 3% slower (alternating runs at 1M objects), and this is every property read.
                 guard binding.table < snap.metas.count else { objectGone(binding.info) }
                 let rows = snap.metas[binding.table].objects
-                var finger = rowFingers.finger(table: binding.table, version: snap.version)
                 var value: R?
-                let hit = try reading._withUnsafeGuaranteedRef { reading in
-                    try rows.visitValue(forKey: binding.key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+                let hit = try rowFingers.withFinger(table: binding.table, version: snap.version) { finger in
+                    try reading._withUnsafeGuaranteedRef { reading in
+                        try rows.visitValue(forKey: binding.key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+                    }
                 }
                 found = hit ? .some(value) : .none
-                rowFingers.keep(finger, table: binding.table)
             } else {
                 found = try withRow(table: binding.table, key: binding.key, body)
             }
@@ -65,12 +65,12 @@ extension RealmCore {
             // keeps it while the version stays, and nothing in a read moves the version.
             guard t < snap.metas.count else { return nil }
             let rows = snap.metas[t].objects
-            var finger = rowFingers.finger(table: t, version: snap.version)
             var value: R?
-            let hit = try reading._withUnsafeGuaranteedRef { reading in
-                try rows.visitValue(forKey: key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+            let hit = try rowFingers.withFinger(table: t, version: snap.version) { finger in
+                try reading._withUnsafeGuaranteedRef { reading in
+                    try rows.visitValue(forKey: key, in: reading, finger: &finger) { value = body(_RowView(bytes: $0, core: self)) }
+                }
             }
-            rowFingers.keep(finger, table: t)
             return hit ? value : nil
         }
         // `pages()` loads the snapshot (and with it the tables) when it has moved.
@@ -80,10 +80,9 @@ extension RealmCore {
         if write.isOpen || isFrozen {
             return try rows.withValue(forKey: key, in: snapshotPages) { body(_RowView(bytes: $0, core: self)) }
         }
-        var finger = rowFingers.finger(table: t, version: snap.version)
-        let found = try rows.withValue(forKey: key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
-        rowFingers.keep(finger, table: t)
-        return found
+        return try rowFingers.withFinger(table: t, version: snap.version) { finger in
+            try rows.withValue(forKey: key, in: snapshotPages, finger: &finger) { body(_RowView(bytes: $0, core: self)) }
+        }
     }
 
     /// The read transaction of the current snapshot, when it is the one `pages()` would give
