@@ -20,38 +20,78 @@ enum ColumnSort {
     /// The table's keys ordered by `reader`'s column; nil when the column is not numeric.
     static func sortedKeys(by reader: RowColumnReader, ascending: Bool,
                            objects: KeyedTree, pages: some PageReading) throws -> [UInt64]? {
-        guard let field = reader.field, let image = NumericImage(reader.kind) else { return nil }
-        var nils: [UInt64] = []
-        var nans: [UInt64] = []
-        var images: [UInt64] = []
-        var numberKeys: [UInt64] = []
+        guard sorts(by: reader) else { return nil }
+        var all = AllSorted()
         let capacity = try objects.count(in: pages)
-        images.reserveCapacity(capacity)
-        numberKeys.reserveCapacity(capacity)
+        all.images.reserveCapacity(capacity)
+        all.numberKeys.reserveCapacity(capacity)
+        guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &all) else { return nil }
+        RadixSort.sort(&all.images, carrying: &all.numberKeys)
+        return ordered(nils: all.nils, nans: all.nans, numbers: all.numberKeys, ascending: ascending)
+    }
+
+    /// Whether `reader`'s column is one this sort orders (a numeric fixed-width field).
+    static func sorts(by reader: RowColumnReader) -> Bool {
+        reader.field != nil && NumericImage(reader.kind) != nil
+    }
+
+    /// Hands `sink` every row of the table in key order, as a nil, a NaN or a number's image
+    /// (complemented when descending, so that ascending images give the order); false when the
+    /// column is not numeric.
+    @inline(__always)
+    static func scan(by reader: RowColumnReader, ascending: Bool, objects: KeyedTree, pages: some PageReading,
+                     into sink: inout some ColumnSortSink) throws -> Bool {
+        guard let field = reader.field, let image = NumericImage(reader.kind) else { return false }
         // Complementing the image reverses the order while a stable sort keeps ties in key order.
         let flip: UInt64 = ascending ? 0 : .max
         try objects.forEachFieldLeaf(field, in: pages) { leafKeys, bits, isNull in
             for i in 0..<leafKeys.count {
                 let key = leafKeys[i]
                 if isNull[i] {
-                    nils.append(key)
+                    sink.takeNil(key)
                 } else if let value = image.of(bits[i]) {
-                    images.append(value ^ flip)
-                    numberKeys.append(key)
+                    sink.takeNumber(value ^ flip, key)
                 } else {
-                    nans.append(key)
+                    sink.takeNaN(key)
                 }
             }
         }
-        RadixSort.sort(&images, carrying: &numberKeys)
-        if nils.isEmpty && nans.isEmpty { return numberKeys }
-        if ascending { return nils + nans + numberKeys }
-        return numberKeys + nans + nils
+        return true
+    }
+
+    /// Realm's places for nils and NaNs: first when ascending, last when descending.
+    static func ordered(nils: [UInt64], nans: [UInt64], numbers: [UInt64], ascending: Bool) -> [UInt64] {
+        if nils.isEmpty && nans.isEmpty { return numbers }
+        if ascending { return nils + nans + numbers }
+        return numbers + nans + nils
+    }
+}
+
+/// What a column sort's scan hands each row to.
+protocol ColumnSortSink {
+    mutating func takeNil(_ key: UInt64)
+    mutating func takeNaN(_ key: UInt64)
+    /// `image` orders as the row's place does (ties: key order).
+    mutating func takeNumber(_ image: UInt64, _ key: UInt64)
+}
+
+/// Every row, for a whole sort.
+private struct AllSorted: ColumnSortSink {
+    var nils: [UInt64] = []
+    var nans: [UInt64] = []
+    var images: [UInt64] = []
+    var numberKeys: [UInt64] = []
+
+    @inline(__always) mutating func takeNil(_ key: UInt64) { nils.append(key) }
+    @inline(__always) mutating func takeNaN(_ key: UInt64) { nans.append(key) }
+    @inline(__always) mutating func takeNumber(_ image: UInt64, _ key: UInt64) {
+        images.append(image)
+        numberKeys.append(key)
     }
 }
 
 /// A column's stored bits mapped to unsigned integers in the values' order (nil for NaN).
-private enum NumericImage {
+enum NumericImage {
     case integer(bits: Int)
     case bool
     case float

@@ -97,6 +97,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         var keys: [UInt64] = []
         var stamp: UInt64 = .max
         var generation: UInt64 = .max
+        /// The first keys of the order alone, when only they were read (`leadingKeys`): the
+        /// `leadingAsked` best, or every key when the class has fewer.
+        var leading: [UInt64] = []
+        var leadingAsked = 0
+        var leadingStamp: UInt64 = .max
+        var leadingGeneration: UInt64 = .max
     }
 
     init(core: RealmCore, info: ClassInfo, cache: KeyCache = KeyCache()) {
@@ -166,7 +172,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     public var count: Int {
         if let valueSource { return valueSource.current().count }
         core.checkThread()
-        if !query.isEmpty { return matchCount }
+        // A sort alone orders every object of the class: their number is the class's, as Realm
+        // counts a sorted query without sorting it.
+        if !query.isEmpty && !onlySortsTheClass { return matchCount }
         guard let t = table else { return 0 }
         do { return try core.snap.metas[t].objects.count(in: try core.pages()) } catch {
             core.readFailed(error)
@@ -187,6 +195,36 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         }
         remember(out)
         return out
+    }
+
+    /// Whether the query is a sort of the whole class and nothing else.
+    private var onlySortsTheClass: Bool { query.predicate == nil && query.distinct.isEmpty && query.base == nil }
+
+    /// Positions below this are read through `leadingKeys`; a read further in sorts the whole class.
+    static var leadingLimit: Int { 1_024 }
+
+    /// The first keys in the results' order, through `position` at least when there are that
+    /// many, when the query only sorts the whole class by one numeric column and the whole order
+    /// is not cached; nil otherwise, and from `leadingLimit` on (Collections/LeadingKeys.swift).
+    /// Cached as the keys are; a read further in asks for twice as many.
+    private func leadingKeys(through position: Int, table t: Int) -> [UInt64]? {
+        core.checkThread()
+        guard onlySortsTheClass, position >= 0, position < Self.leadingLimit, !cacheIsCurrent else { return nil }
+        if cache.leadingStamp == core.changeCounter && cache.leadingGeneration == core.generation,
+           position < cache.leading.count || cache.leading.count < cache.leadingAsked {
+            return cache.leading
+        }
+        let asked = Swift.min(Self.leadingLimit, Swift.max(128, 2 * (position + 1)))
+        do {
+            guard let found = try RowSort.leadingOfTable(t, count: asked, by: query.sort, info: info, core: core) else { return nil }
+            cache.leading = found
+            cache.leadingAsked = asked
+            cache.leadingStamp = core.changeCounter
+            cache.leadingGeneration = core.generation
+            return found
+        } catch {
+            core.readFailed(error)
+        }
     }
 
     /// Whether the cached keys are those of the current snapshot.
@@ -323,6 +361,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             }
             return values[position]
         }
+        if let t = table, let leading = leadingKeys(through: position, table: t), position < leading.count {
+            return object(table: t, key: leading[position])
+        }
         let k = keys
         guard position >= 0, position < k.count, let t = table else {
             core.misuse(.invalidArgument, "index \(position) is out of range 0..<\(k.count)")
@@ -337,7 +378,10 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         if let valueSource { return valueSource.current().first }
         core.checkThread()
         guard let t = table else { return nil }
-        if !query.isEmpty { return keys.first.map { object(table: t, key: $0) } }
+        if !query.isEmpty {
+            let leading = leadingKeys(through: 0, table: t) ?? keys
+            return leading.first.map { object(table: t, key: $0) }
+        }
         var key: UInt64?
         do {
             try core.snap.metas[t].objects.forEach(from: 0, in: try core.pages()) { k, _ in
