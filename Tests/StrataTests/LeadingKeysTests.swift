@@ -15,6 +15,9 @@ import StrataTestSupport
         let doubles: [Double?] = [nil, .nan, -0.0, 0, 1.5, -2.25, .infinity, -.infinity, 7]
         let integers: [Int?] = [nil, .min, .max, 0, -1, 1, 40]
         let floats: [Float?] = [nil, .nan, 0, -0.0, 0.5, -3]
+        let dates: [Date?] = [nil, Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: -0.0),
+                              .distantPast, .distantFuture, Date(timeIntervalSinceReferenceDate: 86_400.5),
+                              Date(timeIntervalSinceReferenceDate: .infinity), Date(timeIntervalSinceReferenceDate: -1e-300)]
         try realm.write {
             for _ in 0..<rows {
                 let item = ColumnScanItem()
@@ -26,6 +29,8 @@ import StrataTestSupport
                 item.of = floats[Int(random.next() % UInt64(floats.count))]
                 item.f = Float(Int(random.next() % 3))
                 item.b = random.next() % 3 == 0
+                item.odt = dates[Int(random.next() % UInt64(dates.count))]
+                item.dt = dates[1 + Int(random.next() % UInt64(dates.count - 1))]!
                 realm.add(item)
             }
         }
@@ -43,7 +48,7 @@ import StrataTestSupport
     func everyPrefixIsTheWholeOrdersPrefix(rows: Int) throws {
         let realm = try Realm(configuration: memoryConfig())
         try Self.fill(realm, rows: rows, seed: UInt64(rows) &+ 11)
-        for property in ["d", "od", "i", "oi", "i8", "f", "of", "b"] {
+        for property in ["d", "od", "i", "oi", "i8", "f", "of", "b", "dt", "odt"] {
             for ascending in [true, false] {
                 let whole = Self.wholeOrder(realm, property, ascending)
                 #expect(whole.count == rows)
@@ -93,6 +98,29 @@ import StrataTestSupport
         try realm.write { realm.delete(sorted[0]) }
         #expect(sorted[0]._binding?.key == before)
         #expect(sorted.count == 500)
+    }
+
+    /// A date whose interval is NaN has no place in Realm's order of dates: such a column is
+    /// sorted as before the column sort covered dates, for the whole order and for its start.
+    @Test func aNaNDateLeavesTheSortToTheRows() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try Self.fill(realm, rows: 400, seed: 8)
+        try realm.write {
+            realm.objects(ColumnScanItem.self)[17].odt = Date(timeIntervalSinceReferenceDate: .nan)
+        }
+        let objects = realm.objects(ColumnScanItem.self)
+        let reader = try #require(RowColumnReader(property: "odt", info: objects.info))
+        let table = try #require(try realm.core.tableIndex(for: objects.info, create: false))
+        for ascending in [true, false] {
+            let sorted = try ColumnSort.sortedKeys(by: reader, ascending: ascending, objects: realm.core.snap.metas[table].objects,
+                                                   pages: try realm.core.pages())
+            #expect(sorted == nil)
+            let leading = try ColumnSort.leadingKeys(10, by: reader, ascending: ascending, objects: realm.core.snap.metas[table].objects,
+                                                     pages: try realm.core.pages())
+            #expect(leading == nil)
+            let whole = Self.keys(objects.sorted(byKeyPath: "odt", ascending: ascending))
+            #expect(Self.keys(objects.sorted(byKeyPath: "odt", ascending: ascending).prefix(10)) == Array(whole.prefix(10)))
+        }
     }
 
     /// The selection alone: the lowest images with ties going to the earliest, for every count,

@@ -1,4 +1,5 @@
-// Sorting a whole class by one numeric column (an integer of any width, Bool, Float, Double):
+// Sorting a whole class by one numeric column (an integer of any width, Bool, Float, Double, or a
+// Date, stored as its Double interval):
 // the column read a leaf at a time by the field scan (StrataStorage's `forEachFieldLeaf`), no
 // value boxed per row, and the rows ordered by a stable radix sort of 64-bit images that order
 // as the values do. A top-N over a million rows spent most of its time building a `QueryValue`
@@ -10,8 +11,11 @@
 //   keep key order in both directions (a stable sort of the images, complemented when
 //   descending).
 // - A value is what `RowColumnReader.value` reads: an integer truncated to its property's width,
-//   a Bool as its byte's non-zero, a Float widened to Double (exactly), nil only for an optional
-//   property whose null bit is set.
+//   a Bool as its byte's non-zero, a Float widened to Double (exactly), a Date as its interval
+//   since the reference date, nil only for an optional property whose null bit is set.
+// - Dates order as their intervals do, -0 equal to +0. A NaN interval has no place in Realm's
+//   order of dates (it compares after everything, both ways), so a column holding one is left to
+//   the object path (nil), which sorts it as it always has.
 // - Every object of the table, as the scan finds them in this snapshot: the caller has no key
 //   list to agree with (Results sorts a whole class this way before listing its keys).
 import StrataStorage
@@ -44,6 +48,8 @@ enum ColumnSort {
         guard let field = reader.field, let image = NumericImage(reader.kind) else { return false }
         // Complementing the image reverses the order while a stable sort keeps ties in key order.
         let flip: UInt64 = ascending ? 0 : .max
+        var sawNaN = false
+        let nanHasNoPlace: Bool = if case .date = image { true } else { false }
         try objects.forEachFieldLeaf(field, in: pages) { leafKeys, bits, isNull in
             for i in 0..<leafKeys.count {
                 let key = leafKeys[i]
@@ -52,11 +58,12 @@ enum ColumnSort {
                 } else if let value = image.of(bits[i]) {
                     sink.takeNumber(value ^ flip, key)
                 } else {
+                    sawNaN = true
                     sink.takeNaN(key)
                 }
             }
         }
-        return true
+        return !(sawNaN && nanHasNoPlace)
     }
 
     /// Realm's places for nils and NaNs: first when ascending, last when descending.
@@ -96,6 +103,7 @@ enum NumericImage {
     case bool
     case float
     case double
+    case date
 
     init?(_ kind: RowColumnReader.Kind) {
         switch kind {
@@ -103,7 +111,8 @@ enum NumericImage {
         case .bool: self = .bool
         case .float: self = .float
         case .double: self = .double
-        case .date, .string: return nil
+        case .date: self = .date
+        case .string: return nil
         }
     }
 
@@ -117,7 +126,7 @@ enum NumericImage {
             return raw & 0xFF != 0 ? 1 : 0
         case .float:
             return Self.ordered(Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))))
-        case .double:
+        case .double, .date:
             return Self.ordered(Double(bitPattern: raw))
         }
     }

@@ -7,7 +7,8 @@
 //   (`RowColumnReader.value` is what `Object.queryValue(forKey:)` gives for the property), and they
 //   are compared by `QueryOrdering.compare`, or for one column of integers or floating-point
 //   numbers by the equivalent order it defines there: nil first, then NaN, then numbers by value
-//   (-0 equal to +0). Ties keep the input order in both directions, as there.
+//   (-0 equal to +0); a whole class sorted by one column of those or of dates, by ColumnSort's
+//   equivalent images. Ties keep the input order in both directions, as there.
 // - Only single-component key paths of the scalar columns `RowColumnReader` covers; anything else
 //   (links, enums, unknown names, whose errors the object path reports) returns nil and the
 //   object path sorts; so does a key without a row, which the object path reports. `ColumnScan.wholeRows` (tests) turns this off, to compare both paths.
