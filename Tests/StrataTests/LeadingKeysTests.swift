@@ -128,11 +128,13 @@ import StrataTestSupport
     @Test(arguments: [0, 1, 2, 3, 7, 64, 1_000])
     func lowestImagesAreAStableSortsPrefix(count: Int) {
         var random = ColumnScanRandom(state: UInt64(count) &+ 1)
-        for distinct in [1, 3, 50, 1 << 20] {
+        // Random images with few or many distinct values, then every row beating the last (the
+        // latest rows, read in the order they were added) and every row worse than the last.
+        for distinct in [1, 3, 50, 1 << 20, -1, -2] {
             var lowest = LowestImages(count: count)
             var offered: [(image: UInt64, key: UInt64)] = []
             for key in 0..<UInt64(900) {
-                let image = random.next() % UInt64(distinct)
+                let image = distinct == -1 ? 1_000 - key / 2 : distinct == -2 ? key : random.next() % UInt64(distinct)
                 offered.append((image, key))
                 lowest.offer(image, key)
             }

@@ -53,6 +53,8 @@ struct LowestImages {
     /// Once the candidates were cut to `count`: the worst image kept. A later image not below
     /// it cannot be among the best.
     private(set) var bound: UInt64?
+    /// Where a cut sorts the candidates' images, kept between cuts.
+    private var scratch: [UInt64] = []
 
     init(count: Int) {
         self.count = max(count, 0)
@@ -69,29 +71,30 @@ struct LowestImages {
         if images.count >= 2 * count { cut() }
     }
 
-    /// Keeps the `count` best candidates, in the order they were offered.
+    /// Keeps the `count` best candidates, in the order they were offered, in place.
     private mutating func cut() {
-        var sorted = images
-        sorted.sort()
-        let worst = sorted[count - 1]
+        // A sort of a copy finds the worst image kept: the candidates of a scan whose every row
+        // beats the kept ones (the latest rows of a class, read in the order they were added)
+        // arrive as one descending run, which the standard library's sort takes in one pass.
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(contentsOf: images)
+        scratch.sort()
+        let worst = scratch[count - 1]
         // Below `worst` every candidate stays; of those equal to it, the earliest that fit.
         var firstWorst = count - 1
-        while firstWorst > 0 && sorted[firstWorst - 1] == worst { firstWorst -= 1 }
+        while firstWorst > 0 && scratch[firstWorst - 1] == worst { firstWorst -= 1 }
         var equalRoom = count - firstWorst
-        var keptImages: [UInt64] = []
-        var keptKeys: [UInt64] = []
-        keptImages.reserveCapacity(2 * count)
-        keptKeys.reserveCapacity(2 * count)
+        var kept = 0
         for i in images.indices {
             let image = images[i]
-            if image < worst || (image == worst && equalRoom > 0) {
-                if image == worst { equalRoom -= 1 }
-                keptImages.append(image)
-                keptKeys.append(keys[i])
-            }
+            guard image < worst || (image == worst && equalRoom > 0) else { continue }
+            if image == worst { equalRoom -= 1 }
+            images[kept] = image
+            keys[kept] = keys[i]
+            kept += 1
         }
-        images = keptImages
-        keys = keptKeys
+        images.removeLast(images.count - kept)
+        keys.removeLast(keys.count - kept)
         bound = worst
     }
 
