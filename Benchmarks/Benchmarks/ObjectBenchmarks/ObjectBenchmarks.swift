@@ -5,9 +5,10 @@
 //
 //   Notify/*   a commit on this thread until the handler of an observer on another queue has
 //              run (commit + delivery; the observer's queue is woken by the commit)
-//   Reads/*    over 100,000 `Sample { id (primary key); value: Double; seq: Int (indexed) }`:
-//              aggregates and filtered counts (column scans), an indexed equality lookup with a
-//              repeated query, a primary-key lookup
+//   Reads/*    over 100,000 `Sample { id (primary key); value: Double; seq: Int (indexed);
+//              timestamp: Date }`: aggregates and filtered counts (column scans), an indexed
+//              equality lookup with a repeated query, a primary-key lookup, the top 100 by value
+//              and the latest 100 by timestamp (sorted results read from the start)
 //
 // Files live under /tmp/strata-object-bench-<pid>; each benchmark builds its store in setup.
 // STRATA_BENCH_QUICK=1: a few iterations each (CI checks that every benchmark runs; the figures
@@ -23,6 +24,7 @@ final class Sample: Object {
     @Persisted(primaryKey: true) var id: Int
     @Persisted var value: Double
     @Persisted(indexed: true) var seq: Int
+    @Persisted var timestamp: Date
 }
 
 final class Counter: Object {
@@ -72,6 +74,7 @@ func openSamples(_ name: String) throws {
             sample.id = i
             sample.value = Double(i % 1_000) / 10
             sample.seq = i
+            sample.timestamp = Date(timeIntervalSince1970: 1_700_000_000 + Double(i))
             realm.add(sample)
         }
     }
@@ -189,6 +192,14 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(Array(realm.objects(Sample.self).sorted(byKeyPath: "value", ascending: false).prefix(100)).count)
         }
     } setup: { try openSamples("sorted") } teardown: { close() }
+
+    Benchmark("Reads/sorted by timestamp, latest 100 of 100k",
+              configuration: configuration(maxDuration: .seconds(2), maxIterations: 100)) { benchmark in
+        guard let realm = fixture.realm else { return }
+        for _ in benchmark.scaledIterations {
+            blackHole(Array(realm.objects(Sample.self).sorted(byKeyPath: "timestamp", ascending: false).prefix(100)).count)
+        }
+    } setup: { try openSamples("latest") } teardown: { close() }
 
     Benchmark("Reads/primary-key lookup") { benchmark in
         guard let realm = fixture.realm else { return }
