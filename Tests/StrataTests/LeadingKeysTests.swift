@@ -60,6 +60,7 @@ import StrataTestSupport
                 }
                 let sorted = realm.objects(ColumnScanItem.self).sorted(byKeyPath: property, ascending: ascending)
                 #expect(sorted.first?._binding?.key == whole.first, "\(property) \(ascending) first")
+                #expect(sorted.last?._binding?.key == whole.last, "\(property) \(ascending) last")
                 #expect(sorted.count == rows)
             }
         }
@@ -94,6 +95,7 @@ import StrataTestSupport
             #expect(sorted.count == 501)
         }
         #expect(sorted[0].d == 1_000)
+        #expect(realm.objects(ColumnScanItem.self).sorted(byKeyPath: "d").last?.d == 1_000)
         #expect(Self.keys(sorted.prefix(50)) == Array(Self.wholeOrder(realm, "d", false).prefix(50)))
         try realm.write { realm.delete(sorted[0]) }
         #expect(sorted[0]._binding?.key == before)
@@ -118,6 +120,9 @@ import StrataTestSupport
             let leading = try ColumnSort.leadingKeys(10, by: reader, ascending: ascending, objects: realm.core.snap.metas[table].objects,
                                                      pages: try realm.core.pages())
             #expect(leading == nil)
+            let last = try ColumnSort.lastKey(by: reader, ascending: ascending, objects: realm.core.snap.metas[table].objects,
+                                              pages: try realm.core.pages())
+            #expect(last == nil)
             let whole = Self.keys(objects.sorted(byKeyPath: "odt", ascending: ascending))
             #expect(Self.keys(objects.sorted(byKeyPath: "odt", ascending: ascending).prefix(10)) == Array(whole.prefix(10)))
         }

@@ -1,6 +1,6 @@
 // The first rows of a whole class sorted by one numeric column, without sorting the rest: what
 // `sorted(byKeyPath:)` followed by `first`, `prefix(n)` or a subscript near the start reads (a
-// top-N, the latest reading). One scan of the column keeps the `count` best rows; a full sort of
+// top-N, the latest reading); and its last row (`last`), in one scan too. One scan of the column keeps the `count` best rows; a full sort of
 // a million rows cost five times that scan.
 //
 // Invariants:
@@ -24,6 +24,38 @@ extension ColumnSort {
         let numbers = leading.numbers.best()
         let all = ordered(nils: leading.nils, nans: leading.nans, numbers: numbers, ascending: ascending)
         return Array(all.prefix(count))
+    }
+}
+
+extension ColumnSort {
+    /// The last key of `sortedKeys(by:ascending:objects:pages:)` (nil inside: no rows); nil when
+    /// the column is not numeric.
+    static func lastKey(by reader: RowColumnReader, ascending: Bool,
+                        objects: KeyedTree, pages: some PageReading) throws -> UInt64?? {
+        guard sorts(by: reader) else { return nil }
+        var last = LastOfSort()
+        guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &last) else { return nil }
+        // The order's last group: the numbers when ascending, the nils when descending.
+        if ascending { return .some(last.highestKey ?? last.lastNaN ?? last.lastNil) }
+        return .some(last.lastNil ?? last.lastNaN ?? last.highestKey)
+    }
+}
+
+/// What ends a sort's order: the latest nil, the latest NaN, and the number of highest image,
+/// the latest of equal ones (a stable sort leaves ties in key order, so the latest is last).
+struct LastOfSort: ColumnSortSink {
+    var lastNil: UInt64?
+    var lastNaN: UInt64?
+    var highest: UInt64 = 0
+    var highestKey: UInt64?
+
+    @inline(__always) mutating func takeNil(_ key: UInt64) { lastNil = key }
+    @inline(__always) mutating func takeNaN(_ key: UInt64) { lastNaN = key }
+    @inline(__always) mutating func takeNumber(_ image: UInt64, _ key: UInt64) {
+        if highestKey == nil || image >= highest {
+            highest = image
+            highestKey = key
+        }
     }
 }
 

@@ -397,7 +397,19 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         if let valueSource { return valueSource.current().last }
         core.checkThread()
         guard let t = table else { return nil }
-        if !query.isEmpty { return keys.last.map { object(table: t, key: $0) } }
+        if !query.isEmpty {
+            if onlySortsTheClass && !cacheIsCurrent {
+                do {
+                    // The last of the order in one scan of the column (Collections/LeadingKeys.swift).
+                    if let found = try RowSort.lastOfTable(t, by: query.sort, info: info, core: core) {
+                        return found.map { object(table: t, key: $0) }
+                    }
+                } catch {
+                    core.readFailed(error)
+                }
+            }
+            return keys.last.map { object(table: t, key: $0) }
+        }
         do {
             let k = try core.snap.metas[t].objects.lastKey(in: try core.pages())
             return k.map { object(table: t, key: $0) }

@@ -56,6 +56,14 @@ enum RowSort {
                                           objects: core.snap.metas[t].objects, pages: try core.pages())
     }
 
+    /// The last key of `sortedTable(_:by:info:core:)` (nil inside: an empty class), found in one
+    /// scan; nil where `sortedTable` gives nil.
+    static func lastOfTable(_ t: Int, by descriptors: [SortDescriptor], info: ClassInfo, core: RealmCore) throws -> UInt64?? {
+        guard !ColumnScan.wholeRows, descriptors.count == 1, let reader = columnReader(descriptors[0], info: info) else { return nil }
+        return try ColumnSort.lastKey(by: reader, ascending: descriptors[0].ascending,
+                                      objects: core.snap.metas[t].objects, pages: try core.pages())
+    }
+
     /// The reader of a descriptor's column: a single-component key path to a scalar column.
     private static func columnReader(_ descriptor: SortDescriptor, info: ClassInfo) -> RowColumnReader? {
         guard let path = try? QueryParser.parseKeyPath(descriptor.keyPath), path.variable == nil,
