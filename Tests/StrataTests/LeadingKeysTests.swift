@@ -128,6 +128,29 @@ import StrataTestSupport
         }
     }
 
+    /// Dates of a filtered class sort as the object path sorts them (the key-list sort reads
+    /// them as intervals), ties and ±0 included, and with a NaN interval among them too.
+    @Test func datesOfAFilteredClassSortAsObjectsDo() throws {
+        let realm = try Realm(configuration: memoryConfig())
+        try Self.fill(realm, rows: 1_200, seed: 13)
+        func expectSameOrder(_ what: String) {
+            for property in ["dt", "odt"] {
+                for ascending in [true, false] {
+                    let query = { realm.objects(ColumnScanItem.self).filter("i > -2").sorted(byKeyPath: property, ascending: ascending) }
+                    let byRows = Self.keys(query())
+                    let byObjects = ColumnScan.$wholeRows.withValue(true) { Self.keys(query()) }
+                    #expect(byRows == byObjects, "\(what): \(property) \(ascending)")
+                    #expect(!byRows.isEmpty)
+                }
+            }
+        }
+        expectSameOrder("dates")
+        try realm.write {
+            realm.objects(ColumnScanItem.self).filter("i > -2")[3].odt = Date(timeIntervalSinceReferenceDate: .nan)
+        }
+        expectSameOrder("a NaN date")
+    }
+
     /// The selection alone: the lowest images with ties going to the earliest, for every count,
     /// against a stable sort.
     @Test(arguments: [0, 1, 2, 3, 7, 64, 1_000])

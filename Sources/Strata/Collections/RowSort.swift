@@ -12,6 +12,7 @@
 // - Only single-component key paths of the scalar columns `RowColumnReader` covers; anything else
 //   (links, enums, unknown names, whose errors the object path reports) returns nil and the
 //   object path sorts; so does a key without a row, which the object path reports. `ColumnScan.wholeRows` (tests) turns this off, to compare both paths.
+import Foundation
 import StrataStorage
 
 enum RowSort {
@@ -96,8 +97,11 @@ enum RowSort {
             // The keys were not this snapshot's whole table: read them one by one.
             values.removeAll(keepingCapacity: true)
         }
+        // Keys of a filter or a list come mostly in key order: each lookup starts at the leaf of
+        // the one before.
+        var finger = LeafFinger()
         for k in keys {
-            let found: Bool? = try objects.withValue(forKey: k, in: pages) { row in
+            let found: Bool? = try objects.withValue(forKey: k, in: pages, finger: &finger) { row in
                 let view = _RowView(bytes: row, core: core)
                 for reader in readers { values.append(reader.value(view)) }
                 return true
@@ -124,8 +128,11 @@ enum RowSort {
     }
 }
 
-/// One sort column whose values are all integers (or Bools) or all floating-point numbers, with
-/// nils: sorted as plain numbers, in the order `QueryOrdering.compare` gives them.
+/// One sort column whose values are all integers (or Bools), all floating-point numbers or all
+/// dates, with nils: sorted as plain numbers, in the order `QueryOrdering.compare` gives them. A
+/// date is its interval since the reference date; a date whose interval is NaN has no place in
+/// that order (it compares after everything, both ways), so a column holding one is left to the
+/// generic order.
 private struct NumericColumn {
     enum Numbers {
         case integers([(value: Int64, index: Int)])
@@ -139,6 +146,7 @@ private struct NumericColumn {
     init?(_ values: [QueryValue]) {
         var integers: [(value: Int64, index: Int)] = []
         var doubles: [(value: Double, index: Int)] = []
+        var dates = 0
         for (index, value) in values.enumerated() {
             switch value {
             case .null: nils.append(index)
@@ -148,11 +156,17 @@ private struct NumericColumn {
                 if d.isNaN { nans.append(index) } else { doubles.append((d, index)) }
             case .float(let f):
                 if f.isNaN { nans.append(index) } else { doubles.append((Double(f), index)) }
+            case .date(let d):
+                let interval = d.timeIntervalSinceReferenceDate
+                if interval.isNaN { return nil }
+                doubles.append((interval, index))
+                dates += 1
             default: return nil
             }
         }
         // One property has one type; a mix (which a column cannot hold) takes the generic order.
         if !integers.isEmpty && !doubles.isEmpty { return nil }
+        if dates != 0 && (dates != doubles.count || !nans.isEmpty) { return nil }
         numbers = doubles.isEmpty ? .integers(integers) : .doubles(doubles)
     }
 
