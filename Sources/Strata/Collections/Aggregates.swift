@@ -56,8 +56,12 @@ extension ColumnAggregates {
                     return true
                 }
             case .keys(let t, let keys):
+                // A filter's matches come in key order: each lookup starts at the leaf of the one
+                // before.
+                let objects = core.snap.metas[t].objects
+                var finger = LeafFinger()
                 for k in keys {
-                    _ = try core.snap.metas[t].objects.withValue(forKey: k, in: p) { body(_RowView(bytes: $0, core: core)) }
+                    _ = try objects.withValue(forKey: k, in: p, finger: &finger) { body(_RowView(bytes: $0, core: core)) }
                 }
             }
         } catch {
