@@ -17,7 +17,7 @@ extension ColumnSort {
     /// The first `count` keys of `sortedKeys(by:ascending:objects:pages:)`; nil when the column
     /// is not numeric.
     static func leadingKeys(_ count: Int, by reader: RowColumnReader, ascending: Bool,
-                            objects: KeyedTree, pages: some PageReading) throws -> [UInt64]? {
+                            objects: KeyedTree, pages: any PageReading) throws -> [UInt64]? {
         guard sorts(by: reader) else { return nil }
         var leading = LeadingSelection(count: count)
         guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &leading) else { return nil }
@@ -31,7 +31,7 @@ extension ColumnSort {
     /// The last key of `sortedKeys(by:ascending:objects:pages:)` (nil inside: no rows); nil when
     /// the column is not numeric.
     static func lastKey(by reader: RowColumnReader, ascending: Bool,
-                        objects: KeyedTree, pages: some PageReading) throws -> UInt64?? {
+                        objects: KeyedTree, pages: any PageReading) throws -> UInt64?? {
         guard sorts(by: reader) else { return nil }
         var last = LastOfSort()
         guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &last) else { return nil }
