@@ -1,14 +1,14 @@
 // The first rows of a whole class sorted by one numeric column, without sorting the rest: what
 // `sorted(byKeyPath:)` followed by `first`, `prefix(n)` or a subscript near the start reads (a
-// top-N, the latest reading); and its last row (`last`), in one scan too. One scan of the column keeps the `count` best rows; a full sort of
-// a million rows cost five times that scan.
+// top-N, the latest reading). One scan of the column keeps the `count` best rows; a full sort of
+// a million rows cost five times that scan. The last row (`last`) takes one scan too.
 //
 // Invariants:
 // - The keys are exactly the first `count` of `ColumnSort.sortedKeys` (fewer only when the class
 //   has fewer rows): the same images from the same scan, the same places for nils and NaNs, and
 //   ties in key order. The scan hands rows over in key order; a kept row is never dropped for a
 //   later row of the same image, so among equal images the earliest are the ones kept.
-// - `LeadingSelection` keeps at most twice `count` candidates. When it is full it keeps the
+// - `LowestImages` keeps at most twice `count` candidates. When it is full it keeps the
 //   `count` best, in scan order, and from then on refuses any image not below the worst kept
 //   one: such a row ranks after `count` rows already kept.
 import StrataStorage
@@ -18,21 +18,17 @@ extension ColumnSort {
     /// is not numeric.
     static func leadingKeys(_ count: Int, by reader: RowColumnReader, ascending: Bool,
                             objects: KeyedTree, pages: any PageReading) throws -> [UInt64]? {
-        guard sorts(by: reader) else { return nil }
         var leading = LeadingSelection(count: count)
         guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &leading) else { return nil }
         let numbers = leading.numbers.best()
         let all = ordered(nils: leading.nils, nans: leading.nans, numbers: numbers, ascending: ascending)
         return Array(all.prefix(count))
     }
-}
 
-extension ColumnSort {
     /// The last key of `sortedKeys(by:ascending:objects:pages:)` (nil inside: no rows); nil when
     /// the column is not numeric.
     static func lastKey(by reader: RowColumnReader, ascending: Bool,
                         objects: KeyedTree, pages: any PageReading) throws -> UInt64?? {
-        guard sorts(by: reader) else { return nil }
         var last = LastOfSort()
         guard try scan(by: reader, ascending: ascending, objects: objects, pages: pages, into: &last) else { return nil }
         // The order's last group: the numbers when ascending, the nils when descending.

@@ -198,7 +198,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     }
 
     /// Whether the query is a sort of the whole class and nothing else.
-    private var onlySortsTheClass: Bool { query.predicate == nil && query.distinct.isEmpty && query.base == nil }
+    private var onlySortsTheClass: Bool {
+        !query.sort.isEmpty && query.predicate == nil && query.distinct.isEmpty && query.base == nil
+    }
 
     /// Positions below this are read through `leadingKeys`; a read further in sorts the whole class.
     static var leadingLimit: Int { 1_024 }
@@ -206,10 +208,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
     /// The first keys in the results' order, through `position` at least when there are that
     /// many, when the query only sorts the whole class by one numeric column and the whole order
     /// is not cached; nil otherwise, and from `leadingLimit` on (Collections/LeadingKeys.swift).
-    /// Cached as the keys are; a read further in asks for twice as many.
-    private func leadingKeys(through position: Int, table t: Int) -> [UInt64]? {
+    /// Cached as the keys are; a read further in asks for twice as many. The checks that need
+    /// no lookup come first: every subscript of every results passes here.
+    private func leadingKeys(through position: Int) -> [UInt64]? {
+        guard onlySortsTheClass, position >= 0, position < Self.leadingLimit else { return nil }
         core.checkThread()
-        guard onlySortsTheClass, position >= 0, position < Self.leadingLimit, !cacheIsCurrent else { return nil }
+        guard !cacheIsCurrent, let t = table else { return nil }
         if cache.leadingStamp == core.changeCounter && cache.leadingGeneration == core.generation,
            position < cache.leading.count || cache.leading.count < cache.leadingAsked {
             return cache.leading
@@ -361,7 +365,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
             }
             return values[position]
         }
-        if let t = table, let leading = leadingKeys(through: position, table: t), position < leading.count {
+        if let leading = leadingKeys(through: position), position < leading.count, let t = table {
             return object(table: t, key: leading[position])
         }
         let k = keys
@@ -379,7 +383,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection, Cu
         core.checkThread()
         guard let t = table else { return nil }
         if !query.isEmpty {
-            let leading = leadingKeys(through: 0, table: t) ?? keys
+            let leading = leadingKeys(through: 0) ?? keys
             return leading.first.map { object(table: t, key: $0) }
         }
         var key: UInt64?

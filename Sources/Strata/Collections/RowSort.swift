@@ -43,26 +43,31 @@ enum RowSort {
     /// Every key of table `t` sorted by `descriptors` when that is one numeric column, read and
     /// ordered by ColumnSort without listing the keys first; nil otherwise.
     static func sortedTable(_ t: Int, by descriptors: [SortDescriptor], info: ClassInfo, core: RealmCore) throws -> [UInt64]? {
-        guard !ColumnScan.wholeRows, descriptors.count == 1, let reader = columnReader(descriptors[0], info: info) else { return nil }
-        return try ColumnSort.sortedKeys(by: reader, ascending: descriptors[0].ascending,
-                                         objects: core.snap.metas[t].objects, pages: try core.pages())
+        guard let (reader, ascending) = tableColumn(descriptors, info: info) else { return nil }
+        return try ColumnSort.sortedKeys(by: reader, ascending: ascending, objects: core.snap.metas[t].objects, pages: try core.pages())
     }
 
     /// The first `count` keys of `sortedTable(_:by:info:core:)`, found without sorting the rest
     /// (Collections/LeadingKeys.swift); nil where `sortedTable` gives nil.
     static func leadingOfTable(_ t: Int, count: Int, by descriptors: [SortDescriptor], info: ClassInfo,
                                core: RealmCore) throws -> [UInt64]? {
-        guard !ColumnScan.wholeRows, descriptors.count == 1, let reader = columnReader(descriptors[0], info: info) else { return nil }
-        return try ColumnSort.leadingKeys(count, by: reader, ascending: descriptors[0].ascending,
-                                          objects: core.snap.metas[t].objects, pages: try core.pages())
+        guard let (reader, ascending) = tableColumn(descriptors, info: info) else { return nil }
+        return try ColumnSort.leadingKeys(count, by: reader, ascending: ascending, objects: core.snap.metas[t].objects,
+                                          pages: try core.pages())
     }
 
     /// The last key of `sortedTable(_:by:info:core:)` (nil inside: an empty class), found in one
     /// scan; nil where `sortedTable` gives nil.
     static func lastOfTable(_ t: Int, by descriptors: [SortDescriptor], info: ClassInfo, core: RealmCore) throws -> UInt64?? {
+        guard let (reader, ascending) = tableColumn(descriptors, info: info) else { return nil }
+        return try ColumnSort.lastKey(by: reader, ascending: ascending, objects: core.snap.metas[t].objects, pages: try core.pages())
+    }
+
+    /// The one column and direction a whole-table column sort orders by; nil for several sort
+    /// keys, a key path the rows cannot read, or when tests turn the row paths off.
+    private static func tableColumn(_ descriptors: [SortDescriptor], info: ClassInfo) -> (RowColumnReader, Bool)? {
         guard !ColumnScan.wholeRows, descriptors.count == 1, let reader = columnReader(descriptors[0], info: info) else { return nil }
-        return try ColumnSort.lastKey(by: reader, ascending: descriptors[0].ascending,
-                                      objects: core.snap.metas[t].objects, pages: try core.pages())
+        return (reader, descriptors[0].ascending)
     }
 
     /// The reader of a descriptor's column: a single-component key path to a scalar column.
