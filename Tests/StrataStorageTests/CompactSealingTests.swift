@@ -299,7 +299,7 @@ import Testing
         #expect(after.compact > 0, "\(after)")
         let file = try Self.openFile(path)
         defer { file.close() }
-        #expect(try file.inspect().formatVersion == 6)
+        #expect(try file.inspect().formatVersion == Int(MetaLayout.formatVersion))
         try Self.check(file, 0..<4_000, "reopened")
     }
 

@@ -16,10 +16,12 @@ func overwrite(_ path: String, at offset: Int, with bytes: [UInt8]) throws {
 
 /// Rewrites the durability record to name `version`: the state a process leaves when it dies
 /// before its newest commit was flushed and acknowledged (the record then names an older one).
+/// Page 8 names `version`, and every slot page's record naming a newer one names it too.
 func setDurabilityRecord(_ path: String, version: UInt64) throws {
-    var bytes = [UInt8](repeating: 0, count: DurabilityRecord.size)
-    bytes.withUnsafeMutableBytes { DurabilityRecord.encode(version: version, into: $0.baseAddress!) }
-    try overwrite(path, at: DurabilityRecord.offset, with: bytes)
+    let fd = open(path, O_RDWR)
+    try #require(fd >= 0)
+    defer { close(fd) }
+    try DurabilityRecord.lower(to: version, fd: fd, path: path)
 }
 
 func readBytes(_ path: String, at offset: Int, count: Int) throws -> [UInt8] {

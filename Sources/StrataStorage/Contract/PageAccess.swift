@@ -12,7 +12,7 @@
 //   slotted node, the unused capacity of a packed leaf; Crypto/CompactPage.swift), and those bytes
 //   read back as zeros. Any other page is stored whole.
 // - `PageRef.null` (page 0) is never a tree page: pages 0–7 hold the ring of eight meta slots
-//   (`MetaLayout.slotCount`; version v is committed into slot v % 8) and page 8 the durability
+//   (`MetaLayout.slotCount`; version v is committed into slot v % 8) and page 8 a durability
 //   record, so the first page a tree can get is page 9. A reference to a page below 9 read
 //   through `PageReading` is reported as `.corruptFile`.
 

@@ -110,6 +110,10 @@ final class FileCore: @unchecked Sendable {
     /// The newest version the durability record names (DurabilityRecord.swift); guarded by
     /// `recordLock`, which also orders the record's writes.
     var recordedDurableVersion: UInt64 = 0
+    /// The first version this process knows was written in format 7 (DurabilityRecord.swift:
+    /// from it on, slot pages take records); nil until open finds one or this process commits.
+    /// Guarded by `recordLock`.
+    var recordSlotsFrom: UInt64?
     let recordLock = PosixLock()
     /// Whether `deinit` closes `fd`: false for a core given up during open, whose descriptor the
     /// open that made it closes or hands to the next attempt.

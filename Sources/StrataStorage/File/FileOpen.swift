@@ -80,6 +80,7 @@ extension FileCore {
                 let core = FileCore(options: options, registryKey: registryKey, fd: fd, store: store, cipher: cipher,
                                     lockFile: lockFile, meta: chosen.meta, fileSizePages: size / PageLayout.pageSize)
                 core.recordedDurableVersion = recorded ?? 0
+                if chosen.meta.format >= MetaLayout.recordFormat { core.recordSlotsFrom = chosen.meta.version }
                 do throws(StorageError) {
                     core.overflowPages = chosen.overflowPages
                     core.earlierFormatSlots = chosen.earlierFormatSlots
@@ -100,11 +101,12 @@ extension FileCore {
                             // Slots of versions newer than the chosen one (a torn group of commits,
                             // or damaged versions given up by recovery) must not survive: a later
                             // open could otherwise pair them with new versions.
-                            try clearSlots(chosen.staleSlots, fd: fd, path: path)
+                            try clearSlots(chosen.staleSlots, keepingRecord: recorded.map { min($0, chosen.meta.version) },
+                                           fd: fd, path: path)
                         }
                         if let recorded, chosen.meta.version < recorded {
                             // Recovery chose an older version: what the file holds from now on.
-                            try DurabilityRecord.write(version: chosen.meta.version, fd: fd, path: path)
+                            try DurabilityRecord.lower(to: chosen.meta.version, fd: fd, path: path)
                             guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
                             core.recordedDurableVersion = chosen.meta.version
                         }
@@ -146,11 +148,13 @@ extension FileCore {
         return best
     }
 
-    /// Zeroes meta slots and flushes.
-    static func clearSlots(_ slots: [Int], fd: Int32, path: String) throws(StorageError) {
+    /// Zeroes meta slots, keeping `record` as their durability record when given (a cleared
+    /// page must not take away the newest record), and flushes.
+    static func clearSlots(_ slots: [Int], keepingRecord record: UInt64?, fd: Int32, path: String) throws(StorageError) {
         let zero = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { zero.deallocate() }
         zero.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        if let record { DurabilityRecord.encode(version: record, into: zero + MetaLayout.recordOffset) }
         for slot in slots { try pwriteFully(fd, zero, PageLayout.pageSize, slot * PageLayout.pageSize, path: path) }
         guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
     }
@@ -179,14 +183,9 @@ extension FileCore {
         try pwriteFully(fd, header, MetaLayout.headerBytes, 0, path: path)
     }
 
-    /// The version the durability record names; nil when the record is not intact.
+    /// The newest version an intact durability record names; nil when none is intact.
     static func readDurabilityRecord(fd: Int32, path: String) throws(StorageError) -> UInt64? {
-        var bytes = (UInt64(0), UInt64(0), UInt64(0))
-        return try withUnsafeMutableBytes(of: &bytes) { (buffer) throws(StorageError) -> UInt64? in
-            guard let base = buffer.baseAddress else { return nil }
-            let n = try preadFully(fd, base, DurabilityRecord.size, DurabilityRecord.offset, path: path)
-            return n == DurabilityRecord.size ? DurabilityRecord.decode(UnsafeRawPointer(base)) : nil
-        }
+        try DurabilityRecord.newest(fd: fd, path: path)
     }
 
     /// Bytes of a meta page covered by its seal: the fixed fields and the inline commit entries in

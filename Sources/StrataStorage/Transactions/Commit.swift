@@ -18,7 +18,10 @@
 //    waiter to find no flush running becomes the leader: it notes the newest written version,
 //    calls fdatasync once, and marks everything up to that version durable for all waiters (in
 //    this process, and through the lock file in others). So concurrent committers share flushes,
-//    and each returns only once its own commit is durable.
+//    and each returns only once its own commit is durable. Before telling them, the leader
+//    writes the durability record into the page of the next version's slot, which that
+//    version's meta rewrites anyway: a flush writes the commit's pages and one slot page
+//    (DurabilityRecord.swift).
 // A failure before publication leaves `latest` and the durable slots untouched; the slot we may
 // have written is zeroed again (best effort) so a reopen cannot pick an unacknowledged commit.
 // A failed flush (after publication) is reported to every waiter and refuses further commits
@@ -268,6 +271,7 @@ extension WriteTransaction {
                 core.invalidateSlot(targetSlot)
                 throw error
             }
+            core.noteRecordSlots(from: newVersion)
             core.retireEarlierFormatSlots(written: targetSlot)
         } else {
             meta.durableBase = baseVersion
@@ -410,6 +414,8 @@ extension FileCore {
         defer { returnBuffer(page) }
         meta.encode(into: page)
         try FileCore.sealMeta(page, cipher: cipher, path: path)
+        let record = recordForSlotPage
+        if record > 0 { DurabilityRecord.encode(version: record, into: page + MetaLayout.recordOffset) }
         if metaGoesThroughWindow, let window = store.writeWindow,
            (slot + 1) * PageLayout.pageSize <= store.writeWindowBytes {
             // Files not flushed per commit copy the sealed slot into the mapping, like their
@@ -444,11 +450,14 @@ extension FileCore {
         }
     }
 
-    /// After a failed commit: zero the slot it may have written, so that no reopen picks it.
+    /// After a failed commit: zero the slot it may have written, so that no reopen picks it (the
+    /// page keeps the newest durability record, which the slot's earlier meta may have carried).
     func invalidateSlot(_ slot: Int) {
         let page = takeBuffer()
         defer { returnBuffer(page) }
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
+        let record = recordForSlotPage
+        if record > 0 { DurabilityRecord.encode(version: record, into: page + MetaLayout.recordOffset) }
         _ = try? pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path, counting: counters)
         counters.flushed()
         _ = fdatasync(fd)

@@ -43,7 +43,7 @@ extension WriteTransaction {
             for page in core.freeListPages { core.freeSpace.hold(page, allocVersion: baseVersion, freeVersion: newVersion) }
         }
         let freeInline = previousDirectory == nil
-            && MetaLayout.fits(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
+            && MetaLayout.fitsWritten(inline: dirty.count, freeRecords: core.freeSpace.recordCount, rootData: dataBytes)
         var placed = CommitFreeList(inlineCapacity: freeInline ? Int.max : MetaLayout.inlineCapacity(rootData: dataBytes))
         do throws(StorageError) {
             if freeInline {

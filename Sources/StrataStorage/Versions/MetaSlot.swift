@@ -1,6 +1,6 @@
 // The ring of eight meta slots (pages 0–7): what a committed version is, and the commit record
-// that lets one flush per commit be crash safe. Page 8 is the durability record
-// (DurabilityRecord.swift); data pages start at page 9.
+// that lets one flush per commit be crash safe. Page 8 and the tail of each slot page hold
+// durability records (DurabilityRecord.swift); data pages start at page 9.
 //
 // Layout of a meta page (little endian):
 //   0  magic "STRATAPF"           8  format version u32      12 page size u32
@@ -15,15 +15,20 @@
 //  176 reserved
 //  192 inline commit entries, 12 bytes each (page u32, checksum u64); then F free-space records
 //      (24 bytes each, FreeSpace's record format); then D bytes of user root data
+// 4040 durability record, 24 bytes (format 7 on; DurabilityRecord.swift): outside the seal, so
+//      it can be rewritten without touching the meta; a format-7 meta ends before it
 // 4064 seal of [0, 192 + 12 × inline + 24 × F + D), 32 bytes: XXH64 (plain, 8 bytes then zeros);
 //      encrypted: GMAC nonce 12 bytes + tag 16 bytes (PageCipher.sealTag), then zeros.
 //
-// Formats: this build writes format 6 and reads 4 to 6. Format 5 added the free-list directory:
+// Formats: this build writes format 7 and reads 4 to 7. Format 5 added the free-list directory:
 // a format-5 meta may name one (FreeListDirectory.swift) where format 4 always names a chain.
 // Format 6 added compact sealing: an encrypted page may be sealed without its free space
 // (PageCipher.swift); and a bytes-tree leaf cell with an empty value may be the key alone
-// (NodeLayout.swift). Earlier builds would read either as damage. A file of format 4 or 5 is read
-// as it is; its next commit writes format-6 slots beside the older ones. A slot of an earlier
+// (NodeLayout.swift). Earlier builds would read either as damage. Format 7 keeps every meta
+// clear of bytes 4040–4063 of its page, where the durability record may be written after the
+// meta (an earlier build's meta may reach into them, and an earlier build could write such a
+// meta beside records). A file of format 4 to 6 is read as it is; its next commit writes
+// format-7 slots beside the older ones. A slot of an earlier
 // format (3 and before) makes open fail with `.notAStrataFile` naming the version when no slot is
 // readable; a slot of a later format makes open fail whatever the other slots hold, since choosing
 // an older slot of ours would silently drop the later commits. Nothing is converted or guessed.
@@ -67,10 +72,13 @@ enum MetaLayout {
     static let durableBaseOffset = 160
     static let magic: UInt64 = 0x4650_4154_4152_5453  // "STRATAPF" little endian
     /// The format this build writes.
-    static let formatVersion: UInt32 = 6
+    static let formatVersion: UInt32 = 7
     /// The formats this build reads: 4 never names a free-list directory, 4 and 5 never seal a
-    /// page compactly nor store a bytes key without its value header.
-    static let readableFormats: ClosedRange<UInt32> = 4...6
+    /// page compactly nor store a bytes key without its value header, 4 to 6 may hold meta bytes
+    /// where format 7 keeps a durability record.
+    static let readableFormats: ClosedRange<UInt32> = 4...7
+    /// The first format whose metas leave the durability record's bytes free.
+    static let recordFormat: UInt32 = 7
     /// The first format whose free list may be a directory.
     static let directoryFormat: UInt32 = 5
     static let formatOffset = 8
@@ -80,21 +88,31 @@ enum MetaLayout {
     static let entriesOffset = 192
     static let entrySize = 12
     static let sealOffset = 4064
+    /// The most inline entries a meta of any readable format holds (earlier formats ran up to the seal).
     static let inlineCapacity = (sealOffset - entriesOffset) / entrySize  // 322
+    /// Where a slot page keeps its durability record (DurabilityRecord.swift): the 24 bytes
+    /// before the seal, which a meta of format 7 never covers.
+    static let recordOffset = sealOffset - 24
 
     /// Bytes covered by the seal of a meta with these parts.
     static func sealedLength(inline: Int, freeRecords: Int, rootData: Int) -> Int {
         entriesOffset + inline * entrySize + freeRecords * freeRecordSize + rootData
     }
 
-    /// Whether a meta with these parts fits in front of the seal.
+    /// Whether a meta of some readable format with these parts fits in front of the seal.
     static func fits(inline: Int, freeRecords: Int, rootData: Int) -> Bool {
         sealedLength(inline: inline, freeRecords: freeRecords, rootData: rootData) <= sealOffset
     }
 
-    /// Inline commit entries that fit beside `rootData` bytes of root data (no inline free space).
+    /// Whether a meta this build writes with these parts fits in front of the durability record.
+    static func fitsWritten(inline: Int, freeRecords: Int, rootData: Int) -> Bool {
+        sealedLength(inline: inline, freeRecords: freeRecords, rootData: rootData) <= recordOffset
+    }
+
+    /// Inline commit entries a written meta holds beside `rootData` bytes of root data (no
+    /// inline free space).
     static func inlineCapacity(rootData: Int) -> Int {
-        (sealOffset - entriesOffset - rootData) / entrySize
+        (recordOffset - entriesOffset - rootData) / entrySize
     }
     static let keyCheckOffset = 128
     static let keyCheckSize = 32
@@ -203,7 +221,9 @@ struct MetaState: Equatable {
               meta.durableBase <= meta.version,
               Int(meta.totalEntries) >= inlineCount,
               freeCount <= MetaLayout.sealOffset / MetaLayout.freeRecordSize, dataLength <= UserRoots.maxDataSize,
-              MetaLayout.fits(inline: inlineCount, freeRecords: freeCount, rootData: dataLength) else {
+              MetaLayout.fits(inline: inlineCount, freeRecords: freeCount, rootData: dataLength),
+              format < MetaLayout.recordFormat
+                || MetaLayout.fitsWritten(inline: inlineCount, freeRecords: freeCount, rootData: dataLength) else {
             return .failure(.init(.damaged))
         }
         meta.keyCheck = (0..<MetaLayout.keyCheckSize).map {
