@@ -128,7 +128,8 @@ extension FileCore {
     }
 
     /// The newest slot whose seal verifies (no commit-record check: used to follow commits of a
-    /// live writer in another process, which wrote the meta after its pages).
+    /// live writer in another process, which wrote the meta after its pages). A slot of a later
+    /// format newer than all of them is `.notAStrataFile`: a later build shares the file.
     static func readNewestMeta(fd: Int32, cipher: PageCipher?, path: String) throws(StorageError) -> (slot: Int, meta: MetaState) {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: MetaLayout.ringBytes, alignment: PageLayout.pageSize)
         defer { buffer.deallocate() }
@@ -137,10 +138,26 @@ extension FileCore {
             throw StorageError(.truncatedFile, "the meta slots are cut short", path: path)
         }
         var best: (slot: Int, meta: MetaState)? = nil
+        // The newest slot of a format this build cannot read: a later build's commit.
+        var later: (format: UInt32, version: UInt64)? = nil
         for slot in 0..<MetaLayout.slotCount {
             let page = UnsafeRawPointer(buffer + slot * PageLayout.pageSize)
-            guard case .success(let meta) = MetaState.decode(page), sealVerifies(page, cipher: cipher) else { continue }
-            if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
+            switch MetaState.decode(page) {
+            case .success(let meta):
+                guard sealVerifies(page, cipher: cipher) else { continue }
+                if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
+            case .failure(let failure):
+                guard case .otherFormat(let format) = failure.kind, format > MetaLayout.readableFormats.upperBound else { continue }
+                let version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+                if version > (later?.version ?? 0) { later = (format, version) }
+            }
+        }
+        if let later, later.version > (best?.meta.version ?? 0) {
+            // Following the newest slot of ours would build on a version the later build has
+            // replaced, and a commit would overwrite its slot: refuse, as open does.
+            throw StorageError(.notAStrataFile, "version \(later.version) was committed in format version \(later.format) by a "
+                + "later build; this build reads formats \(MetaLayout.readableFormats.lowerBound) to "
+                + "\(MetaLayout.readableFormats.upperBound)", path: path)
         }
         guard let best else {
             throw StorageError(.corruptFile, "no meta slot verifies", path: path)
