@@ -146,18 +146,15 @@ extension FileCore {
             case .success(let meta):
                 guard sealVerifies(page, cipher: cipher) else { continue }
                 if meta.version > (best?.meta.version ?? 0) { best = (slot, meta) }
-            case .failure(let failure):
-                guard case .otherFormat(let format) = failure.kind, format > MetaLayout.readableFormats.upperBound else { continue }
-                let version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-                if version > (later?.version ?? 0) { later = (format, version) }
+            case .failure:
+                if let found = MetaState.laterFormat(page), found.version > (later?.version ?? 0) { later = found }
             }
         }
         if let later, later.version > (best?.meta.version ?? 0) {
             // Following the newest slot of ours would build on a version the later build has
             // replaced, and a commit would overwrite its slot: refuse, as open does.
             throw StorageError(.notAStrataFile, "version \(later.version) was committed in format version \(later.format) by a "
-                + "later build; this build reads formats \(MetaLayout.readableFormats.lowerBound) to "
-                + "\(MetaLayout.readableFormats.upperBound)", path: path)
+                + "later build; \(MetaLayout.readableFormatsPhrase)", path: path)
         }
         guard let best else {
             throw StorageError(.corruptFile, "no meta slot verifies", path: path)
@@ -171,7 +168,7 @@ extension FileCore {
         let zero = UnsafeMutableRawPointer.allocate(byteCount: PageLayout.pageSize, alignment: PageLayout.pageSize)
         defer { zero.deallocate() }
         zero.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        if let record { DurabilityRecord.encode(version: record, into: zero + MetaLayout.recordOffset) }
+        DurabilityRecord.carry(record ?? 0, inSlotPage: zero)
         for slot in slots { try pwriteFully(fd, zero, PageLayout.pageSize, slot * PageLayout.pageSize, path: path) }
         guard fdatasync(fd) == 0 else { throw ioError("fdatasync", errno, path: path) }
     }

@@ -75,9 +75,8 @@ extension FileCore {
                 case .damaged: sawMagic = true; sawOurFormat = true
                 case .otherFormat(let format):
                     otherFormat = format
-                    if format > MetaLayout.readableFormats.upperBound {
-                        let version = UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
-                        if version >= newerVersion { (newer, newerVersion) = (format, version) }
+                    if let later = MetaState.laterFormat(page), later.version >= newerVersion {
+                        (newer, newerVersion) = later
                     }
                 case .notOurs: break
                 }
@@ -96,7 +95,7 @@ extension FileCore {
                 }
             }
         }
-        let readable = "this build reads formats \(MetaLayout.readableFormats.lowerBound) to \(MetaLayout.readableFormats.upperBound)"
+        let readable = MetaLayout.readableFormatsPhrase
         if let newer, decoded.allSatisfy({ $0.meta.version < newerVersion }) {
             // Opening at an older slot of ours would silently drop the later build's commits. (A
             // slot of a later format older than one of ours is not such a commit: a damaged slot.)

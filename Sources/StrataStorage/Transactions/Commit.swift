@@ -414,8 +414,7 @@ extension FileCore {
         defer { returnBuffer(page) }
         meta.encode(into: page)
         try FileCore.sealMeta(page, cipher: cipher, path: path)
-        let record = recordForSlotPage
-        if record > 0 { DurabilityRecord.encode(version: record, into: page + MetaLayout.recordOffset) }
+        DurabilityRecord.carry(recordForSlotPage, inSlotPage: page)
         if metaGoesThroughWindow, let window = store.writeWindow,
            (slot + 1) * PageLayout.pageSize <= store.writeWindowBytes {
             // Files not flushed per commit copy the sealed slot into the mapping, like their
@@ -456,8 +455,7 @@ extension FileCore {
         let page = takeBuffer()
         defer { returnBuffer(page) }
         page.initializeMemory(as: UInt8.self, repeating: 0, count: PageLayout.pageSize)
-        let record = recordForSlotPage
-        if record > 0 { DurabilityRecord.encode(version: record, into: page + MetaLayout.recordOffset) }
+        DurabilityRecord.carry(recordForSlotPage, inSlotPage: page)
         _ = try? pwriteFully(fd, page, PageLayout.pageSize, slot * PageLayout.pageSize, path: path, counting: counters)
         counters.flushed()
         _ = fdatasync(fd)

@@ -56,6 +56,11 @@ enum DurabilityRecord {
     static let offset = MetaLayout.durabilityRecordPage * PageLayout.pageSize
     static let size = 24
 
+    /// Puts the record of `version` into the tail of a slot page image (nothing for 0: no record).
+    static func carry(_ version: UInt64, inSlotPage page: UnsafeMutableRawPointer) {
+        if version > 0 { encode(version: version, into: page + MetaLayout.recordOffset) }
+    }
+
     /// The record area of meta slot `slot`'s page.
     static func offset(inSlot slot: Int) -> Int { slot * PageLayout.pageSize + MetaLayout.recordOffset }
 
@@ -65,7 +70,7 @@ enum DurabilityRecord {
     /// Where the record of `version` goes: the page of the slot after it when that page holds
     /// only format-7 metas (versions from `recordSlotsFrom` on), else page 8.
     static func place(of version: UInt64, recordSlotsFrom: UInt64?) -> Int {
-        guard let from = recordSlotsFrom, version >= from &+ UInt64(MetaLayout.slotCount - 1), from > 0 else { return offset }
+        guard let from = recordSlotsFrom, version >= from &+ UInt64(MetaLayout.slotCount - 1) else { return offset }
         return offset(inSlot: Int((version &+ 1) % UInt64(MetaLayout.slotCount)))
     }
     private static let seed: UInt64 = 0x5354_5241_5441_4452  // "STRATADR"

@@ -249,6 +249,24 @@ struct MetaState: Equatable {
     }
 }
 
+extension MetaState {
+    /// The format and version of a slot written by a later build (the Strata magic, a format
+    /// above what this build reads); nil for any other page.
+    static func laterFormat(_ page: UnsafeRawPointer) -> (format: UInt32, version: UInt64)? {
+        guard UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 0, as: UInt64.self)) == MetaLayout.magic else { return nil }
+        let format = UInt32(littleEndian: page.loadUnaligned(fromByteOffset: MetaLayout.formatOffset, as: UInt32.self))
+        guard format > MetaLayout.readableFormats.upperBound else { return nil }
+        return (format, UInt64(littleEndian: page.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+    }
+}
+
+extension MetaLayout {
+    /// "this build reads formats 4 to 7", for errors about a format it cannot read.
+    static var readableFormatsPhrase: String {
+        "this build reads formats \(readableFormats.lowerBound) to \(readableFormats.upperBound)"
+    }
+}
+
 extension MetaState.DecodeFailure {
     /// `Result` needs an `Error`; this box carries the failure kind.
     struct Box: Error { let kind: MetaState.DecodeFailure; init(_ kind: MetaState.DecodeFailure) { self.kind = kind } }
