@@ -20,11 +20,16 @@ static inline uint64_t load64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); 
 
 __attribute__((aligned(64)))
 int64_t strata_gather_wide(const uint8_t *base, int64_t from, int64_t to, strata_wide_leaf leaf,
-                           uint64_t *keys, uint64_t *values, int64_t *count) {
+                           uint64_t *keys, uint64_t *values, int64_t *count, const uint8_t *next) {
     const int64_t fieldEnd = leaf.fieldOffset + 8;
     const int64_t fieldAt = leaf.valueAt + leaf.fieldOffset;
+    // The next leaf's cache lines, from the one holding its first byte to the one holding its
+    // last: cell `i`'s step asks for line `i`.
+    const uintptr_t firstLine = (uintptr_t)next & ~(uintptr_t)63;
+    const int64_t lines = next ? (int64_t)((((uintptr_t)next + (uintptr_t)(leaf.valueAt + leaf.lastCell) - 1) >> 6) - (firstLine >> 6) + 1) : 0;
     int64_t n = *count;
     for (int64_t i = from; i < to; i++) {
+        if (i < lines) __builtin_prefetch((const void *)(firstLine + 64 * (uintptr_t)i), 0, 3);
         const int64_t cell = load16(base + leaf.slots + 2 * i);
         if (cell < leaf.cellStart || cell > leaf.lastCell) { *count = n; return i; }
         // The header is the value's length, or has the overflow flag (bit 31): then it runs past
@@ -35,6 +40,7 @@ int64_t strata_gather_wide(const uint8_t *base, int64_t from, int64_t to, strata
         values[n] = length >= fieldEnd ? load64(base + cell + fieldAt) : 0;
         n++;
     }
+    for (int64_t i = to; i < lines; i++) __builtin_prefetch((const void *)(firstLine + 64 * (uintptr_t)i), 0, 3);
     *count = n;
     return to;
 }

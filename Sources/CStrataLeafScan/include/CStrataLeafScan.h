@@ -31,7 +31,14 @@ typedef struct {
 /// a value shorter than the field reads as 0. Returns the first cell it did not take (`to` when
 /// it took them all) and leaves the new count in `*count`. Reads nothing outside
 /// `base[0 ..< valueAt + lastCell]`.
+///
+/// `next`, when not null, is the leaf the scan reads after this one (its `valueAt + lastCell`
+/// bytes): cell `i`'s step asks the CPU for the `i`-th cache line of it, and a loop that ends
+/// at `to` asks for the lines it did not reach. Asked for one a row, the next leaf arrives while
+/// this one is read. 64 requests at once, before the loop, filled the core's queue of
+/// outstanding misses and held the loop's own loads behind them: at 1M objects a sum took 1.4
+/// times as long, a filtered count 1.5 times. A prefetch never faults and changes no result.
 int64_t strata_gather_wide(const uint8_t *base, int64_t from, int64_t to, strata_wide_leaf leaf,
-                           uint64_t *keys, uint64_t *values, int64_t *count);
+                           uint64_t *keys, uint64_t *values, int64_t *count, const uint8_t *next);
 
 #endif

@@ -69,7 +69,7 @@ extension KeyedTree {
             values.deallocate()
             nulls.deallocate()
         }
-        try Self.visitLeaves(root, depth: 0, pages) { node in
+        try Self.visitLeaves(root, depth: 0, pages) { node, next in
             if node.count > capacity {
                 keys.deallocate()
                 values.deallocate()
@@ -83,7 +83,7 @@ extension KeyedTree {
             // not take (a value in overflow pages, a damaged cell) goes through `readLeaf` whole.
             if !node.isPacked && field.isWideAndNeverNull {
                 let (taken, n) = Self.gatherWide(node.base, cells: 0..<node.count, cellStart: node.cellStart,
-                                                 fieldOffset: field.offset, keys: keys, into: values, at: 0)
+                                                 fieldOffset: field.offset, keys: keys, into: values, at: 0, next: next)
                 if taken == node.count {
                     nulls.update(repeating: false, count: n)
                     body(UnsafeBufferPointer(start: keys, count: n), UnsafeBufferPointer(start: values, count: n),
@@ -91,6 +91,7 @@ extension KeyedTree {
                     return
                 }
             }
+            Self.askFor(next)
             // A packed leaf reads its entry count from the same header field as `node.count`;
             // more entries than that would be a damaged page, reported rather than cut short.
             var n = 0
@@ -123,14 +124,19 @@ extension KeyedTree {
         var capacity = TreeLayout.payloadSize / 8
         var values = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
         defer { values.deallocate() }
-        try Self.visitLeaves(root, depth: 0, pages) { node in
+        try Self.visitLeaves(root, depth: 0, pages) { node, next in
             if node.count > capacity {
                 values.deallocate()
                 capacity = node.count
                 values = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
             }
-            let n = node.isPacked ? Self.gatherPacked(try node.packed, field, into: values)
-                : try Self.gatherSlotted(node, field, pages, into: values)
+            let n: Int
+            if node.isPacked {
+                Self.askFor(next)
+                n = Self.gatherPacked(try node.packed, field, into: values)
+            } else {
+                n = try Self.gatherSlotted(node, field, pages, into: values, next: next)
+            }
             body(UnsafeBufferPointer(start: values, count: n))
         }
     }
@@ -143,12 +149,13 @@ extension KeyedTree {
     /// of their own without calls, and each cell it does not take (a value in overflow pages, or
     /// a damaged cell) goes through the general parser, which reads or rejects it.
     private static func gatherSlotted(_ node: TreeNode, _ field: FixedField, _ pages: some PageReading,
-                                      into values: UnsafeMutablePointer<UInt64>) throws -> Int {
+                                      into values: UnsafeMutablePointer<UInt64>, next: UnsafeRawPointer?) throws -> Int {
+        if !field.isWideAndNeverNull { askFor(next) }
         var i = 0
         var n = 0
         while true {
             (i, n) = field.isWideAndNeverNull
-                ? gatherWide(node.base, cells: i..<node.count, cellStart: node.cellStart, fieldOffset: field.offset, into: values, at: n)
+                ? gatherWide(node.base, cells: i..<node.count, cellStart: node.cellStart, fieldOffset: field.offset, into: values, at: n, next: next)
                 : gatherInline(node.base, cells: i..<node.count, cellStart: node.cellStart, field, into: values, at: n)
             guard i < node.count else { return n }
             if let bits = try node.leafCell(i, KeyedFlavor.self).value.withBytes(pages, { field.read($0) }) {
@@ -169,14 +176,14 @@ extension KeyedTree {
     @inline(__always)
     private static func gatherWide(_ base: UnsafeRawPointer, cells: Range<Int>, cellStart: Int, fieldOffset: Int,
                                    keys: UnsafeMutablePointer<UInt64>? = nil,
-                                   into values: UnsafeMutablePointer<UInt64>, at n: Int) -> (Int, Int) {
+                                   into values: UnsafeMutablePointer<UInt64>, at n: Int, next: UnsafeRawPointer?) -> (Int, Int) {
         let valueAt = 8 &+ TreeLayout.valueHeaderSize
         let leaf = strata_wide_leaf(slots: Int64(TreeLayout.headerSize), cellStart: Int64(cellStart),
                                     lastCell: Int64(TreeLayout.payloadSize &- valueAt), valueAt: Int64(valueAt),
                                     fieldOffset: Int64(fieldOffset))
         var count = Int64(n)
         let stop = strata_gather_wide(base.assumingMemoryBound(to: UInt8.self), Int64(cells.lowerBound), Int64(cells.upperBound),
-                                      leaf, keys, values, &count)
+                                      leaf, keys, values, &count, next?.assumingMemoryBound(to: UInt8.self))
         return (Int(stop), Int(count))
     }
 
@@ -274,16 +281,33 @@ extension KeyedTree {
         }
     }
 
-    static func visitLeaves(_ ref: PageRef, depth: Int, _ pages: some PageReading, _ leaf: (TreeNode) throws -> Void) throws {
+    /// Every leaf of the tree at `ref`, in key order. `leaf` gets the leaf and the payload of the
+    /// page read after it under the same branch (nil for a branch's last child), and asks for
+    /// that page while it reads this one: a scan crosses to a new page every ~60 rows, and the
+    /// CPU's own prefetcher stops at page boundaries. A loop over the leaf's rows asks for it a
+    /// line a row (`strata_gather_wide`); any other reader at once (`askFor`).
+    static func visitLeaves(_ ref: PageRef, depth: Int, _ pages: some PageReading,
+                            _ leaf: (TreeNode, _ next: UnsafeRawPointer?) throws -> Void) throws {
+        try visitLeaves(ref, next: nil, depth: depth, pages, leaf)
+    }
+
+    private static func visitLeaves(_ ref: PageRef, next: UnsafeRawPointer?, depth: Int, _ pages: some PageReading,
+                                    _ leaf: (TreeNode, UnsafeRawPointer?) throws -> Void) throws {
         guard depth < TreeLayout.maxDepth else { throw TreeError.corrupt(ref, "tree too deep") }
         let node = try TreeNode.read(ref, pages, KeyedFlavor.self)
-        if node.isLeaf { return try leaf(node) }
+        if node.isLeaf { return try leaf(node, next) }
+        // A branch's next sibling is small beside its leaves: asked for at once.
+        askFor(next)
         for i in 0..<node.count {
-            // The next child's page is asked for while this one is scanned: a scan crosses to a
-            // new page every ~60 rows, and the CPU's own prefetcher stops at page boundaries.
-            if i + 1 < node.count { strata_prefetch(try pages.readPage(try node.child(i + 1)), TreeLayout.payloadSize) }
-            try visitLeaves(try node.child(i), depth: depth + 1, pages, leaf)
+            let following = i + 1 < node.count ? try pages.readPage(try node.child(i + 1)) : nil
+            try visitLeaves(try node.child(i), next: following, depth: depth + 1, pages, leaf)
         }
+    }
+
+    /// Asks the CPU for a whole page payload at once (nil: nothing to ask for).
+    @inline(__always)
+    static func askFor(_ page: UnsafeRawPointer?) {
+        if let page { strata_prefetch(page, TreeLayout.payloadSize) }
     }
 
     /// The field of every entry of a packed leaf, gathered byte by byte from its planes.

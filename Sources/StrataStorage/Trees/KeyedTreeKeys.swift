@@ -8,7 +8,8 @@ extension KeyedTree {
         guard !root.isNull else { return [] }
         var keys: [UInt64] = []
         keys.reserveCapacity(try count(in: pages))
-        try Self.visitLeaves(root, depth: 0, pages) { node in
+        try Self.visitLeaves(root, depth: 0, pages) { node, next in
+            Self.askFor(next)
             if node.isPacked {
                 let packed = try node.packed
                 for i in 0..<packed.count { keys.append(packed.key(i)) }
