@@ -170,6 +170,47 @@ struct WriterLockTests {
         #expect(reader.roots[1] == UInt64(threads * perThread))
     }
 
+    /// Threads of one core take the word in the order they queued: the holder that releases it
+    /// and asks again at once, while others wait, goes behind them instead of taking it back
+    /// (without the queue it did, on a file of one process and on an in-memory one alike).
+    @Test(arguments: [false, true])
+    func threadsOfACoreTakeTheWordInTheOrderTheyQueued(inMemory: Bool) throws {
+        let dir = TemporaryDirectory()
+        let lockFile = inMemory ? nil : try LockFile(lockPath: dir.file() + ".lock")
+        let lock = lockFile?.writerLock ?? WriterLock()
+        lock.lock()
+        let order = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for name in ["B", "C", "D"] {
+            let queued = lock.ticketsOut
+            group.enter()
+            Thread.detachNewThread {
+                lock.lock()
+                order.withLock { $0.append(name) }
+                lock.unlock()
+                group.leave()
+            }
+            // Each thread is in the queue before the next one starts.
+            var waited = 0
+            while lock.ticketsOut == queued, waited < 10_000 {
+                usleep(1_000)
+                waited += 1
+            }
+            try #require(lock.ticketsOut == queued + 1, "thread \(name) did not queue")
+        }
+        lock.unlock()
+        lock.lock()
+        order.withLock { $0.append("A") }
+        lock.unlock()
+        #expect(group.wait(timeout: .now() + 20) == .success)
+        #expect(order.withLock { $0 } == ["B", "C", "D", "A"])
+        #expect(lock.ticketsOut == 0)
+        // Uncontended again: the word is taken without a ticket and tryLock finds it free.
+        #expect(lock.tryLock())
+        lock.unlock()
+        #expect(lock.ticketsOut == 0)
+    }
+
     /// A second thread of the same core sleeps until the first ends its transaction (the writer
     /// word, which belongs to the core, excludes it).
     @Test func anotherThreadOfTheCoreWaitsForTheWriter() throws {
